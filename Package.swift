@@ -1,0 +1,85 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Spotter: an offline-first terminal fitness logger with an outbox sync engine.
+/// Module layering (arrows point down only) is described in STYLE.md:
+/// Core ← Protocol, Store ← Sync ← TUI ← spotter; Server knows Core and Protocol only.
+let package = Package(
+    name: "Spotter",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "spotter", targets: ["spotter"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CNcursesw",
+            pkgConfig: "ncursesw",
+            providers: [.apt(["libncursesw5-dev"])]
+        ),
+        .target(name: "SpotterCore"),
+        .target(name: "SpotterProtocol", dependencies: ["SpotterCore"]),
+        .target(
+            name: "SpotterStore",
+            dependencies: [
+                "SpotterCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
+            name: "SpotterSync",
+            dependencies: [
+                "SpotterCore", "SpotterStore", "SpotterProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "SpotterServer",
+            dependencies: [
+                "SpotterCore", "SpotterProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "SpotterTUI",
+            dependencies: ["SpotterCore", "SpotterStore", "SpotterSync", "CNcursesw"]
+        ),
+        .executableTarget(
+            name: "spotter",
+            dependencies: [
+                "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer",
+                "SpotterTUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: []
+        ),
+        .testTarget(name: "SpotterCoreTests", dependencies: ["SpotterCore"]),
+        .testTarget(name: "SpotterStoreTests", dependencies: ["SpotterCore", "SpotterStore"]),
+        .testTarget(
+            name: "SpotterServerTests",
+            dependencies: [
+                "SpotterCore", "SpotterProtocol", "SpotterServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .testTarget(
+            name: "SpotterSyncTests",
+            dependencies: ["SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer"]
+        ),
+        .testTarget(name: "SpotterTUITests", dependencies: ["SpotterCore", "SpotterStore", "SpotterSync", "SpotterTUI"]),
+        .testTarget(name: "SpotterEndToEndTests", dependencies: ["SpotterCore"]),
+    ]
+)

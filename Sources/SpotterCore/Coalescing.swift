@@ -1,0 +1,73 @@
+import Foundation
+
+/// What the write path should do with a new intent given the entity's newest queued
+/// operation (SPEC section 3). Pure, so every rule is tested without a database.
+public enum CoalesceDecision: Equatable, Sendable {
+    /// Rewrite the existing, never-sent operation in place with this kind and payload.
+    case rewrite(kind: OperationKind, payload: [String: JSONValue], before: [String: JSONValue])
+    /// The existing never-sent create and the new delete cancel out: nothing is sent.
+    case cancel
+    /// Enqueue a new operation; it depends on `dependsOn` when that is set.
+    case append(dependsOn: String?)
+}
+
+/// The newest not-yet-finished operation of an entity, as coalescing needs to see it.
+public struct QueuedOperation: Equatable, Sendable {
+    public let opID: String
+    public let kind: OperationKind
+    public let state: OperationState
+    public let attemptCount: Int
+    public let payload: [String: JSONValue]
+    public let before: [String: JSONValue]
+
+    public init(
+        opID: String, kind: OperationKind, state: OperationState, attemptCount: Int,
+        payload: [String: JSONValue], before: [String: JSONValue]
+    ) {
+        self.opID = opID
+        self.kind = kind
+        self.state = state
+        self.attemptCount = attemptCount
+        self.payload = payload
+        self.before = before
+    }
+
+    /// Never sent and not claimed: nobody outside this device has seen its key, so its
+    /// payload may still change. Anything that may have reached the server must not.
+    public var isRewritable: Bool {
+        attemptCount == 0 && (state == .pending || state == .blocked)
+    }
+}
+
+public enum Coalescing {
+    /// Decides how a new intent joins the queue behind `existing`.
+    /// - Parameters:
+    ///   - existing: the entity's newest operation that is still queued or blocked, if any.
+    ///   - kind: the new intent's kind.
+    ///   - payload: the fields the new intent sets.
+    ///   - before: the before-image of the fields it touches.
+    public static func decide(
+        existing: QueuedOperation?, kind: OperationKind,
+        payload: [String: JSONValue], before: [String: JSONValue]
+    ) -> CoalesceDecision {
+        guard let existing else { return .append(dependsOn: nil) }
+        guard existing.isRewritable else { return .append(dependsOn: existing.opID) }
+        switch (existing.kind, kind) {
+        case (.create, .update):
+            return .rewrite(kind: .create, payload: existing.payload.merging(payload) { _, new in new }, before: [:])
+        case (.update, .update):
+            // Later wins per field; the before-image keeps the oldest value of each field,
+            // which is what a rollback of the merged patch must restore.
+            let mergedBefore = existing.before.merging(before) { old, _ in old }
+            return .rewrite(
+                kind: .update, payload: existing.payload.merging(payload) { _, new in new }, before: mergedBefore)
+        case (.create, .delete):
+            return .cancel
+        case (.update, .delete):
+            let mergedBefore = existing.before.merging(before) { old, _ in old }
+            return .rewrite(kind: .delete, payload: [:], before: mergedBefore)
+        default:
+            return .append(dependsOn: existing.opID)
+        }
+    }
+}

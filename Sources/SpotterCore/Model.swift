@@ -1,0 +1,116 @@
+import Foundation
+
+/// How a set was performed, as Strong and Hevy distinguish them.
+public enum SetKind: String, Codable, Sendable, CaseIterable {
+    case normal, warmup, failure, drop
+}
+
+/// The unit a weight was entered in; weights are stored as entered, never converted.
+public enum WeightUnit: String, Codable, Sendable, CaseIterable {
+    case kg, lb
+
+    /// Kilograms per one of this unit, for comparisons across units (PRs, validation).
+    public var kilograms: Double { self == .kg ? 1 : 0.45359237 }
+}
+
+/// Whether the server has acknowledged the latest local change of an entity.
+public enum SyncState: String, Codable, Sendable {
+    case synced, pending, rejected
+}
+
+/// The kinds of entity that travel through the outbox.
+public enum EntityType: String, Codable, Sendable, CaseIterable {
+    case workout, set, favorite
+}
+
+/// What a user intent does to its entity.
+public enum OperationKind: String, Codable, Sendable {
+    case create, update, delete
+}
+
+/// The life cycle of one outbox operation (SPEC section 4).
+public enum OperationState: String, Codable, Sendable, CaseIterable {
+    case pending
+    case inFlight = "in_flight"
+    case succeeded
+    case failedTransient = "failed_transient"
+    case failedPermanent = "failed_permanent"
+    case blocked
+
+    /// States an operation can still leave by being sent: it counts as queued.
+    public var isQueued: Bool {
+        switch self {
+        case .pending, .inFlight, .failedTransient: true
+        case .succeeded, .failedPermanent, .blocked: false
+        }
+    }
+}
+
+/// A training session the user logs sets into.
+public struct Workout: Sendable, Equatable {
+    public var id: UUID
+    public var name: String
+    public var startedAt: Date
+    public var endedAt: Date?
+    public var notes: String?
+
+    public init(id: UUID = UUID(), name: String, startedAt: Date, endedAt: Date? = nil, notes: String? = nil) {
+        self.id = id
+        self.name = name
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.notes = notes
+    }
+}
+
+/// One logged set: the unit of work a lifter records between rests.
+public struct WorkoutSet: Sendable, Equatable {
+    public var id: UUID
+    public var workoutID: UUID
+    public var exercise: String
+    public var position: Int
+    public var kind: SetKind
+    public var weight: Double
+    public var unit: WeightUnit
+    public var reps: Int
+    public var rpe: Double?
+    public var distanceM: Double?
+    public var durationS: Double?
+    public var notes: String?
+    public var performedAt: Date
+
+    public init(
+        id: UUID = UUID(), workoutID: UUID, exercise: String, position: Int, kind: SetKind = .normal,
+        weight: Double, unit: WeightUnit = .kg, reps: Int, rpe: Double? = nil, distanceM: Double? = nil,
+        durationS: Double? = nil, notes: String? = nil, performedAt: Date
+    ) {
+        self.id = id
+        self.workoutID = workoutID
+        self.exercise = exercise
+        self.position = position
+        self.kind = kind
+        self.weight = weight
+        self.unit = unit
+        self.reps = reps
+        self.rpe = rpe
+        self.distanceM = distanceM
+        self.durationS = durationS
+        self.notes = notes
+        self.performedAt = performedAt
+    }
+
+    /// Estimated one-rep max by Epley's formula, in kilograms; nil for sets that say nothing of strength.
+    public var estimatedOneRepMaxKg: Double? {
+        OneRepMax.epley(weight: weight * unit.kilograms, reps: reps)
+    }
+}
+
+/// Strength estimates used for PRs and stats.
+public enum OneRepMax {
+    /// Epley: w × (1 + r / 30); a single is its own 1RM; zero reps or weight estimate nothing.
+    public static func epley(weight: Double, reps: Int) -> Double? {
+        guard weight > 0, reps > 0 else { return nil }
+        if reps == 1 { return weight }
+        return weight * (1 + Double(reps) / 30)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// A rule a value broke, naming the field the way the wire format does, so the client's
+/// message and the server's 422 say the same thing.
+public struct ValidationError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let field: String
+    public let message: String
+
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { "\(field): \(message)" }
+}
+
+/// The validation rules of SPEC 5.1, shared by the client (before anything is written)
+/// and the server (before anything is stored).
+public enum Validation {
+    public static let maxReps = 1000
+    public static let maxWeightKg = 2000.0
+    public static let maxExerciseLength = 100
+    public static let maxNameLength = 200
+    public static let maxNotesLength = 4000
+
+    public static func reps(_ reps: Int) throws(ValidationError) {
+        guard (0...maxReps).contains(reps) else {
+            throw ValidationError(field: "reps", message: "must be a whole number from 0 to \(maxReps)")
+        }
+    }
+
+    public static func weight(_ weight: Double, unit: WeightUnit) throws(ValidationError) {
+        let limit = maxWeightKg / unit.kilograms
+        guard weight.isFinite, weight >= 0 else {
+            throw ValidationError(field: "weight", message: "must be 0 or more")
+        }
+        guard weight <= limit + 1e-9 else {
+            let shown = unit == .kg ? "2000 kg" : String(format: "%.0f lb", limit.rounded(.down))
+            throw ValidationError(field: "weight", message: "must be at most \(shown)")
+        }
+    }
+
+    public static func rpe(_ rpe: Double?) throws(ValidationError) {
+        guard let rpe else { return }
+        guard rpe.isFinite, rpe >= 1, rpe <= 10, (rpe * 2).rounded() == rpe * 2 else {
+            throw ValidationError(field: "rpe", message: "must be from 1 to 10 in steps of 0.5")
+        }
+    }
+
+    public static func exercise(_ name: String) throws(ValidationError) {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= maxExerciseLength else {
+            throw ValidationError(field: "exercise", message: "must be 1 to \(maxExerciseLength) characters")
+        }
+    }
+
+    public static func workoutName(_ name: String) throws(ValidationError) {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= maxNameLength else {
+            throw ValidationError(field: "name", message: "must be 1 to \(maxNameLength) characters")
+        }
+    }
+
+    public static func notes(_ notes: String?, field: String = "notes") throws(ValidationError) {
+        guard let notes else { return }
+        guard notes.count <= maxNotesLength else {
+            throw ValidationError(field: field, message: "must be at most \(maxNotesLength) characters")
+        }
+    }
+
+    public static func nonNegative(_ value: Double?, field: String) throws(ValidationError) {
+        guard let value else { return }
+        guard value.isFinite, value >= 0, value <= 1e7 else {
+            throw ValidationError(field: field, message: "must be a number from 0 to 10000000")
+        }
+    }
+
+    public static func position(_ position: Int) throws(ValidationError) {
+        guard (0...100_000).contains(position) else {
+            throw ValidationError(field: "position", message: "must be from 0 to 100000")
+        }
+    }
+
+    /// Every rule that applies to a whole set.
+    public static func set(_ set: WorkoutSet) throws(ValidationError) {
+        try exercise(set.exercise)
+        try weight(set.weight, unit: set.unit)
+        try reps(set.reps)
+        try rpe(set.rpe)
+        try nonNegative(set.distanceM, field: "distance_m")
+        try nonNegative(set.durationS, field: "duration_s")
+        try notes(set.notes)
+        try position(set.position)
+    }
+
+    public static func workout(_ workout: Workout) throws(ValidationError) {
+        try workoutName(workout.name)
+        try notes(workout.notes)
+        if let ended = workout.endedAt, ended < workout.startedAt {
+            throw ValidationError(field: "ended_at", message: "must not be before started_at")
+        }
+    }
+}
