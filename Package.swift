@@ -25,11 +25,13 @@ let package = Package(
             providers: [.apt(["libncursesw5-dev"])]
         ),
         .target(name: "SpotterCore"),
+        .target(name: "SpotterAssets", path: "Assets", resources: [.copy("exercises.json")]),
         .target(name: "SpotterProtocol", dependencies: ["SpotterCore"]),
         .target(
             name: "SpotterStore",
             dependencies: [
                 "SpotterCore",
+                "SpotterAssets",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -62,8 +64,7 @@ let package = Package(
                 "SpotterTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            resources: []
+            ]
         ),
         .testTarget(name: "SpotterCoreTests", dependencies: ["SpotterCore"]),
         .testTarget(name: "SpotterStoreTests", dependencies: ["SpotterCore", "SpotterStore"]),

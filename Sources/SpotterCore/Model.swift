@@ -114,3 +114,8 @@ public enum OneRepMax {
         return weight * (1 + Double(reps) / 30)
     }
 }
+
+extension UUID {
+    /// Lower-case, as the wire format and the database keep ids.
+    public var wireString: String { uuidString.lowercased() }
+}

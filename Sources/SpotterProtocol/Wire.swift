@@ -35,11 +35,6 @@ extension CharacterSet {
     }()
 }
 
-extension UUID {
-    /// Lower-case, as the wire format requires.
-    public var wireString: String { uuidString.lowercased() }
-}
-
 /// Problem types (RFC 9457 `type`) that a client must tell apart.
 public enum ProblemType {
     public static let keyInUse = "urn:spotter:problem:idempotency-key-in-use"

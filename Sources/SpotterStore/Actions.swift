@@ -1,0 +1,468 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// Which workout a new set goes into.
+public enum WorkoutChoice: Sendable, Equatable {
+    /// The workout in progress (started today, not ended), or a new one named after the time of day.
+    case current
+    case existing(UUID)
+    case new(name: String)
+}
+
+/// Everything the "Log set" form (or `spotter log`) collects.
+public struct LogSetInput: Sendable, Equatable {
+    public var exercise: String
+    public var weight: Double
+    public var unit: WeightUnit
+    public var reps: Int
+    public var rpe: Double?
+    public var kind: SetKind
+    public var distanceM: Double?
+    public var durationS: Double?
+    public var notes: String?
+    public var workout: WorkoutChoice
+    public var performedAt: Date?
+
+    public init(
+        exercise: String, weight: Double, unit: WeightUnit = .kg, reps: Int, rpe: Double? = nil, kind: SetKind = .normal,
+        distanceM: Double? = nil, durationS: Double? = nil, notes: String? = nil, workout: WorkoutChoice = .current,
+        performedAt: Date? = nil
+    ) {
+        self.exercise = exercise
+        self.weight = weight
+        self.unit = unit
+        self.reps = reps
+        self.rpe = rpe
+        self.kind = kind
+        self.distanceM = distanceM
+        self.durationS = durationS
+        self.notes = notes
+        self.workout = workout
+        self.performedAt = performedAt
+    }
+}
+
+/// What logging a set produced.
+public struct LoggedSet: Sendable, Equatable {
+    public let set: WorkoutSet
+    public let workout: Workout
+    public let createdWorkout: Bool
+    /// The set beats the best estimated 1RM ever logged for its exercise.
+    public let isPR: Bool
+    public let opID: String
+}
+
+/// Fields an edit changes; nil leaves a field as it is.
+public struct SetChanges: Sendable, Equatable {
+    public var exercise: String?
+    public var weight: Double?
+    public var unit: WeightUnit?
+    public var reps: Int?
+    public var rpe: Double?
+    public var clearRPE = false
+    public var kind: SetKind?
+    public var notes: String?
+    public var distanceM: Double?
+    public var durationS: Double?
+
+    public init(
+        exercise: String? = nil, weight: Double? = nil, unit: WeightUnit? = nil, reps: Int? = nil, rpe: Double? = nil,
+        clearRPE: Bool = false, kind: SetKind? = nil, notes: String? = nil, distanceM: Double? = nil,
+        durationS: Double? = nil
+    ) {
+        self.exercise = exercise
+        self.weight = weight
+        self.unit = unit
+        self.reps = reps
+        self.rpe = rpe
+        self.clearRPE = clearRPE
+        self.kind = kind
+        self.notes = notes
+        self.distanceM = distanceM
+        self.durationS = durationS
+    }
+}
+
+/// Fields a workout edit changes; nil leaves a field as it is.
+public struct WorkoutChanges: Sendable, Equatable {
+    public var name: String?
+    public var notes: String?
+    public var endedAt: Date?
+
+    public init(name: String? = nil, notes: String? = nil, endedAt: Date? = nil) {
+        self.name = name
+        self.notes = notes
+        self.endedAt = endedAt
+    }
+}
+
+extension SpotterStore {
+    // MARK: Workouts
+
+    /// Starts a workout: the row and its create operation in one transaction.
+    @discardableResult
+    public func createWorkout(name: String, startedAt: Date? = nil, id: UUID = UUID()) throws -> Workout {
+        let now = self.now
+        let workout = Workout(id: id, name: name.trimmingCharacters(in: .whitespaces), startedAt: Timestamp.truncated(startedAt ?? now))
+        try checked { () throws(ValidationError) in try Validation.workout(workout) }
+        return try writer.write { db in
+            try insertWorkout(workout, db: db, now: now)
+            return workout
+        }
+    }
+
+    func insertWorkout(_ workout: Workout, db: Database, now: Date) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO workouts (id, name, started_at, ended_at, notes, updated_at, sync_state)
+                VALUES (?, ?, ?, ?, ?, ?, 'pending')
+                """
+        ).execute(arguments: [
+            workout.id.uuidString.lowercased(), workout.name, Timestamp.format(workout.startedAt),
+            workout.endedAt.map(Timestamp.format), workout.notes, Timestamp.format(now),
+        ])
+        _ = try Outbox.enqueue(
+            db, user: userID, type: .workout, id: workout.id.uuidString.lowercased(), kind: .create,
+            payload: workout.wireFields, before: [:], now: now)
+    }
+
+    /// Renames, annotates or ends a workout.
+    public func editWorkout(id: UUID, changes: WorkoutChanges) throws {
+        let now = self.now
+        let key = id.uuidString.lowercased()
+        try writer.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL", arguments: [key])
+            else { throw StoreError.notFound("workout \(key)") }
+            var workout = Workout(row: row)
+            if let name = changes.name { workout.name = name.trimmingCharacters(in: .whitespaces) }
+            if let notes = changes.notes { workout.notes = notes }
+            if let endedAt = changes.endedAt { workout.endedAt = Timestamp.truncated(endedAt) }
+            try checked { () throws(ValidationError) in try Validation.workout(workout) }
+            let current = Workout(row: row).wireFields
+            let patch = workout.wireFields.filter { current[$0.key] != $0.value }
+            guard !patch.isEmpty else { return }
+            try applyEdit(type: .workout, id: key, patch: patch, db: db, now: now)
+        }
+    }
+
+    /// Deletes a workout with its sets.
+    public func deleteWorkout(id: UUID) throws {
+        let now = self.now
+        let key = id.uuidString.lowercased()
+        try writer.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND deleted_at IS NULL)", arguments: [key]) == true
+            else { throw StoreError.notFound("workout \(key)") }
+            if try Outbox.createNeverAccepted(db, type: .workout, id: key) {
+                // Never reached the server: removing it locally is the whole intent.
+                try discardEntity(type: .workout, id: key, db: db)
+                return
+            }
+            let outcome = try Outbox.enqueue(
+                db, user: userID, type: .workout, id: key, kind: .delete, payload: [:], before: ["deleted_at": .null], now: now)
+            if outcome == .cancelled {
+                try discardEntity(type: .workout, id: key, db: db)
+                return
+            }
+            // The server deletes the sets with their workout; queued set intents that were never
+            // sent are moot, and sets whose create never left the device were never there.
+            let setIDs = try String.fetchAll(db, sql: "SELECT id FROM sets WHERE workout_id = ? AND deleted_at IS NULL", arguments: [key])
+            for setID in setIDs {
+                let queued = try Outbox.newestQueued(db, type: .set, id: setID)
+                if let queued, queued.isRewritable {
+                    try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [queued.opID])
+                }
+            }
+            try db.execute(
+                sql: "UPDATE sets SET deleted_at = ?, sync_state = 'pending' WHERE workout_id = ? AND deleted_at IS NULL",
+                arguments: [Timestamp.format(now), key])
+            try db.execute(
+                sql: "UPDATE workouts SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?",
+                arguments: [Timestamp.format(now), Timestamp.format(now), key])
+        }
+    }
+
+    // MARK: Sets
+
+    /// Logs a set: validates, then writes the set and its outbox operation in one transaction.
+    @discardableResult
+    public func logSet(_ input: LogSetInput, id: UUID = UUID()) throws -> LoggedSet {
+        let now = self.now
+        let exerciseName = input.exercise.trimmingCharacters(in: .whitespacesAndNewlines)
+        do {
+            try Validation.exercise(exerciseName)
+            try Validation.weight(input.weight, unit: input.unit)
+            try Validation.reps(input.reps)
+            try Validation.rpe(input.rpe)
+            try Validation.nonNegative(input.distanceM, field: "distance_m")
+            try Validation.nonNegative(input.durationS, field: "duration_s")
+            try Validation.notes(input.notes)
+            if case .new(let name) = input.workout { try Validation.workoutName(name) }
+        } catch {
+            throw StoreError.invalid(error)
+        }
+        return try writer.write { db in
+            let exercise = try resolveExercise(exerciseName, db: db)
+            let (workout, created) = try resolveWorkout(input.workout, db: db, now: now)
+            let workoutKey = workout.id.uuidString.lowercased()
+            let position = (try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"), arguments: [workoutKey]) ?? 0) + 1
+            let set = WorkoutSet(
+                id: id, workoutID: workout.id, exercise: exercise, position: position, kind: input.kind,
+                weight: input.weight, unit: input.unit, reps: input.reps, rpe: input.rpe, distanceM: input.distanceM,
+                durationS: input.durationS, notes: input.notes, performedAt: Timestamp.truncated(input.performedAt ?? now))
+            let e1rm = set.estimatedOneRepMaxKg
+            var isPR = false
+            if let e1rm, input.kind != .warmup {
+                let best = try Double.fetchOne(
+                    db.cachedStatement(sql: "SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'"),
+                    arguments: [exercise])
+                isPR = best.map { e1rm > $0 + 1e-9 } ?? false
+            }
+            let setKey = id.uuidString.lowercased()
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
+                        duration_s, notes, performed_at, e1rm_kg, is_pr, updated_at, sync_state)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')
+                    """
+            ).execute(arguments: [
+                setKey, workoutKey, exercise, position, input.kind.rawValue, input.weight, input.unit.rawValue, input.reps,
+                input.rpe, input.distanceM, input.durationS, input.notes, Timestamp.format(set.performedAt), e1rm, isPR,
+                Timestamp.format(now),
+            ])
+            let workoutCreate = try String.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT op_id FROM outbox WHERE entity_type = 'workout' AND entity_id = ? AND kind = 'create'
+                        AND state != 'succeeded' ORDER BY seq DESC LIMIT 1
+                        """), arguments: [workoutKey])
+            let outcome = try Outbox.enqueue(
+                db, user: userID, type: .set, id: setKey, kind: .create, payload: set.wireFields, before: [:],
+                dependency: workoutCreate, now: now)
+            guard case .appended(let opID) = outcome else { throw StoreError.notAllowed("set \(setKey) already exists") }
+            if try String.fetchOne(db, sql: "SELECT state FROM outbox WHERE op_id = ?", arguments: [opID]) == "blocked" {
+                try db.execute(
+                    sql: "UPDATE sets SET sync_state = 'rejected', sync_error = 'waiting on a rejected workout' WHERE id = ?",
+                    arguments: [setKey])
+            }
+            return LoggedSet(set: set, workout: workout, createdWorkout: created, isPR: isPR, opID: opID)
+        }
+    }
+
+    /// Changes fields of a set. Editing a rejected set is "edit and retry": a new create with a new key.
+    public func editSet(id: UUID, changes: SetChanges) throws {
+        let now = self.now
+        let key = id.uuidString.lowercased()
+        try writer.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ? AND deleted_at IS NULL", arguments: [key])
+            else { throw StoreError.notFound("set \(key)") }
+            let current = WorkoutSet(row: row)
+            var updated = current
+            if let exercise = changes.exercise {
+                try checked { () throws(ValidationError) in try Validation.exercise(exercise) }
+                updated.exercise = try resolveExercise(exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
+            }
+            if let weight = changes.weight { updated.weight = weight }
+            if let unit = changes.unit { updated.unit = unit }
+            if let reps = changes.reps { updated.reps = reps }
+            if let rpe = changes.rpe { updated.rpe = rpe }
+            if changes.clearRPE { updated.rpe = nil }
+            if let kind = changes.kind { updated.kind = kind }
+            if let notes = changes.notes { updated.notes = notes.isEmpty ? nil : notes }
+            if let distance = changes.distanceM { updated.distanceM = distance }
+            if let duration = changes.durationS { updated.durationS = duration }
+            try checked { () throws(ValidationError) in try Validation.set(updated) }
+            let old = current.wireFields
+            var patch = updated.wireFields.filter { old[$0.key] != $0.value }
+            for cleared in old.keys where updated.wireFields[cleared] == nil { patch[cleared] = .null }
+            guard !patch.isEmpty else { return }
+            try applyEdit(type: .set, id: key, patch: patch, db: db, now: now)
+        }
+    }
+
+    /// Deletes a set (a tombstone until the server confirms).
+    public func deleteSet(id: UUID) throws {
+        let now = self.now
+        let key = id.uuidString.lowercased()
+        try writer.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ? AND deleted_at IS NULL)", arguments: [key]) == true
+            else { throw StoreError.notFound("set \(key)") }
+            if try Outbox.createNeverAccepted(db, type: .set, id: key) {
+                try discardEntity(type: .set, id: key, db: db)
+                return
+            }
+            let outcome = try Outbox.enqueue(
+                db, user: userID, type: .set, id: key, kind: .delete, payload: [:], before: ["deleted_at": .null], now: now)
+            if outcome == .cancelled {
+                try db.execute(sql: "DELETE FROM sets WHERE id = ?", arguments: [key])
+            } else {
+                try db.execute(
+                    sql: "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?",
+                    arguments: [Timestamp.format(now), Timestamp.format(now), key])
+            }
+        }
+    }
+
+    // MARK: Shared steps
+
+    /// Runs validation rules, turning a broken rule into the store's error.
+    func checked(_ rules: () throws(ValidationError) -> Void) throws {
+        do { try rules() } catch { throw StoreError.invalid(error) }
+    }
+
+    /// Writes a patch to an entity and queues it; a rejected create becomes a fresh create instead.
+    func applyEdit(type: EntityType, id: String, patch: [String: JSONValue], db: Database, now: Date) throws {
+        let before = try EntityTable.read(patch.keys, type: type, id: id, db: db)
+        try EntityTable.write(
+            patch, type: type, id: id,
+            extra: ["updated_at": Timestamp.format(now).databaseValue, "sync_state": "pending".databaseValue, "sync_error": .null],
+            db: db)
+        if let rejected = try Outbox.rejectedCreate(db, type: type, id: id) {
+            try requeueCreate(of: rejected, db: db, now: now)
+            return
+        }
+        _ = try Outbox.enqueue(db, user: userID, type: type, id: id, kind: .update, payload: patch, before: before, now: now)
+    }
+
+    /// Replaces a rejected create by a new create (new key) carrying the entity's current fields,
+    /// and releases the operations that were blocked behind it.
+    func requeueCreate(of rejected: OutboxOperation, db: Database, now: Date) throws {
+        let fields: [String: JSONValue]
+        switch rejected.entityType {
+        case .set:
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ?", arguments: [rejected.entityID]) else {
+                return
+            }
+            fields = WorkoutSet(row: row).wireFields
+        case .workout:
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM workouts WHERE id = ?", arguments: [rejected.entityID]) else {
+                return
+            }
+            fields = Workout(row: row).wireFields
+        case .favorite:
+            fields = rejected.payload
+        }
+        let parentState = try rejected.dependsOn.flatMap {
+            try String.fetchOne(db, sql: "SELECT state || ':' || kind FROM outbox WHERE op_id = ?", arguments: [$0])
+        }
+        let stillBlocked = parentState == "failed_permanent:create" || parentState?.hasPrefix("blocked:") == true
+        // The row keeps its place in the queue (its seq), so operations queued behind the old
+        // create still come after it; it becomes a new operation with a new key.
+        let newOp = UUID().uuidString.lowercased()
+        try db.execute(
+            sql: """
+                UPDATE outbox SET op_id = ?, idempotency_key = ?, payload = ?, state = ?, attempt_count = 0,
+                    first_sent_at = NULL, next_attempt_at = NULL, lease_expires_at = NULL, last_status = NULL,
+                    last_error = ?, completed_at = NULL, created_at = ?, updated_at = ?
+                WHERE op_id = ?
+                """,
+            arguments: [
+                newOp, UUID().uuidString.lowercased(), JSONValue.object(fields).canonicalString,
+                stillBlocked ? "blocked" : "pending", stillBlocked ? "waiting on a rejected operation" : nil,
+                now.timeIntervalSince1970, now.timeIntervalSince1970, rejected.opID,
+            ])
+        try db.execute(
+            sql: "UPDATE outbox SET depends_on = ?, updated_at = ? WHERE depends_on = ?",
+            arguments: [newOp, now.timeIntervalSince1970, rejected.opID])
+        if !stillBlocked {
+            try releaseBlocked(behind: newOp, db: db, now: now)
+        }
+        if let table = EntityTable.table(rejected.entityType) {
+            try db.execute(
+                sql: "UPDATE \(table) SET sync_state = ?, sync_error = ? WHERE id = ?",
+                arguments: [stillBlocked ? "rejected" : "pending", stillBlocked ? "waiting on a rejected workout" : nil, rejected.entityID])
+        }
+    }
+
+    /// Returns blocked dependants of `opID` (transitively) to pending.
+    func releaseBlocked(behind opID: String, db: Database, now: Date) throws {
+        for dependant in try Outbox.dependants(of: opID, db: db) {
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ? AND state = 'blocked'", arguments: [dependant])
+            else { continue }
+            let op = OutboxOperation(row: row)
+            try db.execute(
+                sql: "UPDATE outbox SET state = 'pending', last_error = NULL, next_attempt_at = NULL, updated_at = ? WHERE op_id = ?",
+                arguments: [now.timeIntervalSince1970, dependant])
+            if let table = EntityTable.table(op.entityType) {
+                try db.execute(
+                    sql: "UPDATE \(table) SET sync_state = 'pending', sync_error = NULL WHERE id = ? AND sync_state = 'rejected'",
+                    arguments: [op.entityID])
+            }
+        }
+    }
+
+    /// Removes an entity that the server never accepted, with every operation about it and
+    /// (for a workout) its sets and theirs.
+    func discardEntity(type: EntityType, id: String, db: Database) throws {
+        var ops = try String.fetchAll(
+            db, sql: "SELECT op_id FROM outbox WHERE entity_type = ? AND entity_id = ? AND state != 'succeeded'",
+            arguments: [type.rawValue, id])
+        if type == .workout {
+            ops += try String.fetchAll(
+                db,
+                sql: """
+                    SELECT o.op_id FROM outbox o JOIN sets s ON s.id = o.entity_id
+                    WHERE o.entity_type = 'set' AND s.workout_id = ? AND o.state != 'succeeded'
+                    """, arguments: [id])
+        }
+        for op in ops {
+            for dependant in try Outbox.dependants(of: op, db: db) {
+                try db.execute(sql: "DELETE FROM outbox WHERE op_id = ? AND state != 'in_flight'", arguments: [dependant])
+            }
+            try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [op])
+        }
+        if let table = EntityTable.table(type) {
+            try db.execute(sql: "DELETE FROM \(table) WHERE id = ?", arguments: [id])
+        }
+    }
+
+    /// The catalogue's spelling of an exercise; an unknown name becomes a custom exercise.
+    func resolveExercise(_ name: String, db: Database) throws -> String {
+        if let known = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE"), arguments: [name])
+        {
+            return known
+        }
+        try db.execute(sql: "INSERT INTO exercises (name, is_custom) VALUES (?, 1)", arguments: [name])
+        return name
+    }
+
+    func resolveWorkout(_ choice: WorkoutChoice, db: Database, now: Date) throws -> (Workout, Bool) {
+        switch choice {
+        case .existing(let id):
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL", arguments: [id.uuidString.lowercased()])
+            else { throw StoreError.notFound("workout \(id.uuidString.lowercased())") }
+            return (Workout(row: row), false)
+        case .new(let name):
+            let workout = Workout(name: name.trimmingCharacters(in: .whitespaces), startedAt: now)
+            try insertWorkout(workout, db: db, now: now)
+            return (workout, true)
+        case .current:
+            let startOfDay = Calendar.current.startOfDay(for: now)
+            if let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM workouts WHERE deleted_at IS NULL AND ended_at IS NULL AND started_at >= ?
+                        ORDER BY started_at DESC LIMIT 1
+                        """), arguments: [Timestamp.format(startOfDay)])
+            {
+                return (Workout(row: row), false)
+            }
+            let workout = Workout(name: Self.timeOfDayName(now), startedAt: now)
+            try insertWorkout(workout, db: db, now: now)
+            return (workout, true)
+        }
+    }
+
+    /// "Morning Workout", "Afternoon Workout"…, as Strong names a workout nobody named.
+    public static func timeOfDayName(_ date: Date) -> String {
+        switch Calendar.current.component(.hour, from: date) {
+        case 5..<12: "Morning Workout"
+        case 12..<17: "Afternoon Workout"
+        case 17..<22: "Evening Workout"
+        default: "Night Workout"
+        }
+    }
+}

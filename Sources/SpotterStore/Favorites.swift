@@ -1,0 +1,72 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+extension SpotterStore {
+    /// Starred exercises as the user sees them: the last server list, with pending additions
+    /// and removals laid over it (pending wins).
+    public func favorites() throws -> [String] {
+        try writer.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT exercise FROM favorites WHERE exercise NOT IN (SELECT exercise FROM favorite_pending)
+                    UNION SELECT exercise FROM favorite_pending WHERE action = 'add'
+                    ORDER BY 1 COLLATE NOCASE
+                    """)
+        }
+    }
+
+    /// Stars or unstars an exercise; returns whether it is starred now. Toggling back and forth
+    /// offline keeps at most one call per exercise in the queue.
+    @discardableResult
+    public func toggleFavorite(exercise: String) throws -> Bool {
+        let now = self.now
+        return try writer.write { db in
+            let name = try resolveExercise(exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
+            let onServer = try Bool.fetchOne(
+                db, sql: "SELECT EXISTS(SELECT 1 FROM favorites WHERE exercise = ?)", arguments: [name]) ?? false
+            let pending = try String.fetchOne(db, sql: "SELECT action FROM favorite_pending WHERE exercise = ?", arguments: [name])
+            let starred = pending.map { $0 == "add" } ?? onServer
+            let wantStarred = !starred
+            let kind: OperationKind = wantStarred ? .create : .delete
+            let existing = try Outbox.newestQueued(db, type: .favorite, id: name)
+            if let existing, existing.isRewritable {
+                if wantStarred == onServer {
+                    // Back where the server already is: the unsent call is not needed at all.
+                    try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [existing.opID])
+                    try db.execute(sql: "DELETE FROM favorite_pending WHERE exercise = ?", arguments: [name])
+                } else {
+                    try db.execute(
+                        sql: "UPDATE outbox SET kind = ?, idempotency_key = ?, updated_at = ? WHERE op_id = ?",
+                        arguments: [kind.rawValue, UUID().uuidString.lowercased(), now.timeIntervalSince1970, existing.opID])
+                    try setPending(name, add: wantStarred, opID: existing.opID, db: db)
+                }
+                return wantStarred
+            }
+            let opID = try Outbox.insert(
+                db, user: userID, type: .favorite, id: name, kind: kind, payload: [:], before: [:],
+                dependsOn: existing?.opID, blocked: false, now: now)
+            try setPending(name, add: wantStarred, opID: opID, db: db)
+            return wantStarred
+        }
+    }
+
+    private func setPending(_ name: String, add: Bool, opID: String, db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO favorite_pending (exercise, action, op_id) VALUES (?, ?, ?)
+                ON CONFLICT(exercise) DO UPDATE SET action = excluded.action, op_id = excluded.op_id
+                """, arguments: [name, add ? "add" : "remove", opID])
+    }
+
+    /// Replaces the server list with a freshly fetched one (pending entries stay on top).
+    public func replaceServerFavorites(_ names: [String]) throws {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM favorites")
+            for name in names {
+                try db.execute(sql: "INSERT OR IGNORE INTO favorites (exercise) VALUES (?)", arguments: [name])
+            }
+        }
+    }
+}

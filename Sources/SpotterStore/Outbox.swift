@@ -1,0 +1,230 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// One row of the outbox: a user intent on its way to the server.
+public struct OutboxOperation: Sendable, Equatable {
+    public var seq: Int64
+    public var opID: String
+    public var userID: String
+    public var entityType: EntityType
+    public var entityID: String
+    public var kind: OperationKind
+    public var payload: [String: JSONValue]
+    public var before: [String: JSONValue]
+    public var idempotencyKey: String
+    public var state: OperationState
+    public var attemptCount: Int
+    public var nextAttemptAt: Date?
+    public var leaseExpiresAt: Date?
+    public var dependsOn: String?
+    public var lastStatus: Int?
+    public var lastError: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var completedAt: Date?
+
+    init(row: Row) {
+        seq = row["seq"]
+        opID = row["op_id"]
+        userID = row["user_id"]
+        entityType = EntityType(rawValue: row["entity_type"]) ?? .set
+        entityID = row["entity_id"]
+        kind = OperationKind(rawValue: row["kind"]) ?? .update
+        payload = JSONValue.parse(row["payload"] as String)?.objectValue ?? [:]
+        before = (row["before"] as String?).flatMap { JSONValue.parse($0)?.objectValue } ?? [:]
+        idempotencyKey = row["idempotency_key"]
+        state = OperationState(rawValue: row["state"]) ?? .pending
+        attemptCount = row["attempt_count"]
+        nextAttemptAt = (row["next_attempt_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        leaseExpiresAt = (row["lease_expires_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        dependsOn = row["depends_on"]
+        lastStatus = row["last_status"]
+        lastError = row["last_error"]
+        createdAt = Date(timeIntervalSince1970: row["created_at"])
+        updatedAt = Date(timeIntervalSince1970: row["updated_at"])
+        completedAt = (row["completed_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+    }
+}
+
+/// What enqueueing an intent did to the queue.
+enum EnqueueOutcome: Equatable {
+    case appended(opID: String)
+    case rewritten(opID: String)
+    /// A never-sent create met its delete: the operation is gone and nothing will be sent.
+    case cancelled
+}
+
+enum Outbox {
+    static let queuedStates = "('pending','in_flight','failed_transient','blocked')"
+
+    /// The entity's newest operation that is still queued or blocked.
+    static func newestQueued(_ db: Database, type: EntityType, id: String) throws -> QueuedOperation? {
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT op_id, kind, state, attempt_count, first_sent_at, payload, before FROM outbox
+                    WHERE entity_type = ? AND entity_id = ? AND state IN \(queuedStates)
+                    ORDER BY seq DESC LIMIT 1
+                    """), arguments: [type.rawValue, id])
+        guard let row else { return nil }
+        let sent = (row["first_sent_at"] as Double?) != nil
+        return QueuedOperation(
+            opID: row["op_id"], kind: OperationKind(rawValue: row["kind"]) ?? .update,
+            state: OperationState(rawValue: row["state"]) ?? .pending,
+            attemptCount: sent ? max(1, row["attempt_count"]) : row["attempt_count"],
+            payload: JSONValue.parse(row["payload"] as String)?.objectValue ?? [:],
+            before: (row["before"] as String?).flatMap { JSONValue.parse($0)?.objectValue } ?? [:])
+    }
+
+    /// The newest operation of an entity in any state but succeeded.
+    static func newestUnfinished(_ db: Database, type: EntityType, id: String) throws -> OutboxOperation? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND state != 'succeeded'
+                ORDER BY seq DESC LIMIT 1
+                """, arguments: [type.rawValue, id]
+        ).map(OutboxOperation.init(row:))
+    }
+
+    /// The entity's create when the server refused it (or the engine gave up on it).
+    static func rejectedCreate(_ db: Database, type: EntityType, id: String) throws -> OutboxOperation? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'create' AND state = 'failed_permanent'
+                ORDER BY seq DESC LIMIT 1
+                """, arguments: [type.rawValue, id]
+        ).map(OutboxOperation.init(row:))
+    }
+
+    /// Whether the entity's create was refused or is blocked: the server has never had it.
+    static func createNeverAccepted(_ db: Database, type: EntityType, id: String) throws -> Bool {
+        try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'create'
+                    AND state IN ('failed_permanent','blocked'))
+                """, arguments: [type.rawValue, id]) ?? false
+    }
+
+    static func hasQueued(_ db: Database, type: EntityType, id: String, excluding opID: String? = nil) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM outbox WHERE entity_type = ? AND entity_id = ?
+                        AND state IN \(queuedStates) AND op_id != ?)
+                    """), arguments: [type.rawValue, id, opID ?? ""]) ?? false
+    }
+
+    /// Inserts a new operation row.
+    static func insert(
+        _ db: Database, user: String, type: EntityType, id: String, kind: OperationKind,
+        payload: [String: JSONValue], before: [String: JSONValue], dependsOn: String?, blocked: Bool, now: Date
+    ) throws -> String {
+        let opID = UUID().uuidString.lowercased()
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO outbox (op_id, user_id, entity_type, entity_id, kind, payload, before, idempotency_key,
+                    state, attempt_count, depends_on, last_error, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            opID, user, type.rawValue, id, kind.rawValue, JSONValue.object(payload).canonicalString,
+            before.isEmpty ? nil : JSONValue.object(before).canonicalString, UUID().uuidString.lowercased(),
+            blocked ? OperationState.blocked.rawValue : OperationState.pending.rawValue, dependsOn,
+            blocked ? "waiting on a rejected operation" : nil, now.timeIntervalSince1970, now.timeIntervalSince1970,
+        ])
+        return opID
+    }
+
+    /// Adds an intent to the queue, coalescing it into a never-sent operation where SPEC section 3 allows.
+    /// - Parameter dependency: an operation of another entity this one must follow (a set's workout create).
+    static func enqueue(
+        _ db: Database, user: String, type: EntityType, id: String, kind: OperationKind,
+        payload: [String: JSONValue], before: [String: JSONValue], dependency: String? = nil, now: Date
+    ) throws -> EnqueueOutcome {
+        let existing = try newestQueued(db, type: type, id: id)
+        switch Coalescing.decide(existing: existing, kind: kind, payload: payload, before: before) {
+        case .rewrite(let newKind, let newPayload, let newBefore):
+            let opID = existing!.opID
+            let newKey = newKind != existing!.kind
+            try db.execute(
+                sql: """
+                    UPDATE outbox SET kind = ?, payload = ?, before = ?, updated_at = ?,
+                        idempotency_key = CASE WHEN ? THEN ? ELSE idempotency_key END
+                    WHERE op_id = ?
+                    """,
+                arguments: [
+                    newKind.rawValue, JSONValue.object(newPayload).canonicalString,
+                    newBefore.isEmpty ? nil : JSONValue.object(newBefore).canonicalString, now.timeIntervalSince1970,
+                    newKey, UUID().uuidString.lowercased(), opID,
+                ])
+            return .rewritten(opID: opID)
+        case .cancel:
+            try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [existing!.opID])
+            return .cancelled
+        case .append(let dependsOn):
+            let parent = dependsOn ?? dependency
+            var blocked = false
+            if let parent {
+                let parentState = try String.fetchOne(
+                    db, sql: "SELECT state || ':' || kind FROM outbox WHERE op_id = ?", arguments: [parent])
+                blocked = parentState == "blocked:create" || parentState == "failed_permanent:create"
+                    || parentState?.hasPrefix("blocked:") == true
+            }
+            let opID = try insert(
+                db, user: user, type: type, id: id, kind: kind, payload: payload, before: before, dependsOn: parent,
+                blocked: blocked, now: now)
+            return .appended(opID: opID)
+        }
+    }
+
+    /// Marks every operation waiting on `opID`, directly or not, as blocked.
+    static func blockDependants(of opID: String, reason: String, now: Date, db: Database) throws {
+        var frontier = [opID]
+        while let current = frontier.popLast() {
+            let dependants = try String.fetchAll(
+                db, sql: "SELECT op_id FROM outbox WHERE depends_on = ? AND state IN ('pending','failed_transient','blocked')",
+                arguments: [current])
+            for dependant in dependants {
+                try db.execute(
+                    sql: "UPDATE outbox SET state = 'blocked', last_error = ?, updated_at = ? WHERE op_id = ?",
+                    arguments: [reason, now.timeIntervalSince1970, dependant])
+                try db.execute(
+                    sql: """
+                        UPDATE sets SET sync_state = 'rejected', sync_error = ?
+                        WHERE id = (SELECT entity_id FROM outbox WHERE op_id = ? AND entity_type = 'set' AND kind = 'create')
+                        """, arguments: [reason, dependant])
+                frontier.append(dependant)
+            }
+        }
+    }
+
+    /// Every operation that waits on `opID`, directly or not.
+    static func dependants(of opID: String, db: Database) throws -> [String] {
+        var result: [String] = []
+        var frontier = [opID]
+        while let current = frontier.popLast() {
+            let direct = try String.fetchAll(db, sql: "SELECT op_id FROM outbox WHERE depends_on = ?", arguments: [current])
+            result.append(contentsOf: direct)
+            frontier.append(contentsOf: direct)
+        }
+        return result
+    }
+
+    /// Recomputes an entity's sync_state from its operations.
+    static func refreshSyncState(type: EntityType, id: String, db: Database) throws {
+        guard let table = EntityTable.table(type) else { return }
+        if try hasQueued(db, type: type, id: id) {
+            try db.execute(
+                sql: "UPDATE \(table) SET sync_state = 'pending' WHERE id = ? AND sync_state != 'rejected'",
+                arguments: [id])
+        } else {
+            try db.execute(
+                sql: "UPDATE \(table) SET sync_state = 'synced', sync_error = NULL WHERE id = ? AND sync_state = 'pending'",
+                arguments: [id])
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// A workout as the workouts list shows it.
+public struct WorkoutSummary: Sendable, Equatable {
+    public var workout: Workout
+    public var setCount: Int
+    public var syncState: SyncState
+    public var syncError: String?
+}
+
+/// A set as the sets pane shows it, with what the server knows of it.
+public struct SetRow: Sendable, Equatable {
+    public var set: WorkoutSet
+    public var syncState: SyncState
+    public var syncError: String?
+    public var isPR: Bool
+    public var serverVersion: Int64?
+}
+
+extension SpotterStore {
+    /// Workouts newest first, with their live set counts.
+    public func workoutSummaries(limit: Int = 200) throws -> [WorkoutSummary] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT w.*, (SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL) AS set_count
+                        FROM workouts w WHERE w.deleted_at IS NULL ORDER BY w.started_at DESC LIMIT ?
+                        """), arguments: [limit]
+            ).map { row in
+                WorkoutSummary(
+                    workout: Workout(row: row), setCount: row["set_count"],
+                    syncState: SyncState(rawValue: row["sync_state"]) ?? .pending, syncError: row["sync_error"])
+            }
+        }
+    }
+
+    /// A workout's live sets in order; all live sets when `workoutID` is nil.
+    public func sets(workoutID: UUID?) throws -> [SetRow] {
+        try writer.read { db in
+            let rows: [Row]
+            if let workoutID {
+                rows = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL ORDER BY position"),
+                    arguments: [workoutID.uuidString.lowercased()])
+            } else {
+                rows = try Row.fetchAll(
+                    db, sql: "SELECT * FROM sets WHERE deleted_at IS NULL ORDER BY performed_at, workout_id, position")
+            }
+            return rows.map(Self.setRow)
+        }
+    }
+
+    public func set(id: UUID) throws -> SetRow? {
+        try writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ?", arguments: [id.uuidString.lowercased()]).map(Self.setRow)
+        }
+    }
+
+    public func workout(id: UUID) throws -> WorkoutSummary? {
+        try workoutSummaries(limit: 100_000).first { $0.workout.id == id }
+    }
+
+    static func setRow(_ row: Row) -> SetRow {
+        SetRow(
+            set: WorkoutSet(row: row), syncState: SyncState(rawValue: row["sync_state"]) ?? .pending,
+            syncError: row["sync_error"], isPR: row["is_pr"], serverVersion: row["server_version"])
+    }
+
+    /// The newest operations of this user, newest first (the debug pane and `spotter outbox`).
+    public func outbox(limit: Int = 20) throws -> [OutboxOperation] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM outbox WHERE user_id = ? ORDER BY seq DESC LIMIT ?"),
+                arguments: [userID, limit]
+            ).map(OutboxOperation.init(row:))
+        }
+    }
+
+    public func operation(id: String) throws -> OutboxOperation? {
+        try writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ?", arguments: [id]).map(OutboxOperation.init(row:))
+        }
+    }
+
+    /// The badge's numbers for this user.
+    public func queueCounts() throws -> QueueCounts {
+        try writer.read { db in try Self.queueCounts(db, userID: userID) }
+    }
+
+    static func queueCounts(_ db: Database, userID: String) throws -> QueueCounts {
+        var counts = QueueCounts()
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: "SELECT state, COUNT(*) AS n FROM outbox WHERE user_id = ? AND state != 'succeeded' GROUP BY state"),
+            arguments: [userID])
+        for row in rows {
+            let n: Int = row["n"]
+            switch OperationState(rawValue: row["state"]) {
+            case .pending, .failedTransient: counts.pending += n
+            case .inFlight:
+                counts.pending += n
+                counts.inFlight += n
+            case .failedPermanent: counts.failed += n
+            case .blocked: counts.blocked += n
+            default: break
+            }
+        }
+        return counts
+    }
+
+    /// The last set logged of an exercise, to prefill the form.
+    public func lastSet(exercise: String) throws -> WorkoutSet? {
+        try writer.read { db in
+            try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM sets WHERE exercise = ? COLLATE NOCASE AND deleted_at IS NULL
+                        ORDER BY performed_at DESC LIMIT 1
+                        """), arguments: [exercise]
+            ).map(WorkoutSet.init(row:))
+        }
+    }
+
+    /// Catalogue names matching a type-ahead query: starred first, then prefix matches, then the rest.
+    public func exercises(matching query: String, limit: Int = 10) throws -> [String] {
+        let trimmed = query.trimmingCharacters(in: .whitespaces)
+        let starred = Set(try favorites().map { $0.lowercased() })
+        return try writer.read { db in
+            let names = try String.fetchAll(
+                db, sql: "SELECT name FROM exercises WHERE name LIKE ? ESCAPE '\\' ORDER BY name",
+                arguments: ["%" + trimmed.replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"])
+            let lower = trimmed.lowercased()
+            return names.sorted { lhs, rhs in
+                let key = { (name: String) -> (Int, Int, String) in
+                    (starred.contains(name.lowercased()) ? 0 : 1, name.lowercased().hasPrefix(lower) ? 0 : 1, name.lowercased())
+                }
+                return key(lhs) < key(rhs)
+            }.prefix(limit).map { $0 }
+        }
+    }
+
+    public func exerciseCount() throws -> Int {
+        try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM exercises") ?? 0 }
+    }
+
+    /// The best estimated 1RM (kg) of an exercise, excluding warm-ups.
+    public func bestOneRepMax(exercise: String) throws -> Double? {
+        try writer.read { db in
+            try Double.fetchOne(
+                db, sql: "SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? COLLATE NOCASE AND deleted_at IS NULL AND kind != 'warmup'",
+                arguments: [exercise])
+        }
+    }
+
+    // MARK: Meta
+
+    public func meta(_ key: String) throws -> String? {
+        try writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+    }
+
+    public func setMeta(_ key: String, _ value: String?) throws {
+        try writer.write { db in
+            if let value {
+                try db.execute(
+                    sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    arguments: [key, value])
+            } else {
+                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])
+            }
+        }
+    }
+
+    /// The persisted airplane switch: while on, the engine makes no network I/O.
+    public var isAirplaneOn: Bool {
+        get throws { try meta(MetaKey.airplane) == "1" }
+    }
+
+    public func setAirplane(_ on: Bool) throws {
+        try setMeta(MetaKey.airplane, on ? "1" : "0")
+    }
+}
+
+/// Keys of the `meta` table.
+public enum MetaKey {
+    public static let airplane = "airplane"
+    public static let pullCursor = "pull_cursor"
+    public static let lastSyncAt = "last_sync_at"
+    public static let lastSyncError = "last_sync_error"
+    public static let deviceID = "device_id"
+    public static let user = "user"
+    public static let server = "server"
+    public static let authRequired = "auth_required"
+}

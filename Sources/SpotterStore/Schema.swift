@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+
+/// The client schema (SPEC section 2), in one migrator so every database, old or new,
+/// reaches the same shape before anything reads it.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value TEXT NOT NULL
+                    );
+                    CREATE TABLE exercises (
+                        id INTEGER PRIMARY KEY,
+                        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                        category TEXT,
+                        equipment TEXT,
+                        is_custom INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE workouts (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL,
+                        started_at TEXT NOT NULL,
+                        ended_at TEXT,
+                        notes TEXT,
+                        updated_at TEXT NOT NULL,
+                        server_version INTEGER,
+                        deleted_at TEXT,
+                        sync_state TEXT NOT NULL CHECK (sync_state IN ('synced','pending','rejected')),
+                        sync_error TEXT
+                    );
+                    CREATE INDEX workouts_by_start ON workouts(started_at);
+                    CREATE TABLE sets (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        workout_id TEXT NOT NULL REFERENCES workouts(id) ON DELETE CASCADE,
+                        exercise TEXT NOT NULL,
+                        position INTEGER NOT NULL,
+                        kind TEXT NOT NULL CHECK (kind IN ('normal','warmup','failure','drop')),
+                        weight REAL NOT NULL,
+                        unit TEXT NOT NULL CHECK (unit IN ('kg','lb')),
+                        reps INTEGER NOT NULL,
+                        rpe REAL,
+                        distance_m REAL,
+                        duration_s REAL,
+                        notes TEXT,
+                        performed_at TEXT NOT NULL,
+                        e1rm_kg REAL,
+                        is_pr INTEGER NOT NULL DEFAULT 0,
+                        updated_at TEXT NOT NULL,
+                        server_version INTEGER,
+                        deleted_at TEXT,
+                        sync_state TEXT NOT NULL CHECK (sync_state IN ('synced','pending','rejected')),
+                        sync_error TEXT
+                    );
+                    CREATE INDEX sets_by_workout ON sets(workout_id, position);
+                    CREATE INDEX sets_by_exercise ON sets(exercise COLLATE NOCASE, performed_at);
+                    CREATE INDEX sets_by_e1rm ON sets(exercise COLLATE NOCASE, e1rm_kg);
+                    CREATE TABLE outbox (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        op_id TEXT NOT NULL UNIQUE,
+                        user_id TEXT NOT NULL,
+                        entity_type TEXT NOT NULL CHECK (entity_type IN ('workout','set','favorite')),
+                        entity_id TEXT NOT NULL,
+                        kind TEXT NOT NULL CHECK (kind IN ('create','update','delete')),
+                        payload TEXT NOT NULL,
+                        before TEXT,
+                        idempotency_key TEXT NOT NULL UNIQUE,
+                        state TEXT NOT NULL CHECK (state IN
+                            ('pending','in_flight','succeeded','failed_transient','failed_permanent','blocked')),
+                        attempt_count INTEGER NOT NULL DEFAULT 0,
+                        next_attempt_at REAL,
+                        lease_expires_at REAL,
+                        depends_on TEXT,
+                        last_status INTEGER,
+                        last_error TEXT,
+                        created_at REAL NOT NULL,
+                        updated_at REAL NOT NULL,
+                        completed_at REAL,
+                        first_sent_at REAL
+                    );
+                    CREATE INDEX outbox_by_entity ON outbox(entity_type, entity_id, seq);
+                    CREATE INDEX outbox_by_user_state ON outbox(user_id, state, seq);
+                    CREATE INDEX outbox_by_dependency ON outbox(depends_on);
+                    CREATE TABLE favorites (
+                        exercise TEXT PRIMARY KEY NOT NULL COLLATE NOCASE
+                    );
+                    CREATE TABLE favorite_pending (
+                        exercise TEXT PRIMARY KEY NOT NULL COLLATE NOCASE,
+                        action TEXT NOT NULL CHECK (action IN ('add','remove')),
+                        op_id TEXT NOT NULL
+                    );
+                    CREATE TABLE sync_metrics (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        value INTEGER NOT NULL
+                    );
+                    CREATE TABLE sync_latency (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        ms REAL NOT NULL
+                    );
+                    """)
+            try Catalog.seed(db)
+            try db.execute(
+                sql: "INSERT INTO meta(key, value) VALUES ('device_id', ?)", arguments: [UUID().uuidString.lowercased()])
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,145 @@
+import ArgumentParser
+import Foundation
+import SpotterCore
+import SpotterStore
+
+extension WeightUnit: ExpressibleByArgument {}
+extension SetKind: ExpressibleByArgument {}
+
+func parseID(_ text: String, what: String) throws -> UUID {
+    guard let id = UUID(uuidString: text) else { throw CLIError("\(what) must be a UUID, got '\(text)'", code: 2) }
+    return id
+}
+
+/// `spotter log`: the same action as the UI's "Log set" form.
+struct Log: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Log a set; prints its id.")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Exercise name (catalogue lookup is case-insensitive; unknown names become custom exercises).")
+    var exercise: String
+    @Option(help: "Weight, in --unit.") var weight: Double
+    @Option(help: "Repetitions.") var reps: Int
+    @Option(help: "kg or lb.") var unit: WeightUnit = .kg
+    @Option(help: "Rate of perceived exertion, 1 to 10 in steps of 0.5.") var rpe: Double?
+    @Option(help: "normal, warmup, failure or drop.") var kind: SetKind = .normal
+    @Option(help: "Notes for this set.") var notes: String?
+    @Option(help: "Log into this workout (id).") var workout: String?
+    @Option(name: .customLong("new-workout"), help: "Start a new workout with this name.") var newWorkout: String?
+
+    func run() async throws {
+        if workout != nil && newWorkout != nil {
+            throw CLIError("use either --workout or --new-workout, not both", code: 2)
+        }
+        let choice: WorkoutChoice
+        if let workout {
+            choice = .existing(try parseID(workout, what: "--workout"))
+        } else if let newWorkout {
+            choice = .new(name: newWorkout)
+        } else {
+            choice = .current
+        }
+        let store = try global.openStore()
+        let logged = try store.logSet(
+            LogSetInput(exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, kind: kind, notes: notes, workout: choice))
+        print(logged.set.id.wireString)
+        try await EagerSync.attempt(global: global, store: store)
+    }
+}
+
+/// `spotter edit SET_ID …`
+struct Edit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Change fields of a set.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The set's id.") var setID: String
+    @Option var exercise: String?
+    @Option var weight: Double?
+    @Option var unit: WeightUnit?
+    @Option var reps: Int?
+    @Option var rpe: Double?
+    @Flag(name: .customLong("clear-rpe"), help: "Remove the RPE.") var clearRPE = false
+    @Option var kind: SetKind?
+    @Option var notes: String?
+
+    func run() async throws {
+        let id = try parseID(setID, what: "SET_ID")
+        let changes = SetChanges(
+            exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, clearRPE: clearRPE, kind: kind, notes: notes)
+        if changes == SetChanges() { throw CLIError("nothing to change: give at least one of --weight, --reps, --rpe, …", code: 2) }
+        let store = try global.openStore()
+        try store.editSet(id: id, changes: changes)
+        try await EagerSync.attempt(global: global, store: store)
+    }
+}
+
+/// `spotter delete SET_ID` / `spotter delete --workout ID`
+struct Delete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Delete a set, or a workout with its sets.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The set's id.") var setID: String?
+    @Option(help: "Delete this workout and its sets instead.") var workout: String?
+
+    func run() async throws {
+        let store: SpotterStore
+        switch (setID, workout) {
+        case (let setID?, nil):
+            let id = try parseID(setID, what: "SET_ID")
+            store = try global.openStore()
+            try store.deleteSet(id: id)
+        case (nil, let workout?):
+            let id = try parseID(workout, what: "--workout")
+            store = try global.openStore()
+            try store.deleteWorkout(id: id)
+        default:
+            throw CLIError("give either a SET_ID or --workout ID", code: 2)
+        }
+        try await EagerSync.attempt(global: global, store: store)
+    }
+}
+
+/// `spotter sets`
+struct SetsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "sets", abstract: "List sets, pending and rejected marked.")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Only this workout's sets.") var workout: String?
+    @Flag(help: "One JSON document on stdout.") var json = false
+
+    func run() async throws {
+        let workoutID = try workout.map { try parseID($0, what: "--workout") }
+        let store = try global.openStore()
+        let rows = try store.sets(workoutID: workoutID)
+        if json {
+            printJSON(.object(["sets": .array(rows.map(Render.setJSON))]))
+            return
+        }
+        if rows.isEmpty {
+            print("No sets yet. Log one with: spotter log --exercise \"Bench Press (Barbell)\" --weight 100 --reps 5")
+        }
+        for row in rows { print(Render.setLine(row)) }
+    }
+}
+
+/// `spotter workouts`
+struct WorkoutsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "workouts", abstract: "List workouts, newest first.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "One JSON document on stdout.") var json = false
+
+    func run() async throws {
+        let store = try global.openStore()
+        let rows = try store.workoutSummaries(limit: 100_000)
+        if json {
+            printJSON(.object(["workouts": .array(rows.map(Render.workoutJSON))]))
+            return
+        }
+        for row in rows { print(Render.workoutLine(row)) }
+    }
+}
+
+func printJSON(_ value: JSONValue) {
+    print(value.canonicalString)
+}

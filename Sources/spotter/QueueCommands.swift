@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import SpotterCore
+import SpotterStore
+
+/// `spotter status`
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Queue counts, airplane mode, last sync and metrics.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "One JSON document on stdout.") var json = false
+
+    func run() async throws {
+        let store = try global.openStore()
+        let counts = try store.queueCounts()
+        let airplane = try store.isAirplaneOn
+        let lastSync = try store.meta(MetaKey.lastSyncAt)
+        let metrics = try store.syncMetrics()
+        let server = global.serverURL ?? "embedded"
+        if json {
+            var metricFields = metrics.counters.mapValues { JSONValue.int(Int64($0)) }
+            metricFields["latency_p50_ms"] = JSONValue(metrics.latencyP50ms)
+            metricFields["latency_p95_ms"] = JSONValue(metrics.latencyP95ms)
+            printJSON(
+                .object([
+                    "pending": .int(Int64(counts.pending)), "in_flight": .int(Int64(counts.inFlight)),
+                    "failed": .int(Int64(counts.failed)), "blocked": .int(Int64(counts.blocked)), "airplane": .bool(airplane),
+                    "last_sync_at": JSONValue(lastSync), "server": .string(server), "metrics": .object(metricFields),
+                ]))
+            return
+        }
+        print("pending    \(counts.pending)\(counts.inFlight > 0 ? " (\(counts.inFlight) in flight)" : "")")
+        print("failed     \(counts.failed)")
+        print("blocked    \(counts.blocked)")
+        print("airplane   \(airplane ? "on" : "off")")
+        print("last sync  \(lastSync ?? "never")")
+        print("server     \(server)")
+        for (name, value) in metrics.counters.sorted(by: { $0.key < $1.key }) {
+            print("\(name.padding(toLength: 26, withPad: " ", startingAt: 0)) \(value)")
+        }
+        if let p50 = metrics.latencyP50ms, let p95 = metrics.latencyP95ms {
+            print("enqueue→success  p50 \(Formatting.number(p50.rounded())) ms, p95 \(Formatting.number(p95.rounded())) ms")
+        }
+    }
+}
+
+/// `spotter outbox`
+struct OutboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "outbox", abstract: "The newest outbox operations.")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "How many rows.") var limit = 20
+    @Flag(help: "One JSON document on stdout.") var json = false
+
+    func run() async throws {
+        guard limit > 0 else { throw CLIError("--limit must be at least 1", code: 2) }
+        let store = try global.openStore()
+        let ops = try store.outbox(limit: limit)
+        if json {
+            printJSON(.object(["operations": .array(ops.map(Render.operationJSON))]))
+            return
+        }
+        for op in ops { print(Render.operationLine(op)) }
+    }
+}
+
+/// `spotter airplane on|off|toggle`
+struct Airplane: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Simulate going offline: no network I/O while on.")
+
+    enum Mode: String, ExpressibleByArgument, CaseIterable { case on, off, toggle }
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "on, off or toggle.") var mode: Mode
+
+    func run() async throws {
+        let store = try global.openStore()
+        let on: Bool
+        switch mode {
+        case .on: on = true
+        case .off: on = false
+        case .toggle: on = !(try store.isAirplaneOn)
+        }
+        try store.setAirplane(on)
+        print("airplane \(on ? "on" : "off")")
+        if !on { try await EagerSync.attempt(global: global, store: store) }
+    }
+}
+
+/// `spotter retry OP_ID | --all-failed`
+struct Retry: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Send failed operations again.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The operation's id.") var opID: String?
+    @Flag(name: .customLong("all-failed"), help: "Every failed operation.") var allFailed = false
+
+    func run() async throws {
+        let store = try global.openStore()
+        switch (opID, allFailed) {
+        case (let opID?, false):
+            try store.retry(opID: opID.lowercased())
+        case (nil, true):
+            print("retrying \(try store.retryAllFailed()) operation(s)")
+        default:
+            throw CLIError("give either an OP_ID or --all-failed", code: 2)
+        }
+        try await EagerSync.attempt(global: global, store: store)
+    }
+}
+
+/// `spotter discard OP_ID`
+struct Discard: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Give up on a failed operation; a rejected set or workout is removed locally.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The operation's id.") var opID: String
+
+    func run() async throws {
+        let store = try global.openStore()
+        try store.discard(opID: opID.lowercased())
+    }
+}
+
+/// The one bounded sync attempt a write command makes after enqueueing (SPEC section 6).
+enum EagerSync {
+    static func attempt(global: GlobalOptions, store: SpotterStore) async throws {
+        // The sync engine lands with its own issue; until then writes only enqueue.
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import SpotterCore
+import SpotterStore
+
+/// The `spotter` command: the UI without a subcommand, the scriptable CLI with one.
+struct Spotter: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "spotter",
+        abstract: "An offline-first workout logger for the terminal.",
+        discussion: "Without a subcommand, opens the full-screen UI.",
+        subcommands: [
+            Log.self, Edit.self, Delete.self, SetsCommand.self, WorkoutsCommand.self, Status.self, OutboxCommand.self,
+            Airplane.self, Retry.self, Discard.self,
+        ]
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        throw CLIError("the terminal UI is not available in this build; see `spotter --help` for the commands")
+    }
+}
+
+/// The entry point: runs the command and turns every error into one line on stderr and an exit code
+/// (2 for usage, 1 for everything else), never a stack trace.
+@main
+enum Main {
+    static func main() async {
+        do {
+            var command = try Spotter.parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data("spotter: \(error.message)\n".utf8))
+            Foundation.exit(error.code)
+        } catch let error as StoreError {
+            FileHandle.standardError.write(Data("spotter: \(error.description)\n".utf8))
+            Foundation.exit(1)
+        } catch {
+            let code = Spotter.exitCode(for: error)
+            if code == .success {
+                print(Spotter.fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            let message = Spotter.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            FileHandle.standardError.write(Data("spotter: \(message)\n".utf8))
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data("usage: see `spotter --help`\n".utf8))
+                Foundation.exit(2)
+            }
+            Foundation.exit(1)
+        }
+    }
+}
+
+/// A user-facing failure of a command, with its exit code.
+struct CLIError: Error {
+    let message: String
+    let code: Int32
+    init(_ message: String, code: Int32 = 1) {
+        self.message = message
+        self.code = code
+    }
+}
