@@ -55,7 +55,10 @@ let package = Package(
         ),
         .target(
             name: "SpotterTUI",
-            dependencies: ["SpotterCore", "SpotterStore", "SpotterSync", "CNcursesw"]
+            dependencies: [
+                "SpotterCore", "SpotterStore", "SpotterSync", "CNcursesw",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "spotter",
