@@ -87,29 +87,64 @@ extension SpotterStore {
     /// success, permanent failure handling). Returns notices for the user.
     @discardableResult
     public func complete(opID: String, result: OperationResult) throws -> [StoreNotice] {
+        try complete([(opID, result)])
+    }
+
+    /// Records the results of a whole batch in one transaction.
+    @discardableResult
+    public func complete(_ results: [(opID: String, result: OperationResult)]) throws -> [StoreNotice] {
         let now = clock.now()
         return try writer.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ?", arguments: [opID]) else {
-                return []  // discarded meanwhile: nothing left to record
+            var notices: [StoreNotice] = []
+            for (opID, result) in results {
+                guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ?"), arguments: [opID])
+                else { continue }  // discarded meanwhile: nothing left to record
+                let op = OutboxOperation(row: row)
+                guard op.state != .succeeded else { continue }
+                switch result {
+                case .succeeded(let status, let body):
+                    try markSucceeded(op, status: status, body: body, db: db, now: now)
+                case .transient(let status, let error, let retryAt):
+                    try db.cachedStatement(
+                        sql: """
+                            UPDATE outbox SET state = 'failed_transient', next_attempt_at = ?, lease_expires_at = NULL,
+                                last_status = ?, last_error = ?, updated_at = ?
+                            WHERE op_id = ?
+                            """
+                    ).execute(arguments: [retryAt.timeIntervalSince1970, status, error, now.timeIntervalSince1970, opID])
+                case .permanent(let status, let error):
+                    notices += try markFailedPermanently(op, status: status, error: error, db: db, now: now)
+                }
             }
-            let op = OutboxOperation(row: row)
-            guard op.state != .succeeded else { return [] }
-            switch result {
-            case .succeeded(let status, let body):
-                try markSucceeded(op, status: status, body: body, db: db, now: now)
-                return []
-            case .transient(let status, let error, let retryAt):
+            return notices
+        }
+    }
+
+    /// Puts claimed operations back as if never claimed: they were not sent (airplane mode
+    /// came on, or they did not fit the batch), so the try must not count.
+    public func releaseUnsent(opIDs: [String]) throws {
+        guard !opIDs.isEmpty else { return }
+        let now = clock.now().timeIntervalSince1970
+        try writer.write { db in
+            for opID in opIDs {
                 try db.execute(
                     sql: """
-                        UPDATE outbox SET state = 'failed_transient', next_attempt_at = ?, lease_expires_at = NULL,
-                            last_status = ?, last_error = ?, updated_at = ?
-                        WHERE op_id = ?
-                        """,
-                    arguments: [retryAt.timeIntervalSince1970, status, error, now.timeIntervalSince1970, opID])
-                return []
-            case .permanent(let status, let error):
-                return try markFailedPermanently(op, status: status, error: error, db: db, now: now)
+                        UPDATE outbox SET state = CASE WHEN attempt_count > 1 THEN 'failed_transient' ELSE 'pending' END,
+                            first_sent_at = CASE WHEN attempt_count <= 1 THEN NULL ELSE first_sent_at END,
+                            attempt_count = MAX(0, attempt_count - 1), lease_expires_at = NULL, updated_at = ?
+                        WHERE op_id = ? AND state = 'in_flight'
+                        """, arguments: [now, opID])
             }
+        }
+    }
+
+    /// When the soonest waiting retry of this user comes due.
+    public func nextRetryAt() throws -> Date? {
+        try writer.read { db in
+            try Double.fetchOne(
+                db, sql: "SELECT MIN(next_attempt_at) FROM outbox WHERE user_id = ? AND state = 'failed_transient'",
+                arguments: [userID]
+            ).map(Date.init(timeIntervalSince1970:))
         }
     }
 

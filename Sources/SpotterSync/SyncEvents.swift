@@ -14,7 +14,7 @@ public enum Connectivity: Sendable, Equatable {
 
 /// Why a flush was asked for; concurrent triggers coalesce into one running flush.
 public enum SyncTrigger: String, Sendable {
-    case startup, enqueue, airplaneOff = "airplane_off", periodic, manual, resumed
+    case startup, enqueue, airplaneOff = "airplane_off", periodic, manual, resumed, retry
 }
 
 /// A change the engine tells the UI about.
