@@ -44,6 +44,11 @@ struct ServerComponents: Sendable {
             responder: responder,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            services: [
+                IdempotencyPurgeService(
+                    store: store, clock: configuration.clock, timeToLive: configuration.idempotencyTTL,
+                    interval: .seconds(3600), logger: logger)
+            ],
             onServerRunning: onServerRunning,
             logger: logger)
     }
