@@ -43,15 +43,19 @@ struct EntityHandlers {
             return .json(200, existing.value)
         }
         var workout = incoming
-        stamp(&workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
+        stamp(
+            &workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
         try transaction.saveWorkout(workout, owner: user)
         return .json(201, workout)
     }
 
     private func updateWorkout(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
         guard var workout = try liveWorkout(id) else { return .problem(Problems.notFound("no workout \(id)")) }
-        do { try EntityRules.patchWorkout(&workout, with: fields) } catch { return .problem(Problems.validation(error)) }
-        stamp(&workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
+        do { try EntityRules.patchWorkout(&workout, with: fields) } catch {
+            return .problem(Problems.validation(error))
+        }
+        stamp(
+            &workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
         try transaction.saveWorkout(workout, owner: user)
         return .json(200, workout)
     }
@@ -62,7 +66,8 @@ struct EntityHandlers {
             tombstone(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion())
             try transaction.saveSet(set, owner: user)
         }
-        tombstone(&workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
+        tombstone(
+            &workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
         try transaction.saveWorkout(workout, owner: user)
         return .noContent
     }
@@ -143,13 +148,17 @@ struct EntityHandlers {
 
     // MARK: Stamps
 
-    private func stamp(_ updatedAt: inout String?, _ serverVersion: inout Int64?, _ deleted: inout Bool?, version: Int64) {
+    private func stamp(
+        _ updatedAt: inout String?, _ serverVersion: inout Int64?, _ deleted: inout Bool?, version: Int64
+    ) {
         updatedAt = now
         serverVersion = version
         deleted = false
     }
 
-    private func tombstone(_ updatedAt: inout String?, _ serverVersion: inout Int64?, _ deleted: inout Bool?, version: Int64) {
+    private func tombstone(
+        _ updatedAt: inout String?, _ serverVersion: inout Int64?, _ deleted: inout Bool?, version: Int64
+    ) {
         updatedAt = now
         serverVersion = version
         deleted = true

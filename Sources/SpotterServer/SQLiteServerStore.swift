@@ -180,7 +180,8 @@ public struct SQLiteServerStore: ServerStore {
         try await dbWriter.read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT * FROM workouts WHERE owner = ? \(includeDeleted ? "" : "AND deleted = 0") ORDER BY started_at, id",
+                sql:
+                    "SELECT * FROM workouts WHERE owner = ? \(includeDeleted ? "" : "AND deleted = 0") ORDER BY started_at, id",
                 arguments: [user]
             ).map(SQLiteServerTransaction.workout(from:))
         }

@@ -23,7 +23,8 @@ struct ServerComponents: Sendable {
         }
         let store: any ServerStore
         do {
-            store = try configuration.makeStore?(configuration.databasePath)
+            store =
+                try configuration.makeStore?(configuration.databasePath)
                 ?? SQLiteServerStore(path: configuration.databasePath)
         } catch {
             throw ServerStartError("cannot open the server database at \(configuration.databasePath): \(error)")
@@ -100,7 +101,9 @@ public final class BackgroundServer: Sendable {
 
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    private init(port: Int, store: any ServerStore, metrics: ServerMetrics, group: ServiceGroup, running: Task<Void, Never>) {
+    private init(
+        port: Int, store: any ServerStore, metrics: ServerMetrics, group: ServiceGroup, running: Task<Void, Never>
+    ) {
         self.port = port
         self.store = store
         self.metrics = metrics

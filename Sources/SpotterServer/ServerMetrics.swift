@@ -47,15 +47,18 @@ public final class ServerMetrics: @unchecked Sendable {
             var out = ""
             out += "# HELP spotter_http_requests_total HTTP requests by route and status.\n"
             out += "# TYPE spotter_http_requests_total counter\n"
-            for (label, count) in requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) }) {
-                out += "spotter_http_requests_total{route=\"\(escape(label.route))\",status=\"\(label.status)\"} \(count)\n"
+            for (label, count) in requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) })
+            {
+                out +=
+                    "spotter_http_requests_total{route=\"\(escape(label.route))\",status=\"\(label.status)\"} \(count)\n"
             }
             out += "# HELP spotter_batch_operations_total Operations inside POST /v1/batch by route and status.\n"
             out += "# TYPE spotter_batch_operations_total counter\n"
             for (label, count) in batchOperations.sorted(by: {
                 ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status)
             }) {
-                out += "spotter_batch_operations_total{route=\"\(escape(label.route))\",status=\"\(label.status)\"} \(count)\n"
+                out +=
+                    "spotter_batch_operations_total{route=\"\(escape(label.route))\",status=\"\(label.status)\"} \(count)\n"
             }
             out += "# HELP spotter_idempotency_replays_total Responses replayed from an idempotency record.\n"
             out += "# TYPE spotter_idempotency_replays_total counter\n"

@@ -145,7 +145,8 @@ struct SpotterResponder: HTTPResponder {
         guard request.ops.count <= configuration.maxBatchOperations else {
             return .problem(
                 Problems.validation(
-                    ValidationError(field: "ops", message: "must hold at most \(configuration.maxBatchOperations) operations")))
+                    ValidationError(
+                        field: "ops", message: "must hold at most \(configuration.maxBatchOperations) operations")))
         }
         var results: [BatchResult] = []
         results.reserveCapacity(request.ops.count)
@@ -189,7 +190,9 @@ struct SpotterResponder: HTTPResponder {
         var data = Data()
         do {
             for try await buffer in request.body {
-                guard data.count + buffer.readableBytes <= limit else { return .failure(Problems.tooLarge(limit: limit)) }
+                guard data.count + buffer.readableBytes <= limit else {
+                    return .failure(Problems.tooLarge(limit: limit))
+                }
                 data.append(contentsOf: buffer.readableBytesView)
             }
         } catch {

@@ -109,7 +109,8 @@ struct SyncAPI: Sendable {
                 let response = try EntityHandlers(transaction: transaction, user: user, now: now)
                     .handle(route, fields: fields)
                 if let claim, response.status < 500 {
-                    try transaction.completeIdempotencyRecord(claim.scope, token: claim.token, response: response.stored)
+                    try transaction.completeIdempotencyRecord(
+                        claim.scope, token: claim.token, response: response.stored)
                 }
                 return response
             }
@@ -143,14 +144,16 @@ struct SyncAPI: Sendable {
                 var since: Int64 = 0
                 if let raw = query["since"], !raw.isEmpty {
                     guard let value = Int64(raw), value >= 0 else {
-                        return .problem(Problems.malformed("since must be a cursor returned by this server", field: "since"))
+                        return .problem(
+                            Problems.malformed("since must be a cursor returned by this server", field: "since"))
                     }
                     since = value
                 }
                 var limit = 500
                 if let raw = query["limit"], !raw.isEmpty {
                     guard let value = Int(raw), (1...5000).contains(value) else {
-                        return .problem(Problems.malformed("limit must be a whole number from 1 to 5000", field: "limit"))
+                        return .problem(
+                            Problems.malformed("limit must be a whole number from 1 to 5000", field: "limit"))
                     }
                     limit = value
                 }

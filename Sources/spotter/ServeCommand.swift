@@ -30,7 +30,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("chaos-fail"), help: "Probability (0-1) of answering 503 before handling.")
     var chaosFail = 0.0
 
-    @Option(name: .customLong("chaos-drop"), help: "Probability (0-1) of committing, then closing the connection unanswered.")
+    @Option(
+        name: .customLong("chaos-drop"),
+        help: "Probability (0-1) of committing, then closing the connection unanswered.")
     var chaosDrop = 0.0
 
     @Option(name: .customLong("chaos-429"), help: "Probability (0-1) of answering 429 with Retry-After: 2.")

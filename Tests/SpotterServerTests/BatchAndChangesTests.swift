@@ -25,13 +25,18 @@ struct BatchAndChangesTests {
             let workoutID = UUID().wireString
             let goodSet = UUID().wireString
             let ops = [
-                BatchOp(idempotencyKey: "k1", method: "POST", path: Route.workouts, body: Fixtures.workout(id: workoutID)),
-                BatchOp(idempotencyKey: "k2", method: "POST", path: Route.sets,
-                        body: Fixtures.set(workoutID: workoutID, reps: 5000)),
-                BatchOp(idempotencyKey: "k3", method: "POST", path: Route.sets,
-                        body: Fixtures.set(id: goodSet, workoutID: workoutID)),
-                BatchOp(idempotencyKey: nil, method: "POST", path: Route.sets, body: Fixtures.set(workoutID: workoutID)),
-                BatchOp(idempotencyKey: "k5", method: "PATCH", path: Route.set(UUID()), body: .object(["reps": .int(1)])),
+                BatchOp(
+                    idempotencyKey: "k1", method: "POST", path: Route.workouts, body: Fixtures.workout(id: workoutID)),
+                BatchOp(
+                    idempotencyKey: "k2", method: "POST", path: Route.sets,
+                    body: Fixtures.set(workoutID: workoutID, reps: 5000)),
+                BatchOp(
+                    idempotencyKey: "k3", method: "POST", path: Route.sets,
+                    body: Fixtures.set(id: goodSet, workoutID: workoutID)),
+                BatchOp(
+                    idempotencyKey: nil, method: "POST", path: Route.sets, body: Fixtures.set(workoutID: workoutID)),
+                BatchOp(
+                    idempotencyKey: "k5", method: "PATCH", path: Route.set(UUID()), body: .object(["reps": .int(1)])),
                 BatchOp(idempotencyKey: nil, method: "PUT", path: Route.favorite("Deadlift (Barbell)"), body: nil),
                 BatchOp(idempotencyKey: nil, method: "DELETE", path: "/v1/sets/\(goodSet)", body: nil),
             ]
@@ -93,7 +98,8 @@ struct BatchAndChangesTests {
             #expect(try await server.send(.POST, Route.batch, body: "{").status == 400)
             #expect(try await server.send(.POST, Route.batch, body: "{\"ops\":[]}", token: nil).status == 401)
             let (_, results) = try await batch(
-                server, [BatchOp(idempotencyKey: "a\u{01}b", method: "POST", path: Route.workouts, body: Fixtures.workout())])
+                server,
+                [BatchOp(idempotencyKey: "a\u{01}b", method: "POST", path: Route.workouts, body: Fixtures.workout())])
             #expect(results.first?.status == 400)
         }
     }
@@ -125,7 +131,8 @@ struct BatchAndChangesTests {
             var pages = 0
             while pages < 100 {
                 pages += 1
-                let page = try await server.send(.GET, Route.changes + "?since=\(cursor)&limit=4").decode(ChangesPage.self)
+                let page = try await server.send(.GET, Route.changes + "?since=\(cursor)&limit=4").decode(
+                    ChangesPage.self)
                 #expect(page.changes.count <= 4)
                 for change in page.changes {
                     let version = change.workout?.serverVersion ?? change.set?.serverVersion ?? 0

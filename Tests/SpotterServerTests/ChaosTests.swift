@@ -61,7 +61,8 @@ struct ChaosTests {
     func rateLimited() async throws {
         let server = try await TestServer.start { $0.chaos.rate429 = 1 }
         try await stopping(server) { server in
-            let response = try await server.send(.POST, Route.workouts, json: Fixtures.workout(), key: UUID().uuidString)
+            let response = try await server.send(
+                .POST, Route.workouts, json: Fixtures.workout(), key: UUID().uuidString)
             #expect(response.status == 429)
             #expect(response.headers.first(name: "Retry-After") == "2")
             #expect(response.contentType == "application/problem+json")
@@ -145,7 +146,8 @@ enum RawHTTP {
             } else if errno == ECONNRESET {
                 return received
             } else {
-                throw TestFailure("recv() failed or timed out (errno \(errno)) — the server neither answered nor closed")
+                throw TestFailure(
+                    "recv() failed or timed out (errno \(errno)) — the server neither answered nor closed")
             }
         }
     }

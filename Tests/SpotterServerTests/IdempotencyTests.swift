@@ -117,7 +117,9 @@ struct IdempotencyTests {
         try await stopping(server) { server in
             let key = "one-key"
             let workoutID = UUID().wireString
-            #expect(try await server.send(.POST, Route.workouts, json: Fixtures.workout(id: workoutID), key: key).status == 201)
+            #expect(
+                try await server.send(.POST, Route.workouts, json: Fixtures.workout(id: workoutID), key: key).status
+                    == 201)
             let set = try await server.send(.POST, Route.sets, json: Fixtures.set(workoutID: workoutID), key: key)
             #expect(set.status == 201)
             #expect(!set.replayed)
@@ -247,7 +249,8 @@ struct IdempotencyTests {
             #expect(try await server.send(.POST, Route.workouts, json: Fixtures.workout(), key: key).status == 422)
 
             clock.advance(by: 120)
-            let afterExpiry = try await server.send(.POST, Route.workouts, json: Fixtures.workout(name: "Legs"), key: key)
+            let afterExpiry = try await server.send(
+                .POST, Route.workouts, json: Fixtures.workout(name: "Legs"), key: key)
             #expect(afterExpiry.status == 201)
             #expect(!afterExpiry.replayed)
             #expect(try await server.store.allWorkouts(user: "alice").count == 2)
@@ -280,7 +283,8 @@ struct IdempotencyTests {
     func serverErrorsAreNotStored() async throws {
         let failures = FailureSwitch(failingWrites: 1)
         let server = try await TestServer.start { configuration in
-            configuration.makeStore = { path in FlakyStore(base: try SQLiteServerStore(path: path), failures: failures) }
+            configuration.makeStore = { path in FlakyStore(base: try SQLiteServerStore(path: path), failures: failures)
+            }
         }
         try await stopping(server) { server in
             let key = UUID().uuidString

@@ -3,8 +3,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import NIOCore
 import Logging
+import NIOCore
 import SpotterCore
 import SpotterProtocol
 import Testing

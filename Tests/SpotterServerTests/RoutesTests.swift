@@ -32,7 +32,8 @@ struct RoutesTests {
 
             let set = try await server.send(
                 .POST, Route.sets,
-                json: Fixtures.set(workoutID: workoutID.lowercased(), exercise: "  Squat (Barbell)  ", weight: 102.4567),
+                json: Fixtures.set(
+                    workoutID: workoutID.lowercased(), exercise: "  Squat (Barbell)  ", weight: 102.4567),
                 key: UUID().uuidString)
             #expect(set.status == 201)
             let canonicalSet = try set.decode(SetDTO.self)
@@ -87,8 +88,10 @@ struct RoutesTests {
             let workoutID = try await server.createWorkout()
             for (weight, reps, rpe) in [(0.0, 0, 1.0), (2000.0, 1000, 9.5)] {
                 let response = try await server.send(
-                    .POST, Route.sets, json: Fixtures.set(workoutID: workoutID, weight: weight, reps: reps,
-                                                          extra: ["rpe": .double(rpe)]), key: UUID().uuidString)
+                    .POST, Route.sets,
+                    json: Fixtures.set(
+                        workoutID: workoutID, weight: weight, reps: reps,
+                        extra: ["rpe": .double(rpe)]), key: UUID().uuidString)
                 #expect(response.status == 201, "\(response.text)")
             }
         }
@@ -173,7 +176,8 @@ struct RoutesTests {
             let bob = TestServer.bobToken
             #expect(
                 try await server.send(
-                    .PATCH, Route.sets + "/\(setID)", json: .object(["reps": .int(1)]), key: UUID().uuidString, token: bob
+                    .PATCH, Route.sets + "/\(setID)", json: .object(["reps": .int(1)]), key: UUID().uuidString,
+                    token: bob
                 ).status == 404)
             #expect(try await server.send(.DELETE, Route.sets + "/\(setID)", token: bob).status == 404)
             #expect(try await server.send(.DELETE, Route.workouts + "/\(workoutID)", token: bob).status == 404)
@@ -267,8 +271,9 @@ struct RoutesTests {
             #expect(try await server.send(.PUT, Route.favorite("Squat (Barbell)")).status == 204)
             let list = try await server.send(.GET, Route.favorites).decode(FavoritesDTO.self)
             #expect(list.favorites == ["Bench Press (Barbell)", "Squat (Barbell)"])
-            #expect(try await server.send(.GET, Route.favorites, token: TestServer.bobToken).decode(FavoritesDTO.self)
-                .favorites.isEmpty)
+            #expect(
+                try await server.send(.GET, Route.favorites, token: TestServer.bobToken).decode(FavoritesDTO.self)
+                    .favorites.isEmpty)
             #expect(try await server.send(.DELETE, path).status == 204)
             let again = try await server.send(.DELETE, path)
             #expect(again.status == 404)
@@ -290,7 +295,7 @@ struct RoutesTests {
             let metrics = try await server.send(.GET, Route.metrics, token: nil)
             #expect(metrics.status == 200)
             #expect(metrics.contentType?.hasPrefix("text/plain") == true)
-            #expect(metrics.text.contains("spotter_http_requests_total{route=\"POST /v1/workouts\",status=\"201\"} 2"))  // first + replay
+            #expect(metrics.text.contains("spotter_http_requests_total{route=\"POST /v1/workouts\",status=\"201\"} 2"))
             #expect(metrics.text.contains("spotter_http_requests_total{route=\"POST /v1/workouts\",status=\"422\"} 1"))
             #expect(metrics.text.contains("spotter_idempotency_replays_total 1"))
             #expect(metrics.text.contains("spotter_idempotency_key_reused_total 1"))

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import SpotterCore
 import SpotterProtocol
+
 @testable import SpotterServer
 
 /// A response as a client saw it on the wire.
@@ -107,19 +108,24 @@ final class TestServer: Sendable {
     {
         let response = try await send(
             .POST, Route.workouts, json: Fixtures.workout(id: id, name: name), key: UUID().uuidString, token: token)
-        guard response.status == 201 else { throw TestFailure("workout create answered \(response.status): \(response.text)") }
+        guard response.status == 201 else {
+            throw TestFailure("workout create answered \(response.status): \(response.text)")
+        }
         return id
     }
 
     /// Creates a set through the API and returns its id.
     @discardableResult
-    func createSet(workoutID: String, id: String = UUID().wireString, weight: Double = 100, reps: Int = 5,
-                   token: String = TestServer.aliceToken) async throws -> String
-    {
+    func createSet(
+        workoutID: String, id: String = UUID().wireString, weight: Double = 100, reps: Int = 5,
+        token: String = TestServer.aliceToken
+    ) async throws -> String {
         let response = try await send(
             .POST, Route.sets, json: Fixtures.set(id: id, workoutID: workoutID, weight: weight, reps: reps),
             key: UUID().uuidString, token: token)
-        guard response.status == 201 else { throw TestFailure("set create answered \(response.status): \(response.text)") }
+        guard response.status == 201 else {
+            throw TestFailure("set create answered \(response.status): \(response.text)")
+        }
         return id
     }
 }
@@ -167,7 +173,7 @@ actor Gate {
         let mine = arrivals
         let ready = arrivalWaiters.filter { $0.0 <= arrivals }
         arrivalWaiters.removeAll { $0.0 <= arrivals }
-        ready.forEach { $0.1.resume() }
+        for (_, waiter) in ready { waiter.resume() }
         if isOpen || mine > holding { return }
         await withCheckedContinuation { openWaiters.append($0) }
     }
@@ -180,7 +186,7 @@ actor Gate {
 
     func open() {
         isOpen = true
-        openWaiters.forEach { $0.resume() }
+        for waiter in openWaiters { waiter.resume() }
         openWaiters.removeAll()
     }
 }
