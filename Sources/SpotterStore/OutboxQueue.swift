@@ -374,7 +374,16 @@ extension SpotterStore {
                     "operation \(opID) is \(op.state.rawValue); only failed or blocked operations can be discarded")
             }
             if op.kind == .create {
+                let workoutID = op.entityType == .set
+                    ? try String.fetchOne(db, sql: "SELECT workout_id FROM sets WHERE id = ?", arguments: [op.entityID]) : nil
                 try discardEntity(type: op.entityType, id: op.entityID, db: db)
+                // A workout kept only because it held this set (it was deleted on another device) goes with it.
+                if let workoutID,
+                    try String.fetchOne(db, sql: "SELECT sync_error FROM workouts WHERE id = ?", arguments: [workoutID]) == Self.deletedElsewhere,
+                    try !workoutHoldsUnresolvedSets(workoutID, db: db)
+                {
+                    try db.execute(sql: "DELETE FROM workouts WHERE id = ?", arguments: [workoutID])
+                }
             } else {
                 try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [opID])
                 if op.entityType == .favorite {

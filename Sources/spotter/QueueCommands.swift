@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SpotterCore
 import SpotterStore
+import SpotterSync
 
 /// `spotter status`
 struct Status: AsyncParsableCommand {
@@ -123,9 +124,43 @@ struct Discard: AsyncParsableCommand {
     }
 }
 
-/// The one bounded sync attempt a write command makes after enqueueing (SPEC section 6).
+/// The one bounded sync attempt a write command makes after enqueueing (SPEC section 6):
+/// only with `--server` (without it, writes only enqueue and `spotter sync` does the rest),
+/// at most 2 seconds, and never a failure — the operation is safe in the outbox either way.
 enum EagerSync {
     static func attempt(global: GlobalOptions, store: SpotterStore) async throws {
-        // The sync engine lands with its own issue; until then writes only enqueue.
+        guard global.serverURL != nil, (try? store.isAirplaneOn) != true else { return }
+        var configuration = SyncConfiguration()
+        configuration.requestTimeout = 2
+        guard let session = try? await SyncSession.start(
+            global: global, store: store, configuration: configuration, logger: commandLogger("spotter.sync"))
+        else { return }
+        _ = await session.engine.drain(until: Date().addingTimeInterval(2))
+        await session.shutdown()
+    }
+}
+
+/// `spotter sync`
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Push and pull until the queue is empty or time is up (exit 0 empty, 3 operations remain).")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Seconds to keep trying.") var timeout: Double = 30
+
+    func run() async throws {
+        guard timeout > 0 else { throw CLIError("--timeout must be more than 0", code: 2) }
+        let store = try global.openStore()
+        if try store.isAirplaneOn {
+            let pending = try store.queueCounts().pending
+            FileHandle.standardError.write(Data("spotter: airplane mode is on; \(pending) operation(s) stay queued\n".utf8))
+            throw ExitCode(pending == 0 ? 0 : 3)
+        }
+        let session = try await SyncSession.start(global: global, store: store, logger: commandLogger("spotter.sync"))
+        let empty = await session.engine.drain(until: Date().addingTimeInterval(timeout))
+        await session.shutdown()
+        let counts = try store.queueCounts()
+        print("pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked)")
+        if !empty { throw ExitCode(3) }
     }
 }
