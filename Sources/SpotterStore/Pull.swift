@@ -28,7 +28,8 @@ extension SpotterStore {
                 }
             }
             try db.execute(
-                sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                sql:
+                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 arguments: [MetaKey.pullCursor, cursor])
             return changed
         }
@@ -45,12 +46,17 @@ extension SpotterStore {
                 """, arguments: [id]) ?? false
     }
 
-    private func merge(type: EntityType, fields: [String: JSONValue], deleted: Bool, db: Database, now: Date) throws -> Bool {
-        guard let id = fields["id"]?.stringValue?.lowercased(), let table = EntityTable.table(type) else { return false }
+    private func merge(
+        type: EntityType, fields: [String: JSONValue], deleted: Bool, db: Database, now: Date
+    ) throws -> Bool {
+        guard let id = fields["id"]?.stringValue?.lowercased(), let table = EntityTable.table(type) else {
+            return false
+        }
         if try Outbox.hasQueued(db, type: type, id: id) { return false }
         if try Outbox.createNeverAccepted(db, type: type, id: id) { return false }
         let version = fields["server_version"]?.intValue
-        let existing = try Row.fetchOne(db, sql: "SELECT server_version, deleted_at FROM \(table) WHERE id = ?", arguments: [id])
+        let existing = try Row.fetchOne(
+            db, sql: "SELECT server_version, deleted_at FROM \(table) WHERE id = ?", arguments: [id])
         if deleted {
             guard existing != nil else { return false }
             if type == .workout, try workoutHoldsUnresolvedSets(id, db: db) {
@@ -76,12 +82,14 @@ extension SpotterStore {
                         VALUES (?, ?, ?, ?, ?, ?, ?, 'synced')
                         """,
                     arguments: [
-                        id, fields["name"]?.stringValue ?? "Workout", fields["started_at"]?.stringValue ?? Timestamp.format(now),
+                        id, fields["name"]?.stringValue ?? "Workout",
+                        fields["started_at"]?.stringValue ?? Timestamp.format(now),
                         fields["ended_at"]?.stringValue, fields["notes"]?.stringValue, updatedAt, version,
                     ])
             case .set:
                 guard let workoutID = fields["workout_id"]?.stringValue?.lowercased(),
-                    try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ?)", arguments: [workoutID]) == true
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ?)", arguments: [workoutID]) == true
                 else { return false }
                 let exercise = try resolveExercise(fields["exercise"]?.stringValue ?? "Unknown", db: db)
                 try db.execute(
@@ -90,7 +98,10 @@ extension SpotterStore {
                             updated_at, server_version, sync_state)
                         VALUES (?, ?, ?, 0, 'normal', 0, 'kg', 0, ?, ?, ?, 'synced')
                         """,
-                    arguments: [id, workoutID, exercise, fields["performed_at"]?.stringValue ?? Timestamp.format(now), updatedAt, version])
+                    arguments: [
+                        id, workoutID, exercise, fields["performed_at"]?.stringValue ?? Timestamp.format(now),
+                        updatedAt, version,
+                    ])
             case .favorite:
                 return false
             }

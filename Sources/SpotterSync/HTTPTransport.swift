@@ -34,7 +34,9 @@ public final class HTTPSyncTransport: SyncTransport {
         try? client.syncShutdown()
     }
 
-    public func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void) {
+    public func send(
+        _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
+    ) {
         var http: HTTPClient.Request
         do {
             http = try HTTPClient.Request(url: baseURL + request.path, method: HTTPMethod(rawValue: request.method))

@@ -9,14 +9,18 @@ public protocol ScheduledWork: Sendable {
 /// a hand-cranked scheduler in tests so backoff and the periodic tick run without sleeping.
 public protocol SyncScheduler: Sendable {
     /// Runs `work` on `queue` after `delay` seconds.
-    func schedule(after delay: TimeInterval, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork
+    func schedule(
+        after delay: TimeInterval, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void
+    ) -> any ScheduledWork
 }
 
 /// Timers as `DispatchSourceTimer`s.
 public struct DispatchSyncScheduler: SyncScheduler {
     public init() {}
 
-    public func schedule(after delay: TimeInterval, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+    public func schedule(
+        after delay: TimeInterval, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void
+    ) -> any ScheduledWork {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + max(0, delay), leeway: .milliseconds(20))
         timer.setEventHandler(handler: work)
@@ -55,7 +59,9 @@ public final class ManualSyncScheduler: SyncScheduler, @unchecked Sendable {
 
     public init() {}
 
-    public func schedule(after delay: TimeInterval, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) -> any ScheduledWork {
+    public func schedule(
+        after delay: TimeInterval, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void
+    ) -> any ScheduledWork {
         lock.withLock {
             let entry = Entry(due: now + max(0, delay), queue: queue, work: work)
             entries.append(entry)

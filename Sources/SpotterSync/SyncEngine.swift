@@ -134,7 +134,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             if now >= deadline { return false }
             if (try? store.isAirplaneOn) == true { return false }
             let due = (try? store.nextRetryAt()) ?? nil
-            let wait = min(deadline.timeIntervalSince(now), max(0.05, (due ?? now.addingTimeInterval(0.2)).timeIntervalSince(clock.now())))
+            let wait = min(
+                deadline.timeIntervalSince(now),
+                max(0.05, (due ?? now.addingTimeInterval(0.2)).timeIntervalSince(clock.now())))
             try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
         }
     }
@@ -286,7 +288,10 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     post(connectivity: .signInRequired)
                 }
                 let retry = retryAfter ?? (reason == .keyInUse ? 1 : nil)
-                results.append(transient(op, status: status, reason: reason, error: OperationRequest.reason(status: status, body: body), retryAfter: retry, now: now))
+                results.append(
+                    transient(
+                        op, status: status, reason: reason, error: OperationRequest.reason(status: status, body: body),
+                        retryAfter: retry, now: now))
             case .permanent:
                 progressed = true
                 let reason = OperationRequest.reason(status: status, body: body)
@@ -301,7 +306,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     }
 
     private func transient(
-        _ op: OutboxOperation, status: Int?, reason: TransientReason, error: String, retryAfter: TimeInterval?, now: Date
+        _ op: OutboxOperation, status: Int?, reason: TransientReason, error: String, retryAfter: TimeInterval?,
+        now: Date
     ) -> (opID: String, result: OperationResult) {
         metricDeltas["retried_\(reason.rawValue)", default: 0] += 1
         let policy = configuration.retryPolicy
@@ -372,7 +378,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             path += "&since=\(since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? since)"
         }
         metricDeltas["requests", default: 0] += 1
-        transport.send(TransportRequest(method: "GET", path: path, timeout: configuration.requestTimeout)) { [self] result in
+        transport.send(TransportRequest(method: "GET", path: path, timeout: configuration.requestTimeout)) {
+            [self] result in
             queue.async { [self] in
                 guard case .success(let response) = result, response.status == 200,
                     let page = try? WireJSON.decoder().decode(ChangesPage.self, from: response.body)
@@ -414,7 +421,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     }
 
     private func pullFavorites() {
-        transport.send(TransportRequest(method: "GET", path: Route.favorites, timeout: configuration.requestTimeout)) { [self] result in
+        transport.send(TransportRequest(method: "GET", path: Route.favorites, timeout: configuration.requestTimeout)) {
+            [self] result in
             queue.async { [self] in
                 if case .success(let response) = result, response.status == 200,
                     let list = try? WireJSON.decoder().decode(FavoritesDTO.self, from: response.body)

@@ -68,7 +68,8 @@ public final class SyncEventChannel: @unchecked Sendable {
 
     public func post(_ event: SyncEvent) {
         let shouldWake: Bool = lock.withLock {
-            if case .outboxChanged = event, let last = pending.lastIndex(where: { if case .outboxChanged = $0 { true } else { false } }),
+            if case .outboxChanged = event,
+                let last = pending.lastIndex(where: { if case .outboxChanged = $0 { true } else { false } }),
                 pending.count >= softLimit || last == pending.count - 1
             {
                 pending[last] = event  // only the newest count matters

@@ -8,7 +8,9 @@ public struct TransportRequest: Sendable, Equatable {
     public var body: Data?
     public var timeout: TimeInterval
 
-    public init(method: String, path: String, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 15) {
+    public init(
+        method: String, path: String, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 15
+    ) {
         self.method = method
         self.path = path
         self.headers = headers
@@ -43,7 +45,9 @@ public enum TransportError: Error, Sendable, Equatable {
 /// implementation talks to a real server; tests may script exact fault sequences.
 public protocol SyncTransport: Sendable {
     /// Sends one request; calls `completion` exactly once, on any thread.
-    func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void)
+    func send(
+        _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
+    )
 }
 
 /// Fails every request at once while the airplane switch is on, so airplane mode makes no
@@ -57,7 +61,9 @@ public struct AirplaneGatedTransport: SyncTransport {
         self.isAirplaneOn = isAirplaneOn
     }
 
-    public func send(_ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void) {
+    public func send(
+        _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
+    ) {
         if isAirplaneOn() {
             completion(.failure(.offline))
         } else {

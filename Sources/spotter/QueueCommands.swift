@@ -25,7 +25,8 @@ struct Status: AsyncParsableCommand {
             printJSON(
                 .object([
                     "pending": .int(Int64(counts.pending)), "in_flight": .int(Int64(counts.inFlight)),
-                    "failed": .int(Int64(counts.failed)), "blocked": .int(Int64(counts.blocked)), "airplane": .bool(airplane),
+                    "failed": .int(Int64(counts.failed)), "blocked": .int(Int64(counts.blocked)),
+                    "airplane": .bool(airplane),
                     "last_sync_at": JSONValue(lastSync), "server": .string(server), "metrics": .object(metricFields),
                 ]))
             return
@@ -40,7 +41,9 @@ struct Status: AsyncParsableCommand {
             print("\(name.padding(toLength: 26, withPad: " ", startingAt: 0)) \(value)")
         }
         if let p50 = metrics.latencyP50ms, let p95 = metrics.latencyP95ms {
-            print("enqueue→success  p50 \(Formatting.number(p50.rounded())) ms, p95 \(Formatting.number(p95.rounded())) ms")
+            print(
+                "enqueue→success  p50 \(Formatting.number(p50.rounded())) ms, p95 \(Formatting.number(p95.rounded())) ms"
+            )
         }
     }
 }
@@ -132,8 +135,9 @@ enum EagerSync {
         guard global.serverURL != nil, (try? store.isAirplaneOn) != true else { return }
         var configuration = SyncConfiguration()
         configuration.requestTimeout = 2
-        guard let session = try? await SyncSession.start(
-            global: global, store: store, configuration: configuration, logger: commandLogger("spotter.sync"))
+        guard
+            let session = try? await SyncSession.start(
+                global: global, store: store, configuration: configuration, logger: commandLogger("spotter.sync"))
         else { return }
         _ = await session.engine.drain(until: Date().addingTimeInterval(2))
         await session.shutdown()
@@ -153,7 +157,8 @@ struct Sync: AsyncParsableCommand {
         let store = try global.openStore()
         if try store.isAirplaneOn {
             let pending = try store.queueCounts().pending
-            FileHandle.standardError.write(Data("spotter: airplane mode is on; \(pending) operation(s) stay queued\n".utf8))
+            FileHandle.standardError.write(
+                Data("spotter: airplane mode is on; \(pending) operation(s) stay queued\n".utf8))
             throw ExitCode(pending == 0 ? 0 : 3)
         }
         let session = try await SyncSession.start(global: global, store: store, logger: commandLogger("spotter.sync"))

@@ -20,7 +20,8 @@ struct Spotter: AsyncParsableCommand {
 /// `spotter` with no subcommand: the full-screen UI. (A default subcommand rather than
 /// options on the root, so `spotter serve --token u=s` keeps its own `--token`.)
 struct Interactive: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ui", abstract: "The full-screen terminal UI (the default).")
+    static let configuration = CommandConfiguration(
+        commandName: "ui", abstract: "The full-screen terminal UI (the default).")
 
     @OptionGroup var global: GlobalOptions
 

@@ -30,7 +30,8 @@ final class SyncSession: Sendable {
         }
         if let url = global.serverURL {
             let transport = HTTPSyncTransport(baseURL: url, token: global.serverToken)
-            let engine = SyncEngine(store: store, transport: transport, events: events, configuration: configuration, logger: logger)
+            let engine = SyncEngine(
+                store: store, transport: transport, events: events, configuration: configuration, logger: logger)
             return SyncSession(engine: engine, embeddedServer: nil, serverDescription: url)
         }
         let token = UUID().uuidString.lowercased()
@@ -46,7 +47,8 @@ final class SyncSession: Sendable {
             throw CLIError("could not start the embedded sync server (\(serverPath)): \(error)")
         }
         let transport = HTTPSyncTransport(baseURL: server.baseURL, token: token)
-        let engine = SyncEngine(store: store, transport: transport, events: events, configuration: configuration, logger: logger)
+        let engine = SyncEngine(
+            store: store, transport: transport, events: events, configuration: configuration, logger: logger)
         return SyncSession(engine: engine, embeddedServer: server, serverDescription: "embedded (\(server.baseURL))")
     }
 

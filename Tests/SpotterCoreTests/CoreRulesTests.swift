@@ -4,10 +4,13 @@ import Testing
 
 @Suite("Coalescing rules (SPEC section 3)")
 struct CoalescingTests {
-    func queued(_ kind: OperationKind, attempts: Int = 0, state: OperationState = .pending, payload: [String: JSONValue] = [:])
+    func queued(
+        _ kind: OperationKind, attempts: Int = 0, state: OperationState = .pending, payload: [String: JSONValue] = [:]
+    )
         -> QueuedOperation
     {
-        QueuedOperation(opID: "op1", kind: kind, state: state, attemptCount: attempts, payload: payload, before: ["reps": .int(5)])
+        QueuedOperation(
+            opID: "op1", kind: kind, state: state, attemptCount: attempts, payload: payload, before: ["reps": .int(5)])
     }
 
     @Test func createThenUpdateIsOneCreateWithFinalFields() {
@@ -22,7 +25,10 @@ struct CoalescingTests {
             existing: queued(.update, payload: ["reps": .int(6)]), kind: .update,
             payload: ["reps": .int(7), "rpe": .double(8)], before: ["reps": .int(6), "rpe": .null])
         #expect(
-            decision == .rewrite(kind: .update, payload: ["reps": .int(7), "rpe": .double(8)], before: ["reps": .int(5), "rpe": .null]))
+            decision
+                == .rewrite(
+                    kind: .update, payload: ["reps": .int(7), "rpe": .double(8)],
+                    before: ["reps": .int(5), "rpe": .null]))
     }
 
     @Test func createThenDeleteCancels() {
@@ -30,22 +36,31 @@ struct CoalescingTests {
     }
 
     @Test func updateThenDeleteIsOneDelete() {
-        let decision = Coalescing.decide(existing: queued(.update), kind: .delete, payload: [:], before: ["deleted_at": .null])
+        let decision = Coalescing.decide(
+            existing: queued(.update), kind: .delete, payload: [:], before: ["deleted_at": .null])
         #expect(decision == .rewrite(kind: .delete, payload: [:], before: ["reps": .int(5), "deleted_at": .null]))
     }
 
     @Test func aSentOperationIsNeverRewritten() {
         for kind in [OperationKind.create, .update] {
             let sent = queued(kind, attempts: 1, state: .failedTransient)
-            #expect(Coalescing.decide(existing: sent, kind: .update, payload: ["reps": .int(1)], before: [:]) == .append(dependsOn: "op1"))
-            #expect(Coalescing.decide(existing: sent, kind: .delete, payload: [:], before: [:]) == .append(dependsOn: "op1"))
+            #expect(
+                Coalescing.decide(existing: sent, kind: .update, payload: ["reps": .int(1)], before: [:])
+                    == .append(dependsOn: "op1"))
+            #expect(
+                Coalescing.decide(existing: sent, kind: .delete, payload: [:], before: [:]) == .append(dependsOn: "op1")
+            )
         }
         let inFlight = queued(.create, attempts: 0, state: .inFlight)
-        #expect(Coalescing.decide(existing: inFlight, kind: .update, payload: [:], before: [:]) == .append(dependsOn: "op1"))
+        #expect(
+            Coalescing.decide(existing: inFlight, kind: .update, payload: [:], before: [:]) == .append(dependsOn: "op1")
+        )
     }
 
     @Test func deleteThenAnythingAppends() {
-        #expect(Coalescing.decide(existing: queued(.delete), kind: .update, payload: [:], before: [:]) == .append(dependsOn: "op1"))
+        #expect(
+            Coalescing.decide(existing: queued(.delete), kind: .update, payload: [:], before: [:])
+                == .append(dependsOn: "op1"))
     }
 }
 

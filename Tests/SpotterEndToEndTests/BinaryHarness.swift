@@ -3,7 +3,8 @@ import Foundation
 /// Runs the real `spotter` binary the way a user or a script would.
 enum SpotterBinary {
     static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     static var path: String {
@@ -21,7 +22,9 @@ enum SpotterBinary {
 
     /// Runs `spotter ARGS` to completion with a temporary database, capturing its output.
     @discardableResult
-    static func run(_ arguments: [String], db: String, environment: [String: String] = [:], timeout: TimeInterval = 60) throws
+    static func run(
+        _ arguments: [String], db: String, environment: [String: String] = [:], timeout: TimeInterval = 60
+    ) throws
         -> Result
     {
         let process = Process()
@@ -62,7 +65,8 @@ enum SpotterBinary {
     }
 
     static func temporaryDatabase() -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spotter-e2e-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "spotter-e2e-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("spotter.db").path
     }

@@ -20,7 +20,9 @@ struct CLITests {
         #expect(ops[0]["kind"] as? String == "create")
         #expect(ops[0]["state"] as? String == "pending")
         #expect(ops[1]["entity_type"] as? String == "workout")
-        for key in ["op_id", "idempotency_key", "attempt_count", "created_at", "next_attempt_at", "last_status", "last_error"] {
+        for key in [
+            "op_id", "idempotency_key", "attempt_count", "created_at", "next_attempt_at", "last_status", "last_error",
+        ] {
             #expect(ops[0].keys.contains(key), "outbox --json has \(key)")
         }
 
@@ -94,12 +96,14 @@ struct CLITests {
         system("pkill -KILL -f 'spotter log --exercise Bench' >/dev/null 2>&1")
         process.waitUntilExit()
 
-        let confirmed = Set(try String(contentsOfFile: idsFile, encoding: .utf8).split(separator: "\n").map(String.init))
+        let confirmed = Set(
+            try String(contentsOfFile: idsFile, encoding: .utf8).split(separator: "\n").map(String.init))
         #expect(confirmed.count >= 12)
         let sets = try SpotterBinary.json(try SpotterBinary.run(["sets", "--json"], db: db).stdout)
         let setIDs = Set((sets["sets"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
         #expect(confirmed.isSubset(of: setIDs), "every set whose log returned is there")
-        let outbox = try SpotterBinary.json(try SpotterBinary.run(["outbox", "--json", "--limit", "10000"], db: db).stdout)
+        let outbox = try SpotterBinary.json(
+            try SpotterBinary.run(["outbox", "--json", "--limit", "10000"], db: db).stdout)
         let createdSets = Set(
             (outbox["operations"] as? [[String: Any]] ?? []).filter { $0["entity_type"] as? String == "set" }
                 .compactMap { $0["entity_id"] as? String })

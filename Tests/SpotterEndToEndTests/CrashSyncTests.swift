@@ -9,7 +9,8 @@ final class ServerProcess {
 
     init(db: String, extra: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: SpotterBinary.path)
-        process.arguments = ["serve", "--port", "0", "--db", db, "--token", "alice=\(Self.token)", "--log-level", "error"] + extra
+        process.arguments =
+            ["serve", "--port", "0", "--db", db, "--token", "alice=\(Self.token)", "--log-level", "error"] + extra
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -24,7 +25,9 @@ final class ServerProcess {
             let text = String(decoding: buffer, as: UTF8.self)
             if let range = text.range(of: "listening on ") {
                 let rest = text[range.upperBound...]
-                if let end = rest.firstIndex(of: "\n") { found = String(rest[..<end]).trimmingCharacters(in: .whitespaces) }
+                if let end = rest.firstIndex(of: "\n") {
+                    found = String(rest[..<end]).trimmingCharacters(in: .whitespaces)
+                }
             }
         }
         guard let found else {
@@ -44,14 +47,17 @@ final class ServerProcess {
 struct CrashSyncTests {
     @Test func killingTheSyncingProcessFiveTimesLosesAndDoublesNothing() throws {
         let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
-        let server = try ServerProcess(db: directory.appendingPathComponent("server.db").path, extra: ["--chaos-latency", "60"])
+        let server = try ServerProcess(
+            db: directory.appendingPathComponent("server.db").path, extra: ["--chaos-latency", "60"])
         defer { server.stop() }
         let phone = directory.appendingPathComponent("phone.db").path
         let remote = ["--server", server.url, "--token", ServerProcess.token]
         try SpotterBinary.run(["airplane", "on"], db: phone)
         var logged = Set<String>()
         for index in 0..<60 {
-            let arguments = ["log", "--exercise", "Overhead Press (Barbell)", "--weight", "\(40 + index % 10)", "--reps", "5"]
+            let arguments = [
+                "log", "--exercise", "Overhead Press (Barbell)", "--weight", "\(40 + index % 10)", "--reps", "5",
+            ]
             // The same --server and --token as the syncs: the queue belongs to that account.
             let result = try SpotterBinary.run(
                 arguments + (index % 20 == 0 ? ["--new-workout", "Block \(index / 20)"] : []) + remote, db: phone)
@@ -76,7 +82,8 @@ struct CrashSyncTests {
             kill(sync.processIdentifier, SIGKILL)
             sync.waitUntilExit()
         }
-        let final = try SpotterBinary.run(["sync", "--timeout", "60"] + remote, db: phone, environment: ["SPOTTER_LEASE_SECONDS": "1"])
+        let final = try SpotterBinary.run(
+            ["sync", "--timeout", "60"] + remote, db: phone, environment: ["SPOTTER_LEASE_SECONDS": "1"])
         #expect(final.status == 0, "the queue drains: \(final.stderr)")
 
         // A second device that only pulls sees exactly what the server holds.

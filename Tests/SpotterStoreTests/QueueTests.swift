@@ -21,7 +21,9 @@ struct QueueTests {
         let store = try makeStore(clock: clock)
         try store.createWorkout(name: "Legs")
         let op = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(opID: op.opID, result: .transient(status: 503, error: "unavailable", retryAt: clock.now().addingTimeInterval(4)))
+        try store.complete(
+            opID: op.opID,
+            result: .transient(status: 503, error: "unavailable", retryAt: clock.now().addingTimeInterval(4)))
         #expect(try store.claimEligible(limit: 10).isEmpty)
         clock.advance(by: 3.9)
         #expect(try store.claimEligible(limit: 10).isEmpty)
@@ -49,7 +51,9 @@ struct QueueTests {
         let store = try makeStore()
         try store.createWorkout(name: "A")
         let op = try #require(try store.claimEligible(limit: 1).first)
-        try store.complete(opID: op.opID, result: .transient(status: 500, error: "boom", retryAt: store.clock.now().addingTimeInterval(60)))
+        try store.complete(
+            opID: op.opID,
+            result: .transient(status: 500, error: "boom", retryAt: store.clock.now().addingTimeInterval(60)))
         try store.createWorkout(name: "B")
         #expect(try store.claimEligible(limit: 10).count == 1)
     }
@@ -140,7 +144,9 @@ struct CompletionTests {
         try store.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
         let edit = try #require(try store.claimEligible(limit: 10).first)
         try store.editSet(id: logged.set.id, changes: SetChanges(reps: 8))
-        try store.complete(opID: edit.opID, result: .succeeded(status: 200, body: .object(["reps": .int(6), "server_version": .int(9)])))
+        try store.complete(
+            opID: edit.opID,
+            result: .succeeded(status: 200, body: .object(["reps": .int(6), "server_version": .int(9)])))
         let row = try #require(try store.set(id: logged.set.id))
         #expect(row.set.reps == 8)
         #expect(row.syncState == .pending)

@@ -25,7 +25,10 @@ extension SpotterStore {
     }
 
     @discardableResult
-    func log(_ exercise: String = "Bench Press (Barbell)", weight: Double = 100, reps: Int = 5, workout: WorkoutChoice = .current)
+    func log(
+        _ exercise: String = "Bench Press (Barbell)", weight: Double = 100, reps: Int = 5,
+        workout: WorkoutChoice = .current
+    )
         throws -> LoggedSet
     {
         try logSet(LogSetInput(exercise: exercise, weight: weight, reps: reps, workout: workout))

@@ -29,7 +29,9 @@ struct WritePathTests {
         let workout = try store.createWorkout(name: "Push Day")
         try store.writer.write { db in
             try db.execute(
-                sql: "CREATE TRIGGER refuse_outbox BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'injected failure'); END")
+                sql:
+                    "CREATE TRIGGER refuse_outbox BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
+            )
         }
         #expect(throws: (any Error).self) { try store.log(workout: .existing(workout.id)) }
         #expect(try store.count("SELECT COUNT(*) FROM sets") == 0)
@@ -130,7 +132,8 @@ struct StoreCoalescingTests {
         _ = try store.claimEligible(limit: 10)  // the workout create goes out
         // Its claim returned it to the queue as a transient failure: sent once, maybe received.
         let workoutOp = try #require(try store.operations().first { $0.entityType == .workout })
-        try store.complete(opID: workoutOp.opID, result: .transient(status: 503, error: "unavailable", retryAt: store.clock.now()))
+        try store.complete(
+            opID: workoutOp.opID, result: .transient(status: 503, error: "unavailable", retryAt: store.clock.now()))
         let sentPayload = try #require(try store.operation(id: workoutOp.opID)).payload
         try store.editWorkout(id: logged.workout.id, changes: WorkoutChanges(name: "Renamed"))
         let ops = try store.operations().filter { $0.entityType == .workout }

@@ -45,7 +45,9 @@ struct EngineTests {
             let op = try rig.op(.workout)
             let delay = try #require(op.nextAttemptAt).timeIntervalSince(rig.clock.now())
             delays.append(delay.rounded())
-            #expect(rig.scheduler.pendingDelays.first.map { abs($0 - delay) < 0.01 } == true, "the retry timer is armed for it")
+            #expect(
+                rig.scheduler.pendingDelays.first.map { abs($0 - delay) < 0.01 } == true,
+                "the retry timer is armed for it")
             await rig.advance(by: delay)
         }
         #expect(delays == [1, 2, 4, 8, 16])
@@ -141,10 +143,22 @@ struct EngineTests {
             $0.perOp = { op in
                 let exercise = op.body?["exercise"]?.stringValue
                 if exercise == "Curl (Bad)" {
-                    return (422, .object(["type": .string(ProblemType.validation), "title": .string("Invalid"), "status": .int(422), "detail": .string("must be at most 2000 kg"), "field": .string("weight")]))
+                    return (
+                        422,
+                        .object([
+                            "type": .string(ProblemType.validation), "title": .string("Invalid"), "status": .int(422),
+                            "detail": .string("must be at most 2000 kg"), "field": .string("weight"),
+                        ])
+                    )
                 }
                 if exercise == "Busy Lift" {
-                    return (409, .object(["type": .string(ProblemType.keyInUse), "title": .string("In use"), "status": .int(409), "detail": .string("still processing")]))
+                    return (
+                        409,
+                        .object([
+                            "type": .string(ProblemType.keyInUse), "title": .string("In use"), "status": .int(409),
+                            "detail": .string("still processing"),
+                        ])
+                    )
                 }
                 return (201, op.body)
             }
@@ -156,7 +170,8 @@ struct EngineTests {
         #expect(rejected.syncError == "weight: must be at most 2000 kg")
         let busyOp = try #require(try rig.store.outbox(limit: 100).first { $0.entityID == busy.set.id.wireString })
         #expect(busyOp.state == .failedTransient)
-        #expect(try #require(busyOp.nextAttemptAt).timeIntervalSince(rig.clock.now()) == 1, "409 key-in-use retries soon")
+        #expect(
+            try #require(busyOp.nextAttemptAt).timeIntervalSince(rig.clock.now()) == 1, "409 key-in-use retries soon")
     }
 
     @Test func a401PausesSyncUntilTheUserAsks() async throws {
@@ -204,13 +219,16 @@ struct EngineTests {
         await rig.engine.syncOnce()
         for index in 0..<250 {
             try rig.store.logSet(
-                LogSetInput(exercise: "Squat (Barbell)", weight: 100, reps: 5, notes: String(repeating: "n", count: 300 + index % 7), workout: .existing(workout.id)))
+                LogSetInput(
+                    exercise: "Squat (Barbell)", weight: 100, reps: 5,
+                    notes: String(repeating: "n", count: 300 + index % 7), workout: .existing(workout.id)))
         }
         await rig.engine.syncOnce()
         let sizes = rig.transport.batchRequests.dropFirst().map(\.ops.count)
         #expect(sizes.reduce(0, +) == 250)
         #expect(sizes.allSatisfy { $0 <= 100 })
-        #expect(rig.transport.requests.filter { $0.path == Route.batch }.allSatisfy { ($0.body?.count ?? 0) < 64 * 1024 })
+        #expect(
+            rig.transport.requests.filter { $0.path == Route.batch }.allSatisfy { ($0.body?.count ?? 0) < 64 * 1024 })
         #expect(try rig.store.queueCounts().pending == 0)
     }
 

@@ -41,7 +41,9 @@ struct Device {
         configuration.retryPolicy.cap = 0.5
         configuration.requestTimeout = 5
         let url = baseURL ?? server!.server.baseURL
-        engine = SyncEngine(store: store, transport: HTTPSyncTransport(baseURL: url, token: LiveServer.token), configuration: configuration)
+        engine = SyncEngine(
+            store: store, transport: HTTPSyncTransport(baseURL: url, token: LiveServer.token),
+            configuration: configuration)
     }
 
     func sync(_ seconds: TimeInterval = 60) async -> Bool {
@@ -50,16 +52,24 @@ struct Device {
 
     /// The sets this device shows, as comparable tuples.
     func shownSets() throws -> [String: String] {
-        Dictionary(uniqueKeysWithValues: try store.sets(workoutID: nil).map { row in
-            (row.set.id.wireString, "\(row.set.exercise)|\(Formatting.number(row.set.weight))|\(row.set.reps)|\(row.set.rpe.map(Formatting.number) ?? "-")")
-        })
+        Dictionary(
+            uniqueKeysWithValues: try store.sets(workoutID: nil).map { row in
+                (
+                    row.set.id.wireString,
+                    "\(row.set.exercise)|\(Formatting.number(row.set.weight))|\(row.set.reps)|\(row.set.rpe.map(Formatting.number) ?? "-")"
+                )
+            })
     }
 }
 
 func describe(_ sets: [SetDTO]) -> [String: String] {
-    Dictionary(uniqueKeysWithValues: sets.map { set in
-        (set.id, "\(set.exercise)|\(Formatting.number(set.weight))|\(set.reps)|\(set.rpe.map(Formatting.number) ?? "-")")
-    })
+    Dictionary(
+        uniqueKeysWithValues: sets.map { set in
+            (
+                set.id,
+                "\(set.exercise)|\(Formatting.number(set.weight))|\(set.reps)|\(set.rpe.map(Formatting.number) ?? "-")"
+            )
+        })
 }
 
 extension SpotterStore {
@@ -76,7 +86,10 @@ struct RealServerSyncTests {
         try device.store.setAirplane(true)
         var logged = Set<String>()
         for index in 0..<200 {
-            logged.insert(try device.store.logSet(LogSetInput(exercise: "Bench Press (Barbell)", weight: Double(60 + index % 50), reps: 5)).set.id.wireString)
+            logged.insert(
+                try device.store.logSet(
+                    LogSetInput(exercise: "Bench Press (Barbell)", weight: Double(60 + index % 50), reps: 5)
+                ).set.id.wireString)
         }
         await device.engine.syncOnce()
         #expect(try await server.sets().isEmpty, "airplane mode sends nothing")
@@ -100,7 +113,10 @@ struct RealServerSyncTests {
         try device.store.setAirplane(true)
         var logged = Set<String>()
         for index in 0..<200 {
-            logged.insert(try device.store.logSet(LogSetInput(exercise: "Squat (Barbell)", weight: Double(100 + index % 20), reps: 3)).set.id.wireString)
+            logged.insert(
+                try device.store.logSet(
+                    LogSetInput(exercise: "Squat (Barbell)", weight: Double(100 + index % 20), reps: 3)
+                ).set.id.wireString)
         }
         device.engine.setAirplane(false)
         #expect(await device.sync(120))
@@ -119,7 +135,10 @@ struct RealServerSyncTests {
         let laptop = try Device(server: server)
         var ids: [UUID] = []
         for index in 0..<6 {
-            ids.append(try phone.store.logSet(LogSetInput(exercise: "Deadlift (Barbell)", weight: Double(140 + index * 5), reps: 3)).set.id)
+            ids.append(
+                try phone.store.logSet(
+                    LogSetInput(exercise: "Deadlift (Barbell)", weight: Double(140 + index * 5), reps: 3)
+                ).set.id)
         }
         #expect(await phone.sync())
         #expect(await laptop.sync())
@@ -169,9 +188,12 @@ struct RealServerSyncTests {
 
         // B logs into the deleted workout; a first try fails to connect (so it was attempted),
         // then B edits the set: a second operation that depends on the first.
-        let doomed = try onlineStoreB.logSet(LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .existing(shared.id)))
-        let fine = try onlineStoreB.logSet(LogSetInput(exercise: "Squat (Barbell)", weight: 120, reps: 5, workout: .new(name: "Legs")))
-        let offlineEngine = SyncEngine(store: onlineStoreB, transport: HTTPSyncTransport(baseURL: "http://127.0.0.1:9", token: "x"))
+        let doomed = try onlineStoreB.logSet(
+            LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .existing(shared.id)))
+        let fine = try onlineStoreB.logSet(
+            LogSetInput(exercise: "Squat (Barbell)", weight: 120, reps: 5, workout: .new(name: "Legs")))
+        let offlineEngine = SyncEngine(
+            store: onlineStoreB, transport: HTTPSyncTransport(baseURL: "http://127.0.0.1:9", token: "x"))
         await offlineEngine.syncOnce()
         _ = offlineB
         try onlineStoreB.editSet(id: doomed.set.id, changes: SetChanges(reps: 6))

@@ -22,7 +22,9 @@ final class ScriptedTransport: SyncTransport, @unchecked Sendable {
 
     var requests: [TransportRequest] { lock.withLock { _requests } }
     var batchRequests: [BatchRequest] {
-        requests.filter { $0.path == Route.batch }.compactMap { try? JSONDecoder().decode(BatchRequest.self, from: $0.body ?? Data()) }
+        requests.filter { $0.path == Route.batch }.compactMap {
+            try? JSONDecoder().decode(BatchRequest.self, from: $0.body ?? Data())
+        }
     }
 
     func script(_ update: (ScriptedTransport) -> Void) { lock.withLock { update(self) } }
@@ -32,7 +34,9 @@ final class ScriptedTransport: SyncTransport, @unchecked Sendable {
             _requests.append(request)
             if request.method == "GET" {
                 if request.path.hasPrefix(Route.changes) {
-                    return .success(TransportResponse(status: 200, body: Data(#"{"changes":[],"cursor":"0","has_more":false}"#.utf8)))
+                    return .success(
+                        TransportResponse(
+                            status: 200, body: Data(#"{"changes":[],"cursor":"0","has_more":false}"#.utf8)))
                 }
                 return .success(TransportResponse(status: 200, body: Data(#"{"favorites":[]}"#.utf8)))
             }
@@ -48,7 +52,8 @@ final class ScriptedTransport: SyncTransport, @unchecked Sendable {
                 let (status, body) = perOp(op)
                 return BatchResult(idempotencyKey: op.idempotencyKey, status: status, body: body, replayed: false)
             }
-            return .success(TransportResponse(status: 200, body: try! JSONEncoder().encode(BatchResponse(results: results))))
+            return .success(
+                TransportResponse(status: 200, body: try! JSONEncoder().encode(BatchResponse(results: results))))
         }
         if let answer { completion(answer) }
     }
@@ -62,15 +67,22 @@ final class ScriptedTransport: SyncTransport, @unchecked Sendable {
         }
         for (request, completion) in pending {
             let batch = (try? JSONDecoder().decode(BatchRequest.self, from: request.body ?? Data()))?.ops ?? []
-            let results = batch.map { BatchResult(idempotencyKey: $0.idempotencyKey, status: 201, body: $0.body, replayed: false) }
-            completion(.success(TransportResponse(status: 200, body: try! JSONEncoder().encode(BatchResponse(results: results)))))
+            let results = batch.map {
+                BatchResult(idempotencyKey: $0.idempotencyKey, status: 201, body: $0.body, replayed: false)
+            }
+            completion(
+                .success(
+                    TransportResponse(status: 200, body: try! JSONEncoder().encode(BatchResponse(results: results)))))
         }
     }
 
     var heldCount: Int { lock.withLock { held.count } }
 
     static func status(_ code: Int, headers: [String: String] = [:]) -> Result<TransportResponse, TransportError> {
-        .success(TransportResponse(status: code, headers: headers, body: Data(#"{"type":"about:blank","title":"x","status":\#(code),"detail":"scripted"}"#.utf8)))
+        .success(
+            TransportResponse(
+                status: code, headers: headers,
+                body: Data(#"{"type":"about:blank","title":"x","status":\#(code),"detail":"scripted"}"#.utf8)))
     }
 }
 
