@@ -121,11 +121,17 @@ extension SpotterStore {
             try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT * FROM sets WHERE exercise = ? COLLATE NOCASE AND deleted_at IS NULL
+                        SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL
                         ORDER BY performed_at DESC LIMIT 1
-                        """), arguments: [exercise]
+                        """), arguments: [try Self.canonicalExercise(exercise, db: db)]
             ).map(WorkoutSet.init(row:))
         }
+    }
+
+    /// Sets store the catalogue's spelling; queries look it up first so they hit the index exactly.
+    static func canonicalExercise(_ name: String, db: Database) throws -> String {
+        try String.fetchOne(
+            db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE"), arguments: [name]) ?? name
     }
 
     /// Catalogue names matching a type-ahead query: starred first, then prefix matches, then the rest.
@@ -160,10 +166,9 @@ extension SpotterStore {
     public func bestOneRepMax(exercise: String) throws -> Double? {
         try writer.read { db in
             try Double.fetchOne(
-                db,
-                sql:
-                    "SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? COLLATE NOCASE AND deleted_at IS NULL AND kind != 'warmup'",
-                arguments: [exercise])
+                db.cachedStatement(
+                    sql: "SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'"),
+                arguments: [try Self.canonicalExercise(exercise, db: db)])
         }
     }
 

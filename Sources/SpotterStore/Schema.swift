@@ -56,8 +56,9 @@ enum Schema {
                         sync_error TEXT
                     );
                     CREATE INDEX sets_by_workout ON sets(workout_id, position);
-                    CREATE INDEX sets_by_exercise ON sets(exercise COLLATE NOCASE, performed_at);
-                    CREATE INDEX sets_by_e1rm ON sets(exercise COLLATE NOCASE, e1rm_kg);
+                    CREATE INDEX sets_by_exercise ON sets(exercise, performed_at) WHERE deleted_at IS NULL;
+                    CREATE INDEX sets_best_e1rm ON sets(exercise, e1rm_kg)
+                        WHERE deleted_at IS NULL AND kind != 'warmup';
                     CREATE TABLE outbox (
                         seq INTEGER PRIMARY KEY AUTOINCREMENT,
                         op_id TEXT NOT NULL UNIQUE,
