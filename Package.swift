@@ -60,11 +60,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "SpotterBench",
+            dependencies: [
+                "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer", "SpotterTUI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "spotter",
             dependencies: [
                 "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer",
-                "SpotterTUI",
+                "SpotterTUI", "SpotterBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

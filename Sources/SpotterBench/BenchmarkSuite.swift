@@ -1,0 +1,362 @@
+import AsyncHTTPClient
+import Foundation
+import GRDB
+import Logging
+import NIOCore
+import NIOHTTP1
+import SpotterCore
+import SpotterProtocol
+import SpotterServer
+import SpotterStore
+import SpotterSync
+
+/// What `spotter bench` runs and how big.
+public struct BenchOptions: Sendable {
+    /// Small sizes, only to prove every part works.
+    public var quick = false
+    /// Where the temporary databases go (removed afterwards).
+    public var directory: URL
+    /// Which parts to run; all when empty.
+    public var parts: Set<String> = []
+    /// Renders one full frame of the UI for a database (SPEC 9 `frame` and `startup`).
+    public var frameProbe: (any FrameProbe)?
+
+    public init(directory: URL) { self.directory = directory }
+
+    func wants(_ part: String) -> Bool { parts.isEmpty || parts.contains(part) }
+}
+
+/// The UI's side of the frame and start-up measurements: the bench knows no UI types.
+public protocol FrameProbe: Sendable {
+    /// Opens the UI state over `store` at a terminal size; returns something that renders.
+    func makeSession(store: SpotterStore, columns: Int, rows: Int) throws -> any FrameSession
+}
+
+/// One UI state that can take a key and render a full frame into its screen buffer.
+public protocol FrameSession {
+    /// Presses a navigation key, updates the state, renders the whole screen into the buffer.
+    mutating func pressKeyAndRender() throws
+}
+
+/// The performance suite of SPEC section 9. Every figure names its unit.
+public enum BenchmarkSuite {
+    public static func run(_ options: BenchOptions, log: @Sendable (String) -> Void) async throws -> JSONValue {
+        try FileManager.default.createDirectory(at: options.directory, withIntermediateDirectories: true)
+        var result: [String: JSONValue] = [:]
+        if options.wants("write") {
+            log("write: \(options.quick ? 500 : 10_000) log-set actions")
+            result["write"] = try writeBench(options)
+        }
+        if options.wants("frame"), let probe = options.frameProbe {
+            log("frame: key → state → full render with \(options.quick ? 2_000 : 100_000) sets")
+            result["frame"] = try frameBench(options, probe: probe)
+        }
+        if options.wants("drain") {
+            log("drain: \(options.quick ? 300 : 10_000) queued operations to a loopback server")
+            result["drain"] = try await drainBench(options)
+        }
+        if options.wants("pull") {
+            log("pull: \(options.quick ? 2_000 : 100_000) sets from another device")
+            result["pull"] = try await pullBench(options)
+        }
+        if options.wants("startup"), let probe = options.frameProbe {
+            log("startup: open \(options.quick ? 20_000 : 1_000_000) sets and render the first frame")
+            result["startup"] = try startupBench(options, probe: probe)
+        }
+        if options.wants("server") {
+            log("server: idempotent creates, replays and health checks per second")
+            result["server"] = try await serverBench(options)
+        }
+        result["machine"] = .object(machineDescription().mapValues { .string($0) })
+        return .object(result)
+    }
+
+    static func freshPath(_ options: BenchOptions, _ name: String) -> String {
+        let path = options.directory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).db").path
+        return path
+    }
+
+    // MARK: write
+
+    static let lifts = ["Bench Press (Barbell)", "Squat (Barbell)", "Deadlift (Barbell)", "Overhead Press (Barbell)", "Pull Up"]
+
+    static func writeBench(_ options: BenchOptions) throws -> JSONValue {
+        let count = options.quick ? 500 : 10_000
+        let store = try SpotterStore.open(path: freshPath(options, "write"), userID: "bench")
+        let workout = try store.createWorkout(name: "Bench")
+        var actions = Samples(capacity: count)
+        for index in 0..<count {
+            let input = LogSetInput(
+                exercise: lifts[index % lifts.count], weight: Double(60 + index % 80), reps: 1 + index % 12,
+                rpe: index % 3 == 0 ? 8 : nil, workout: .existing(workout.id))
+            _ = try actions.time { try store.logSet(input) }
+        }
+
+        // The same two rows, inserted bare through GRDB in one transaction: the floor.
+        let bare = try SpotterStore.open(path: freshPath(options, "bare"), userID: "bench")
+        let bareWorkout = try bare.createWorkout(name: "Bare").id.wireString
+        var bareSamples = Samples(capacity: count)
+        let now = Date().timeIntervalSince1970
+        for index in 0..<count {
+            let setID = UUID().uuidString.lowercased()
+            _ = try bareSamples.time {
+                try bare.writer.write { db in
+                    try db.cachedStatement(
+                        sql: """
+                            INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, performed_at,
+                                updated_at, sync_state) VALUES (?, ?, ?, ?, 'normal', ?, 'kg', ?, ?, ?, 'pending')
+                            """
+                    ).execute(arguments: [
+                        setID, bareWorkout, lifts[index % lifts.count], index, 100.0, 5, "2026-01-01T00:00:00.000Z",
+                        "2026-01-01T00:00:00.000Z",
+                    ])
+                    try db.cachedStatement(
+                        sql: """
+                            INSERT INTO outbox (op_id, user_id, entity_type, entity_id, kind, payload, idempotency_key,
+                                state, created_at, updated_at) VALUES (?, 'bench', 'set', ?, 'create', '{}', ?, 'pending', ?, ?)
+                            """
+                    ).execute(arguments: [UUID().uuidString, setID, UUID().uuidString, now, now])
+                }
+            }
+        }
+        let p99 = actions.percentileMicros(0.99)
+        let bareP99 = bareSamples.percentileMicros(0.99)
+        return .object([
+            "actions": .int(Int64(count)),
+            "p50_us": .double(actions.percentileMicros(0.5)), "p99_us": .double(p99),
+            "bare_p50_us": .double(bareSamples.percentileMicros(0.5)), "bare_p99_us": .double(bareP99),
+            "ratio": .double(rounded(p99 / max(bareP99, 0.001), 2)),
+        ])
+    }
+
+    // MARK: frame and startup
+
+    /// Fills a database with `count` sets in `count / 20` workouts, fast (bulk SQL in one transaction).
+    static func populate(_ store: SpotterStore, sets count: Int) throws {
+        try store.writer.write { db in
+            let perWorkout = 20
+            var workoutID = ""
+            let insertWorkout = try db.makeStatement(
+                sql: """
+                    INSERT INTO workouts (id, name, started_at, updated_at, server_version, sync_state)
+                    VALUES (?, ?, ?, ?, ?, 'synced')
+                    """)
+            let insertSet = try db.makeStatement(
+                sql: """
+                    INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, performed_at, e1rm_kg,
+                        updated_at, server_version, sync_state)
+                    VALUES (?, ?, ?, ?, 'normal', ?, 'kg', ?, ?, ?, ?, ?, 'synced')
+                    """)
+            let start = Date(timeIntervalSince1970: 1_600_000_000)
+            for index in 0..<count {
+                if index % perWorkout == 0 {
+                    workoutID = UUID().uuidString.lowercased()
+                    let day = Timestamp.format(start.addingTimeInterval(Double(index / perWorkout) * 86_400))
+                    try insertWorkout.execute(arguments: [workoutID, "Workout \(index / perWorkout)", day, day, index])
+                }
+                let weight = Double(40 + index % 120)
+                let reps = 1 + index % 10
+                let when = Timestamp.format(start.addingTimeInterval(Double(index / perWorkout) * 86_400 + Double(index % perWorkout) * 120))
+                try insertSet.execute(arguments: [
+                    UUID().uuidString.lowercased(), workoutID, lifts[index % lifts.count], index % perWorkout + 1, weight, reps,
+                    when, OneRepMax.epley(weight: weight, reps: reps), when, index,
+                ])
+            }
+        }
+    }
+
+    static func frameBench(_ options: BenchOptions, probe: any FrameProbe) throws -> JSONValue {
+        let store = try SpotterStore.open(path: freshPath(options, "frame"), userID: "bench")
+        try populate(store, sets: options.quick ? 2_000 : 100_000)
+        var sizes: [String: JSONValue] = [:]
+        for (columns, rows) in [(80, 24), (200, 60)] {
+            var session = try probe.makeSession(store: store, columns: columns, rows: rows)
+            let frames = options.quick ? 200 : 2_000
+            for _ in 0..<50 { try session.pressKeyAndRender() }  // warm caches, as a running UI has
+            var samples = Samples(capacity: frames)
+            for _ in 0..<frames { try samples.time { try session.pressKeyAndRender() } }
+            sizes["\(columns)x\(rows)"] = .object([
+                "p50_us": .double(samples.percentileMicros(0.5)), "p99_us": .double(samples.percentileMicros(0.99)),
+            ])
+        }
+        return .object(sizes)
+    }
+
+    static func startupBench(_ options: BenchOptions, probe: any FrameProbe) throws -> JSONValue {
+        let count = options.quick ? 20_000 : 1_000_000
+        let path = freshPath(options, "startup")
+        do {
+            let store = try SpotterStore.open(path: path, userID: "bench")
+            try populate(store, sets: count)
+        }
+        let before = residentMiB()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let store = try SpotterStore.open(path: path, userID: "bench")
+        var session = try probe.makeSession(store: store, columns: 80, rows: 24)
+        try session.pressKeyAndRender()
+        let millis = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        var fields: [String: JSONValue] = ["sets": .int(Int64(count)), "ms": .double(rounded(millis))]
+        if let after = residentMiB() {
+            fields["rss_mb"] = .double(after)
+            if let before { fields["rss_growth_mb"] = .double(rounded(after - before)) }
+        }
+        return .object(fields)
+    }
+
+    // MARK: drain and pull
+
+    static func quietLogger() -> Logger {
+        var logger = Logger(label: "spotter.bench")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    static func startServer(_ options: BenchOptions, token: String) async throws -> BackgroundServer {
+        try await BackgroundServer.start(
+            ServerConfiguration(databasePath: freshPath(options, "server"), tokens: [token: "bench"]), logger: quietLogger())
+    }
+
+    static func drainRate(_ options: BenchOptions, count: Int, batchSize: Int) async throws -> Double {
+        let token = UUID().uuidString
+        let server = try await startServer(options, token: token)
+        let store = try SpotterStore.open(path: freshPath(options, "drain"), userID: "bench")
+        let workout = try store.createWorkout(name: "Drain")
+        for index in 0..<(count - 1) {
+            try store.logSet(
+                LogSetInput(exercise: lifts[index % lifts.count], weight: 100, reps: 5, workout: .existing(workout.id)))
+        }
+        var configuration = SyncConfiguration()
+        configuration.batchSize = batchSize
+        configuration.pullEnabled = false
+        let engine = SyncEngine(
+            store: store, transport: HTTPSyncTransport(baseURL: server.baseURL, token: token), configuration: configuration,
+            logger: quietLogger())
+        let elapsed = await seconds { _ = await engine.drain(until: Date().addingTimeInterval(600)) }
+        let left = try store.queueCounts().pending
+        await server.stop()
+        guard left == 0 else { throw BenchError("drain left \(left) operations queued") }
+        return Double(count) / elapsed
+    }
+
+    static func drainBench(_ options: BenchOptions) async throws -> JSONValue {
+        let count = options.quick ? 300 : 10_000
+        let batched = try await drainRate(options, count: count, batchSize: 100)
+        let naive = try await drainRate(options, count: count, batchSize: 1)
+        return .object([
+            "operations": .int(Int64(count)), "batched_ops_per_s": .double(rounded(batched)),
+            "naive_ops_per_s": .double(rounded(naive)), "ratio": .double(rounded(batched / naive, 2)),
+        ])
+    }
+
+    static func pullBench(_ options: BenchOptions) async throws -> JSONValue {
+        let count = options.quick ? 2_000 : 100_000
+        let token = UUID().uuidString
+        let server = try await startServer(options, token: token)
+        // "Another device" made these sets: written straight into the server's store.
+        let stamp = Timestamp.format(Date())
+        let perWorkout = 20
+        for chunk in stride(from: 0, to: count, by: 5_000) {
+            let upper = min(count, chunk + 5_000)
+            try await server.store.write { tx in
+                var workoutID = ""
+                for index in chunk..<upper {
+                    if index % perWorkout == 0 {
+                        workoutID = UUID().uuidString.lowercased()
+                        try tx.saveWorkout(
+                            WorkoutDTO(
+                                id: workoutID, name: "Workout \(index / perWorkout)", startedAt: stamp, updatedAt: stamp,
+                                serverVersion: try tx.nextChangeVersion(), deleted: false), owner: "bench")
+                    }
+                    try tx.saveSet(
+                        SetDTO(
+                            id: UUID().uuidString.lowercased(), workoutID: workoutID, exercise: lifts[index % lifts.count],
+                            position: index % perWorkout + 1, kind: "normal", weight: 100, unit: "kg", reps: 5,
+                            performedAt: stamp, updatedAt: stamp, serverVersion: try tx.nextChangeVersion(), deleted: false),
+                        owner: "bench")
+                }
+            }
+        }
+        let store = try SpotterStore.open(path: freshPath(options, "pull"), userID: "bench")
+        let engine = SyncEngine(
+            store: store, transport: HTTPSyncTransport(baseURL: server.baseURL, token: token), logger: quietLogger())
+        let elapsed = await seconds { await engine.syncOnce() }
+        let pulled = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sets") ?? 0 }
+        await server.stop()
+        guard pulled == count else { throw BenchError("pulled \(pulled) of \(count) sets") }
+        return .object(["sets": .int(Int64(count)), "seconds": .double(rounded(elapsed, 2))])
+    }
+
+    // MARK: server
+
+    static func serverBench(_ options: BenchOptions) async throws -> JSONValue {
+        let token = UUID().uuidString
+        let server = try await startServer(options, token: token)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let count = options.quick ? 300 : 5_000
+        let concurrency = 8
+        let bodies: [(key: String, body: String)] = (0..<count).map { index in
+            let workout = WorkoutDTO(
+                id: UUID().uuidString.lowercased(), name: "W\(index)", startedAt: Timestamp.format(Date()))
+            let body = (try? WireJSON.value(workout).canonicalString) ?? "{}"
+            return (UUID().uuidString.lowercased(), body)
+        }
+        func blast(_ method: HTTPMethod, _ path: String, withBodies: Bool) async throws -> (rate: Double, replays: Int) {
+            let counter = ReplayCounter()
+            let elapsed = try await seconds {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for worker in 0..<concurrency {
+                        group.addTask {
+                            var index = worker
+                            while index < count {
+                                var request = HTTPClientRequest(url: server.baseURL + path)
+                                request.method = method
+                                request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                                if withBodies {
+                                    request.headers.add(name: "Idempotency-Key", value: bodies[index].key)
+                                    request.headers.add(name: "Content-Type", value: "application/json")
+                                    request.body = .bytes(ByteBuffer(string: bodies[index].body))
+                                }
+                                let response = try await client.execute(request, timeout: .seconds(30))
+                                _ = try await response.body.collect(upTo: 1 << 20)
+                                guard response.status.code < 300 else {
+                                    throw BenchError("\(method) \(path) answered \(response.status.code)")
+                                }
+                                if response.headers.first(name: "Idempotent-Replayed") == "true" { counter.add() }
+                                index += concurrency
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            return (Double(count) / elapsed, counter.value)
+        }
+        let creates = try await blast(.POST, Route.workouts, withBodies: true)
+        let replays = try await blast(.POST, Route.workouts, withBodies: true)
+        let health = try await blast(.GET, Route.healthz, withBodies: false)
+        try await client.shutdown()
+        await server.stop()
+        guard creates.replays == 0, replays.replays == count else {
+            throw BenchError("expected \(count) replays and no replayed creates, saw \(replays.replays) and \(creates.replays)")
+        }
+        return .object([
+            "requests": .int(Int64(count)), "concurrency": .int(Int64(concurrency)),
+            "creates_per_s": .double(rounded(creates.rate)), "replays_per_s": .double(rounded(replays.rate)),
+            "healthz_per_s": .double(rounded(health.rate)), "ratio": .double(rounded(replays.rate / creates.rate, 2)),
+        ])
+    }
+}
+
+/// A bench that could not produce an honest figure.
+public struct BenchError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+// @unchecked Sendable: `count` is only touched under `lock`.
+final class ReplayCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}

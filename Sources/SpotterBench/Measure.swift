@@ -1,0 +1,64 @@
+import Foundation
+
+/// Latency samples in nanoseconds, summarised as the bench reports them.
+struct Samples {
+    private(set) var nanos: [UInt64] = []
+
+    init(capacity: Int) { nanos.reserveCapacity(capacity) }
+
+    mutating func time<T>(_ work: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let result = try work()
+        nanos.append(DispatchTime.now().uptimeNanoseconds - start)
+        return result
+    }
+
+    func percentileMicros(_ p: Double) -> Double {
+        guard !nanos.isEmpty else { return 0 }
+        let sorted = nanos.sorted()
+        let index = min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))
+        return (Double(sorted[index]) / 1000 * 10).rounded() / 10
+    }
+}
+
+/// Seconds taken by `work`.
+func seconds(_ work: () async throws -> Void) async rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try await work()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func rounded(_ value: Double, _ places: Int = 1) -> Double {
+    let scale = pow(10, Double(places))
+    return (value * scale).rounded() / scale
+}
+
+/// Resident set size of this process, in MiB (Linux /proc).
+func residentMiB(pid: String = "self") -> Double? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        let digits = line.split(separator: " ").compactMap { Double($0) }
+        if let kib = digits.first { return rounded(kib / 1024) }
+    }
+    return nil
+}
+
+func machineDescription() -> [String: String] {
+    var info: [String: String] = [
+        "cores": "\(ProcessInfo.processInfo.activeProcessorCount)",
+        "memory_gib": "\(Int((Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824).rounded()))",
+        "os": ProcessInfo.processInfo.operatingSystemVersionString,
+    ]
+    #if DEBUG
+        info["build"] = "debug"
+    #else
+        info["build"] = "release"
+    #endif
+    if let cpu = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+        let line = cpu.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+        let name = line.split(separator: ":", maxSplits: 1).last
+    {
+        info["cpu"] = name.trimmingCharacters(in: .whitespaces)
+    }
+    return info
+}
