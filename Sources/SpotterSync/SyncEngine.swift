@@ -16,7 +16,7 @@ public struct SyncConfiguration: Sendable {
     public var retryPolicy = RetryPolicy()
     /// Succeeded operations kept as history for the debug pane.
     public var historyCap = 500
-    public var pullPageSize = 500
+    public var pullPageSize = 2000
     public var pullEnabled = true
 
     public init() {}
@@ -392,15 +392,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     finishFlush()
                     return
                 }
-                let entities: [PulledEntity] = page.changes.compactMap { change in
-                    if let workout = change.workout, let fields = try? WireJSON.value(workout).objectValue {
-                        return .workout(fields: fields, deleted: workout.deleted == true)
-                    }
-                    if let set = change.set, let fields = try? WireJSON.value(set).objectValue {
-                        return .set(fields: fields, deleted: set.deleted == true)
-                    }
-                    return nil
-                }
+                let entities: [PulledEntity] = page.changes.compactMap(Self.pulled)
                 do {
                     let changed = try store.mergePulled(entities, cursor: page.cursor)
                     metricDeltas["pulled", default: 0] += changed
@@ -418,6 +410,25 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 }
             }
         }
+    }
+
+    static func pulled(_ change: ChangeDTO) -> PulledEntity? {
+        if let workout = change.workout {
+            return .workout(
+                PulledWorkout(
+                    id: workout.id, name: workout.name, startedAt: workout.startedAt, endedAt: workout.endedAt,
+                    notes: workout.notes, updatedAt: workout.updatedAt, serverVersion: workout.serverVersion,
+                    deleted: workout.deleted == true))
+        }
+        if let set = change.set {
+            return .set(
+                PulledSet(
+                    id: set.id, workoutID: set.workoutID, exercise: set.exercise, position: set.position, kind: set.kind,
+                    weight: set.weight, unit: set.unit, reps: set.reps, rpe: set.rpe, distanceM: set.distanceM,
+                    durationS: set.durationS, notes: set.notes, performedAt: set.performedAt, updatedAt: set.updatedAt,
+                    serverVersion: set.serverVersion, deleted: set.deleted == true))
+        }
+        return nil
     }
 
     private func pullFavorites() {
