@@ -135,9 +135,10 @@ enum EntityTable {
         }
         guard !assignments.isEmpty else { return }
         arguments.append(id.databaseValue)
-        try db.execute(
-            sql: "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE id = ?",
-            arguments: StatementArguments(arguments))
+        // The same field set recurs (every create of a set touches the same fields), so the
+        // prepared statement is cached by its text.
+        try db.cachedStatement(sql: "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE id = ?")
+            .execute(arguments: StatementArguments(arguments))
         if type == .set, fields.keys.contains(where: { $0 == "weight" || $0 == "unit" || $0 == "reps" }) {
             try refreshOneRepMax(setID: id, db: db)
         }
@@ -166,7 +167,7 @@ enum EntityTable {
         }
         let unit = WeightUnit(rawValue: row["unit"]) ?? .kg
         let e1rm = OneRepMax.epley(weight: (row["weight"] as Double) * unit.kilograms, reps: row["reps"])
-        try db.execute(sql: "UPDATE sets SET e1rm_kg = ? WHERE id = ?", arguments: [e1rm, setID])
+        try db.cachedStatement(sql: "UPDATE sets SET e1rm_kg = ? WHERE id = ?").execute(arguments: [e1rm, setID])
     }
 }
 
