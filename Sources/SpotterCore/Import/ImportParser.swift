@@ -1,0 +1,302 @@
+import Foundation
+
+/// The export formats Spotter reads.
+public enum ImportFormat: String, Sendable, CaseIterable {
+    case strong, hevy, fitnotes, auto
+}
+
+/// One set read from a file, before it is stored.
+public struct ImportedSet: Sendable, Equatable {
+    public var line: Int
+    public var workoutName: String
+    public var workoutStart: Date
+    public var workoutNotes: String?
+    public var exercise: String
+    /// Order within the workout as the file gives it (Set Order, set_index), if it does.
+    public var setOrder: Int?
+    public var kind: SetKind
+    public var weight: Double
+    public var unit: WeightUnit
+    public var reps: Int
+    public var rpe: Double?
+    public var distanceM: Double?
+    public var durationS: Double?
+    public var notes: String?
+}
+
+/// A row that could not be read, with its line number; the rest of the file still imports.
+public struct ImportProblem: Sendable, Equatable, CustomStringConvertible {
+    public var line: Int
+    public var message: String
+    public var description: String { "line \(line): \(message)" }
+}
+
+/// What a file held.
+public struct ParsedImport: Sendable, Equatable {
+    public var format: ImportFormat
+    public var sets: [ImportedSet]
+    public var problems: [ImportProblem]
+}
+
+/// Why a whole file cannot be read.
+public struct ImportError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Reads Strong, Hevy and FitNotes CSV exports (SPEC section 8). Pure: text in, sets out.
+public enum ImportParser {
+    public static func parse(_ text: String, format requested: ImportFormat = .auto, defaultUnit: WeightUnit = .kg,
+                             timeZone: TimeZone = .current) throws -> ParsedImport {
+        guard let firstLine = text.drop(while: { $0 == "\u{FEFF}" }).split(whereSeparator: \.isNewline).first else {
+            throw ImportError("the file is empty")
+        }
+        let delimiter: Character = firstLine.filter { $0 == ";" }.count > firstLine.filter { $0 == "," }.count ? ";" : ","
+        let records = CSV.records(text, delimiter: delimiter)
+        guard let header = records.first else { throw ImportError("the file is empty") }
+        let columns = header.fields.map { normalize($0) }
+        let format = requested == .auto ? try detect(columns) : requested
+        var reader = RowReader(columns: columns, defaultUnit: defaultUnit, timeZone: timeZone)
+        var sets: [ImportedSet] = []
+        var problems: [ImportProblem] = []
+        for record in records.dropFirst() {
+            guard record.fields.count == columns.count else {
+                problems.append(ImportProblem(
+                    line: record.line,
+                    message: "expected \(columns.count) fields, found \(record.fields.count)"
+                        + (format == .fitnotes ? " (a name with a comma?)" : "")))
+                continue
+            }
+            do {
+                let set: ImportedSet?
+                switch format {
+                case .strong, .auto: set = try reader.strong(record)
+                case .hevy: set = try reader.hevy(record)
+                case .fitnotes: set = try reader.fitnotes(record)
+                }
+                if let set {
+                    try validate(set)
+                    sets.append(set)
+                }
+            } catch let error as ImportError {
+                problems.append(ImportProblem(line: record.line, message: error.description))
+            }
+        }
+        return ParsedImport(format: format, sets: sets, problems: problems)
+    }
+
+    static func normalize(_ header: String) -> String {
+        header.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    static func detect(_ columns: [String]) throws -> ImportFormat {
+        if columns.contains("exercise_title") && columns.contains("start_time") { return .hevy }
+        if columns.contains("exercise name") && columns.contains("date") { return .strong }
+        if columns.contains("exercise") && columns.contains("category") && columns.contains("date") { return .fitnotes }
+        throw ImportError("unrecognised header: not a Strong, Hevy or FitNotes export")
+    }
+
+    static func validate(_ set: ImportedSet) throws {
+        do {
+            try Validation.exercise(set.exercise)
+            try Validation.weight(set.weight, unit: set.unit)
+            try Validation.reps(set.reps)
+            try Validation.rpe(set.rpe)
+            try Validation.nonNegative(set.distanceM, field: "distance_m")
+            try Validation.nonNegative(set.durationS, field: "duration_s")
+        } catch {
+            throw ImportError("\(error.field) \(error.message)")
+        }
+    }
+}
+
+/// Reads one row of a known header into a set.
+struct RowReader {
+    let index: [String: Int]
+    let columns: [String]
+    let defaultUnit: WeightUnit
+    let timeZone: TimeZone
+
+    init(columns: [String], defaultUnit: WeightUnit, timeZone: TimeZone) {
+        self.columns = columns
+        var index: [String: Int] = [:]
+        for (position, name) in columns.enumerated() where index[name] == nil { index[name] = position }
+        self.index = index
+        self.defaultUnit = defaultUnit
+        self.timeZone = timeZone
+    }
+
+    func value(_ record: CSVRecord, _ names: String...) -> String? {
+        for name in names {
+            if let position = index[name] {
+                let text = record.fields[position].trimmingCharacters(in: .whitespacesAndNewlines)
+                return text.isEmpty ? nil : text
+            }
+        }
+        return nil
+    }
+
+    /// The first column whose name starts with `prefix` (e.g. `weight` matches `weight (kg)`).
+    func column(startingWith prefix: String) -> String? {
+        columns.first { $0 == prefix || $0.hasPrefix(prefix + " (") }
+    }
+
+    func number(_ text: String?, field: String) throws -> Double? {
+        guard let text else { return nil }
+        guard let value = Double(text.replacingOccurrences(of: ",", with: ".")), value.isFinite else {
+            throw ImportError("\(field) '\(text)' is not a number")
+        }
+        return value
+    }
+
+    func wholeNumber(_ text: String?, field: String) throws -> Int? {
+        guard let value = try number(text, field: field) else { return nil }
+        guard value.rounded() == value, abs(value) < 1e9 else { throw ImportError("\(field) '\(text ?? "")' is not a whole number") }
+        return Int(value)
+    }
+
+    func unit(_ text: String?) throws -> WeightUnit? {
+        guard let text = text?.lowercased() else { return nil }
+        switch text {
+        case "kg", "kgs", "kilograms": return .kg
+        case "lb", "lbs", "pounds": return .lb
+        default: throw ImportError("weight unit '\(text)' is neither kg nor lb")
+        }
+    }
+
+    func metres(_ value: Double?, unit: String?) throws -> Double? {
+        guard let value else { return nil }
+        switch unit?.lowercased() {
+        case nil, "", "m", "meters", "metres": return value
+        case "km", "kilometers", "kilometres": return value * 1000
+        case "mi", "miles": return value * 1609.344
+        case "ft", "feet": return value * 0.3048
+        case "yd", "yards": return value * 0.9144
+        case let other?: throw ImportError("distance unit '\(other)' is not m, km or mi")
+        }
+    }
+
+    func date(_ text: String?, formats: [String], field: String) throws -> Date {
+        guard let text else { throw ImportError("\(field) is missing") }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        for format in formats {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        throw ImportError("\(field) '\(text)' is not a date like \(formats[0])")
+    }
+
+    /// `10:30`, `1:02:03` or plain seconds.
+    func duration(_ text: String?) throws -> Double? {
+        guard let text else { return nil }
+        let parts = text.split(separator: ":").map { Double($0) }
+        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else { throw ImportError("time '\(text)' is not a duration") }
+        return parts.reduce(0) { $0 * 60 + $1! }
+    }
+
+    mutating func strong(_ record: CSVRecord) throws -> ImportedSet? {
+        let start = try date(value(record, "date"), formats: ["yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm", "yyyy-MM-dd"], field: "Date")
+        guard let exercise = value(record, "exercise name") else { throw ImportError("Exercise Name is missing") }
+        var kind = SetKind.normal
+        var order: Int?
+        if let raw = value(record, "set order") {
+            switch raw.uppercased() {
+            case "W", "WARM_UP", "WARMUP": kind = .warmup
+            case "F", "FAILURE": kind = .failure
+            case "D", "DROP", "DROP_SET": kind = .drop
+            default:
+                guard let number = Int(raw) else { throw ImportError("Set Order '\(raw)' is not a number, W or FAILURE") }
+                order = number
+            }
+        }
+        let weightColumn = column(startingWith: "weight")
+        var unit = try unit(value(record, "weight unit")) ?? defaultUnit
+        if let weightColumn, weightColumn.contains("(lb") { unit = .lb }
+        if let weightColumn, weightColumn.contains("(kg") { unit = .kg }
+        let weight = try number(weightColumn.flatMap { value(record, $0) }, field: "Weight") ?? 0
+        let reps = try wholeNumber(value(record, "reps"), field: "Reps") ?? 0
+        let distanceColumn = column(startingWith: "distance")
+        let distance = try metres(
+            number(distanceColumn.flatMap { value(record, $0) }, field: "Distance"),
+            unit: value(record, "distance unit") ?? (distanceColumn?.contains("(km") == true ? "km" : nil))
+        let seconds = try number(value(record, "seconds"), field: "Seconds")
+        return ImportedSet(
+            line: record.line, workoutName: value(record, "workout name") ?? "Workout", workoutStart: start,
+            workoutNotes: value(record, "workout notes"), exercise: exercise, setOrder: order, kind: kind, weight: weight,
+            unit: unit, reps: reps, rpe: try number(value(record, "rpe"), field: "RPE"),
+            distanceM: distance.flatMap { $0 > 0 ? $0 : nil }, durationS: seconds.flatMap { $0 > 0 ? $0 : nil },
+            notes: value(record, "notes"))
+    }
+
+    mutating func hevy(_ record: CSVRecord) throws -> ImportedSet? {
+        let formats = ["d MMM yyyy, HH:mm", "dd MMM yyyy, HH:mm", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ssZ"]
+        let start = try date(value(record, "start_time"), formats: formats, field: "start_time")
+        guard let exercise = value(record, "exercise_title") else { throw ImportError("exercise_title is missing") }
+        let kind: SetKind
+        switch value(record, "set_type")?.lowercased() {
+        case nil, "normal": kind = .normal
+        case "warmup": kind = .warmup
+        case "dropset", "drop": kind = .drop
+        case "failure": kind = .failure
+        case let other?: throw ImportError("set_type '\(other)' is not normal, warmup, dropset or failure")
+        }
+        let unit: WeightUnit = index["weight_lbs"] != nil ? .lb : .kg
+        let weight = try number(value(record, "weight_kg", "weight_lbs"), field: "weight") ?? 0
+        let distance: Double?
+        if let km = try number(value(record, "distance_km"), field: "distance_km") {
+            distance = km * 1000
+        } else if let miles = try number(value(record, "distance_miles"), field: "distance_miles") {
+            distance = miles * 1609.344
+        } else {
+            distance = nil
+        }
+        let order = try wholeNumber(value(record, "set_index"), field: "set_index").map { $0 + 1 }
+        return ImportedSet(
+            line: record.line, workoutName: value(record, "title") ?? "Workout", workoutStart: start,
+            workoutNotes: value(record, "description"), exercise: exercise, setOrder: order, kind: kind, weight: weight,
+            unit: unit, reps: try wholeNumber(value(record, "reps"), field: "reps") ?? 0,
+            rpe: try number(value(record, "rpe"), field: "rpe"), distanceM: distance.flatMap { $0 > 0 ? $0 : nil },
+            durationS: try number(value(record, "duration_seconds"), field: "duration_seconds").flatMap { $0 > 0 ? $0 : nil },
+            notes: value(record, "exercise_notes"))
+    }
+
+    mutating func fitnotes(_ record: CSVRecord) throws -> ImportedSet? {
+        let day = try date(value(record, "date"), formats: ["yyyy-MM-dd"], field: "Date")
+        guard let exercise = value(record, "exercise") else { throw ImportError("Exercise is missing") }
+        let weightColumn = column(startingWith: "weight")
+        var unit = try unit(value(record, "weight unit")) ?? defaultUnit
+        if let weightColumn, weightColumn.contains("(lb") { unit = .lb }
+        if let weightColumn, weightColumn.contains("(kg") { unit = .kg }
+        let distance = try metres(number(value(record, "distance"), field: "Distance"), unit: value(record, "distance unit"))
+        return ImportedSet(
+            line: record.line, workoutName: "FitNotes Workout", workoutStart: day, workoutNotes: nil, exercise: exercise,
+            setOrder: nil, kind: .normal, weight: try number(weightColumn.flatMap { value(record, $0) }, field: "Weight") ?? 0,
+            unit: unit, reps: try wholeNumber(value(record, "reps"), field: "Reps") ?? 0, rpe: nil,
+            distanceM: distance.flatMap { $0 > 0 ? $0 : nil }, durationS: try duration(value(record, "time")).flatMap { $0 > 0 ? $0 : nil },
+            notes: nil)
+    }
+}
+
+/// Ids derived from content, so importing the same file twice adds nothing.
+public enum ContentID {
+    /// A UUID-shaped name from two independent 64-bit FNV-1a hashes of `text`.
+    public static func uuid(_ text: String) -> UUID {
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325
+        var b: UInt64 = 0x84222325_cbf29ce4
+        for byte in text.utf8 {
+            a = (a ^ UInt64(byte)) &* 0x100_0000_01b3
+            b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 &+ 0x9e37_79b9_7f4a_7c15
+        }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in 0..<8 {
+            bytes[i] = UInt8(truncatingIfNeeded: a >> (8 * UInt64(i)))
+            bytes[8 + i] = UInt8(truncatingIfNeeded: b >> (8 * UInt64(i)))
+        }
+        bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8: custom, name-based
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+                           bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+}
