@@ -99,7 +99,26 @@ public struct SQLiteServerStore: ServerStore {
         _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval,
         staleAfter: TimeInterval
     ) async throws -> IdempotencyClaim {
-        try await dbWriter.write { db in
+        // Fast path without taking the write lock: a completed, unexpired record with the same
+        // fingerprint can only ever replay (completed records are never changed, only purged).
+        let replay: StoredResponse? = try await dbWriter.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT status, content_type, body FROM idempotency_records
+                        WHERE owner = ? AND method = ? AND path = ? AND key = ? AND completed = 1
+                          AND fingerprint = ? AND created_at > ?
+                        """,
+                    arguments: [
+                        scope.user, scope.method, scope.path, scope.key, fingerprint,
+                        now.timeIntervalSince1970 - expiresAfter,
+                    ])
+            else { return nil }
+            return StoredResponse(status: row["status"], contentType: row["content_type"], body: row["body"] ?? Data())
+        }
+        if let replay { return .completed(replay) }
+        return try await dbWriter.write { db in
             let arguments: StatementArguments = [scope.user, scope.method, scope.path, scope.key]
             let row = try Row.fetchOne(
                 db,

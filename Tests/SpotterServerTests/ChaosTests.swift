@@ -38,6 +38,31 @@ struct ChaosTests {
         }
     }
 
+    @Test("drop on a batch: every op commits, no response, and the resent batch replays each op")
+    func dropAfterBatchCommit() async throws {
+        let dropping = try await TestServer.start { $0.chaos.dropRate = 1 }
+        let workoutID = UUID().wireString
+        let ops = [
+            BatchOp(idempotencyKey: "w", method: "POST", path: Route.workouts, body: Fixtures.workout(id: workoutID)),
+            BatchOp(idempotencyKey: "s", method: "POST", path: Route.sets, body: Fixtures.set(workoutID: workoutID)),
+        ]
+        let body = try WireJSON.value(BatchRequest(ops: ops)).canonicalString
+        await #expect(throws: (any Error).self) {
+            _ = try await dropping.send(.POST, Route.batch, body: body)
+        }
+        #expect(try await dropping.store.allSets(user: "alice").count == 1)
+        await dropping.stop(removingFiles: false)
+
+        let calm = try await TestServer.start(in: dropping.directory)
+        try await stopping(calm) { calm in
+            let retry = try await calm.send(.POST, Route.batch, body: body)
+            let results = try retry.decode(BatchResponse.self).results
+            #expect(results.map(\.status) == [201, 201])
+            #expect(results.map(\.replayed) == [true, true])
+            #expect(try await calm.store.allSets(user: "alice").count == 1)
+        }
+    }
+
     @Test("fail: 503 problem before handling, nothing applied; healthz and reads are spared")
     func failBeforeHandling() async throws {
         let server = try await TestServer.start { $0.chaos.failRate = 1 }
