@@ -225,51 +225,54 @@ extension SpotterStore {
                 weight: input.weight, unit: input.unit, reps: input.reps, rpe: input.rpe, distanceM: input.distanceM,
                 durationS: input.durationS, notes: input.notes,
                 performedAt: Timestamp.truncated(input.performedAt ?? now))
-            let e1rm = set.estimatedOneRepMaxKg
-            var isPR = false
-            if let e1rm, input.kind != .warmup {
-                let best = try Double.fetchOne(
-                    db.cachedStatement(
-                        sql:
-                            "SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'"
-                    ),
-                    arguments: [exercise])
-                isPR = best.map { e1rm > $0 + 1e-9 } ?? false
-            }
-            let setKey = id.uuidString.lowercased()
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
-                        duration_s, notes, performed_at, e1rm_kg, is_pr, updated_at, sync_state)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')
-                    """
-            ).execute(arguments: [
-                setKey, workoutKey, exercise, position, input.kind.rawValue, input.weight, input.unit.rawValue,
-                input.reps,
-                input.rpe, input.distanceM, input.durationS, input.notes, Timestamp.format(set.performedAt), e1rm, isPR,
-                Timestamp.format(now),
-            ])
-            let workoutCreate = try String.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT op_id FROM outbox WHERE entity_type = 'workout' AND entity_id = ? AND kind = 'create'
-                        AND state != 'succeeded' ORDER BY seq DESC LIMIT 1
-                        """), arguments: [workoutKey])
-            let outcome = try Outbox.enqueue(
-                db, user: userID, type: .set, id: setKey, kind: .create, payload: set.wireFields, before: [:],
-                dependency: workoutCreate, now: now)
-            guard case .appended(let opID) = outcome else {
-                throw StoreError.notAllowed("set \(setKey) already exists")
-            }
-            if try String.fetchOne(db, sql: "SELECT state FROM outbox WHERE op_id = ?", arguments: [opID]) == "blocked"
-            {
-                try db.execute(
-                    sql:
-                        "UPDATE sets SET sync_state = 'rejected', sync_error = 'waiting on a rejected workout' WHERE id = ?",
-                    arguments: [setKey])
-            }
+            let (opID, isPR) = try insertSet(set, db: db, now: now)
             return LoggedSet(set: set, workout: workout, createdWorkout: created, isPR: isPR, opID: opID)
         }
+    }
+
+    /// Inserts a new set row and enqueues its create (after its workout's create, when that is
+    /// still queued); marks a new estimated-1RM record. Shared by logging and importing.
+    func insertSet(_ set: WorkoutSet, db: Database, now: Date) throws -> (opID: String, isPR: Bool) {
+        let e1rm = set.estimatedOneRepMaxKg
+        var isPR = false
+        if let e1rm, set.kind != .warmup {
+            let best = try Double.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'"),
+                arguments: [set.exercise])
+            isPR = best.map { e1rm > $0 + 1e-9 } ?? false
+        }
+        let setKey = set.id.wireString
+        let workoutKey = set.workoutID.wireString
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
+                    duration_s, notes, performed_at, e1rm_kg, is_pr, updated_at, sync_state)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')
+                """
+        ).execute(arguments: [
+            setKey, workoutKey, set.exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue, set.reps,
+            set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt), e1rm, isPR,
+            Timestamp.format(now),
+        ])
+        let workoutCreate = try String.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT op_id FROM outbox WHERE entity_type = 'workout' AND entity_id = ? AND kind = 'create'
+                    AND state != 'succeeded' ORDER BY seq DESC LIMIT 1
+                    """), arguments: [workoutKey])
+        let outcome = try Outbox.enqueue(
+            db, user: userID, type: .set, id: setKey, kind: .create, payload: set.wireFields, before: [:],
+            dependency: workoutCreate, now: now)
+        guard case .appended(let opID) = outcome else { throw StoreError.notAllowed("set \(setKey) already exists") }
+        if try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM outbox WHERE op_id = ?"), arguments: [opID])
+            == "blocked"
+        {
+            try db.execute(
+                sql: "UPDATE sets SET sync_state = 'rejected', sync_error = 'waiting on a rejected workout' WHERE id = ?",
+                arguments: [setKey])
+        }
+        return (opID, isPR)
     }
 
     /// Changes fields of a set. Editing a rejected set is "edit and retry": a new create with a new key.

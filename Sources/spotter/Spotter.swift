@@ -11,7 +11,7 @@ struct Spotter: AsyncParsableCommand {
         discussion: "Without a subcommand, opens the full-screen UI.",
         subcommands: [
             Interactive.self, Log.self, Edit.self, Delete.self, SetsCommand.self, WorkoutsCommand.self, Status.self,
-            OutboxCommand.self, Airplane.self, Retry.self, Discard.self, Sync.self, Serve.self, Bench.self,
+            OutboxCommand.self, Airplane.self, Retry.self, Discard.self, Sync.self, Serve.self, Bench.self, Import.self, Export.self, Stats.self,
         ],
         defaultSubcommand: Interactive.self
     )

@@ -110,3 +110,41 @@ struct CLITests {
         #expect(createdSets == setIDs, "each set has its operation and each operation its set: both writes or neither")
     }
 }
+
+@Suite("Import and export from the command line", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+struct ImportExportCLITests {
+    @Test func aMalformedRowIsReportedWithItsLineAndTheRestImportsOnce() throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let file = db + ".csv"
+        try """
+            Date,Exercise,Category,Weight (kgs),Reps,Distance,Distance Unit,Time
+            2026-04-11,Deadlift (Barbell),Back,180.0,3,,,
+            2026-04-11,Curl, Hammer,Arms,20,10,,,
+            2026-04-11,Deadlift (Barbell),Back,185.0,2,,,
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let first = try SpotterBinary.run(["import", file], db: db)
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("imported 2 sets"))
+        #expect(first.stderr.contains("line 3"), "the bad row is named: \(first.stderr)")
+        let second = try SpotterBinary.run(["import", file], db: db)
+        #expect(second.stdout.contains("imported 0 sets"))
+        let sets = try SpotterBinary.json(try SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        #expect((sets["sets"] as? [Any])?.count == 2)
+
+        let exported = try SpotterBinary.run(["export"], db: db).stdout
+        #expect(exported.hasPrefix("Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Weight Unit,Reps"))
+        let other = SpotterBinary.temporaryDatabase()
+        try exported.write(toFile: other + ".csv", atomically: true, encoding: .utf8)
+        #expect(try SpotterBinary.run(["import", other + ".csv"], db: other).stdout.contains("imported 2 sets"))
+        #expect(try SpotterBinary.run(["export"], db: other).stdout == exported)
+    }
+
+    @Test func aFileThatIsNotAnExportChangesNothing() throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try "name,age\nbob,3\n".write(toFile: db + ".csv", atomically: true, encoding: .utf8)
+        let result = try SpotterBinary.run(["import", db + ".csv"], db: db)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("unrecognised header"))
+        #expect(try SpotterBinary.run(["outbox", "--json"], db: db).stdout.contains(#""operations":[]"#))
+    }
+}

@@ -116,6 +116,7 @@ struct RowReader {
     let columns: [String]
     let defaultUnit: WeightUnit
     let timeZone: TimeZone
+    private var formatters: [String: DateFormatter] = [:]
 
     init(columns: [String], defaultUnit: WeightUnit, timeZone: TimeZone) {
         self.columns = columns
@@ -176,13 +177,20 @@ struct RowReader {
         }
     }
 
-    func date(_ text: String?, formats: [String], field: String) throws -> Date {
+    mutating func date(_ text: String?, formats: [String], field: String) throws -> Date {
         guard let text else { throw ImportError("\(field) is missing") }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = timeZone
+        // A formatter per format, made once: building one per row dominated a 10 000-row import.
         for format in formats {
-            formatter.dateFormat = format
+            let formatter: DateFormatter
+            if let cached = formatters[format] {
+                formatter = cached
+            } else {
+                formatter = DateFormatter()
+                formatter.locale = Locale(identifier: "en_US_POSIX")
+                formatter.timeZone = timeZone
+                formatter.dateFormat = format
+                formatters[format] = formatter
+            }
             if let date = formatter.date(from: text) { return date }
         }
         throw ImportError("\(field) '\(text)' is not a date like \(formats[0])")

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Writes Strong's comma dialect with a `Weight Unit` column, which Spotter's own import
+/// reads back unchanged (SPEC section 8).
+public enum StrongExport {
+    public static let header =
+        "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Weight Unit,Reps,Distance,Seconds,Notes,Workout Notes,RPE"
+
+    public static func csv(_ rows: [(workout: Workout, set: WorkoutSet)], timeZone: TimeZone = .current) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        var lines = [header]
+        lines.reserveCapacity(rows.count + 1)
+        var order: [String: Int] = [:]
+        var currentWorkout: UUID?
+        for (workout, set) in rows {
+            if workout.id != currentWorkout {
+                currentWorkout = workout.id
+                order.removeAll()
+            }
+            let setOrder: String
+            switch set.kind {
+            case .warmup: setOrder = "W"
+            case .failure: setOrder = "F"
+            case .drop: setOrder = "D"
+            case .normal:
+                order[set.exercise, default: 0] += 1
+                setOrder = "\(order[set.exercise]!)"
+            }
+            let duration = workout.endedAt.map { "\(Int($0.timeIntervalSince(workout.startedAt)))" } ?? ""
+            let fields = [
+                formatter.string(from: workout.startedAt), workout.name, duration, set.exercise, setOrder,
+                Formatting.number(set.weight), set.unit.rawValue, "\(set.reps)", set.distanceM.map(Formatting.number) ?? "",
+                set.durationS.map(Formatting.number) ?? "", set.notes ?? "", workout.notes ?? "",
+                set.rpe.map(Formatting.number) ?? "",
+            ]
+            lines.append(fields.map(CSV.escape).joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

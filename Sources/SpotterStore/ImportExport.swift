@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// What an import did.
+public struct ImportResult: Sendable, Equatable {
+    public var added = 0
+    /// Rows already in the database (an earlier import of the same file, or an export of these sets).
+    public var alreadyPresent = 0
+    public var workoutsAdded = 0
+}
+
+extension SpotterStore {
+    /// Stores imported sets as if logged, grouped into their workouts, each with its outbox
+    /// operation so they sync like any other (in batches). Ids derive from the rows' content,
+    /// so importing the same file twice adds nothing.
+    public func importSets(_ sets: [ImportedSet], chunkSize: Int = 2_000) throws -> ImportResult {
+        var result = ImportResult()
+        // Group into workouts (name + start), keeping file order within each.
+        var order: [String] = []
+        var groups: [String: [ImportedSet]] = [:]
+        for set in sets {
+            let key = "\(Timestamp.format(set.workoutStart))|\(set.workoutName)"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(set)
+        }
+        var pending: [(String, [ImportedSet])] = []
+        var pendingCount = 0
+        func flush() throws {
+            guard !pending.isEmpty else { return }
+            let now = self.now
+            let batch = pending
+            try writer.write { db in
+                for (key, rows) in batch {
+                    try importWorkout(key: key, rows: rows, db: db, now: now, result: &result)
+                }
+            }
+            pending.removeAll()
+            pendingCount = 0
+        }
+        for key in order {
+            var rows = groups[key]!
+            // Hevy lists newest first and numbers sets per exercise; keep a stable, natural order.
+            if rows.contains(where: { $0.setOrder != nil }) {
+                rows = rows.enumerated().sorted { lhs, rhs in
+                    lhs.element.exercise == rhs.element.exercise && lhs.element.setOrder != nil && rhs.element.setOrder != nil
+                        ? lhs.element.setOrder! < rhs.element.setOrder! : lhs.offset < rhs.offset
+                }.map(\.element)
+            }
+            pending.append((key, rows))
+            pendingCount += rows.count
+            if pendingCount >= chunkSize { try flush() }
+        }
+        try flush()
+        return result
+    }
+
+    private func importWorkout(key: String, rows: [ImportedSet], db: Database, now: Date, result: inout ImportResult) throws {
+        guard let first = rows.first else { return }
+        let start = Timestamp.truncated(first.workoutStart)
+        let derivedID = ContentID.uuid("spotter-import-workout|\(key)")
+        let workoutID: UUID
+        if let existing = try String.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT id FROM workouts WHERE deleted_at IS NULL AND (id = ? OR (name = ? AND started_at = ?))
+                    ORDER BY id = ? DESC LIMIT 1
+                    """),
+            arguments: [derivedID.wireString, first.workoutName, Timestamp.format(start), derivedID.wireString]
+        ) {
+            workoutID = UUID(uuidString: existing) ?? derivedID
+        } else {
+            let workout = Workout(
+                id: derivedID, name: String(first.workoutName.prefix(Validation.maxNameLength)), startedAt: start,
+                notes: rows.lazy.compactMap(\.workoutNotes).first)
+            try insertWorkout(workout, db: db, now: now)
+            workoutID = derivedID
+            result.workoutsAdded += 1
+        }
+        var position = try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"), arguments: [workoutID.wireString])
+            ?? 0
+        var occurrences: [String: Int] = [:]
+        for row in rows {
+            let exercise = try resolveExercise(row.exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
+            let content = [
+                exercise, row.kind.rawValue, Formatting.number(row.weight), row.unit.rawValue, "\(row.reps)",
+                row.rpe.map(Formatting.number) ?? "", row.distanceM.map(Formatting.number) ?? "",
+                row.durationS.map(Formatting.number) ?? "", row.notes ?? "",
+            ].joined(separator: "|")
+            occurrences[content, default: 0] += 1
+            let occurrence = occurrences[content]!
+            let setID = ContentID.uuid("spotter-import-set|\(key)|\(content)|\(occurrence)")
+            // Already here: this file imported before, or these very sets exported and read back.
+            // (`+exercise` keeps SQLite on the workout's index: the exercise index would walk
+            // every set of that exercise ever logged, for every row.)
+            let sameContent = try Int.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT COUNT(*) FROM sets WHERE workout_id = ? AND deleted_at IS NULL AND +exercise = ? AND kind = ?
+                        AND weight = ? AND unit = ? AND reps = ? AND rpe IS ? AND distance_m IS ? AND duration_s IS ?
+                        AND notes IS ?
+                        """),
+                arguments: [
+                    workoutID.wireString, exercise, row.kind.rawValue, row.weight, row.unit.rawValue, row.reps, row.rpe,
+                    row.distanceM, row.durationS, row.notes,
+                ]) ?? 0
+            let idTaken = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ?)"), arguments: [setID.wireString])
+                ?? false
+            if idTaken || sameContent >= occurrence {
+                result.alreadyPresent += 1
+                continue
+            }
+            position += 1
+            let set = WorkoutSet(
+                id: setID, workoutID: workoutID, exercise: exercise, position: position, kind: row.kind, weight: row.weight,
+                unit: row.unit, reps: row.reps, rpe: row.rpe, distanceM: row.distanceM, durationS: row.durationS,
+                notes: row.notes, performedAt: start)
+            _ = try insertSet(set, db: db, now: now)
+            result.added += 1
+        }
+    }
+
+    /// Every live set with its workout, in workout and set order, for export.
+    public func exportRows() throws -> [(workout: Workout, set: WorkoutSet)] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT s.*, w.name AS w_name, w.started_at AS w_started_at, w.ended_at AS w_ended_at,
+                        w.notes AS w_notes
+                    FROM sets s JOIN workouts w ON w.id = s.workout_id
+                    WHERE s.deleted_at IS NULL AND w.deleted_at IS NULL
+                    ORDER BY w.started_at, w.id, s.position
+                    """
+            ).map { row in
+                let workout = Workout(
+                    id: UUID(uuidString: row["workout_id"]) ?? UUID(), name: row["w_name"],
+                    startedAt: Timestamp.parse(row["w_started_at"]) ?? Date(timeIntervalSince1970: 0),
+                    endedAt: (row["w_ended_at"] as String?).flatMap(Timestamp.parse), notes: row["w_notes"])
+                return (workout, WorkoutSet(row: row))
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// An exercise's records, as `spotter stats` shows them.
+public struct ExerciseStats: Sendable, Equatable {
+    public var exercise: String
+    public var sets: Int
+    /// Best estimated 1RM (Epley), in kg, and the set that made it.
+    public var bestOneRepMaxKg: Double?
+    public var bestOneRepMaxSet: WorkoutSet?
+    /// The heaviest weight lifted for at least one rep, in kg.
+    public var heaviestKg: Double?
+}
+
+/// Training volume (weight × reps, in kg) of one ISO week.
+public struct WeeklyVolume: Sendable, Equatable {
+    public var weekStart: Date
+    public var volumeKg: Double
+    public var sets: Int
+}
+
+extension SpotterStore {
+    /// Records per exercise (all exercises, or one), warm-ups excluded, best first.
+    public func exerciseStats(exercise: String? = nil) throws -> [ExerciseStats] {
+        try writer.read { db in
+            var sql = """
+                SELECT exercise, COUNT(*) AS n, MAX(e1rm_kg) AS best,
+                    MAX(CASE WHEN reps > 0 THEN weight * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END END) AS heaviest
+                FROM sets WHERE deleted_at IS NULL AND kind != 'warmup'
+                """
+            var arguments: StatementArguments = []
+            if let exercise {
+                sql += " AND exercise = ?"
+                arguments = [try Self.canonicalExercise(exercise, db: db)]
+            }
+            sql += " GROUP BY exercise ORDER BY best DESC NULLS LAST, exercise"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                let name: String = row["exercise"]
+                let bestSet = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                        ORDER BY e1rm_kg DESC LIMIT 1
+                        """, arguments: [name]
+                ).map(WorkoutSet.init(row:))
+                return ExerciseStats(
+                    exercise: name, sets: row["n"], bestOneRepMaxKg: row["best"], bestOneRepMaxSet: bestSet,
+                    heaviestKg: row["heaviest"])
+            }
+        }
+    }
+
+    /// Volume per week for the newest `weeks` weeks that have sets, newest first.
+    public func weeklyVolume(exercise: String? = nil, weeks: Int = 8) throws -> [WeeklyVolume] {
+        let rows: [(Date, Double, Int)] = try writer.read { db in
+            var sql = """
+                SELECT performed_at, weight * reps * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END AS volume
+                FROM sets WHERE deleted_at IS NULL AND kind != 'warmup'
+                """
+            var arguments: StatementArguments = []
+            if let exercise {
+                sql += " AND exercise = ?"
+                arguments = [try Self.canonicalExercise(exercise, db: db)]
+            }
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
+                guard let date = Timestamp.parse(row["performed_at"]) else { return nil }
+                return (date, row["volume"], 1)
+            }
+        }
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.timeZone = .current
+        var byWeek: [Date: (Double, Int)] = [:]
+        for (date, volume, count) in rows {
+            guard let start = calendar.dateInterval(of: .weekOfYear, for: date)?.start else { continue }
+            let current = byWeek[start] ?? (0, 0)
+            byWeek[start] = (current.0 + volume, current.1 + count)
+        }
+        return byWeek.sorted { $0.key > $1.key }.prefix(weeks).map {
+            WeeklyVolume(weekStart: $0.key, volumeKg: $0.value.0, sets: $0.value.1)
+        }
+    }
+}

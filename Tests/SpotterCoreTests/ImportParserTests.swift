@@ -1,0 +1,129 @@
+import Foundation
+import SpotterCore
+import Testing
+
+@Suite("Reading Strong, Hevy and FitNotes exports")
+struct ImportParserTests {
+    let utc = TimeZone(identifier: "UTC")!
+
+    @Test func strongCommaDialectWithQuotedNotesSpanningLines() throws {
+        let text = #"""
+            Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+            2026-04-08 16:50:00,"Push Day",Bench Press (Barbell),W,60,10.0,0,0,,,
+            2026-04-08 16:50:00,"Push Day",Bench Press (Barbell),1,100,5,0,0,"felt
+            strong, ""easy""",Good day,8
+            2026-04-08 16:50:00,"Push Day",Bench Press (Barbell),FAILURE,100,3,0,0,,,
+            2026-04-08 16:50:00,"Push Day",Running,1,0,0,5000,1500,,,
+            """#
+        let parsed = try ImportParser.parse(text, timeZone: utc)
+        #expect(parsed.format == .strong)
+        #expect(parsed.problems.isEmpty)
+        #expect(parsed.sets.map(\.kind) == [.warmup, .normal, .failure, .normal])
+        #expect(parsed.sets[0].reps == 10, "reps written as a float")
+        #expect(parsed.sets[1].notes == "felt\nstrong, \"easy\"")
+        #expect(parsed.sets[1].rpe == 8)
+        #expect(parsed.sets[1].workoutStart == Date(timeIntervalSince1970: 1_775_667_000))
+        #expect(parsed.sets[3].distanceM == 5000 && parsed.sets[3].durationS == 1500, "cardio keeps distance and time")
+        #expect(parsed.sets.allSatisfy { $0.unit == .kg && $0.workoutName == "Push Day" })
+    }
+
+    @Test func strongSemicolonDialectWithAUnitColumn() throws {
+        let text = #"""
+            Date;Workout Name;Exercise Name;Set Order;Weight;Weight Unit;Reps;RPE;Distance;Distance Unit;Seconds;Notes;Workout Notes
+            2026-01-02 07:00:00;Legs;Squat (Barbell);1;225;lbs;5;;;;;;
+            2026-01-02 07:00:00;Legs;Running;1;0;kg;0;;3.5;km;1200;;
+            """#
+        let parsed = try ImportParser.parse(text, timeZone: utc)
+        #expect(parsed.sets[0].unit == .lb && parsed.sets[0].weight == 225)
+        #expect(parsed.sets[1].distanceM == 3500)
+    }
+
+    @Test func strongAllQuotedWithAUnitInTheHeader() throws {
+        let text = #"""
+            "Workout #";"Date";"Workout Name";"Duration (sec)";"Exercise Name";"Set Order";"Weight (kg)";"Reps";"RPE";"Distance (meters)";"Seconds";"Notes";"Workout Notes"
+            "1";"2026-01-02 07:00:00";"Legs";"3600";"Squat (Barbell)";"1";"140";"5";"8";"";"";"";""
+            """#
+        let parsed = try ImportParser.parse(text, defaultUnit: .lb, timeZone: utc)
+        #expect(parsed.sets.count == 1)
+        #expect(parsed.sets[0].unit == .kg, "the header suffix wins over the default")
+        #expect(parsed.sets[0].rpe == 8)
+    }
+
+    @Test func strongWithoutAUnitUsesTheDefault() throws {
+        let text = #"""
+            Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,RPE
+            2026-01-02 07:00:00,Legs,1h,Squat (Barbell),1,315,5,,,
+            """#
+        #expect(try ImportParser.parse(text, defaultUnit: .lb, timeZone: utc).sets[0].unit == .lb)
+    }
+
+    @Test func hevyNewestFirstWithBodyweightAndSetTypes() throws {
+        let text = #"""
+            "title","start_time","end_time","description","exercise_title","superset_id","exercise_notes","set_index","set_type","weight_lbs","reps","distance_miles","duration_seconds","rpe"
+            "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Pull Up","","","1","dropset","","8","","",""
+            "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Pull Up","","","0","warmup","","5","","",""
+            "Run","7 Apr 2026, 06:00","7 Apr 2026, 06:30","","Running","","","0","normal","","","3","1800",""
+            """#
+        let parsed = try ImportParser.parse(text, timeZone: utc)
+        #expect(parsed.format == .hevy)
+        #expect(parsed.sets.map(\.kind) == [.drop, .warmup, .normal])
+        #expect(parsed.sets[0].weight == 0 && parsed.sets[0].unit == .lb, "empty weight is bodyweight")
+        #expect(parsed.sets[0].setOrder == 2)
+        #expect(abs((parsed.sets[2].distanceM ?? 0) - 4828.032) < 0.001)
+    }
+
+    @Test func fitNotesRowsAndAMalformedOneWithItsLineNumber() throws {
+        let text = #"""
+            Date,Exercise,Category,Weight (kgs),Reps,Distance,Distance Unit,Time
+            2026-04-11,Deadlift (Barbell),Back,180.0,3,,,
+            2026-04-11,Curl, Hammer,Arms,20,10,,,
+            2026-04-11,Running,Cardio,,,5.0,km,00:25:00
+            """#
+        let parsed = try ImportParser.parse(text, timeZone: utc)
+        #expect(parsed.format == .fitnotes)
+        #expect(parsed.sets.count == 2)
+        #expect(parsed.sets[1].durationS == 1500 && parsed.sets[1].distanceM == 5000)
+        #expect(parsed.problems.map(\.line) == [3])
+    }
+
+    @Test func invalidValuesAreReportedPerLineAndTheRestImports() throws {
+        let text = #"""
+            Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+            2026-04-08 16:50:00,A,Bench Press (Barbell),1,heavy,5,0,0,,,
+            2026-04-08 16:50:00,A,Bench Press (Barbell),2,100,5,0,0,,,8.3
+            yesterday,A,Bench Press (Barbell),3,100,5,0,0,,,
+            2026-04-08 16:50:00,A,Bench Press (Barbell),4,100,5,0,0,,,
+            """#
+        let parsed = try ImportParser.parse(text, timeZone: utc)
+        #expect(parsed.sets.count == 1)
+        #expect(parsed.problems.map(\.line) == [2, 3, 4])
+        #expect(parsed.problems[0].message.contains("Weight"))
+        #expect(parsed.problems[1].message.contains("rpe"))
+    }
+
+    @Test func anUnknownHeaderIsRefusedWhole() {
+        #expect(throws: ImportError.self) { try ImportParser.parse("a,b,c\n1,2,3\n") }
+        #expect(throws: ImportError.self) { try ImportParser.parse("") }
+    }
+
+    @Test func exportReadsBackUnchanged() throws {
+        let workout = Workout(name: "Push, Day", startedAt: Date(timeIntervalSince1970: 1_775_667_000), notes: "good")
+        let sets = [
+            WorkoutSet(workoutID: workout.id, exercise: "Bench Press (Barbell)", position: 1, kind: .warmup, weight: 60, reps: 10, performedAt: workout.startedAt),
+            WorkoutSet(workoutID: workout.id, exercise: "Bench Press (Barbell)", position: 2, weight: 102.5, unit: .lb, reps: 5, rpe: 8.5, notes: "a \"quote\"\nand a line", performedAt: workout.startedAt),
+            WorkoutSet(workoutID: workout.id, exercise: "Running", position: 3, weight: 0, reps: 0, distanceM: 5000, durationS: 1500, performedAt: workout.startedAt),
+        ]
+        let csv = StrongExport.csv(sets.map { (workout, $0) }, timeZone: utc)
+        let parsed = try ImportParser.parse(csv, timeZone: utc)
+        #expect(parsed.problems.isEmpty)
+        #expect(parsed.sets.map(\.exercise) == sets.map(\.exercise))
+        #expect(parsed.sets.map(\.kind) == sets.map(\.kind))
+        #expect(parsed.sets.map(\.weight) == sets.map(\.weight))
+        #expect(parsed.sets.map(\.unit) == sets.map(\.unit))
+        #expect(parsed.sets.map(\.reps) == sets.map(\.reps))
+        #expect(parsed.sets.map(\.rpe) == sets.map(\.rpe))
+        #expect(parsed.sets.map(\.notes) == sets.map(\.notes))
+        #expect(parsed.sets.map(\.distanceM) == sets.map(\.distanceM))
+        #expect(parsed.sets.allSatisfy { $0.workoutName == "Push, Day" && $0.workoutStart == workout.startedAt && $0.workoutNotes == "good" })
+    }
+}
