@@ -2,79 +2,24 @@ import Foundation
 import GRDB
 import SpotterCore
 
-/// A workout as another device left it on the server (the change feed's row).
-public struct PulledWorkout: Sendable, Equatable {
-    public var id: String
-    public var name: String
-    public var startedAt: String
-    public var endedAt: String?
-    public var notes: String?
-    public var updatedAt: String?
+/// The server's bookkeeping for a pulled row.
+public struct ServerStamp: Sendable, Equatable {
     public var serverVersion: Int64?
-    public var deleted: Bool
+    /// RFC 3339, as the server wrote it.
+    public var updatedAt: String?
 
-    public init(
-        id: String, name: String, startedAt: String, endedAt: String?, notes: String?, updatedAt: String?,
-        serverVersion: Int64?, deleted: Bool
-    ) {
-        self.id = id
-        self.name = name
-        self.startedAt = startedAt
-        self.endedAt = endedAt
-        self.notes = notes
-        self.updatedAt = updatedAt
+    public init(serverVersion: Int64?, updatedAt: String?) {
         self.serverVersion = serverVersion
-        self.deleted = deleted
+        self.updatedAt = updatedAt
     }
 }
 
-/// A set as the change feed describes it.
-public struct PulledSet: Sendable, Equatable {
-    public var id: String
-    public var workoutID: String
-    public var exercise: String
-    public var position: Int
-    public var kind: String
-    public var weight: Double
-    public var unit: String
-    public var reps: Int
-    public var rpe: Double?
-    public var distanceM: Double?
-    public var durationS: Double?
-    public var notes: String?
-    public var performedAt: String
-    public var updatedAt: String?
-    public var serverVersion: Int64?
-    public var deleted: Bool
-
-    public init(
-        id: String, workoutID: String, exercise: String, position: Int, kind: String, weight: Double, unit: String,
-        reps: Int, rpe: Double?, distanceM: Double?, durationS: Double?, notes: String?, performedAt: String,
-        updatedAt: String?, serverVersion: Int64?, deleted: Bool
-    ) {
-        self.id = id
-        self.workoutID = workoutID
-        self.exercise = exercise
-        self.position = position
-        self.kind = kind
-        self.weight = weight
-        self.unit = unit
-        self.reps = reps
-        self.rpe = rpe
-        self.distanceM = distanceM
-        self.durationS = durationS
-        self.notes = notes
-        self.performedAt = performedAt
-        self.updatedAt = updatedAt
-        self.serverVersion = serverVersion
-        self.deleted = deleted
-    }
-}
-
-/// One entry of the change feed, in local terms.
+/// One entry of the change feed, in local terms: an entity's current row, or its tombstone.
 public enum PulledEntity: Sendable, Equatable {
-    case workout(PulledWorkout)
-    case set(PulledSet)
+    case workout(Workout, ServerStamp)
+    case set(WorkoutSet, ServerStamp)
+    case deletedWorkout(UUID)
+    case deletedSet(UUID)
 }
 
 extension SpotterStore {
@@ -91,10 +36,17 @@ extension SpotterStore {
             var changed = 0
             for entity in entities {
                 switch entity {
-                case .workout(let workout):
-                    changed += try merge(workout, db: db, now: now) ? 1 : 0
-                case .set(let set):
-                    changed += try merge(set, db: db, now: now) ? 1 : 0
+                case .workout(let workout, let stamp):
+                    changed += try merge(workout, stamp: stamp, db: db, now: now) ? 1 : 0
+                case .set(let set, let stamp):
+                    changed += try merge(set, stamp: stamp, db: db, now: now) ? 1 : 0
+                case .deletedWorkout(let id):
+                    changed += try mergeWorkoutTombstone(id.wireString, db: db) ? 1 : 0
+                case .deletedSet(let id):
+                    let key = id.wireString
+                    guard try !locallyOwned(.set, key, db: db) else { continue }
+                    try db.cachedStatement(sql: "DELETE FROM sets WHERE id = ?").execute(arguments: [key])
+                    changed += db.changesCount
                 }
             }
             try db.execute(
@@ -114,20 +66,21 @@ extension SpotterStore {
                     """), arguments: [type.rawValue, id]) ?? false
     }
 
-    private func merge(_ workout: PulledWorkout, db: Database, now: String) throws -> Bool {
-        let id = workout.id.lowercased()
+    private func mergeWorkoutTombstone(_ id: String, db: Database) throws -> Bool {
         if try locallyOwned(.workout, id, db: db) { return false }
-        if workout.deleted {
-            if try workoutHoldsUnresolvedSets(id, db: db) {
-                // Deleting it here would silently take sets the user has not seen resolved
-                // (rejected, blocked or still queued); keep it, say why, let them decide.
-                try db.execute(
-                    sql: "UPDATE workouts SET sync_error = ? WHERE id = ?", arguments: [Self.deletedElsewhere, id])
-                return true
-            }
-            try db.cachedStatement(sql: "DELETE FROM workouts WHERE id = ?").execute(arguments: [id])
-            return db.changesCount > 0
+        if try workoutHoldsUnresolvedSets(id, db: db) {
+            // Deleting it here would silently take sets the user has not seen resolved
+            // (rejected, blocked or still queued); keep it, say why, let them decide.
+            try db.execute(sql: "UPDATE workouts SET sync_error = ? WHERE id = ?", arguments: [Self.deletedElsewhere, id])
+            return true
         }
+        try db.cachedStatement(sql: "DELETE FROM workouts WHERE id = ?").execute(arguments: [id])
+        return db.changesCount > 0
+    }
+
+    private func merge(_ workout: Workout, stamp: ServerStamp, db: Database, now: String) throws -> Bool {
+        let id = workout.id.wireString
+        if try locallyOwned(.workout, id, db: db) { return false }
         // The feed carries each entity's current row, so taking it whole is right for an entity
         // with nothing queued — even when a success already stamped the same version (an
         // acknowledgement applies only the fields its operation touched).
@@ -140,29 +93,22 @@ extension SpotterStore {
                     server_version = excluded.server_version, deleted_at = NULL, sync_state = 'synced', sync_error = NULL
                 """
         ).execute(arguments: [
-            id, workout.name, workout.startedAt, workout.endedAt, workout.notes, workout.updatedAt ?? now,
-            workout.serverVersion,
+            id, workout.name, Timestamp.format(workout.startedAt), workout.endedAt.map(Timestamp.format), workout.notes,
+            stamp.updatedAt ?? now, stamp.serverVersion,
         ])
         return true
     }
 
-    private func merge(_ set: PulledSet, db: Database, now: String) throws -> Bool {
-        let id = set.id.lowercased()
+    private func merge(_ set: WorkoutSet, stamp: ServerStamp, db: Database, now: String) throws -> Bool {
+        let id = set.id.wireString
         if try locallyOwned(.set, id, db: db) { return false }
-        if set.deleted {
-            try db.cachedStatement(sql: "DELETE FROM sets WHERE id = ?").execute(arguments: [id])
-            return db.changesCount > 0
-        }
-        let workoutID = set.workoutID.lowercased()
+        let workoutID = set.workoutID.wireString
         guard
             try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ?)"), arguments: [workoutID])
                 == true
         else { return false }  // its workout is gone here (discarded): nothing to hang it on
         let exercise = try resolveExercise(set.exercise, db: db)
-        let unit = WeightUnit(rawValue: set.unit) ?? .kg
-        let kind = SetKind(rawValue: set.kind) ?? .normal
-        let e1rm = OneRepMax.epley(weight: set.weight * unit.kilograms, reps: set.reps)
         try db.cachedStatement(
             sql: """
                 INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
@@ -176,8 +122,9 @@ extension SpotterStore {
                     server_version = excluded.server_version, deleted_at = NULL, sync_state = 'synced', sync_error = NULL
                 """
         ).execute(arguments: [
-            id, workoutID, exercise, set.position, kind.rawValue, set.weight, unit.rawValue, set.reps, set.rpe,
-            set.distanceM, set.durationS, set.notes, set.performedAt, e1rm, set.updatedAt ?? now, set.serverVersion,
+            id, workoutID, exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue, set.reps, set.rpe,
+            set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt), set.estimatedOneRepMaxKg,
+            stamp.updatedAt ?? now, stamp.serverVersion,
         ])
         return true
     }

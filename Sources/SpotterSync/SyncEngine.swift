@@ -392,7 +392,11 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     finishFlush()
                     return
                 }
-                let entities: [PulledEntity] = page.changes.compactMap(Self.pulled)
+                let entities: [PulledEntity] = page.changes.compactMap { change in
+                    let entity = Self.pulled(change)
+                    if entity == nil { logger.warning("skipped an unreadable change of type \(change.entityType)") }
+                    return entity
+                }
                 do {
                     let changed = try store.mergePulled(entities, cursor: page.cursor)
                     metricDeltas["pulled", default: 0] += changed
@@ -412,21 +416,25 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
     }
 
+    /// The feed's row in local terms; nil (and logged) when the server sent something unreadable.
     static func pulled(_ change: ChangeDTO) -> PulledEntity? {
-        if let workout = change.workout {
-            return .workout(
-                PulledWorkout(
-                    id: workout.id, name: workout.name, startedAt: workout.startedAt, endedAt: workout.endedAt,
-                    notes: workout.notes, updatedAt: workout.updatedAt, serverVersion: workout.serverVersion,
-                    deleted: workout.deleted == true))
+        if let dto = change.workout, let id = UUID(uuidString: dto.id) {
+            if dto.deleted == true { return .deletedWorkout(id) }
+            guard let started = Timestamp.parse(dto.startedAt) else { return nil }
+            let workout = Workout(
+                id: id, name: dto.name, startedAt: started, endedAt: dto.endedAt.flatMap(Timestamp.parse), notes: dto.notes)
+            return .workout(workout, ServerStamp(serverVersion: dto.serverVersion, updatedAt: dto.updatedAt))
         }
-        if let set = change.set {
-            return .set(
-                PulledSet(
-                    id: set.id, workoutID: set.workoutID, exercise: set.exercise, position: set.position, kind: set.kind,
-                    weight: set.weight, unit: set.unit, reps: set.reps, rpe: set.rpe, distanceM: set.distanceM,
-                    durationS: set.durationS, notes: set.notes, performedAt: set.performedAt, updatedAt: set.updatedAt,
-                    serverVersion: set.serverVersion, deleted: set.deleted == true))
+        if let dto = change.set, let id = UUID(uuidString: dto.id) {
+            if dto.deleted == true { return .deletedSet(id) }
+            guard let workoutID = UUID(uuidString: dto.workoutID), let performed = Timestamp.parse(dto.performedAt),
+                let kind = SetKind(rawValue: dto.kind), let unit = WeightUnit(rawValue: dto.unit)
+            else { return nil }
+            let set = WorkoutSet(
+                id: id, workoutID: workoutID, exercise: dto.exercise, position: dto.position, kind: kind, weight: dto.weight,
+                unit: unit, reps: dto.reps, rpe: dto.rpe, distanceM: dto.distanceM, durationS: dto.durationS, notes: dto.notes,
+                performedAt: performed)
+            return .set(set, ServerStamp(serverVersion: dto.serverVersion, updatedAt: dto.updatedAt))
         }
         return nil
     }
