@@ -11,7 +11,16 @@ import NIOHTTP1
 /// deadline and reports a connection closed mid-response as its own error — exactly the
 /// "server committed, reply lost" case the engine must treat as transient.
 public final class HTTPSyncTransport: SyncTransport {
-    private let client: HTTPClient
+    /// One client (and connection pool) for the process, never shut down: a transport may be
+    /// released on one of NIO's own threads, where shutting a client down is not allowed.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(3), read: .seconds(30))
+        configuration.connectionPool = .init(idleTimeout: .seconds(30))
+        configuration.httpVersion = .http1Only
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+    private var client: HTTPClient { Self.client }
     private let baseURL: String
     private let token: String?
 
@@ -23,15 +32,6 @@ public final class HTTPSyncTransport: SyncTransport {
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.token = token
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: .seconds(3), read: .seconds(30))
-        configuration.connectionPool = .init(idleTimeout: .seconds(30))
-        configuration.httpVersion = .http1Only
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }
-
-    deinit {
-        try? client.syncShutdown()
     }
 
     public func send(
