@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import SpotterCore
 import SpotterStore
+import SpotterSync
+import SpotterTUI
 
 /// The `spotter` command: the UI without a subcommand, the scriptable CLI with one.
 struct Spotter: AsyncParsableCommand {
@@ -18,7 +20,9 @@ struct Spotter: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        throw CLIError("the terminal UI is not available in this build; see `spotter --help` for the commands")
+        let store = try global.openStore()
+        let code = runTerminalUI(TerminalUIOptions(store: store, sync: nil, events: SyncEventChannel()))
+        if code != 0 { throw ExitCode(code) }
     }
 }
 
