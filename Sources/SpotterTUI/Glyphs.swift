@@ -27,7 +27,7 @@ public struct Glyphs: Sendable, Equatable {
         horizontal: "─", vertical: "│", topLeft: "┌", topRight: "┐", bottomLeft: "└", bottomRight: "┘")
 
     public static let ascii = Glyphs(
-        synced: "ok", pending: "..", rejected: "x", syncing: "~", airplane: "AIRPLANE", warning: "!", online: "*", offline: "o",
+        synced: "ok", pending: "..", rejected: "x", syncing: "~", airplane: ">", warning: "!", online: "*", offline: "o",
         selected: ">", star: "*", ellipsis: "~", middleDot: "-", spinner: ["|", "/", "-", "\\"],
         horizontal: "-", vertical: "|", topLeft: "+", topRight: "+", bottomLeft: "+", bottomRight: "+")
 }

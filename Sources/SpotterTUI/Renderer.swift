@@ -307,7 +307,7 @@ public enum Renderer {
         drawBox(&buffer, g, x: 0, y: top, width: width, height: height, title: title, focused: true, bottomBorder: hasBottom)
         let inner = width - 2
         let opWidth = 8
-        let entityWidth = 16
+        let entityWidth = 14
         let kindWidth = 6
         let stateWidth = 16
         let attemptsWidth = 3
@@ -352,7 +352,8 @@ public enum Renderer {
         if let row = state.currentSet, row.syncState == .rejected, state.focus == .sets {
             return " \(state.glyphs.rejected) \(row.syncError ?? "rejected")  r retry  x discard  e edit  d delete"
         }
-        return " n log set  e edit  d delete  w workout  a airplane  f star  D debug  s sync  / filter  ? help  q quit"
+        let full = " n log set  e edit  d delete  w workout  a airplane  f star  D debug  s sync  / filter  ? help  q quit"
+        return full.count <= state.columns ? full : " n log  e edit  d delete  w workout  a airplane  D debug  s sync  ? help  q quit"
     }
 
     static func drawBottomBar(_ state: AppState, _ buffer: inout ScreenBuffer) {

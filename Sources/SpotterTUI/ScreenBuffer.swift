@@ -156,6 +156,11 @@ public struct ScreenBuffer: Sendable, Equatable {
     }
 }
 
+extension ScreenBuffer: CustomStringConvertible {
+    /// The screen as text, so a failed expectation prints what a user would have seen.
+    public var description: String { text }
+}
+
 /// Terminal display width of characters, independent of the process locale so rendering stays
 /// a pure function: East Asian wide and emoji-presentation characters take two columns.
 public enum DisplayWidth {
