@@ -96,13 +96,18 @@ final class CursesTerminal {
 
     /// Takes the terminal again after `fg`, picking up a size change made meanwhile.
     func resume() {
+        updateSize()
+        refresh()
+        clearok(spotter_stdscr(), true)
+        setFocusReporting(true)
+    }
+
+    /// Reads the window size from the terminal (after SIGWINCH) and resizes curses to it.
+    func updateSize() {
         var size = winsize()
         if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0 {
             resizeterm(Int32(size.ws_row), Int32(size.ws_col))
         }
-        refresh()
-        clearok(spotter_stdscr(), true)
-        setFocusReporting(true)
     }
 
     /// Repaints everything on the next draw (after SIGCONT, when the screen may be garbage).

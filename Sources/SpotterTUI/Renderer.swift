@@ -331,7 +331,7 @@ public enum Renderer {
             } else {
                 next = "-"
             }
-            let entity = "\(op.entityType.rawValue) \(op.entityID.prefix(8))"
+            let entity = "\(op.entityType.rawValue) \(op.entityID.prefix(max(4, entityWidth - op.entityType.rawValue.count - 1)))"
             let text = line(
                 String(op.opID.prefix(8)), entity, op.kind.rawValue, op.state.rawValue, String(op.attemptCount), next,
                 op.lastStatus.map(String.init) ?? "-", op.lastError ?? "")

@@ -8,10 +8,12 @@ import Glibc
 // handler is installed and reset only after every handler is removed; the handler only reads it.
 nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
 
-/// Turns SIGINT, SIGTERM, SIGTSTP and SIGCONT into bytes on a pipe the input loop polls, so
+/// Turns SIGINT, SIGTERM, SIGTSTP, SIGCONT and SIGWINCH into bytes on a pipe the input loop polls, so
 /// the real work (endwin, suspend, redraw) happens on the UI thread, never in a handler.
+/// The process has other threads (the engine, Swift's executors), so a signal may land on any
+/// of them and never interrupt the UI thread's poll(): the pipe is what wakes it.
 final class SignalPipe {
-    static let handled: [Int32] = [SIGINT, SIGTERM, SIGTSTP, SIGCONT]
+    static let handled: [Int32] = [SIGINT, SIGTERM, SIGTSTP, SIGCONT, SIGWINCH]
     let readEnd: Int32
     private let writeEnd: Int32
 

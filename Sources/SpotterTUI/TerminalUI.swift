@@ -134,6 +134,11 @@ final class InputLoop {
                     terminal.resume()
                     controller.resize(columns: terminal.columns, rows: terminal.rows)
                     dirty = true
+                case SIGWINCH:
+                    terminal.updateSize()
+                    terminal.invalidate()
+                    controller.resize(columns: terminal.columns, rows: terminal.rows)
+                    dirty = true
                 case SIGCONT:
                     terminal.invalidate()
                     controller.resumed()
@@ -149,7 +154,6 @@ final class InputLoop {
                     dirty = true
                 }
             }
-            // Also after EINTR: SIGWINCH makes curses report KEY_RESIZE on the next read.
             for input in terminal.readInput() {
                 switch input {
                 case .key(let key):
