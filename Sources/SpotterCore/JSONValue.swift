@@ -43,6 +43,31 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
+    /// JSON has one number type: `9` and `9.0` are the same value.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
+        case (.int(let a), .int(let b)): a == b
+        case (.int, .double), (.double, .int), (.double, .double): lhs.doubleValue == rhs.doubleValue
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let value): hasher.combine(value)
+        case .int, .double: hasher.combine(doubleValue)
+        case .string(let value): hasher.combine(value)
+        case .array(let value): hasher.combine(value)
+        case .object(let value): hasher.combine(value)
+        }
+    }
+
     public var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { return value }
         return nil

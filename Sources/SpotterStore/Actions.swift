@@ -25,7 +25,8 @@ public struct LogSetInput: Sendable, Equatable {
     public var performedAt: Date?
 
     public init(
-        exercise: String, weight: Double, unit: WeightUnit = .kg, reps: Int, rpe: Double? = nil, kind: SetKind = .normal,
+        exercise: String, weight: Double, unit: WeightUnit = .kg, reps: Int, rpe: Double? = nil,
+        kind: SetKind = .normal,
         distanceM: Double? = nil, durationS: Double? = nil, notes: String? = nil, workout: WorkoutChoice = .current,
         performedAt: Date? = nil
     ) {
@@ -104,7 +105,8 @@ extension SpotterStore {
     @discardableResult
     public func createWorkout(name: String, startedAt: Date? = nil, id: UUID = UUID()) throws -> Workout {
         let now = self.now
-        let workout = Workout(id: id, name: name.trimmingCharacters(in: .whitespaces), startedAt: Timestamp.truncated(startedAt ?? now))
+        let workout = Workout(
+            id: id, name: name.trimmingCharacters(in: .whitespaces), startedAt: Timestamp.truncated(startedAt ?? now))
         try checked { () throws(ValidationError) in try Validation.workout(workout) }
         return try writer.write { db in
             try insertWorkout(workout, db: db, now: now)
@@ -132,7 +134,9 @@ extension SpotterStore {
         let now = self.now
         let key = id.uuidString.lowercased()
         try writer.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL", arguments: [key])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL", arguments: [key])
             else { throw StoreError.notFound("workout \(key)") }
             var workout = Workout(row: row)
             if let name = changes.name { workout.name = name.trimmingCharacters(in: .whitespaces) }
@@ -151,7 +155,10 @@ extension SpotterStore {
         let now = self.now
         let key = id.uuidString.lowercased()
         try writer.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND deleted_at IS NULL)", arguments: [key]) == true
+            guard
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND deleted_at IS NULL)",
+                    arguments: [key]) == true
             else { throw StoreError.notFound("workout \(key)") }
             if try Outbox.createNeverAccepted(db, type: .workout, id: key) {
                 // Never reached the server: removing it locally is the whole intent.
@@ -159,14 +166,16 @@ extension SpotterStore {
                 return
             }
             let outcome = try Outbox.enqueue(
-                db, user: userID, type: .workout, id: key, kind: .delete, payload: [:], before: ["deleted_at": .null], now: now)
+                db, user: userID, type: .workout, id: key, kind: .delete, payload: [:], before: ["deleted_at": .null],
+                now: now)
             if outcome == .cancelled {
                 try discardEntity(type: .workout, id: key, db: db)
                 return
             }
             // The server deletes the sets with their workout; queued set intents that were never
             // sent are moot, and sets whose create never left the device were never there.
-            let setIDs = try String.fetchAll(db, sql: "SELECT id FROM sets WHERE workout_id = ? AND deleted_at IS NULL", arguments: [key])
+            let setIDs = try String.fetchAll(
+                db, sql: "SELECT id FROM sets WHERE workout_id = ? AND deleted_at IS NULL", arguments: [key])
             for setID in setIDs {
                 let queued = try Outbox.newestQueued(db, type: .set, id: setID)
                 if let queued, queued.isRewritable {
@@ -174,10 +183,12 @@ extension SpotterStore {
                 }
             }
             try db.execute(
-                sql: "UPDATE sets SET deleted_at = ?, sync_state = 'pending' WHERE workout_id = ? AND deleted_at IS NULL",
+                sql:
+                    "UPDATE sets SET deleted_at = ?, sync_state = 'pending' WHERE workout_id = ? AND deleted_at IS NULL",
                 arguments: [Timestamp.format(now), key])
             try db.execute(
-                sql: "UPDATE workouts SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?",
+                sql:
+                    "UPDATE workouts SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?",
                 arguments: [Timestamp.format(now), Timestamp.format(now), key])
         }
     }
@@ -205,17 +216,23 @@ extension SpotterStore {
             let exercise = try resolveExercise(exerciseName, db: db)
             let (workout, created) = try resolveWorkout(input.workout, db: db, now: now)
             let workoutKey = workout.id.uuidString.lowercased()
-            let position = (try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"), arguments: [workoutKey]) ?? 0) + 1
+            let position =
+                (try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"),
+                    arguments: [workoutKey]) ?? 0) + 1
             let set = WorkoutSet(
                 id: id, workoutID: workout.id, exercise: exercise, position: position, kind: input.kind,
                 weight: input.weight, unit: input.unit, reps: input.reps, rpe: input.rpe, distanceM: input.distanceM,
-                durationS: input.durationS, notes: input.notes, performedAt: Timestamp.truncated(input.performedAt ?? now))
+                durationS: input.durationS, notes: input.notes,
+                performedAt: Timestamp.truncated(input.performedAt ?? now))
             let e1rm = set.estimatedOneRepMaxKg
             var isPR = false
             if let e1rm, input.kind != .warmup {
                 let best = try Double.fetchOne(
-                    db.cachedStatement(sql: "SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'"),
+                    db.cachedStatement(
+                        sql:
+                            "SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'"
+                    ),
                     arguments: [exercise])
                 isPR = best.map { e1rm > $0 + 1e-9 } ?? false
             }
@@ -227,7 +244,8 @@ extension SpotterStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')
                     """
             ).execute(arguments: [
-                setKey, workoutKey, exercise, position, input.kind.rawValue, input.weight, input.unit.rawValue, input.reps,
+                setKey, workoutKey, exercise, position, input.kind.rawValue, input.weight, input.unit.rawValue,
+                input.reps,
                 input.rpe, input.distanceM, input.durationS, input.notes, Timestamp.format(set.performedAt), e1rm, isPR,
                 Timestamp.format(now),
             ])
@@ -240,10 +258,14 @@ extension SpotterStore {
             let outcome = try Outbox.enqueue(
                 db, user: userID, type: .set, id: setKey, kind: .create, payload: set.wireFields, before: [:],
                 dependency: workoutCreate, now: now)
-            guard case .appended(let opID) = outcome else { throw StoreError.notAllowed("set \(setKey) already exists") }
-            if try String.fetchOne(db, sql: "SELECT state FROM outbox WHERE op_id = ?", arguments: [opID]) == "blocked" {
+            guard case .appended(let opID) = outcome else {
+                throw StoreError.notAllowed("set \(setKey) already exists")
+            }
+            if try String.fetchOne(db, sql: "SELECT state FROM outbox WHERE op_id = ?", arguments: [opID]) == "blocked"
+            {
                 try db.execute(
-                    sql: "UPDATE sets SET sync_state = 'rejected', sync_error = 'waiting on a rejected workout' WHERE id = ?",
+                    sql:
+                        "UPDATE sets SET sync_state = 'rejected', sync_error = 'waiting on a rejected workout' WHERE id = ?",
                     arguments: [setKey])
             }
             return LoggedSet(set: set, workout: workout, createdWorkout: created, isPR: isPR, opID: opID)
@@ -255,7 +277,9 @@ extension SpotterStore {
         let now = self.now
         let key = id.uuidString.lowercased()
         try writer.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ? AND deleted_at IS NULL", arguments: [key])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM sets WHERE id = ? AND deleted_at IS NULL", arguments: [key])
             else { throw StoreError.notFound("set \(key)") }
             let current = WorkoutSet(row: row)
             var updated = current
@@ -286,19 +310,24 @@ extension SpotterStore {
         let now = self.now
         let key = id.uuidString.lowercased()
         try writer.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ? AND deleted_at IS NULL)", arguments: [key]) == true
+            guard
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ? AND deleted_at IS NULL)", arguments: [key])
+                    == true
             else { throw StoreError.notFound("set \(key)") }
             if try Outbox.createNeverAccepted(db, type: .set, id: key) {
                 try discardEntity(type: .set, id: key, db: db)
                 return
             }
             let outcome = try Outbox.enqueue(
-                db, user: userID, type: .set, id: key, kind: .delete, payload: [:], before: ["deleted_at": .null], now: now)
+                db, user: userID, type: .set, id: key, kind: .delete, payload: [:], before: ["deleted_at": .null],
+                now: now)
             if outcome == .cancelled {
                 try db.execute(sql: "DELETE FROM sets WHERE id = ?", arguments: [key])
             } else {
                 try db.execute(
-                    sql: "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?",
+                    sql:
+                        "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?",
                     arguments: [Timestamp.format(now), Timestamp.format(now), key])
             }
         }
@@ -316,13 +345,17 @@ extension SpotterStore {
         let before = try EntityTable.read(patch.keys, type: type, id: id, db: db)
         try EntityTable.write(
             patch, type: type, id: id,
-            extra: ["updated_at": Timestamp.format(now).databaseValue, "sync_state": "pending".databaseValue, "sync_error": .null],
+            extra: [
+                "updated_at": Timestamp.format(now).databaseValue, "sync_state": "pending".databaseValue,
+                "sync_error": .null,
+            ],
             db: db)
         if let rejected = try Outbox.rejectedCreate(db, type: type, id: id) {
             try requeueCreate(of: rejected, db: db, now: now)
             return
         }
-        _ = try Outbox.enqueue(db, user: userID, type: type, id: id, kind: .update, payload: patch, before: before, now: now)
+        _ = try Outbox.enqueue(
+            db, user: userID, type: type, id: id, kind: .update, payload: patch, before: before, now: now)
     }
 
     /// Replaces a rejected create by a new create (new key) carrying the entity's current fields,
@@ -331,12 +364,16 @@ extension SpotterStore {
         let fields: [String: JSONValue]
         switch rejected.entityType {
         case .set:
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ?", arguments: [rejected.entityID]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ?", arguments: [rejected.entityID])
+            else {
                 return
             }
             fields = WorkoutSet(row: row).wireFields
         case .workout:
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM workouts WHERE id = ?", arguments: [rejected.entityID]) else {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM workouts WHERE id = ?", arguments: [rejected.entityID])
+            else {
                 return
             }
             fields = Workout(row: row).wireFields
@@ -371,22 +408,29 @@ extension SpotterStore {
         if let table = EntityTable.table(rejected.entityType) {
             try db.execute(
                 sql: "UPDATE \(table) SET sync_state = ?, sync_error = ? WHERE id = ?",
-                arguments: [stillBlocked ? "rejected" : "pending", stillBlocked ? "waiting on a rejected workout" : nil, rejected.entityID])
+                arguments: [
+                    stillBlocked ? "rejected" : "pending", stillBlocked ? "waiting on a rejected workout" : nil,
+                    rejected.entityID,
+                ])
         }
     }
 
     /// Returns blocked dependants of `opID` (transitively) to pending.
     func releaseBlocked(behind opID: String, db: Database, now: Date) throws {
         for dependant in try Outbox.dependants(of: opID, db: db) {
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ? AND state = 'blocked'", arguments: [dependant])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM outbox WHERE op_id = ? AND state = 'blocked'", arguments: [dependant])
             else { continue }
             let op = OutboxOperation(row: row)
             try db.execute(
-                sql: "UPDATE outbox SET state = 'pending', last_error = NULL, next_attempt_at = NULL, updated_at = ? WHERE op_id = ?",
+                sql:
+                    "UPDATE outbox SET state = 'pending', last_error = NULL, next_attempt_at = NULL, updated_at = ? WHERE op_id = ?",
                 arguments: [now.timeIntervalSince1970, dependant])
             if let table = EntityTable.table(op.entityType) {
                 try db.execute(
-                    sql: "UPDATE \(table) SET sync_state = 'pending', sync_error = NULL WHERE id = ? AND sync_state = 'rejected'",
+                    sql:
+                        "UPDATE \(table) SET sync_state = 'pending', sync_error = NULL WHERE id = ? AND sync_state = 'rejected'",
                     arguments: [op.entityID])
             }
         }
@@ -408,7 +452,8 @@ extension SpotterStore {
         }
         for op in ops {
             for dependant in try Outbox.dependants(of: op, db: db) {
-                try db.execute(sql: "DELETE FROM outbox WHERE op_id = ? AND state != 'in_flight'", arguments: [dependant])
+                try db.execute(
+                    sql: "DELETE FROM outbox WHERE op_id = ? AND state != 'in_flight'", arguments: [dependant])
             }
             try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [op])
         }
@@ -431,8 +476,10 @@ extension SpotterStore {
     func resolveWorkout(_ choice: WorkoutChoice, db: Database, now: Date) throws -> (Workout, Bool) {
         switch choice {
         case .existing(let id):
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL", arguments: [id.uuidString.lowercased()])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL",
+                    arguments: [id.uuidString.lowercased()])
             else { throw StoreError.notFound("workout \(id.uuidString.lowercased())") }
             return (Workout(row: row), false)
         case .new(let name):

@@ -24,9 +24,11 @@ extension SpotterStore {
         let now = self.now
         return try writer.write { db in
             let name = try resolveExercise(exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
-            let onServer = try Bool.fetchOne(
-                db, sql: "SELECT EXISTS(SELECT 1 FROM favorites WHERE exercise = ?)", arguments: [name]) ?? false
-            let pending = try String.fetchOne(db, sql: "SELECT action FROM favorite_pending WHERE exercise = ?", arguments: [name])
+            let onServer =
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS(SELECT 1 FROM favorites WHERE exercise = ?)", arguments: [name]) ?? false
+            let pending = try String.fetchOne(
+                db, sql: "SELECT action FROM favorite_pending WHERE exercise = ?", arguments: [name])
             let starred = pending.map { $0 == "add" } ?? onServer
             let wantStarred = !starred
             let kind: OperationKind = wantStarred ? .create : .delete
@@ -39,7 +41,9 @@ extension SpotterStore {
                 } else {
                     try db.execute(
                         sql: "UPDATE outbox SET kind = ?, idempotency_key = ?, updated_at = ? WHERE op_id = ?",
-                        arguments: [kind.rawValue, UUID().uuidString.lowercased(), now.timeIntervalSince1970, existing.opID])
+                        arguments: [
+                            kind.rawValue, UUID().uuidString.lowercased(), now.timeIntervalSince1970, existing.opID,
+                        ])
                     try setPending(name, add: wantStarred, opID: existing.opID, db: db)
                 }
                 return wantStarred

@@ -171,7 +171,8 @@ enum Outbox {
             if let parent {
                 let parentState = try String.fetchOne(
                     db, sql: "SELECT state || ':' || kind FROM outbox WHERE op_id = ?", arguments: [parent])
-                blocked = parentState == "blocked:create" || parentState == "failed_permanent:create"
+                blocked =
+                    parentState == "blocked:create" || parentState == "failed_permanent:create"
                     || parentState?.hasPrefix("blocked:") == true
             }
             let opID = try insert(
@@ -186,7 +187,9 @@ enum Outbox {
         var frontier = [opID]
         while let current = frontier.popLast() {
             let dependants = try String.fetchAll(
-                db, sql: "SELECT op_id FROM outbox WHERE depends_on = ? AND state IN ('pending','failed_transient','blocked')",
+                db,
+                sql:
+                    "SELECT op_id FROM outbox WHERE depends_on = ? AND state IN ('pending','failed_transient','blocked')",
                 arguments: [current])
             for dependant in dependants {
                 try db.execute(
@@ -207,7 +210,8 @@ enum Outbox {
         var result: [String] = []
         var frontier = [opID]
         while let current = frontier.popLast() {
-            let direct = try String.fetchAll(db, sql: "SELECT op_id FROM outbox WHERE depends_on = ?", arguments: [current])
+            let direct = try String.fetchAll(
+                db, sql: "SELECT op_id FROM outbox WHERE depends_on = ?", arguments: [current])
             result.append(contentsOf: direct)
             frontier.append(contentsOf: direct)
         }
@@ -223,7 +227,8 @@ enum Outbox {
                 arguments: [id])
         } else {
             try db.execute(
-                sql: "UPDATE \(table) SET sync_state = 'synced', sync_error = NULL WHERE id = ? AND sync_state = 'pending'",
+                sql:
+                    "UPDATE \(table) SET sync_state = 'synced', sync_error = NULL WHERE id = ? AND sync_state = 'pending'",
                 arguments: [id])
         }
     }

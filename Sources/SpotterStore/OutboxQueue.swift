@@ -87,29 +87,68 @@ extension SpotterStore {
     /// success, permanent failure handling). Returns notices for the user.
     @discardableResult
     public func complete(opID: String, result: OperationResult) throws -> [StoreNotice] {
+        try complete([(opID, result)])
+    }
+
+    /// Records the results of a whole batch in one transaction.
+    @discardableResult
+    public func complete(_ results: [(opID: String, result: OperationResult)]) throws -> [StoreNotice] {
         let now = clock.now()
         return try writer.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ?", arguments: [opID]) else {
-                return []  // discarded meanwhile: nothing left to record
+            var notices: [StoreNotice] = []
+            for (opID, result) in results {
+                guard
+                    let row = try Row.fetchOne(
+                        db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ?"), arguments: [opID])
+                else { continue }  // discarded meanwhile: nothing left to record
+                let op = OutboxOperation(row: row)
+                guard op.state != .succeeded else { continue }
+                switch result {
+                case .succeeded(let status, let body):
+                    try markSucceeded(op, status: status, body: body, db: db, now: now)
+                case .transient(let status, let error, let retryAt):
+                    try db.cachedStatement(
+                        sql: """
+                            UPDATE outbox SET state = 'failed_transient', next_attempt_at = ?, lease_expires_at = NULL,
+                                last_status = ?, last_error = ?, updated_at = ?
+                            WHERE op_id = ?
+                            """
+                    ).execute(arguments: [
+                        retryAt.timeIntervalSince1970, status, error, now.timeIntervalSince1970, opID,
+                    ])
+                case .permanent(let status, let error):
+                    notices += try markFailedPermanently(op, status: status, error: error, db: db, now: now)
+                }
             }
-            let op = OutboxOperation(row: row)
-            guard op.state != .succeeded else { return [] }
-            switch result {
-            case .succeeded(let status, let body):
-                try markSucceeded(op, status: status, body: body, db: db, now: now)
-                return []
-            case .transient(let status, let error, let retryAt):
+            return notices
+        }
+    }
+
+    /// Puts claimed operations back as if never claimed: they were not sent (airplane mode
+    /// came on, or they did not fit the batch), so the try must not count.
+    public func releaseUnsent(opIDs: [String]) throws {
+        guard !opIDs.isEmpty else { return }
+        let now = clock.now().timeIntervalSince1970
+        try writer.write { db in
+            for opID in opIDs {
                 try db.execute(
                     sql: """
-                        UPDATE outbox SET state = 'failed_transient', next_attempt_at = ?, lease_expires_at = NULL,
-                            last_status = ?, last_error = ?, updated_at = ?
-                        WHERE op_id = ?
-                        """,
-                    arguments: [retryAt.timeIntervalSince1970, status, error, now.timeIntervalSince1970, opID])
-                return []
-            case .permanent(let status, let error):
-                return try markFailedPermanently(op, status: status, error: error, db: db, now: now)
+                        UPDATE outbox SET state = CASE WHEN attempt_count > 1 THEN 'failed_transient' ELSE 'pending' END,
+                            first_sent_at = CASE WHEN attempt_count <= 1 THEN NULL ELSE first_sent_at END,
+                            attempt_count = MAX(0, attempt_count - 1), lease_expires_at = NULL, updated_at = ?
+                        WHERE op_id = ? AND state = 'in_flight'
+                        """, arguments: [now, opID])
             }
+        }
+    }
+
+    /// When the soonest waiting retry of this user comes due.
+    public func nextRetryAt() throws -> Date? {
+        try writer.read { db in
+            try Double.fetchOne(
+                db, sql: "SELECT MIN(next_attempt_at) FROM outbox WHERE user_id = ? AND state = 'failed_transient'",
+                arguments: [userID]
+            ).map(Date.init(timeIntervalSince1970:))
         }
     }
 
@@ -136,7 +175,8 @@ extension SpotterStore {
             let table = EntityTable.table(op.entityType)!
             if op.kind == .delete {
                 if try !Outbox.hasQueued(db, type: op.entityType, id: op.entityID) {
-                    try db.execute(sql: "DELETE FROM \(table) WHERE id = ? AND deleted_at IS NOT NULL", arguments: [op.entityID])
+                    try db.execute(
+                        sql: "DELETE FROM \(table) WHERE id = ? AND deleted_at IS NOT NULL", arguments: [op.entityID])
                 }
                 return
             }
@@ -146,8 +186,12 @@ extension SpotterStore {
                 // the server's rounding wins, a newer local edit is never overwritten.
                 let touched = canonical.filter { op.payload[$0.key] != nil && $0.key != "id" }
                 var extra: [String: DatabaseValue] = [:]
-                if let version = canonical["server_version"], !version.isNull { extra["server_version"] = version.databaseValue }
-                if let updated = canonical["updated_at"], !updated.isNull { extra["updated_at"] = updated.databaseValue }
+                if let version = canonical["server_version"], !version.isNull {
+                    extra["server_version"] = version.databaseValue
+                }
+                if let updated = canonical["updated_at"], !updated.isNull {
+                    extra["updated_at"] = updated.databaseValue
+                }
                 try EntityTable.write(touched, type: op.entityType, id: op.entityID, extra: extra, db: db)
             }
             if !laterQueued {
@@ -158,7 +202,9 @@ extension SpotterStore {
         }
     }
 
-    private func markFailedPermanently(_ op: OutboxOperation, status: Int?, error: String, db: Database, now: Date) throws
+    private func markFailedPermanently(
+        _ op: OutboxOperation, status: Int?, error: String, db: Database, now: Date
+    ) throws
         -> [StoreNotice]
     {
         try db.execute(
@@ -174,31 +220,39 @@ extension SpotterStore {
             return [StoreNotice("Starring \(op.entityID) failed: \(error)")]
         case (_, .create):
             let table = EntityTable.table(op.entityType)!
-            if try Bool.fetchOne(db, sql: "SELECT deleted_at IS NOT NULL FROM \(table) WHERE id = ?", arguments: [op.entityID]) == true {
+            if try Bool.fetchOne(
+                db, sql: "SELECT deleted_at IS NOT NULL FROM \(table) WHERE id = ?", arguments: [op.entityID]) == true
+            {
                 // The user deleted it meanwhile: it is gone either way.
                 try discardEntity(type: op.entityType, id: op.entityID, db: db)
                 return []
             }
             try db.execute(
-                sql: "UPDATE \(table) SET sync_state = 'rejected', sync_error = ? WHERE id = ?", arguments: [error, op.entityID])
+                sql: "UPDATE \(table) SET sync_state = 'rejected', sync_error = ? WHERE id = ?",
+                arguments: [error, op.entityID])
             try Outbox.blockDependants(of: op.opID, reason: "waiting on rejected \(label)", now: now, db: db)
             return [StoreNotice("\(label.capitalizedFirst) was rejected: \(error)")]
         case (_, .update):
             let table = EntityTable.table(op.entityType)!
             if status == 404 || status == 410 {
                 try discardLocally(type: op.entityType, id: op.entityID, db: db)
-                return [StoreNotice("\(label.capitalizedFirst) was deleted on another device; your edit was not applied")]
+                return [
+                    StoreNotice("\(label.capitalizedFirst) was deleted on another device; your edit was not applied")
+                ]
             }
             // Roll back each touched field unless a later queued operation changed it again.
             let laterFields = try laterQueuedFields(after: op, db: db)
             let rollback = op.before.filter { !laterFields.contains($0.key) }
             try EntityTable.write(rollback, type: op.entityType, id: op.entityID, db: db)
             try Outbox.refreshSyncState(type: op.entityType, id: op.entityID, db: db)
-            try db.execute(sql: "UPDATE \(table) SET sync_error = ? WHERE id = ?", arguments: ["edit rolled back: \(error)", op.entityID])
+            try db.execute(
+                sql: "UPDATE \(table) SET sync_error = ? WHERE id = ?",
+                arguments: ["edit rolled back: \(error)", op.entityID])
             return [StoreNotice("Edit of \(label) was rejected and rolled back: \(error)")]
         case (_, .delete):
             let table = EntityTable.table(op.entityType)!
-            let deletedAt = try String.fetchOne(db, sql: "SELECT deleted_at FROM \(table) WHERE id = ?", arguments: [op.entityID])
+            let deletedAt = try String.fetchOne(
+                db, sql: "SELECT deleted_at FROM \(table) WHERE id = ?", arguments: [op.entityID])
             try db.execute(
                 sql: "UPDATE \(table) SET deleted_at = NULL, sync_error = ? WHERE id = ?",
                 arguments: ["delete rejected: \(error)", op.entityID])
@@ -216,7 +270,8 @@ extension SpotterStore {
     private func discardLocally(type: EntityType, id: String, db: Database) throws {
         guard let table = EntityTable.table(type) else { return }
         try db.execute(
-            sql: "DELETE FROM outbox WHERE entity_type = ? AND entity_id = ? AND state IN ('pending','failed_transient','blocked')",
+            sql:
+                "DELETE FROM outbox WHERE entity_type = ? AND entity_id = ? AND state IN ('pending','failed_transient','blocked')",
             arguments: [type.rawValue, id])
         try db.execute(sql: "DELETE FROM \(table) WHERE id = ?", arguments: [id])
     }
@@ -236,7 +291,9 @@ extension SpotterStore {
     func describe(type: EntityType, id: String, db: Database) throws -> String {
         switch type {
         case .set:
-            if let row = try Row.fetchOne(db, sql: "SELECT exercise, weight, unit, reps FROM sets WHERE id = ?", arguments: [id]) {
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT exercise, weight, unit, reps FROM sets WHERE id = ?", arguments: [id])
+            {
                 let weight = Formatting.weight(row["weight"], unit: WeightUnit(rawValue: row["unit"]) ?? .kg)
                 return "set \(row["exercise"] as String) \(weight) × \(row["reps"] as Int)"
             }
@@ -261,7 +318,9 @@ extension SpotterStore {
                         (SELECT seq FROM outbox WHERE state = 'succeeded' ORDER BY seq DESC LIMIT ?)
                     """, arguments: [keep])
             try db.execute(
-                sql: "DELETE FROM sync_latency WHERE id NOT IN (SELECT id FROM sync_latency ORDER BY id DESC LIMIT 1000)")
+                sql:
+                    "DELETE FROM sync_latency WHERE id NOT IN (SELECT id FROM sync_latency ORDER BY id DESC LIMIT 1000)"
+            )
             return db.changesCount
         }
     }
@@ -272,7 +331,9 @@ extension SpotterStore {
     public func retry(opID: String) throws {
         let now = self.now
         try writer.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ? AND user_id = ?", arguments: [opID, userID])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM outbox WHERE op_id = ? AND user_id = ?", arguments: [opID, userID])
             else { throw StoreError.notFound("operation \(opID)") }
             try retry(OutboxOperation(row: row), db: db, now: now)
         }
@@ -284,7 +345,8 @@ extension SpotterStore {
         let now = self.now
         return try writer.write { db in
             let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM outbox WHERE user_id = ? AND state = 'failed_permanent' ORDER BY seq", arguments: [userID])
+                db, sql: "SELECT * FROM outbox WHERE user_id = ? AND state = 'failed_permanent' ORDER BY seq",
+                arguments: [userID])
             for row in rows { try retry(OutboxOperation(row: row), db: db, now: now) }
             return rows.count
         }
@@ -292,7 +354,8 @@ extension SpotterStore {
 
     private func retry(_ op: OutboxOperation, db: Database, now: Date) throws {
         guard op.state == .failedPermanent else {
-            throw StoreError.notAllowed("operation \(op.opID) is \(op.state.rawValue); only failed operations can be retried")
+            throw StoreError.notAllowed(
+                "operation \(op.opID) is \(op.state.rawValue); only failed operations can be retried")
         }
         let refused = op.lastStatus.map { (400..<500).contains($0) } ?? false
         if !refused {
@@ -304,7 +367,9 @@ extension SpotterStore {
                     """, arguments: [now.timeIntervalSince1970, now.timeIntervalSince1970, op.opID])
             try releaseBlocked(behind: op.opID, db: db, now: now)
             if let table = EntityTable.table(op.entityType) {
-                try db.execute(sql: "UPDATE \(table) SET sync_state = 'pending', sync_error = NULL WHERE id = ?", arguments: [op.entityID])
+                try db.execute(
+                    sql: "UPDATE \(table) SET sync_state = 'pending', sync_error = NULL WHERE id = ?",
+                    arguments: [op.entityID])
             }
             return
         }
@@ -322,7 +387,8 @@ extension SpotterStore {
                     arguments: [Timestamp.format(now), op.entityID])
             }
             _ = try Outbox.insert(
-                db, user: op.userID, type: op.entityType, id: op.entityID, kind: .delete, payload: [:], before: op.before,
+                db, user: op.userID, type: op.entityType, id: op.entityID, kind: .delete, payload: [:],
+                before: op.before,
                 dependsOn: nil, blocked: false, now: now)
         }
     }
@@ -331,7 +397,9 @@ extension SpotterStore {
     /// entity (and what depends on it) with it; nothing is sent.
     public func discard(opID: String) throws {
         try writer.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ? AND user_id = ?", arguments: [opID, userID])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM outbox WHERE op_id = ? AND user_id = ?", arguments: [opID, userID])
             else { throw StoreError.notFound("operation \(opID)") }
             let op = OutboxOperation(row: row)
             guard op.state == .failedPermanent || op.state == .blocked else {
@@ -339,7 +407,19 @@ extension SpotterStore {
                     "operation \(opID) is \(op.state.rawValue); only failed or blocked operations can be discarded")
             }
             if op.kind == .create {
+                let workoutID =
+                    op.entityType == .set
+                    ? try String.fetchOne(db, sql: "SELECT workout_id FROM sets WHERE id = ?", arguments: [op.entityID])
+                    : nil
                 try discardEntity(type: op.entityType, id: op.entityID, db: db)
+                // A workout kept only because it held this set (it was deleted on another device) goes with it.
+                if let workoutID,
+                    try String.fetchOne(db, sql: "SELECT sync_error FROM workouts WHERE id = ?", arguments: [workoutID])
+                        == Self.deletedElsewhere,
+                    try !workoutHoldsUnresolvedSets(workoutID, db: db)
+                {
+                    try db.execute(sql: "DELETE FROM workouts WHERE id = ?", arguments: [workoutID])
+                }
             } else {
                 try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [opID])
                 if op.entityType == .favorite {

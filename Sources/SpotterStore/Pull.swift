@@ -28,26 +28,50 @@ extension SpotterStore {
                 }
             }
             try db.execute(
-                sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                sql:
+                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 arguments: [MetaKey.pullCursor, cursor])
             return changed
         }
     }
 
-    private func merge(type: EntityType, fields: [String: JSONValue], deleted: Bool, db: Database, now: Date) throws -> Bool {
-        guard let id = fields["id"]?.stringValue?.lowercased(), let table = EntityTable.table(type) else { return false }
+    static let deletedElsewhere = "deleted on another device"
+
+    func workoutHoldsUnresolvedSets(_ id: String, db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM outbox o JOIN sets s ON s.id = o.entity_id
+                    WHERE o.entity_type = 'set' AND s.workout_id = ? AND o.state != 'succeeded')
+                """, arguments: [id]) ?? false
+    }
+
+    private func merge(
+        type: EntityType, fields: [String: JSONValue], deleted: Bool, db: Database, now: Date
+    ) throws -> Bool {
+        guard let id = fields["id"]?.stringValue?.lowercased(), let table = EntityTable.table(type) else {
+            return false
+        }
         if try Outbox.hasQueued(db, type: type, id: id) { return false }
         if try Outbox.createNeverAccepted(db, type: type, id: id) { return false }
         let version = fields["server_version"]?.intValue
-        let existing = try Row.fetchOne(db, sql: "SELECT server_version, deleted_at FROM \(table) WHERE id = ?", arguments: [id])
+        let existing = try Row.fetchOne(
+            db, sql: "SELECT server_version, deleted_at FROM \(table) WHERE id = ?", arguments: [id])
         if deleted {
             guard existing != nil else { return false }
+            if type == .workout, try workoutHoldsUnresolvedSets(id, db: db) {
+                // Deleting it here would silently take sets the user has not seen resolved
+                // (rejected, blocked or still queued); keep it, say why, let them decide.
+                try db.execute(
+                    sql: "UPDATE workouts SET sync_error = ? WHERE id = ?", arguments: [Self.deletedElsewhere, id])
+                return true
+            }
             try db.execute(sql: "DELETE FROM \(table) WHERE id = ?", arguments: [id])
             return true
         }
-        if let existing, let local = existing["server_version"] as Int?, let version, local >= version {
-            return false  // already have this version or a newer one
-        }
+        // The feed carries each entity's current row, so taking it whole is always right for an
+        // entity with nothing queued — even when a success already stamped the same version
+        // (an acknowledgement applies only the fields its operation touched).
         let updatedAt = fields["updated_at"]?.stringValue ?? Timestamp.format(now)
         if existing == nil {
             switch type {
@@ -58,12 +82,14 @@ extension SpotterStore {
                         VALUES (?, ?, ?, ?, ?, ?, ?, 'synced')
                         """,
                     arguments: [
-                        id, fields["name"]?.stringValue ?? "Workout", fields["started_at"]?.stringValue ?? Timestamp.format(now),
+                        id, fields["name"]?.stringValue ?? "Workout",
+                        fields["started_at"]?.stringValue ?? Timestamp.format(now),
                         fields["ended_at"]?.stringValue, fields["notes"]?.stringValue, updatedAt, version,
                     ])
             case .set:
                 guard let workoutID = fields["workout_id"]?.stringValue?.lowercased(),
-                    try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ?)", arguments: [workoutID]) == true
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ?)", arguments: [workoutID]) == true
                 else { return false }
                 let exercise = try resolveExercise(fields["exercise"]?.stringValue ?? "Unknown", db: db)
                 try db.execute(
@@ -72,7 +98,10 @@ extension SpotterStore {
                             updated_at, server_version, sync_state)
                         VALUES (?, ?, ?, 0, 'normal', 0, 'kg', 0, ?, ?, ?, 'synced')
                         """,
-                    arguments: [id, workoutID, exercise, fields["performed_at"]?.stringValue ?? Timestamp.format(now), updatedAt, version])
+                    arguments: [
+                        id, workoutID, exercise, fields["performed_at"]?.stringValue ?? Timestamp.format(now),
+                        updatedAt, version,
+                    ])
             case .favorite:
                 return false
             }

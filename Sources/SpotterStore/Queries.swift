@@ -56,7 +56,8 @@ extension SpotterStore {
 
     public func set(id: UUID) throws -> SetRow? {
         try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ?", arguments: [id.uuidString.lowercased()]).map(Self.setRow)
+            try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ?", arguments: [id.uuidString.lowercased()]).map(
+                Self.setRow)
         }
     }
 
@@ -82,7 +83,8 @@ extension SpotterStore {
 
     public func operation(id: String) throws -> OutboxOperation? {
         try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ?", arguments: [id]).map(OutboxOperation.init(row:))
+            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ?", arguments: [id]).map(
+                OutboxOperation.init(row:))
         }
     }
 
@@ -95,7 +97,8 @@ extension SpotterStore {
         var counts = QueueCounts()
         let rows = try Row.fetchAll(
             db.cachedStatement(
-                sql: "SELECT state, COUNT(*) AS n FROM outbox WHERE user_id = ? AND state != 'succeeded' GROUP BY state"),
+                sql: "SELECT state, COUNT(*) AS n FROM outbox WHERE user_id = ? AND state != 'succeeded' GROUP BY state"
+            ),
             arguments: [userID])
         for row in rows {
             let n: Int = row["n"]
@@ -132,11 +135,17 @@ extension SpotterStore {
         return try writer.read { db in
             let names = try String.fetchAll(
                 db, sql: "SELECT name FROM exercises WHERE name LIKE ? ESCAPE '\\' ORDER BY name",
-                arguments: ["%" + trimmed.replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"])
+                arguments: [
+                    "%" + trimmed.replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+                        + "%"
+                ])
             let lower = trimmed.lowercased()
             return names.sorted { lhs, rhs in
                 let key = { (name: String) -> (Int, Int, String) in
-                    (starred.contains(name.lowercased()) ? 0 : 1, name.lowercased().hasPrefix(lower) ? 0 : 1, name.lowercased())
+                    (
+                        starred.contains(name.lowercased()) ? 0 : 1, name.lowercased().hasPrefix(lower) ? 0 : 1,
+                        name.lowercased()
+                    )
                 }
                 return key(lhs) < key(rhs)
             }.prefix(limit).map { $0 }
@@ -151,7 +160,9 @@ extension SpotterStore {
     public func bestOneRepMax(exercise: String) throws -> Double? {
         try writer.read { db in
             try Double.fetchOne(
-                db, sql: "SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? COLLATE NOCASE AND deleted_at IS NULL AND kind != 'warmup'",
+                db,
+                sql:
+                    "SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? COLLATE NOCASE AND deleted_at IS NULL AND kind != 'warmup'",
                 arguments: [exercise])
         }
     }
@@ -166,7 +177,8 @@ extension SpotterStore {
         try writer.write { db in
             if let value {
                 try db.execute(
-                    sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    sql:
+                        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                     arguments: [key, value])
             } else {
                 try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])

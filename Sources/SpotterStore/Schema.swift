@@ -103,7 +103,8 @@ enum Schema {
                     """)
             try Catalog.seed(db)
             try db.execute(
-                sql: "INSERT INTO meta(key, value) VALUES ('device_id', ?)", arguments: [UUID().uuidString.lowercased()])
+                sql: "INSERT INTO meta(key, value) VALUES ('device_id', ?)", arguments: [UUID().uuidString.lowercased()]
+            )
         }
         return migrator
     }

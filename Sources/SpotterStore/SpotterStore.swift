@@ -35,7 +35,9 @@ public struct SpotterStore: Sendable {
     public let clock: any SpotterClock
 
     /// Opens (creating if needed) a database file in WAL mode and migrates it.
-    public static func open(path: String, userID: String, clock: any SpotterClock = SystemClock()) throws
+    public static func open(
+        path: String, userID: String, clock: any SpotterClock = SystemClock()
+    ) throws
         -> SpotterStore
     {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -116,7 +118,9 @@ enum EntityTable {
     }
 
     /// Writes wire fields into an entity's columns.
-    static func write(_ fields: [String: JSONValue], type: EntityType, id: String, extra: [String: DatabaseValue] = [:], db: Database) throws {
+    static func write(
+        _ fields: [String: JSONValue], type: EntityType, id: String, extra: [String: DatabaseValue] = [:], db: Database
+    ) throws {
         guard let table = table(type) else { return }
         let allowed = columns(type)
         var assignments: [String] = []
@@ -140,11 +144,14 @@ enum EntityTable {
     }
 
     /// Reads the current values of wire fields, for a before-image.
-    static func read(_ fields: some Sequence<String>, type: EntityType, id: String, db: Database) throws -> [String: JSONValue] {
+    static func read(
+        _ fields: some Sequence<String>, type: EntityType, id: String, db: Database
+    ) throws -> [String: JSONValue] {
         guard let table = table(type) else { return [:] }
         let wanted = fields.filter { columns(type).contains($0) || $0 == "deleted_at" }
         guard !wanted.isEmpty,
-            let row = try Row.fetchOne(db, sql: "SELECT \(wanted.joined(separator: ", ")) FROM \(table) WHERE id = ?", arguments: [id])
+            let row = try Row.fetchOne(
+                db, sql: "SELECT \(wanted.joined(separator: ", ")) FROM \(table) WHERE id = ?", arguments: [id])
         else { return [:] }
         var image: [String: JSONValue] = [:]
         for name in wanted { image[name] = JSONValue(row[name] as DatabaseValue) }
@@ -152,7 +159,9 @@ enum EntityTable {
     }
 
     static func refreshOneRepMax(setID: String, db: Database) throws {
-        guard let row = try Row.fetchOne(db, sql: "SELECT weight, unit, reps FROM sets WHERE id = ?", arguments: [setID]) else {
+        guard
+            let row = try Row.fetchOne(db, sql: "SELECT weight, unit, reps FROM sets WHERE id = ?", arguments: [setID])
+        else {
             return
         }
         let unit = WeightUnit(rawValue: row["unit"]) ?? .kg

@@ -35,7 +35,8 @@ extension SpotterStore {
                 let index = min(latencies.count - 1, Int((p * Double(latencies.count - 1)).rounded()))
                 return latencies[index]
             }
-            return SyncMetricsSnapshot(counters: counters, latencyP50ms: percentile(0.5), latencyP95ms: percentile(0.95))
+            return SyncMetricsSnapshot(
+                counters: counters, latencyP50ms: percentile(0.5), latencyP95ms: percentile(0.95))
         }
     }
 }

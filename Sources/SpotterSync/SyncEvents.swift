@@ -14,7 +14,7 @@ public enum Connectivity: Sendable, Equatable {
 
 /// Why a flush was asked for; concurrent triggers coalesce into one running flush.
 public enum SyncTrigger: String, Sendable {
-    case startup, enqueue, airplaneOff = "airplane_off", periodic, manual, resumed
+    case startup, enqueue, airplaneOff = "airplane_off", periodic, manual, resumed, retry
 }
 
 /// A change the engine tells the UI about.
@@ -68,7 +68,8 @@ public final class SyncEventChannel: @unchecked Sendable {
 
     public func post(_ event: SyncEvent) {
         let shouldWake: Bool = lock.withLock {
-            if case .outboxChanged = event, let last = pending.lastIndex(where: { if case .outboxChanged = $0 { true } else { false } }),
+            if case .outboxChanged = event,
+                let last = pending.lastIndex(where: { if case .outboxChanged = $0 { true } else { false } }),
                 pending.count >= softLimit || last == pending.count - 1
             {
                 pending[last] = event  // only the newest count matters

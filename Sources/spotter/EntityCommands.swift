@@ -41,7 +41,9 @@ struct Log: AsyncParsableCommand {
         }
         let store = try global.openStore()
         let logged = try store.logSet(
-            LogSetInput(exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, kind: kind, notes: notes, workout: choice))
+            LogSetInput(
+                exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, kind: kind, notes: notes,
+                workout: choice))
         print(logged.set.id.wireString)
         try await EagerSync.attempt(global: global, store: store)
     }
@@ -65,8 +67,11 @@ struct Edit: AsyncParsableCommand {
     func run() async throws {
         let id = try parseID(setID, what: "SET_ID")
         let changes = SetChanges(
-            exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, clearRPE: clearRPE, kind: kind, notes: notes)
-        if changes == SetChanges() { throw CLIError("nothing to change: give at least one of --weight, --reps, --rpe, …", code: 2) }
+            exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, clearRPE: clearRPE, kind: kind,
+            notes: notes)
+        if changes == SetChanges() {
+            throw CLIError("nothing to change: give at least one of --weight, --reps, --rpe, …", code: 2)
+        }
         let store = try global.openStore()
         try store.editSet(id: id, changes: changes)
         try await EagerSync.attempt(global: global, store: store)
@@ -101,7 +106,8 @@ struct Delete: AsyncParsableCommand {
 
 /// `spotter sets`
 struct SetsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "sets", abstract: "List sets, pending and rejected marked.")
+    static let configuration = CommandConfiguration(
+        commandName: "sets", abstract: "List sets, pending and rejected marked.")
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "Only this workout's sets.") var workout: String?

@@ -18,7 +18,8 @@ struct GlobalOptions: ParsableArguments {
         if let db { return db }
         let env = ProcessInfo.processInfo.environment
         if let path = env["SPOTTER_DB"], !path.isEmpty { return path }
-        let dataHome = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let dataHome =
+            env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
         return (dataHome as NSString).appendingPathComponent("spotter/spotter.db")
     }

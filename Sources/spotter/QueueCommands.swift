@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SpotterCore
 import SpotterStore
+import SpotterSync
 
 /// `spotter status`
 struct Status: AsyncParsableCommand {
@@ -24,7 +25,8 @@ struct Status: AsyncParsableCommand {
             printJSON(
                 .object([
                     "pending": .int(Int64(counts.pending)), "in_flight": .int(Int64(counts.inFlight)),
-                    "failed": .int(Int64(counts.failed)), "blocked": .int(Int64(counts.blocked)), "airplane": .bool(airplane),
+                    "failed": .int(Int64(counts.failed)), "blocked": .int(Int64(counts.blocked)),
+                    "airplane": .bool(airplane),
                     "last_sync_at": JSONValue(lastSync), "server": .string(server), "metrics": .object(metricFields),
                 ]))
             return
@@ -39,7 +41,9 @@ struct Status: AsyncParsableCommand {
             print("\(name.padding(toLength: 26, withPad: " ", startingAt: 0)) \(value)")
         }
         if let p50 = metrics.latencyP50ms, let p95 = metrics.latencyP95ms {
-            print("enqueue→success  p50 \(Formatting.number(p50.rounded())) ms, p95 \(Formatting.number(p95.rounded())) ms")
+            print(
+                "enqueue→success  p50 \(Formatting.number(p50.rounded())) ms, p95 \(Formatting.number(p95.rounded())) ms"
+            )
         }
     }
 }
@@ -123,9 +127,45 @@ struct Discard: AsyncParsableCommand {
     }
 }
 
-/// The one bounded sync attempt a write command makes after enqueueing (SPEC section 6).
+/// The one bounded sync attempt a write command makes after enqueueing (SPEC section 6):
+/// only with `--server` (without it, writes only enqueue and `spotter sync` does the rest),
+/// at most 2 seconds, and never a failure — the operation is safe in the outbox either way.
 enum EagerSync {
     static func attempt(global: GlobalOptions, store: SpotterStore) async throws {
-        // The sync engine lands with its own issue; until then writes only enqueue.
+        guard global.serverURL != nil, (try? store.isAirplaneOn) != true else { return }
+        var configuration = SyncConfiguration()
+        configuration.requestTimeout = 2
+        guard
+            let session = try? await SyncSession.start(
+                global: global, store: store, configuration: configuration, logger: commandLogger("spotter.sync"))
+        else { return }
+        _ = await session.engine.drain(until: Date().addingTimeInterval(2))
+        await session.shutdown()
+    }
+}
+
+/// `spotter sync`
+struct Sync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Push and pull until the queue is empty or time is up (exit 0 empty, 3 operations remain).")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Seconds to keep trying.") var timeout: Double = 30
+
+    func run() async throws {
+        guard timeout > 0 else { throw CLIError("--timeout must be more than 0", code: 2) }
+        let store = try global.openStore()
+        if try store.isAirplaneOn {
+            let pending = try store.queueCounts().pending
+            FileHandle.standardError.write(
+                Data("spotter: airplane mode is on; \(pending) operation(s) stay queued\n".utf8))
+            throw ExitCode(pending == 0 ? 0 : 3)
+        }
+        let session = try await SyncSession.start(global: global, store: store, logger: commandLogger("spotter.sync"))
+        let empty = await session.engine.drain(until: Date().addingTimeInterval(timeout))
+        await session.shutdown()
+        let counts = try store.queueCounts()
+        print("pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked)")
+        if !empty { throw ExitCode(3) }
     }
 }

@@ -12,7 +12,8 @@ enum Render {
         let set = row.set
         return .object([
             "id": .string(set.id.wireString), "workout_id": .string(set.workoutID.wireString),
-            "exercise": .string(set.exercise), "position": .int(Int64(set.position)), "kind": .string(set.kind.rawValue),
+            "exercise": .string(set.exercise), "position": .int(Int64(set.position)),
+            "kind": .string(set.kind.rawValue),
             "weight": .double(set.weight), "unit": .string(set.unit.rawValue), "reps": .int(Int64(set.reps)),
             "rpe": JSONValue(set.rpe), "distance_m": JSONValue(set.distanceM), "duration_s": JSONValue(set.durationS),
             "notes": JSONValue(set.notes), "performed_at": .string(Timestamp.format(set.performedAt)),
@@ -22,7 +23,8 @@ enum Render {
 
     static func setLine(_ row: SetRow) -> String {
         let set = row.set
-        var line = "\(set.id.wireString)  \(set.exercise)  \(Formatting.weight(set.weight, unit: set.unit)) × \(set.reps)"
+        var line =
+            "\(set.id.wireString)  \(set.exercise)  \(Formatting.weight(set.weight, unit: set.unit)) × \(set.reps)"
         if let rpe = set.rpe { line += " @\(Formatting.number(rpe))" }
         if set.kind != .normal { line += " [\(set.kind.rawValue)]" }
         if row.isPR { line += " PR" }
@@ -43,14 +45,16 @@ enum Render {
     }
 
     static func workoutLine(_ row: WorkoutSummary) -> String {
-        var line = "\(row.workout.id.wireString)  \(Timestamp.format(row.workout.startedAt).prefix(10))  \(row.workout.name)  \(row.setCount) sets"
+        var line =
+            "\(row.workout.id.wireString)  \(Timestamp.format(row.workout.startedAt).prefix(10))  \(row.workout.name)  \(row.setCount) sets"
         if row.syncState != .synced { line += "  (\(row.syncState.rawValue)\(row.syncError.map { ": \($0)" } ?? ""))" }
         return line
     }
 
     static func operationJSON(_ op: OutboxOperation) -> JSONValue {
         .object([
-            "op_id": .string(op.opID), "entity_type": .string(op.entityType.rawValue), "entity_id": .string(op.entityID),
+            "op_id": .string(op.opID), "entity_type": .string(op.entityType.rawValue),
+            "entity_id": .string(op.entityID),
             "kind": .string(op.kind.rawValue), "state": .string(op.state.rawValue),
             "attempt_count": .int(Int64(op.attemptCount)), "next_attempt_at": date(op.nextAttemptAt),
             "last_status": JSONValue(op.lastStatus), "last_error": JSONValue(op.lastError),
@@ -59,7 +63,8 @@ enum Render {
     }
 
     static func operationLine(_ op: OutboxOperation) -> String {
-        var line = "\(op.opID)  \(op.kind.rawValue) \(op.entityType.rawValue) \(op.entityID.prefix(8))  \(op.state.rawValue)"
+        var line =
+            "\(op.opID)  \(op.kind.rawValue) \(op.entityType.rawValue) \(op.entityID.prefix(8))  \(op.state.rawValue)"
         line += "  attempts \(op.attemptCount)"
         if let status = op.lastStatus { line += "  last \(status)" }
         if let error = op.lastError { line += "  \(error)" }

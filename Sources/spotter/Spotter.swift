@@ -12,10 +12,18 @@ struct Spotter: AsyncParsableCommand {
         abstract: "An offline-first workout logger for the terminal.",
         discussion: "Without a subcommand, opens the full-screen UI.",
         subcommands: [
-            Log.self, Edit.self, Delete.self, SetsCommand.self, WorkoutsCommand.self, Status.self, OutboxCommand.self,
-            Airplane.self, Retry.self, Discard.self,
-        ]
+            Interactive.self, Log.self, Edit.self, Delete.self, SetsCommand.self, WorkoutsCommand.self, Status.self,
+            OutboxCommand.self, Airplane.self, Retry.self, Discard.self, Sync.self, Serve.self,
+        ],
+        defaultSubcommand: Interactive.self
     )
+}
+
+/// `spotter` with no subcommand: the full-screen UI. (A default subcommand rather than
+/// options on the root, so `spotter serve --token u=s` keeps its own `--token`.)
+struct Interactive: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ui", abstract: "The full-screen terminal UI (the default).")
 
     @OptionGroup var global: GlobalOptions
 

@@ -1,0 +1,166 @@
+import Foundation
+import SpotterCore
+import SpotterProtocol
+
+/// The effect of each mutating route, run inside the request's one transaction.
+///
+/// Outcomes a client must see (422, 404, 409) are returned as responses, not thrown, so
+/// they are stored with the idempotency record and replay like any other answer; only
+/// unexpected failures throw and roll the transaction back.
+struct EntityHandlers {
+    let transaction: any ServerTransaction
+    let user: String
+    /// RFC 3339 time of this write, stamped as `updated_at`.
+    let now: String
+
+    func handle(_ route: APIRoute, fields: [String: JSONValue]) throws -> APIResponse {
+        switch route {
+        case .createWorkout: return try createWorkout(fields)
+        case .updateWorkout(let id): return try updateWorkout(id: id, fields)
+        case .deleteWorkout(let id): return try deleteWorkout(id: id)
+        case .createSet: return try createSet(fields)
+        case .updateSet(let id): return try updateSet(id: id, fields)
+        case .deleteSet(let id): return try deleteSet(id: id)
+        case .putFavorite(let exercise): return try putFavorite(exercise)
+        case .deleteFavorite(let exercise): return try deleteFavorite(exercise)
+        case .listWorkouts, .listSets, .listFavorites, .changes, .batch:
+            return .problem(Problems.internalError)
+        }
+    }
+
+    // MARK: Workouts
+
+    private func createWorkout(_ fields: [String: JSONValue]) throws -> APIResponse {
+        let incoming: WorkoutDTO
+        do { incoming = try EntityRules.newWorkout(from: fields) } catch { return .problem(Problems.validation(error)) }
+        if let existing = try transaction.workout(id: incoming.id) {
+            // Second idempotency layer: the client id. Same owner, same content → the existing entity.
+            guard existing.owner == user, existing.value.deleted != true,
+                EntityRules.clientContent(existing.value) == incoming
+            else {
+                return .problem(Problems.conflict("a different workout with this id already exists", field: "id"))
+            }
+            return .json(200, existing.value)
+        }
+        var workout = incoming
+        stamp(
+            &workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
+        try transaction.saveWorkout(workout, owner: user)
+        return .json(201, workout)
+    }
+
+    private func updateWorkout(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
+        guard var workout = try liveWorkout(id) else { return .problem(Problems.notFound("no workout \(id)")) }
+        do { try EntityRules.patchWorkout(&workout, with: fields) } catch {
+            return .problem(Problems.validation(error))
+        }
+        stamp(
+            &workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
+        try transaction.saveWorkout(workout, owner: user)
+        return .json(200, workout)
+    }
+
+    private func deleteWorkout(id: String) throws -> APIResponse {
+        guard var workout = try liveWorkout(id) else { return .problem(Problems.notFound("no workout \(id)")) }
+        for var set in try transaction.liveSets(workoutID: id, owner: user) {
+            tombstone(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion())
+            try transaction.saveSet(set, owner: user)
+        }
+        tombstone(
+            &workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
+        try transaction.saveWorkout(workout, owner: user)
+        return .noContent
+    }
+
+    /// The user's workout, unless it is absent, deleted or someone else's (all look the same: 404).
+    private func liveWorkout(_ id: String) throws -> WorkoutDTO? {
+        guard let found = try transaction.workout(id: id), found.owner == user, found.value.deleted != true else {
+            return nil
+        }
+        return found.value
+    }
+
+    // MARK: Sets
+
+    private func createSet(_ fields: [String: JSONValue]) throws -> APIResponse {
+        let incoming: SetDTO
+        do { incoming = try EntityRules.newSet(from: fields) } catch { return .problem(Problems.validation(error)) }
+        if let existing = try transaction.set(id: incoming.id) {
+            guard existing.owner == user, existing.value.deleted != true,
+                EntityRules.clientContent(existing.value) == incoming
+            else {
+                return .problem(Problems.conflict("a different set with this id already exists", field: "id"))
+            }
+            return .json(200, existing.value)
+        }
+        guard try liveWorkout(incoming.workoutID) != nil else {
+            return .problem(Problems.validation(workoutMissing))
+        }
+        var set = incoming
+        stamp(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion())
+        try transaction.saveSet(set, owner: user)
+        return .json(201, set)
+    }
+
+    private func updateSet(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
+        guard var set = try liveSet(id) else { return .problem(Problems.notFound("no set \(id)")) }
+        do { try EntityRules.patchSet(&set, with: fields) } catch { return .problem(Problems.validation(error)) }
+        guard try liveWorkout(set.workoutID) != nil else { return .problem(Problems.validation(workoutMissing)) }
+        stamp(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion())
+        try transaction.saveSet(set, owner: user)
+        return .json(200, set)
+    }
+
+    private func deleteSet(id: String) throws -> APIResponse {
+        guard var set = try liveSet(id) else { return .problem(Problems.notFound("no set \(id)")) }
+        tombstone(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion())
+        try transaction.saveSet(set, owner: user)
+        return .noContent
+    }
+
+    private func liveSet(_ id: String) throws -> SetDTO? {
+        guard let found = try transaction.set(id: id), found.owner == user, found.value.deleted != true else {
+            return nil
+        }
+        return found.value
+    }
+
+    private var workoutMissing: ValidationError {
+        ValidationError(field: "workout_id", message: "must name an existing workout of this user")
+    }
+
+    // MARK: Favorites
+
+    private func putFavorite(_ raw: String) throws -> APIResponse {
+        let name: String
+        do { name = try EntityRules.favoriteName(raw) } catch { return .problem(Problems.validation(error)) }
+        _ = try transaction.addFavorite(name, owner: user)
+        return .noContent
+    }
+
+    private func deleteFavorite(_ raw: String) throws -> APIResponse {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard try transaction.removeFavorite(name, owner: user) else {
+            return .problem(Problems.notFound("\(name) is not a favorite"))
+        }
+        return .noContent
+    }
+
+    // MARK: Stamps
+
+    private func stamp(
+        _ updatedAt: inout String?, _ serverVersion: inout Int64?, _ deleted: inout Bool?, version: Int64
+    ) {
+        updatedAt = now
+        serverVersion = version
+        deleted = false
+    }
+
+    private func tombstone(
+        _ updatedAt: inout String?, _ serverVersion: inout Int64?, _ deleted: inout Bool?, version: Int64
+    ) {
+        updatedAt = now
+        serverVersion = version
+        deleted = true
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import SpotterCore
+import SpotterProtocol
+
+/// Reads wire fields out of a JSON object, turning every wrong type or missing value
+/// into a `ValidationError` that names the field (the 422 a client can show).
+struct FieldReader {
+    let fields: [String: JSONValue]
+
+    func has(_ name: String) -> Bool { fields[name] != nil }
+
+    func require(_ names: [String]) throws(ValidationError) {
+        for name in names where fields[name] == nil || fields[name]!.isNull {
+            throw ValidationError(field: name, message: "is required")
+        }
+    }
+
+    /// nil when absent or null.
+    func string(_ name: String) throws(ValidationError) -> String? {
+        guard let value = fields[name], !value.isNull else { return nil }
+        guard let text = value.stringValue else { throw ValidationError(field: name, message: "must be a string") }
+        return text
+    }
+
+    func uuid(_ name: String) throws(ValidationError) -> String? {
+        guard let text = try string(name) else { return nil }
+        guard let id = UUID(uuidString: text) else { throw ValidationError(field: name, message: "must be a UUID") }
+        return id.wireString
+    }
+
+    func int(_ name: String) throws(ValidationError) -> Int? {
+        guard let value = fields[name], !value.isNull else { return nil }
+        guard let number = value.intValue else {
+            throw ValidationError(field: name, message: "must be a whole number")
+        }
+        return number
+    }
+
+    func double(_ name: String) throws(ValidationError) -> Double? {
+        guard let value = fields[name], !value.isNull else { return nil }
+        guard let number = value.doubleValue, number.isFinite else {
+            throw ValidationError(field: name, message: "must be a number")
+        }
+        return number
+    }
+
+    /// An RFC 3339 timestamp, returned in the canonical form (UTC, milliseconds).
+    func timestamp(_ name: String) throws(ValidationError) -> String? {
+        guard let text = try string(name) else { return nil }
+        guard let date = Timestamp.parse(text) else {
+            throw ValidationError(field: name, message: "must be an RFC 3339 timestamp")
+        }
+        return Timestamp.format(date)
+    }
+
+    /// A required field sent as null in a PATCH.
+    func rejectNull(_ names: [String]) throws(ValidationError) {
+        for name in names where fields[name]?.isNull == true {
+            throw ValidationError(field: name, message: "must not be null")
+        }
+    }
+}
+
+/// The server's rules for entities: which fields a client owns, how they are canonicalised
+/// (weights rounded to 2 decimals, names trimmed) and validated with the shared `Validation`.
+enum EntityRules {
+    static let workoutRequired = ["id", "name", "started_at"]
+    static let setRequired = ["id", "workout_id", "exercise", "weight", "reps", "performed_at"]
+
+    // MARK: Workouts
+
+    static func newWorkout(from fields: [String: JSONValue]) throws(ValidationError) -> WorkoutDTO {
+        let reader = FieldReader(fields: fields)
+        try reader.require(workoutRequired)
+        var workout = WorkoutDTO(id: try reader.uuid("id")!, name: "", startedAt: "")
+        try apply(reader, to: &workout)
+        try canonicalise(&workout)
+        return workout
+    }
+
+    static func patchWorkout(_ workout: inout WorkoutDTO, with fields: [String: JSONValue]) throws(ValidationError) {
+        let reader = FieldReader(fields: fields)
+        try checkPatchID(reader, matches: workout.id)
+        try reader.rejectNull(["name", "started_at"])
+        try apply(reader, to: &workout)
+        try canonicalise(&workout)
+    }
+
+    private static func apply(_ reader: FieldReader, to workout: inout WorkoutDTO) throws(ValidationError) {
+        if reader.has("name") { workout.name = try reader.string("name")! }
+        if reader.has("started_at") { workout.startedAt = try reader.timestamp("started_at")! }
+        if reader.has("ended_at") { workout.endedAt = try reader.timestamp("ended_at") }
+        if reader.has("notes") { workout.notes = try reader.string("notes") }
+    }
+
+    private static func canonicalise(_ workout: inout WorkoutDTO) throws(ValidationError) {
+        workout.name = workout.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        try Validation.workoutName(workout.name)
+        try Validation.notes(workout.notes)
+        if let ended = workout.endedAt.flatMap(Timestamp.parse), let started = Timestamp.parse(workout.startedAt),
+            ended < started
+        {
+            throw ValidationError(field: "ended_at", message: "must not be before started_at")
+        }
+    }
+
+    /// The fields a client owns; two workouts with equal client content are the same create.
+    static func clientContent(_ workout: WorkoutDTO) -> WorkoutDTO {
+        WorkoutDTO(
+            id: workout.id, name: workout.name, startedAt: workout.startedAt, endedAt: workout.endedAt,
+            notes: workout.notes)
+    }
+
+    // MARK: Sets
+
+    static func newSet(from fields: [String: JSONValue]) throws(ValidationError) -> SetDTO {
+        let reader = FieldReader(fields: fields)
+        try reader.require(setRequired)
+        var set = SetDTO(
+            id: try reader.uuid("id")!, workoutID: "", exercise: "", position: 0, kind: SetKind.normal.rawValue,
+            weight: 0, unit: WeightUnit.kg.rawValue, reps: 0, performedAt: "")
+        try apply(reader, to: &set)
+        try canonicalise(&set)
+        return set
+    }
+
+    static func patchSet(_ set: inout SetDTO, with fields: [String: JSONValue]) throws(ValidationError) {
+        let reader = FieldReader(fields: fields)
+        try checkPatchID(reader, matches: set.id)
+        try reader.rejectNull(["workout_id", "exercise", "weight", "reps", "performed_at"])
+        try apply(reader, to: &set)
+        try canonicalise(&set)
+    }
+
+    private static func apply(_ reader: FieldReader, to set: inout SetDTO) throws(ValidationError) {
+        if reader.has("workout_id") { set.workoutID = try reader.uuid("workout_id")! }
+        if reader.has("exercise") { set.exercise = try reader.string("exercise")! }
+        if reader.has("position") { set.position = try reader.int("position") ?? 0 }
+        if reader.has("kind") { set.kind = try reader.string("kind") ?? SetKind.normal.rawValue }
+        if reader.has("weight") { set.weight = try reader.double("weight")! }
+        if reader.has("unit") { set.unit = try reader.string("unit") ?? WeightUnit.kg.rawValue }
+        if reader.has("reps") { set.reps = try reader.int("reps")! }
+        if reader.has("rpe") { set.rpe = try reader.double("rpe") }
+        if reader.has("distance_m") { set.distanceM = try reader.double("distance_m") }
+        if reader.has("duration_s") { set.durationS = try reader.double("duration_s") }
+        if reader.has("notes") { set.notes = try reader.string("notes") }
+        if reader.has("performed_at") { set.performedAt = try reader.timestamp("performed_at")! }
+    }
+
+    private static func canonicalise(_ set: inout SetDTO) throws(ValidationError) {
+        set.exercise = set.exercise.trimmingCharacters(in: .whitespacesAndNewlines)
+        try Validation.exercise(set.exercise)
+        guard SetKind(rawValue: set.kind) != nil else {
+            throw ValidationError(
+                field: "kind", message: "must be one of \(SetKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let unit = WeightUnit(rawValue: set.unit) else {
+            throw ValidationError(field: "unit", message: "must be kg or lb")
+        }
+        set.weight = roundedWeight(set.weight)
+        try Validation.weight(set.weight, unit: unit)
+        try Validation.reps(set.reps)
+        try Validation.rpe(set.rpe)
+        try Validation.nonNegative(set.distanceM, field: "distance_m")
+        try Validation.nonNegative(set.durationS, field: "duration_s")
+        try Validation.notes(set.notes)
+        try Validation.position(set.position)
+    }
+
+    /// Weights are kept to 2 decimals; the answer carries the rounded value ("server rounding").
+    static func roundedWeight(_ weight: Double) -> Double {
+        (weight * 100).rounded() / 100
+    }
+
+    static func clientContent(_ set: SetDTO) -> SetDTO {
+        SetDTO(
+            id: set.id, workoutID: set.workoutID, exercise: set.exercise, position: set.position, kind: set.kind,
+            weight: set.weight, unit: set.unit, reps: set.reps, rpe: set.rpe, distanceM: set.distanceM,
+            durationS: set.durationS, notes: set.notes, performedAt: set.performedAt)
+    }
+
+    // MARK: Favorites
+
+    static func favoriteName(_ raw: String) throws(ValidationError) -> String {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        try Validation.exercise(name)
+        return name
+    }
+
+    private static func checkPatchID(_ reader: FieldReader, matches id: String) throws(ValidationError) {
+        guard reader.has("id") else { return }
+        guard let sent = try reader.uuid("id"), sent == id else {
+            throw ValidationError(field: "id", message: "must match the id in the path (ids cannot change)")
+        }
+    }
+}

@@ -1,0 +1,340 @@
+import Foundation
+import GRDB
+import SpotterCore
+import SpotterProtocol
+
+/// The server store in one SQLite file (WAL), the default for `spotter serve` and the embedded server.
+///
+/// One writer at a time is SQLite's nature; that serialises idempotency claims inside a
+/// process, and the claim record itself (not memory) is what other requests consult.
+public struct SQLiteServerStore: ServerStore {
+    private let dbWriter: any DatabaseWriter
+
+    /// Opens (creating if needed) the database at `path` and migrates it.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        configuration.busyMode = .timeout(5)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+        dbWriter = pool
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE workouts (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        owner TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        started_at TEXT NOT NULL,
+                        ended_at TEXT,
+                        notes TEXT,
+                        updated_at TEXT NOT NULL,
+                        server_version INTEGER NOT NULL,
+                        deleted INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX workouts_by_owner_version ON workouts(owner, server_version);
+                    CREATE TABLE sets (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        owner TEXT NOT NULL,
+                        workout_id TEXT NOT NULL,
+                        exercise TEXT NOT NULL,
+                        position INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        weight REAL NOT NULL,
+                        unit TEXT NOT NULL,
+                        reps INTEGER NOT NULL,
+                        rpe REAL,
+                        distance_m REAL,
+                        duration_s REAL,
+                        notes TEXT,
+                        performed_at TEXT NOT NULL,
+                        updated_at TEXT NOT NULL,
+                        server_version INTEGER NOT NULL,
+                        deleted INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX sets_by_owner_version ON sets(owner, server_version);
+                    CREATE INDEX sets_by_owner_workout ON sets(owner, workout_id);
+                    CREATE TABLE favorites (
+                        owner TEXT NOT NULL,
+                        exercise TEXT NOT NULL COLLATE NOCASE,
+                        PRIMARY KEY (owner, exercise)
+                    );
+                    CREATE TABLE change_sequence (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        value INTEGER NOT NULL
+                    );
+                    INSERT INTO change_sequence (id, value) VALUES (1, 0);
+                    CREATE TABLE idempotency_records (
+                        owner TEXT NOT NULL,
+                        method TEXT NOT NULL,
+                        path TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        fingerprint TEXT NOT NULL,
+                        completed INTEGER NOT NULL DEFAULT 0,
+                        status INTEGER,
+                        content_type TEXT,
+                        body BLOB,
+                        token TEXT NOT NULL,
+                        created_at REAL NOT NULL,
+                        locked_at REAL NOT NULL,
+                        PRIMARY KEY (owner, method, path, key)
+                    );
+                    CREATE INDEX idempotency_by_created ON idempotency_records(created_at);
+                    """)
+        }
+        return migrator
+    }
+
+    public func write<T: Sendable>(_ work: @Sendable (any ServerTransaction) throws -> T) async throws -> T {
+        try await dbWriter.write { db in try work(SQLiteServerTransaction(db: db)) }
+    }
+
+    public func claimIdempotencyKey(
+        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval,
+        staleAfter: TimeInterval
+    ) async throws -> IdempotencyClaim {
+        try await dbWriter.write { db in
+            let arguments: StatementArguments = [scope.user, scope.method, scope.path, scope.key]
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT fingerprint, completed, status, content_type, body, created_at, locked_at
+                    FROM idempotency_records WHERE owner = ? AND method = ? AND path = ? AND key = ?
+                    """, arguments: arguments)
+            let token = UUID().uuidString
+            let nowSeconds = now.timeIntervalSince1970
+            guard let row, nowSeconds - (row["created_at"] as Double) < expiresAfter else {
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO idempotency_records
+                            (owner, method, path, key, fingerprint, completed, token, created_at, locked_at)
+                        VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
+                        """,
+                    arguments: arguments + [fingerprint, token, nowSeconds, nowSeconds])
+                return .claimed(token: token)
+            }
+            guard (row["fingerprint"] as String) == fingerprint else { return .fingerprintMismatch }
+            if row["completed"] as Bool {
+                return .completed(
+                    StoredResponse(
+                        status: row["status"], contentType: row["content_type"], body: row["body"] ?? Data()))
+            }
+            guard nowSeconds - (row["locked_at"] as Double) >= staleAfter else { return .inProgress }
+            try db.execute(
+                sql: """
+                    UPDATE idempotency_records SET token = ?, locked_at = ?
+                    WHERE owner = ? AND method = ? AND path = ? AND key = ?
+                    """, arguments: [token, nowSeconds] + arguments)
+            return .claimed(token: token)
+        }
+    }
+
+    public func releaseIdempotencyKey(_ scope: IdempotencyScope, token: String) async throws {
+        try await dbWriter.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM idempotency_records
+                    WHERE owner = ? AND method = ? AND path = ? AND key = ? AND token = ? AND completed = 0
+                    """, arguments: [scope.user, scope.method, scope.path, scope.key, token])
+        }
+    }
+
+    public func purgeIdempotencyRecords(createdBefore cutoff: Date) async throws -> Int {
+        try await dbWriter.write { db in
+            try db.execute(
+                sql: "DELETE FROM idempotency_records WHERE created_at < ?",
+                arguments: [cutoff.timeIntervalSince1970])
+            return db.changesCount
+        }
+    }
+
+    public func idempotencyRecord(_ scope: IdempotencyScope) async throws -> IdempotencyRecord? {
+        try await dbWriter.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT fingerprint, completed, status, content_type, body, created_at, locked_at
+                        FROM idempotency_records WHERE owner = ? AND method = ? AND path = ? AND key = ?
+                        """, arguments: [scope.user, scope.method, scope.path, scope.key])
+            else { return nil }
+            let completed: Bool = row["completed"]
+            return IdempotencyRecord(
+                fingerprint: row["fingerprint"], isCompleted: completed,
+                response: completed
+                    ? StoredResponse(
+                        status: row["status"], contentType: row["content_type"], body: row["body"] ?? Data())
+                    : nil,
+                createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                lockedAt: Date(timeIntervalSince1970: row["locked_at"]))
+        }
+    }
+
+    public func workouts(user: String, includeDeleted: Bool) async throws -> [WorkoutDTO] {
+        try await dbWriter.read { db in
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT * FROM workouts WHERE owner = ? \(includeDeleted ? "" : "AND deleted = 0") ORDER BY started_at, id",
+                arguments: [user]
+            ).map(SQLiteServerTransaction.workout(from:))
+        }
+    }
+
+    public func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [SetDTO] {
+        try await dbWriter.read { db in
+            var sql = "SELECT * FROM sets WHERE owner = ?"
+            var arguments: StatementArguments = [user]
+            if let workoutID {
+                sql += " AND workout_id = ?"
+                arguments += [workoutID]
+            }
+            if !includeDeleted { sql += " AND deleted = 0" }
+            sql += " ORDER BY workout_id, position, performed_at, id"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(SQLiteServerTransaction.set(from:))
+        }
+    }
+
+    public func favorites(user: String) async throws -> [String] {
+        try await dbWriter.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT exercise FROM favorites WHERE owner = ? ORDER BY exercise", arguments: [user])
+        }
+    }
+
+    public func changes(user: String, after version: Int64, limit: Int) async throws -> (
+        changes: [ChangeDTO], hasMore: Bool
+    ) {
+        try await dbWriter.read { db in
+            // Each table is read in version order, one more than needed; the merge of the two
+            // is then exact for the first `limit` entries.
+            let workouts = try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM workouts WHERE owner = ? AND server_version > ? ORDER BY server_version LIMIT ?",
+                arguments: [user, version, limit + 1]
+            ).map { ChangeDTO(workout: SQLiteServerTransaction.workout(from: $0)) }
+            let sets = try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM sets WHERE owner = ? AND server_version > ? ORDER BY server_version LIMIT ?",
+                arguments: [user, version, limit + 1]
+            ).map { ChangeDTO(set: SQLiteServerTransaction.set(from: $0)) }
+            let merged = (workouts + sets).sorted { $0.serverVersion < $1.serverVersion }
+            return (Array(merged.prefix(limit)), merged.count > limit)
+        }
+    }
+
+    public func ping() async throws {
+        _ = try await dbWriter.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    public func close() async throws {
+        try dbWriter.close()
+    }
+}
+
+extension ChangeDTO {
+    var serverVersion: Int64 { workout?.serverVersion ?? set?.serverVersion ?? 0 }
+}
+
+/// One write transaction of `SQLiteServerStore`.
+struct SQLiteServerTransaction: ServerTransaction {
+    let db: Database
+
+    func nextChangeVersion() throws -> Int64 {
+        try db.execute(sql: "UPDATE change_sequence SET value = value + 1 WHERE id = 1")
+        return try Int64.fetchOne(db, sql: "SELECT value FROM change_sequence WHERE id = 1") ?? 0
+    }
+
+    func workout(id: String) throws -> Owned<WorkoutDTO>? {
+        try Row.fetchOne(db, sql: "SELECT * FROM workouts WHERE id = ?", arguments: [id]).map {
+            Owned(owner: $0["owner"], value: Self.workout(from: $0))
+        }
+    }
+
+    func saveWorkout(_ workout: WorkoutDTO, owner: String) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO workouts
+                    (id, owner, name, started_at, ended_at, notes, updated_at, server_version, deleted)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                workout.id, owner, workout.name, workout.startedAt, workout.endedAt, workout.notes,
+                workout.updatedAt ?? "", workout.serverVersion ?? 0, workout.deleted ?? false,
+            ])
+    }
+
+    func set(id: String) throws -> Owned<SetDTO>? {
+        try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ?", arguments: [id]).map {
+            Owned(owner: $0["owner"], value: Self.set(from: $0))
+        }
+    }
+
+    func saveSet(_ set: SetDTO, owner: String) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO sets
+                    (id, owner, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
+                     duration_s, notes, performed_at, updated_at, server_version, deleted)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                set.id, owner, set.workoutID, set.exercise, set.position, set.kind, set.weight, set.unit,
+                set.reps, set.rpe, set.distanceM, set.durationS, set.notes, set.performedAt,
+                set.updatedAt ?? "", set.serverVersion ?? 0, set.deleted ?? false,
+            ])
+    }
+
+    func liveSets(workoutID: String, owner: String) throws -> [SetDTO] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM sets WHERE owner = ? AND workout_id = ? AND deleted = 0 ORDER BY position, id",
+            arguments: [owner, workoutID]
+        ).map(Self.set(from:))
+    }
+
+    func addFavorite(_ exercise: String, owner: String) throws -> Bool {
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO favorites (owner, exercise) VALUES (?, ?)", arguments: [owner, exercise])
+        return db.changesCount > 0
+    }
+
+    func removeFavorite(_ exercise: String, owner: String) throws -> Bool {
+        try db.execute(sql: "DELETE FROM favorites WHERE owner = ? AND exercise = ?", arguments: [owner, exercise])
+        return db.changesCount > 0
+    }
+
+    func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws {
+        try db.execute(
+            sql: """
+                UPDATE idempotency_records SET completed = 1, status = ?, content_type = ?, body = ?
+                WHERE owner = ? AND method = ? AND path = ? AND key = ? AND token = ? AND completed = 0
+                """,
+            arguments: [
+                response.status, response.contentType, response.body, scope.user, scope.method, scope.path,
+                scope.key, token,
+            ])
+        guard db.changesCount == 1 else { throw IdempotencyClaimLost() }
+    }
+
+    static func workout(from row: Row) -> WorkoutDTO {
+        WorkoutDTO(
+            id: row["id"], name: row["name"], startedAt: row["started_at"], endedAt: row["ended_at"],
+            notes: row["notes"], updatedAt: row["updated_at"], serverVersion: row["server_version"],
+            deleted: row["deleted"])
+    }
+
+    static func set(from row: Row) -> SetDTO {
+        SetDTO(
+            id: row["id"], workoutID: row["workout_id"], exercise: row["exercise"], position: row["position"],
+            kind: row["kind"], weight: row["weight"], unit: row["unit"], reps: row["reps"], rpe: row["rpe"],
+            distanceM: row["distance_m"], durationS: row["duration_s"], notes: row["notes"],
+            performedAt: row["performed_at"], updatedAt: row["updated_at"], serverVersion: row["server_version"],
+            deleted: row["deleted"])
+    }
+}

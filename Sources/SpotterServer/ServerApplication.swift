@@ -1,0 +1,178 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import SpotterCore
+
+/// Why the server could not start, in words a user of `spotter serve` can act on.
+public struct ServerStartError: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+}
+
+/// The pieces one server instance is made of, built once from a configuration.
+struct ServerComponents: Sendable {
+    let store: any ServerStore
+    let responder: SpotterResponder
+
+    init(_ configuration: ServerConfiguration, logger: Logger) throws {
+        guard !configuration.tokens.isEmpty else {
+            throw ServerStartError("at least one --token user=secret is required")
+        }
+        let store: any ServerStore
+        do {
+            store =
+                try configuration.makeStore?(configuration.databasePath)
+                ?? SQLiteServerStore(path: configuration.databasePath)
+        } catch {
+            throw ServerStartError("cannot open the server database at \(configuration.databasePath): \(error)")
+        }
+        let metrics = ServerMetrics()
+        let api = SyncAPI(store: store, configuration: configuration, metrics: metrics, logger: logger)
+        self.store = store
+        responder = SpotterResponder(
+            api: api, store: store, tokens: configuration.tokens, chaos: ChaosInjector(configuration.chaos),
+            metrics: metrics, configuration: configuration)
+    }
+
+    func application(
+        _ configuration: ServerConfiguration, logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> Application<SpotterResponder> {
+        Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            services: [
+                IdempotencyPurgeService(
+                    store: store, clock: configuration.clock, timeToLive: configuration.idempotencyTTL,
+                    interval: .seconds(3600), logger: logger)
+            ],
+            onServerRunning: onServerRunning,
+            logger: logger)
+    }
+}
+
+/// Builds the sync server as a Hummingbird application (for HummingbirdTesting and custom hosting).
+public func makeServerApplication(_ configuration: ServerConfiguration, logger: Logger) async throws
+    -> some ApplicationProtocol
+{
+    let components = try ServerComponents(configuration, logger: logger)
+    return components.application(configuration, logger: logger)
+}
+
+/// Runs the server until SIGINT or SIGTERM, then shuts down gracefully (in-flight requests finish).
+///
+/// `onListening` receives the bound port once the socket accepts connections — the real one
+/// when `configuration.port` is 0.
+public func runServerUntilSignalled(
+    _ configuration: ServerConfiguration, logger: Logger, onListening: @escaping @Sendable (Int) -> Void
+) async throws {
+    let components = try ServerComponents(configuration, logger: logger)
+    let app = components.application(configuration, logger: logger) { channel in
+        onListening(channel.localAddress?.port ?? configuration.port)
+    }
+    let group = ServiceGroup(
+        configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    do {
+        try await group.run()
+    } catch {
+        try? await components.store.close()
+        throw ServerStartError("the server stopped: \(error)")
+    }
+    try? await components.store.close()
+}
+
+/// A server running in this process on a background task (used by the embedded default of `spotter`, engine tests and bench).
+///
+/// Same code as `spotter serve`, bound to loopback, so the embedded sync loop and the tests
+/// exercise the real HTTP path rather than a fake.
+public final class BackgroundServer: Sendable {
+    /// The bound port (the real one when the configuration asked for 0).
+    public let port: Int
+    /// The server store, for tests and tools that need to look at what the server holds.
+    public let store: any ServerStore
+    /// The server's counters (also served at `GET /metrics`).
+    public let metrics: ServerMetrics
+    private let group: ServiceGroup
+    private let running: Task<Void, Never>
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    private init(
+        port: Int, store: any ServerStore, metrics: ServerMetrics, group: ServiceGroup, running: Task<Void, Never>
+    ) {
+        self.port = port
+        self.store = store
+        self.metrics = metrics
+        self.group = group
+        self.running = running
+    }
+
+    /// Starts the server and returns once it accepts connections.
+    public static func start(_ configuration: ServerConfiguration, logger: Logger) async throws -> BackgroundServer {
+        let components = try ServerComponents(configuration, logger: logger)
+        let bound = PortSignal()
+        let app = components.application(configuration, logger: logger) { channel in
+            bound.resolve(.success(channel.localAddress?.port ?? configuration.port))
+        }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let running = Task {
+            do {
+                try await group.run()
+                bound.resolve(.failure(ServerStartError("the server stopped before it was listening")))
+            } catch {
+                bound.resolve(.failure(ServerStartError("the server failed: \(error)")))
+            }
+        }
+        do {
+            let port = try await bound.value()
+            return BackgroundServer(
+                port: port, store: components.store, metrics: components.responder.metrics, group: group,
+                running: running)
+        } catch {
+            await group.triggerGracefulShutdown()
+            await running.value
+            try? await components.store.close()
+            throw error
+        }
+    }
+
+    /// Stops accepting connections, lets in-flight requests finish, then closes the store.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+        await running.value
+        try? await store.close()
+    }
+}
+
+/// A one-shot hand-over of the bound port (or the failure to bind) from the server task to `start`.
+// @unchecked Sendable: `result` and `waiter` are only touched under `lock`.
+private final class PortSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<Int, any Error>?
+    private var waiter: CheckedContinuation<Int, any Error>?
+
+    func resolve(_ outcome: Result<Int, any Error>) {
+        let continuation: CheckedContinuation<Int, any Error>? = lock.withLock {
+            guard result == nil else { return nil }
+            result = outcome
+            defer { waiter = nil }
+            return waiter
+        }
+        continuation?.resume(with: outcome)
+    }
+
+    func value() async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Result<Int, any Error>? = lock.withLock {
+                if let result { return result }
+                waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+}

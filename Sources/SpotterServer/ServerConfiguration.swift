@@ -1,0 +1,64 @@
+import Foundation
+import SpotterCore
+
+/// Fault injection for demos and tests (SPEC 5.3), off by default.
+///
+/// Real networks fail after the server has committed, time out, throttle and stall; these
+/// knobs make the server do each on purpose, reproducibly when a seed is given, so the
+/// client's retry and idempotency logic can be watched under stress.
+public struct ChaosOptions: Sendable {
+    /// Probability (0…1) of answering 503 before handling a mutating request.
+    public var failRate = 0.0
+    /// Probability (0…1) of committing the effect and then closing the connection without a response.
+    public var dropRate = 0.0
+    /// Probability (0…1) of answering 429 with `Retry-After: 2` before handling.
+    public var rate429 = 0.0
+    /// Extra milliseconds spent before handling each mutating request.
+    public var latencyMS = 0
+    /// Seed of the random source; nil draws a fresh one.
+    public var seed: UInt64? = nil
+
+    public init() {}
+
+    /// True when any fault is switched on.
+    public var isEnabled: Bool { failRate > 0 || dropRate > 0 || rate429 > 0 || latencyMS > 0 }
+}
+
+/// Everything `spotter serve`, the embedded server and the tests choose about a server.
+///
+/// Time is injected (`clock`) so the idempotency rules that depend on it — stale
+/// in-progress takeover and record expiry — can be tested without waiting.
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 binds an ephemeral port; the bound port is reported once listening.
+    public var port = 0
+    /// The SQLite file of the server store.
+    public var databasePath: String
+    /// Bearer token → user id.
+    public var tokens: [String: String]
+    public var chaos = ChaosOptions()
+    /// How long an idempotency record is kept (SPEC 5.2: 8 days, longer than the client's 7-day give-up).
+    public var idempotencyTTL: TimeInterval = 8 * 24 * 3600
+    /// After this long an in-progress record is presumed abandoned (its process died) and may be taken over.
+    public var staleInProgressAfter: TimeInterval = 30
+    /// Largest request body of a single route, and of one operation inside a batch.
+    public var maxBodyBytes = 64 * 1024
+    /// Largest body of `POST /v1/batch` as a whole (each operation is still held to `maxBodyBytes`).
+    public var maxBatchBodyBytes = 1024 * 1024
+    /// Most operations accepted in one batch.
+    public var maxBatchOperations = 1000
+    public var clock: any SpotterClock = SystemClock()
+
+    /// Test seam: awaited after an idempotency key is claimed and before the effect runs,
+    /// so a test can hold a request "still running" while another one arrives.
+    var afterIdempotencyClaim: (@Sendable (_ method: String, _ path: String) async -> Void)? = nil
+
+    /// Test seam: builds the store instead of `SQLiteServerStore(path:)`, e.g. to wrap it
+    /// in one that fails on purpose.
+    var makeStore: (@Sendable (_ path: String) throws -> any ServerStore)? = nil
+
+    public init(databasePath: String, tokens: [String: String]) {
+        self.databasePath = databasePath
+        self.tokens = tokens
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import SpotterProtocol
+
+/// An entity together with the user who owns it.
+///
+/// Ids are global (a client-generated UUID names one thing everywhere), so the store can
+/// tell "this id belongs to someone else" apart from "this id is free" without ever
+/// showing one user another's data.
+public struct Owned<Value: Sendable>: Sendable {
+    public var owner: String
+    public var value: Value
+
+    public init(owner: String, value: Value) {
+        self.owner = owner
+        self.value = value
+    }
+}
+
+/// Where an idempotency record lives: the same key from two users, or on two routes, is two records.
+public struct IdempotencyScope: Sendable, Hashable {
+    public var user: String
+    public var method: String
+    public var path: String
+    public var key: String
+
+    public init(user: String, method: String, path: String, key: String) {
+        self.user = user
+        self.method = method
+        self.path = path
+        self.key = key
+    }
+}
+
+/// A response as it was first sent, kept so a replay can send the very same bytes.
+public struct StoredResponse: Sendable, Equatable {
+    public var status: Int
+    public var contentType: String?
+    public var body: Data
+
+    public init(status: Int, contentType: String?, body: Data) {
+        self.status = status
+        self.contentType = contentType
+        self.body = body
+    }
+}
+
+/// What claiming an idempotency key found.
+public enum IdempotencyClaim: Sendable, Equatable {
+    /// The key is ours: run the handler, then complete the record with `token`.
+    case claimed(token: String)
+    /// The same request already completed: replay this.
+    case completed(StoredResponse)
+    /// The same request is still running elsewhere (or in this process).
+    case inProgress
+    /// The key was used for a different request.
+    case fingerprintMismatch
+}
+
+/// The state of one idempotency record, as tests and operators see it.
+public struct IdempotencyRecord: Sendable, Equatable {
+    public var fingerprint: String
+    public var isCompleted: Bool
+    public var response: StoredResponse?
+    public var createdAt: Date
+    public var lockedAt: Date
+}
+
+/// The claim behind an idempotency record no longer belongs to the request finishing it
+/// (another instance took the stale record over); its effect must not be committed.
+public struct IdempotencyClaimLost: Error, CustomStringConvertible {
+    public var description: String { "the idempotency key was taken over by another request" }
+}
+
+/// The writes one request makes, all inside one database transaction.
+///
+/// Handlers see only this, so the business effect and the idempotency record they
+/// complete commit together or not at all — whichever database is underneath.
+public protocol ServerTransaction {
+    /// The next value of the global change sequence; every write stamps its row with one.
+    func nextChangeVersion() throws -> Int64
+    func workout(id: String) throws -> Owned<WorkoutDTO>?
+    func saveWorkout(_ workout: WorkoutDTO, owner: String) throws
+    func set(id: String) throws -> Owned<SetDTO>?
+    func saveSet(_ set: SetDTO, owner: String) throws
+    /// Sets of a workout that are not deleted.
+    func liveSets(workoutID: String, owner: String) throws -> [SetDTO]
+    /// Returns false when the exercise was already a favorite.
+    func addFavorite(_ exercise: String, owner: String) throws -> Bool
+    /// Returns false when the exercise was not a favorite.
+    func removeFavorite(_ exercise: String, owner: String) throws -> Bool
+    /// Marks the claimed record completed with the response; throws `IdempotencyClaimLost`
+    /// when the record no longer carries `token`.
+    func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws
+}
+
+/// The server's storage: entities, the change sequence and idempotency records.
+///
+/// A protocol so that SQLite (one file, the default) and PostgreSQL (shared by several
+/// instances, SPEC 5.6) can both sit behind the same handlers. Idempotency claims live
+/// in the database, never in process memory, so a retry that reaches another instance
+/// still finds its record.
+public protocol ServerStore: Sendable {
+    /// Runs `work` in one write transaction; a thrown error rolls everything back.
+    func write<T: Sendable>(_ work: @Sendable (any ServerTransaction) throws -> T) async throws -> T
+
+    /// Atomically claims `scope` for a request with `fingerprint`, or reports what holds it.
+    /// An expired record (older than `expiresAfter`) is replaced; an in-progress record
+    /// whose claim is older than `staleAfter` is taken over.
+    func claimIdempotencyKey(
+        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval,
+        staleAfter: TimeInterval
+    ) async throws -> IdempotencyClaim
+
+    /// Forgets an in-progress claim (the request ended in a 5xx), so a retry runs again.
+    func releaseIdempotencyKey(_ scope: IdempotencyScope, token: String) async throws
+
+    /// Deletes records created before `cutoff`; returns how many went.
+    @discardableResult
+    func purgeIdempotencyRecords(createdBefore cutoff: Date) async throws -> Int
+
+    func idempotencyRecord(_ scope: IdempotencyScope) async throws -> IdempotencyRecord?
+
+    /// Workouts of `user`, deleted ones included when asked.
+    func workouts(user: String, includeDeleted: Bool) async throws -> [WorkoutDTO]
+    /// Sets of `user` (optionally of one workout), deleted ones included when asked.
+    func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [SetDTO]
+    func favorites(user: String) async throws -> [String]
+    /// Changes of `user` stamped after `version`, oldest first, at most `limit` (+ whether more exist).
+    func changes(user: String, after version: Int64, limit: Int) async throws -> (changes: [ChangeDTO], hasMore: Bool)
+
+    /// Answers when the store is reachable (health check).
+    func ping() async throws
+    /// Releases the database; the store is unusable afterwards.
+    func close() async throws
+}
+
+extension ServerStore {
+    /// Every live set of `user`; what a test counts to prove "no duplicates on the server".
+    public func allSets(user: String) async throws -> [SetDTO] {
+        try await sets(user: user, workoutID: nil, includeDeleted: false)
+    }
+
+    public func allWorkouts(user: String) async throws -> [WorkoutDTO] {
+        try await workouts(user: user, includeDeleted: false)
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import Logging
+import SpotterCore
+import SpotterProtocol
+
+/// A request body as it reached the API: raw bytes from a single route, or already-parsed
+/// JSON from an operation inside a batch.
+enum RequestBody: Sendable {
+    case none
+    case bytes(Data)
+    case json(JSONValue)
+}
+
+/// One API call, whether it came alone or inside `POST /v1/batch`.
+struct APICall: Sendable {
+    var method: String
+    /// Path, optionally with a query string.
+    var target: String
+    var body: RequestBody
+    var idempotencyKey: String?
+    var user: String
+}
+
+/// The sync API itself: routes, the idempotency contract and the entity rules, free of HTTP plumbing.
+///
+/// Both the single routes and every batch operation go through `perform`, which is what
+/// makes "each op behaves exactly as its single route would" true by construction.
+struct SyncAPI: Sendable {
+    let store: any ServerStore
+    let configuration: ServerConfiguration
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    private var clock: any SpotterClock { configuration.clock }
+
+    func perform(_ call: APICall) async -> APIResponse {
+        let target = PathAndQuery(call.target)
+        let route: APIRoute
+        switch APIRoute.resolve(method: call.method, path: target.path) {
+        case .success(let resolved): route = resolved
+        case .failure(.notFound): return .problem(Problems.notFound("no such resource: \(target.path)"))
+        case .failure(.methodNotAllowed): return .problem(Problems.methodNotAllowed(call.method, target.path))
+        }
+        if route == .batch {
+            return .problem(Problems.malformed("a batch operation cannot itself be a batch", field: "path"))
+        }
+        if route.requiresIdempotencyKey, let reason = IdempotencyKeyRules.problem(with: call.idempotencyKey) {
+            return .problem(Problems.missingKey(reason))
+        }
+        var fields: [String: JSONValue] = [:]
+        var bodyValue: JSONValue?
+        if route.takesJSONBody {
+            switch parseObject(call.body) {
+            case .success(let parsed):
+                fields = parsed
+                bodyValue = .object(parsed)
+            case .failure(let problem):
+                return .problem(problem)
+            }
+        }
+        if !route.isMutating {
+            return await read(route, query: target.query, user: call.user)
+        }
+        guard route.requiresIdempotencyKey, let key = call.idempotencyKey else {
+            return await runEffect(route, fields: fields, user: call.user, completing: nil)
+        }
+        let scope = IdempotencyScope(user: call.user, method: call.method.uppercased(), path: target.path, key: key)
+        let fingerprint = IdempotencyKeyRules.fingerprint(method: scope.method, path: scope.path, body: bodyValue)
+        let claim: IdempotencyClaim
+        do {
+            claim = try await store.claimIdempotencyKey(
+                scope, fingerprint: fingerprint, now: clock.now(), expiresAfter: configuration.idempotencyTTL,
+                staleAfter: configuration.staleInProgressAfter)
+        } catch {
+            logger.error("idempotency claim failed", metadata: ["error": "\(error)"])
+            return .problem(Problems.internalError)
+        }
+        switch claim {
+        case .completed(let stored):
+            metrics.recordReplay()
+            return APIResponse(replaying: stored)
+        case .fingerprintMismatch:
+            metrics.recordKeyReused()
+            return .problem(Problems.keyReused)
+        case .inProgress:
+            metrics.recordKeyInUse()
+            return .problem(Problems.keyInUse, headers: [HeaderName.retryAfter: "1"])
+        case .claimed(let token):
+            if let hook = configuration.afterIdempotencyClaim { await hook(scope.method, scope.path) }
+            let response = await runEffect(route, fields: fields, user: call.user, completing: (scope, token))
+            if response.status >= 500 {
+                // Not stored: a 5xx releases the key so a retry runs again.
+                do { try await store.releaseIdempotencyKey(scope, token: token) } catch {
+                    logger.error("idempotency release failed", metadata: ["error": "\(error)"])
+                }
+            }
+            return response
+        }
+    }
+
+    /// Runs the handler in one transaction; with a claim, the record is completed in that same transaction.
+    private func runEffect(
+        _ route: APIRoute, fields: [String: JSONValue], user: String,
+        completing claim: (scope: IdempotencyScope, token: String)?
+    ) async -> APIResponse {
+        let now = Timestamp.format(clock.now())
+        do {
+            return try await store.write { transaction in
+                let response = try EntityHandlers(transaction: transaction, user: user, now: now)
+                    .handle(route, fields: fields)
+                if let claim, response.status < 500 {
+                    try transaction.completeIdempotencyRecord(
+                        claim.scope, token: claim.token, response: response.stored)
+                }
+                return response
+            }
+        } catch is IdempotencyClaimLost {
+            metrics.recordKeyInUse()
+            return .problem(Problems.keyInUse, headers: [HeaderName.retryAfter: "1"])
+        } catch {
+            logger.error("request failed", metadata: ["route": "\(route.template)", "error": "\(error)"])
+            return .problem(Problems.internalError)
+        }
+    }
+
+    private func read(_ route: APIRoute, query: [String: String], user: String) async -> APIResponse {
+        do {
+            switch route {
+            case .listWorkouts:
+                return .json(200, WorkoutList(workouts: try await store.workouts(user: user, includeDeleted: false)))
+            case .listSets:
+                var workoutID: String?
+                if let raw = query["workout_id"], !raw.isEmpty {
+                    guard let id = UUID(uuidString: raw) else {
+                        return .problem(Problems.malformed("workout_id must be a UUID", field: "workout_id"))
+                    }
+                    workoutID = id.wireString
+                }
+                return .json(
+                    200, SetList(sets: try await store.sets(user: user, workoutID: workoutID, includeDeleted: false)))
+            case .listFavorites:
+                return .json(200, FavoritesDTO(favorites: try await store.favorites(user: user)))
+            case .changes:
+                var since: Int64 = 0
+                if let raw = query["since"], !raw.isEmpty {
+                    guard let value = Int64(raw), value >= 0 else {
+                        return .problem(
+                            Problems.malformed("since must be a cursor returned by this server", field: "since"))
+                    }
+                    since = value
+                }
+                var limit = 500
+                if let raw = query["limit"], !raw.isEmpty {
+                    guard let value = Int(raw), (1...5000).contains(value) else {
+                        return .problem(
+                            Problems.malformed("limit must be a whole number from 1 to 5000", field: "limit"))
+                    }
+                    limit = value
+                }
+                let page = try await store.changes(user: user, after: since, limit: limit)
+                let cursor = page.changes.last?.serverVersion ?? since
+                return .json(200, ChangesPage(changes: page.changes, cursor: String(cursor), hasMore: page.hasMore))
+            default:
+                return .problem(Problems.internalError)
+            }
+        } catch {
+            logger.error("read failed", metadata: ["route": "\(route.template)", "error": "\(error)"])
+            return .problem(Problems.internalError)
+        }
+    }
+
+    private func parseObject(_ body: RequestBody) -> Result<[String: JSONValue], Problem> {
+        let value: JSONValue
+        switch body {
+        case .none:
+            return .failure(Problems.malformed("a JSON object body is required"))
+        case .bytes(let data):
+            guard data.count <= configuration.maxBodyBytes else {
+                return .failure(Problems.tooLarge(limit: configuration.maxBodyBytes))
+            }
+            guard let parsed = JSONValue.parse(data) else {
+                return .failure(Problems.malformed("the body is not valid JSON"))
+            }
+            value = parsed
+        case .json(let parsed):
+            guard parsed.canonicalData.count <= configuration.maxBodyBytes else {
+                return .failure(Problems.tooLarge(limit: configuration.maxBodyBytes))
+            }
+            value = parsed
+        }
+        guard let object = value.objectValue else {
+            return .failure(Problems.malformed("the body must be a JSON object"))
+        }
+        return .success(object)
+    }
+}
+
+/// `GET /v1/workouts`.
+struct WorkoutList: Codable, Sendable {
+    var workouts: [WorkoutDTO]
+}
+
+/// `GET /v1/sets`.
+struct SetList: Codable, Sendable {
+    var sets: [SetDTO]
+}

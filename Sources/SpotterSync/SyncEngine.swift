@@ -1,0 +1,496 @@
+import Foundation
+import Logging
+import SpotterCore
+import SpotterProtocol
+import SpotterStore
+
+/// Tunables of the engine (SPEC section 4 defaults).
+public struct SyncConfiguration: Sendable {
+    /// Operations per `POST /v1/batch`; 1 sends each on its own route (the naive loop).
+    public var batchSize = 100
+    /// A batch stays under the server's 64 KiB body limit with room for the envelope.
+    public var maxBatchBytes = 56 * 1024
+    public var periodicInterval: TimeInterval = 30
+    public var lease: TimeInterval = SpotterStore.defaultLease
+    public var requestTimeout: TimeInterval = 15
+    public var retryPolicy = RetryPolicy()
+    /// Succeeded operations kept as history for the debug pane.
+    public var historyCap = 500
+    public var pullPageSize = 500
+    public var pullEnabled = true
+
+    public init() {}
+}
+
+/// The sync engine: drains the outbox to the server and pulls other devices' changes.
+///
+/// Everything it decides happens on one serial `DispatchQueue` (claim → send → apply →
+/// reschedule); the network answers on other threads and hops back onto that queue. Triggers
+/// that arrive while a flush runs coalesce into one more flush afterwards. The UI never
+/// touches this state: it calls `trigger` / `setAirplane` (which return at once) and drains
+/// `events`.
+// @unchecked Sendable: every mutable property below is read and written only on `queue`.
+public final class SyncEngine: SyncControlling, @unchecked Sendable {
+    public let store: SpotterStore
+    public let events: SyncEventChannel
+    private let transport: any SyncTransport
+    private let configuration: SyncConfiguration
+    private let scheduler: any SyncScheduler
+    private let clock: any SpotterClock
+    private let random: @Sendable () -> Double
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "spotter.sync.engine")
+
+    // Queue-confined state.
+    private var running = false
+    private var rerunRequested = false
+    private var stopped = false
+    private var authPaused = false
+    private var flushSucceeded = true
+    private var retryTimer: (any ScheduledWork)?
+    private var periodicTimer: (any ScheduledWork)?
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    private var metricDeltas: [String: Int] = [:]
+    private var lastConnectivity: Connectivity?
+
+    public init(
+        store: SpotterStore, transport: any SyncTransport, events: SyncEventChannel = SyncEventChannel(),
+        configuration: SyncConfiguration = SyncConfiguration(), scheduler: any SyncScheduler = DispatchSyncScheduler(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        logger: Logger = Logger(label: "spotter.sync")
+    ) {
+        self.store = store
+        self.events = events
+        self.configuration = configuration
+        self.scheduler = scheduler
+        self.clock = store.clock
+        self.random = random
+        self.logger = logger
+        self.transport = AirplaneGatedTransport(base: transport) { [store] in (try? store.isAirplaneOn) ?? false }
+    }
+
+    // MARK: Control (any thread; returns at once)
+
+    /// Starts the periodic tick and runs the start-up flush.
+    public func start() {
+        queue.async { [self] in
+            stopped = false
+            schedulePeriodic()
+            beginFlush(.startup)
+        }
+    }
+
+    /// Stops scheduling; a request already out still has its answer recorded.
+    public func stop() {
+        queue.sync {
+            stopped = true
+            periodicTimer?.cancel()
+            retryTimer?.cancel()
+            periodicTimer = nil
+            retryTimer = nil
+        }
+    }
+
+    public func trigger(_ reason: SyncTrigger) {
+        queue.async { [self] in
+            if reason == .manual || reason == .resumed { authPaused = false }
+            beginFlush(reason)
+        }
+    }
+
+    public func setAirplane(_ on: Bool) {
+        queue.async { [self] in
+            do { try store.setAirplane(on) } catch { logger.error("airplane switch not saved: \(error)") }
+            post(connectivity: on ? .airplane : .online)
+            postCounts()
+            if !on { beginFlush(.airplaneOff) }
+        }
+    }
+
+    /// Returns once no flush is running or requested.
+    public func waitUntilIdle() async {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                if running { idleWaiters.append(continuation) } else { continuation.resume() }
+            }
+        }
+    }
+
+    /// One manual flush (push, then pull), awaited.
+    public func syncOnce() async {
+        trigger(.manual)
+        await waitUntilIdle()
+    }
+
+    /// Flushes until nothing of this user is queued, or the deadline passes. Retries wait for
+    /// their backoff, so this honours the same schedule a running app would.
+    /// - Returns: whether the queue is empty.
+    public func drain(until deadline: Date) async -> Bool {
+        while true {
+            await syncOnce()
+            let counts = (try? store.queueCounts()) ?? QueueCounts()
+            if counts.pending == 0 { return true }
+            let now = Date()
+            if now >= deadline { return false }
+            if (try? store.isAirplaneOn) == true { return false }
+            let due = (try? store.nextRetryAt()) ?? nil
+            let wait = min(
+                deadline.timeIntervalSince(now),
+                max(0.05, (due ?? now.addingTimeInterval(0.2)).timeIntervalSince(clock.now())))
+            try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+        }
+    }
+
+    // MARK: The flush (on `queue`)
+
+    private func beginFlush(_ reason: SyncTrigger) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !stopped else { return }
+        if running {
+            rerunRequested = true
+            return
+        }
+        running = true
+        flushSucceeded = true
+        retryTimer?.cancel()
+        retryTimer = nil
+        logger.debug("flush", metadata: ["reason": "\(reason.rawValue)"])
+        events.post(.syncing(true))
+        do { try store.releaseExpiredLeases() } catch { logger.error("lease recovery failed: \(error)") }
+        pushNext()
+    }
+
+    private func pushNext() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        if (try? store.isAirplaneOn) == true {
+            post(connectivity: .airplane)
+            finishFlush()
+            return
+        }
+        if authPaused {
+            finishFlush()
+            return
+        }
+        let claimed: [OutboxOperation]
+        do {
+            claimed = try store.claimEligible(limit: max(1, configuration.batchSize), lease: configuration.lease)
+        } catch {
+            logger.error("claim failed: \(error)")
+            flushSucceeded = false
+            finishFlush()
+            return
+        }
+        if claimed.isEmpty {
+            pull(cursor: nil, first: true)
+            return
+        }
+        if configuration.batchSize == 1 {
+            sendSingle(claimed[0])
+        } else {
+            sendBatch(claimed)
+        }
+    }
+
+    private func sendSingle(_ op: OutboxOperation) {
+        metricDeltas["requests", default: 0] += 1
+        metricDeltas["sent", default: 0] += 1
+        transport.send(OperationRequest.single(op, timeout: configuration.requestTimeout)) { [self] result in
+            queue.async { [self] in
+                switch result {
+                case .success(let response):
+                    let body = JSONValue.parse(response.body)
+                    let replayed = response.headers[HeaderName.idempotentReplayed.lowercased()] == "true"
+                    let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: clock.now()) }
+                    let wholeFailure = apply([(op, response.status, body, replayed, retryAfter)])
+                    afterResponse(status: response.status, stopPushing: wholeFailure)
+                case .failure(let error):
+                    applyNoResponse([op], error: error)
+                }
+            }
+        }
+    }
+
+    private func sendBatch(_ claimed: [OutboxOperation]) {
+        // Keep the body under the server's limit; what does not fit goes back unsent.
+        var ops: [OutboxOperation] = []
+        var batchOps: [BatchOp] = []
+        var size = 16
+        for op in claimed {
+            let batchOp = OperationRequest.batchOp(op)
+            let opSize = (batchOp.body?.canonicalString.utf8.count ?? 0) + batchOp.path.utf8.count + 120
+            if !ops.isEmpty && size + opSize > configuration.maxBatchBytes { break }
+            size += opSize
+            ops.append(op)
+            batchOps.append(batchOp)
+        }
+        let leftOver = claimed.dropFirst(ops.count).map(\.opID)
+        do { try store.releaseUnsent(opIDs: leftOver) } catch { logger.error("could not release unsent: \(error)") }
+        let body: Data
+        do {
+            body = try WireJSON.encoder().encode(BatchRequest(ops: batchOps))
+        } catch {
+            applyNoResponse(ops, error: .connection("could not encode batch: \(error)"))
+            return
+        }
+        metricDeltas["requests", default: 0] += 1
+        metricDeltas["sent", default: 0] += ops.count
+        let sentOps = ops
+        let request = TransportRequest(
+            method: "POST", path: Route.batch, headers: [HeaderName.idempotencyKey: UUID().uuidString.lowercased()],
+            body: body, timeout: configuration.requestTimeout)
+        transport.send(request) { [self] result in
+            queue.async { [self] in
+                switch result {
+                case .failure(let error):
+                    applyNoResponse(sentOps, error: error)
+                case .success(let response):
+                    let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: clock.now()) }
+                    if response.status == 200,
+                        let decoded = try? WireJSON.decoder().decode(BatchResponse.self, from: response.body),
+                        decoded.results.count == sentOps.count
+                    {
+                        let rows = zip(sentOps, decoded.results).map { op, result in
+                            (op, result.status, result.body, result.replayed, nil as TimeInterval?)
+                        }
+                        let stop = apply(rows)
+                        afterResponse(status: 200, stopPushing: stop)
+                    } else {
+                        // The batch as a whole was answered (503, 429, 401, …): every op shares it.
+                        let body = JSONValue.parse(response.body)
+                        let status = response.status == 200 ? 502 : response.status
+                        _ = apply(sentOps.map { ($0, status, body, false, retryAfter) })
+                        afterResponse(status: status, stopPushing: true)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Records per-operation answers; returns whether pushing should pause (nothing but
+    /// transient failures came back, so hammering on would not help).
+    private func apply(_ rows: [(OutboxOperation, Int, JSONValue?, Bool, TimeInterval?)]) -> Bool {
+        let now = clock.now()
+        var results: [(opID: String, result: OperationResult)] = []
+        var progressed = false
+        for (op, status, body, replayed, retryAfter) in rows {
+            let keyInUse = body?["type"]?.stringValue == ProblemType.keyInUse
+            switch ResultClassifier.classify(status: status, kind: op.kind, keyInUse: keyInUse) {
+            case .success:
+                progressed = true
+                metricDeltas["succeeded", default: 0] += 1
+                if replayed { metricDeltas["replays", default: 0] += 1 }
+                results.append((op.opID, .succeeded(status: status, body: body)))
+                events.post(.opSucceeded(opID: op.opID))
+            case .transient(let reason):
+                if reason == .unauthorized {
+                    authPaused = true
+                    try? store.setMeta(MetaKey.authRequired, "1")
+                    post(connectivity: .signInRequired)
+                }
+                let retry = retryAfter ?? (reason == .keyInUse ? 1 : nil)
+                results.append(
+                    transient(
+                        op, status: status, reason: reason, error: OperationRequest.reason(status: status, body: body),
+                        retryAfter: retry, now: now))
+            case .permanent:
+                progressed = true
+                let reason = OperationRequest.reason(status: status, body: body)
+                metricDeltas["permanent_failures", default: 0] += 1
+                results.append((op.opID, .permanent(status: status, error: reason)))
+                events.post(.opFailed(opID: op.opID, reason: reason))
+            }
+        }
+        record(results)
+        if rows.contains(where: { $0.1 != 401 }) && !authPaused { post(connectivity: .online) }
+        return !progressed
+    }
+
+    private func transient(
+        _ op: OutboxOperation, status: Int?, reason: TransientReason, error: String, retryAfter: TimeInterval?,
+        now: Date
+    ) -> (opID: String, result: OperationResult) {
+        metricDeltas["retried_\(reason.rawValue)", default: 0] += 1
+        let policy = configuration.retryPolicy
+        if policy.shouldGiveUp(attempts: op.attemptCount, createdAt: op.createdAt, now: now) {
+            metricDeltas["gave_up", default: 0] += 1
+            metricDeltas["permanent_failures", default: 0] += 1
+            let message = "gave up after \(op.attemptCount) attempts: \(error)"
+            events.post(.opFailed(opID: op.opID, reason: message))
+            return (op.opID, .permanent(status: status, error: message))
+        }
+        let delay = retryAfter ?? policy.delay(afterAttempt: op.attemptCount, unitRandom: random())
+        return (op.opID, .transient(status: status, error: error, retryAt: now.addingTimeInterval(delay)))
+    }
+
+    /// No answer at all: offline (not a try; the operations go back untouched) or a broken
+    /// connection / timeout (a try that may or may not have reached the server).
+    private func applyNoResponse(_ ops: [OutboxOperation], error: TransportError) {
+        switch error {
+        case .offline:
+            do { try store.releaseUnsent(opIDs: ops.map(\.opID)) } catch { logger.error("could not release: \(error)") }
+            post(connectivity: .airplane)
+        case .connection, .timeout:
+            let text: String
+            let reason: TransientReason
+            if case .connection(let message) = error {
+                text = "connection failed: \(message)"
+                reason = .connection
+            } else {
+                text = "timed out"
+                reason = .timeout
+            }
+            let now = clock.now()
+            record(ops.map { transient($0, status: nil, reason: reason, error: text, retryAfter: nil, now: now) })
+            post(connectivity: .offline(reason: text))
+        }
+        flushSucceeded = false
+        finishFlush()
+    }
+
+    private func record(_ results: [(opID: String, result: OperationResult)]) {
+        do {
+            for notice in try store.complete(results) { events.post(.notice(notice.message)) }
+        } catch {
+            logger.error("could not record results: \(error)")
+        }
+        postCounts()
+    }
+
+    private func afterResponse(status: Int, stopPushing: Bool) {
+        if stopPushing {
+            flushSucceeded = false
+            finishFlush()
+        } else {
+            pushNext()
+        }
+    }
+
+    // MARK: Pull
+
+    private func pull(cursor: String?, first: Bool) {
+        guard configuration.pullEnabled else {
+            finishFlush()
+            return
+        }
+        let since = first ? ((try? store.meta(MetaKey.pullCursor)) ?? nil) : cursor
+        var path = "\(Route.changes)?limit=\(configuration.pullPageSize)"
+        if let since, !since.isEmpty {
+            path += "&since=\(since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? since)"
+        }
+        metricDeltas["requests", default: 0] += 1
+        transport.send(TransportRequest(method: "GET", path: path, timeout: configuration.requestTimeout)) {
+            [self] result in
+            queue.async { [self] in
+                guard case .success(let response) = result, response.status == 200,
+                    let page = try? WireJSON.decoder().decode(ChangesPage.self, from: response.body)
+                else {
+                    if case .success(let response) = result, response.status == 401 {
+                        authPaused = true
+                        post(connectivity: .signInRequired)
+                    }
+                    flushSucceeded = false
+                    finishFlush()
+                    return
+                }
+                let entities: [PulledEntity] = page.changes.compactMap { change in
+                    if let workout = change.workout, let fields = try? WireJSON.value(workout).objectValue {
+                        return .workout(fields: fields, deleted: workout.deleted == true)
+                    }
+                    if let set = change.set, let fields = try? WireJSON.value(set).objectValue {
+                        return .set(fields: fields, deleted: set.deleted == true)
+                    }
+                    return nil
+                }
+                do {
+                    let changed = try store.mergePulled(entities, cursor: page.cursor)
+                    metricDeltas["pulled", default: 0] += changed
+                    if changed > 0 { events.post(.pulled(count: changed)) }
+                } catch {
+                    logger.error("merge of pulled changes failed: \(error)")
+                    flushSucceeded = false
+                    finishFlush()
+                    return
+                }
+                if page.hasMore && !page.changes.isEmpty {
+                    pull(cursor: page.cursor, first: false)
+                } else {
+                    pullFavorites()
+                }
+            }
+        }
+    }
+
+    private func pullFavorites() {
+        transport.send(TransportRequest(method: "GET", path: Route.favorites, timeout: configuration.requestTimeout)) {
+            [self] result in
+            queue.async { [self] in
+                if case .success(let response) = result, response.status == 200,
+                    let list = try? WireJSON.decoder().decode(FavoritesDTO.self, from: response.body)
+                {
+                    try? store.replaceServerFavorites(list.favorites)
+                }
+                finishFlush()
+            }
+        }
+    }
+
+    // MARK: Finishing and timers
+
+    private func finishFlush() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        if flushSucceeded, (try? store.isAirplaneOn) != true {
+            try? store.setMeta(MetaKey.lastSyncAt, Timestamp.format(clock.now()))
+            try? store.setMeta(MetaKey.authRequired, nil)
+        }
+        do {
+            try store.incrementMetrics(metricDeltas)
+            metricDeltas.removeAll()
+            try store.pruneSucceeded(keep: configuration.historyCap)
+        } catch {
+            logger.error("could not save sync metrics: \(error)")
+        }
+        postCounts()
+        running = false
+        events.post(.syncing(false))
+        scheduleRetry()
+        if rerunRequested && !stopped {
+            rerunRequested = false
+            beginFlush(.enqueue)
+            return
+        }
+        let waiters = idleWaiters
+        idleWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func scheduleRetry() {
+        retryTimer?.cancel()
+        retryTimer = nil
+        guard !stopped, !authPaused, let due = (try? store.nextRetryAt()) ?? nil else { return }
+        let delay = max(0.01, due.timeIntervalSince(clock.now()))
+        retryTimer = scheduler.schedule(after: delay, on: queue) { [weak self] in
+            self?.beginFlush(.retry)
+        }
+    }
+
+    private func schedulePeriodic() {
+        periodicTimer?.cancel()
+        periodicTimer = scheduler.schedule(after: configuration.periodicInterval, on: queue) { [weak self] in
+            guard let self, !self.stopped else { return }
+            self.beginFlush(.periodic)
+            self.schedulePeriodic()
+        }
+    }
+
+    private func postCounts() {
+        if let counts = try? store.queueCounts() {
+            events.post(.outboxChanged(pending: counts.pending, failed: counts.failed + counts.blocked))
+        }
+    }
+
+    private func post(connectivity: Connectivity) {
+        guard connectivity != lastConnectivity else { return }
+        lastConnectivity = connectivity
+        events.post(.connectivity(connectivity))
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// One HTTP exchange as the engine sees it, free of any HTTP library's types.
+public struct TransportRequest: Sendable, Equatable {
+    public var method: String
+    public var path: String
+    public var headers: [String: String]
+    public var body: Data?
+    public var timeout: TimeInterval
+
+    public init(
+        method: String, path: String, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval = 15
+    ) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+public struct TransportResponse: Sendable, Equatable {
+    public var status: Int
+    /// Header names lower-cased.
+    public var headers: [String: String]
+    public var body: Data
+
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, new in new })
+        self.body = body
+    }
+}
+
+/// Why no response came back. None of these tells whether the server acted on the request.
+public enum TransportError: Error, Sendable, Equatable {
+    /// Airplane mode: failed at once, no network I/O.
+    case offline
+    /// Could not connect, or the connection broke before a full response (the "dropped reply" case).
+    case connection(String)
+    case timeout
+}
+
+/// The engine's seam to the network (as swift-nio separates abstractions from I/O): the HTTP
+/// implementation talks to a real server; tests may script exact fault sequences.
+public protocol SyncTransport: Sendable {
+    /// Sends one request; calls `completion` exactly once, on any thread.
+    func send(
+        _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
+    )
+}
+
+/// Fails every request at once while the airplane switch is on, so airplane mode makes no
+/// network I/O whatever the engine asks.
+public struct AirplaneGatedTransport: SyncTransport {
+    let base: any SyncTransport
+    let isAirplaneOn: @Sendable () -> Bool
+
+    public init(base: any SyncTransport, isAirplaneOn: @escaping @Sendable () -> Bool) {
+        self.base = base
+        self.isAirplaneOn = isAirplaneOn
+    }
+
+    public func send(
+        _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
+    ) {
+        if isAirplaneOn() {
+            completion(.failure(.offline))
+        } else {
+            base.send(request, completion: completion)
+        }
+    }
+}

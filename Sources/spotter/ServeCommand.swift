@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SpotterServer
+
+/// `spotter serve`: the sync server (SPEC 5), with SQLite storage and optional fault injection.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the sync server.",
+        discussion: """
+            Prints 'listening on http://HOST:PORT' on stdout once bound (port 0 picks a free port), \
+            logs requests to stderr, and shuts down gracefully on SIGINT or SIGTERM.
+            """)
+
+    @Option(help: "Address to bind.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to bind; 0 picks a free one.")
+    var port = 8080
+
+    @Option(name: .customLong("db"), help: "SQLite file of the server store.")
+    var databasePath: String?
+
+    @Option(name: .customLong("database-url"), help: "PostgreSQL URL (postgres://…) shared by several instances.")
+    var databaseURL: String?
+
+    @Option(name: .customLong("token"), help: "A user and their bearer token, as user=secret; repeat for more users.")
+    var tokens: [String] = []
+
+    @Option(name: .customLong("chaos-fail"), help: "Probability (0-1) of answering 503 before handling.")
+    var chaosFail = 0.0
+
+    @Option(
+        name: .customLong("chaos-drop"),
+        help: "Probability (0-1) of committing, then closing the connection unanswered.")
+    var chaosDrop = 0.0
+
+    @Option(name: .customLong("chaos-429"), help: "Probability (0-1) of answering 429 with Retry-After: 2.")
+    var chaos429 = 0.0
+
+    @Option(name: .customLong("chaos-latency"), help: "Milliseconds added before handling each write.")
+    var chaosLatency = 0
+
+    @Option(name: .customLong("chaos-seed"), help: "Seed for reproducible fault injection.")
+    var chaosSeed: UInt64?
+
+    @Option(name: .customLong("idempotency-ttl-days"), help: "Days an idempotency record is kept.")
+    var idempotencyTTLDays = 8.0
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        for rate in [chaosFail, chaosDrop, chaos429] where !(0...1).contains(rate) {
+            throw ValidationError("chaos probabilities must be between 0 and 1")
+        }
+        guard chaosLatency >= 0 else { throw ValidationError("--chaos-latency must be 0 or more") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard idempotencyTTLDays > 0 else { throw ValidationError("--idempotency-ttl-days must be more than 0") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        if databaseURL != nil {
+            throw ValidationError("--database-url (PostgreSQL) is not available in this build; use --db FILE")
+        }
+        _ = try parsedTokens()
+    }
+
+    func run() async throws {
+        var configuration = ServerConfiguration(databasePath: try resolvedDatabasePath(), tokens: try parsedTokens())
+        configuration.host = host
+        configuration.port = port
+        configuration.idempotencyTTL = idempotencyTTLDays * 24 * 3600
+        configuration.chaos.failRate = chaosFail
+        configuration.chaos.dropRate = chaosDrop
+        configuration.chaos.rate429 = chaos429
+        configuration.chaos.latencyMS = chaosLatency
+        configuration.chaos.seed = chaosSeed
+
+        var logger = Logger(label: "spotter.server")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let shownHost = host
+        do {
+            try await runServerUntilSignalled(configuration, logger: logger) { boundPort in
+                FileHandle.standardOutput.write(Data("listening on http://\(shownHost):\(boundPort)\n".utf8))
+            }
+        } catch {
+            FileHandle.standardError.write(Data("spotter serve: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    /// `user=secret` pairs → secret → user.
+    private func parsedTokens() throws -> [String: String] {
+        guard !tokens.isEmpty else { throw ValidationError("at least one --token user=secret is required") }
+        var byToken: [String: String] = [:]
+        for pair in tokens {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError("--token must look like user=secret (got '\(pair)')")
+            }
+            guard byToken[parts[1]] == nil else { throw ValidationError("two users share the same token") }
+            byToken[parts[1]] = parts[0]
+        }
+        return byToken
+    }
+
+    private func resolvedDatabasePath() throws -> String {
+        if let databasePath { return databasePath }
+        let environment = ProcessInfo.processInfo.environment
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
+        let directory = (dataHome as NSString).appendingPathComponent("spotter")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return (directory as NSString).appendingPathComponent("server.db")
+    }
+}

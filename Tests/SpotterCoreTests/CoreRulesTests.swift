@@ -1,0 +1,149 @@
+import Foundation
+import SpotterCore
+import Testing
+
+@Suite("Coalescing rules (SPEC section 3)")
+struct CoalescingTests {
+    func queued(
+        _ kind: OperationKind, attempts: Int = 0, state: OperationState = .pending, payload: [String: JSONValue] = [:]
+    )
+        -> QueuedOperation
+    {
+        QueuedOperation(
+            opID: "op1", kind: kind, state: state, attemptCount: attempts, payload: payload, before: ["reps": .int(5)])
+    }
+
+    @Test func createThenUpdateIsOneCreateWithFinalFields() {
+        let decision = Coalescing.decide(
+            existing: queued(.create, payload: ["reps": .int(5), "weight": .double(100)]), kind: .update,
+            payload: ["reps": .int(6)], before: ["reps": .int(5)])
+        #expect(decision == .rewrite(kind: .create, payload: ["reps": .int(6), "weight": .double(100)], before: [:]))
+    }
+
+    @Test func updateThenUpdateMergesLaterWinsAndKeepsOldestBefore() {
+        let decision = Coalescing.decide(
+            existing: queued(.update, payload: ["reps": .int(6)]), kind: .update,
+            payload: ["reps": .int(7), "rpe": .double(8)], before: ["reps": .int(6), "rpe": .null])
+        #expect(
+            decision
+                == .rewrite(
+                    kind: .update, payload: ["reps": .int(7), "rpe": .double(8)],
+                    before: ["reps": .int(5), "rpe": .null]))
+    }
+
+    @Test func createThenDeleteCancels() {
+        #expect(Coalescing.decide(existing: queued(.create), kind: .delete, payload: [:], before: [:]) == .cancel)
+    }
+
+    @Test func updateThenDeleteIsOneDelete() {
+        let decision = Coalescing.decide(
+            existing: queued(.update), kind: .delete, payload: [:], before: ["deleted_at": .null])
+        #expect(decision == .rewrite(kind: .delete, payload: [:], before: ["reps": .int(5), "deleted_at": .null]))
+    }
+
+    @Test func aSentOperationIsNeverRewritten() {
+        for kind in [OperationKind.create, .update] {
+            let sent = queued(kind, attempts: 1, state: .failedTransient)
+            #expect(
+                Coalescing.decide(existing: sent, kind: .update, payload: ["reps": .int(1)], before: [:])
+                    == .append(dependsOn: "op1"))
+            #expect(
+                Coalescing.decide(existing: sent, kind: .delete, payload: [:], before: [:]) == .append(dependsOn: "op1")
+            )
+        }
+        let inFlight = queued(.create, attempts: 0, state: .inFlight)
+        #expect(
+            Coalescing.decide(existing: inFlight, kind: .update, payload: [:], before: [:]) == .append(dependsOn: "op1")
+        )
+    }
+
+    @Test func deleteThenAnythingAppends() {
+        #expect(
+            Coalescing.decide(existing: queued(.delete), kind: .update, payload: [:], before: [:])
+                == .append(dependsOn: "op1"))
+    }
+}
+
+@Suite("Retry policy and classification (SPEC section 4)")
+struct RetryTests {
+    @Test func backoffDoublesFromOneSecondAndCapsAtSixty() {
+        let policy = RetryPolicy()
+        let delays = (1...9).map { policy.delay(afterAttempt: $0, unitRandom: 0.5) }
+        #expect(delays == [1, 2, 4, 8, 16, 32, 60, 60, 60])
+    }
+
+    @Test func jitterStaysWithinThirtyPercent() {
+        let policy = RetryPolicy()
+        #expect(abs(policy.delay(afterAttempt: 4, unitRandom: 0) - 8 * 0.7) < 1e-9)
+        #expect(abs(policy.delay(afterAttempt: 4, unitRandom: 0.999_999) - 8 * 1.3) < 1e-4)
+    }
+
+    @Test func givesUpAfterTwentyAttemptsOrSevenDays() {
+        let policy = RetryPolicy()
+        let start = Date(timeIntervalSince1970: 0)
+        #expect(!policy.shouldGiveUp(attempts: 19, createdAt: start, now: start))
+        #expect(policy.shouldGiveUp(attempts: 20, createdAt: start, now: start))
+        #expect(!policy.shouldGiveUp(attempts: 1, createdAt: start, now: start.addingTimeInterval(6.9 * 86400)))
+        #expect(policy.shouldGiveUp(attempts: 1, createdAt: start, now: start.addingTimeInterval(7 * 86400)))
+    }
+
+    @Test func retryAfterTakesSecondsAndHTTPDates() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(RetryAfter.parse("2", now: now) == 2)
+        #expect(RetryAfter.parse("Tue, 14 Nov 2023 22:13:30 GMT", now: now) == 10)
+        #expect(RetryAfter.parse("soon", now: now) == nil)
+    }
+
+    @Test(arguments: [
+        (200, OperationKind.create, false, ResultClass.success),
+        (201, .create, false, .success),
+        (204, .delete, false, .success),
+        (404, .delete, false, .success),
+        (410, .delete, false, .success),
+        (409, .create, true, .transient(.keyInUse)),
+        (401, .update, false, .transient(.unauthorized)),
+        (408, .update, false, .transient(.requestTimeout)),
+        (425, .update, false, .transient(.serverError)),
+        (429, .update, false, .transient(.rateLimited)),
+        (500, .create, false, .transient(.serverError)),
+        (503, .create, false, .transient(.serverError)),
+        (400, .create, false, .permanent),
+        (403, .create, false, .permanent),
+        (404, .update, false, .permanent),
+        (409, .create, false, .permanent),
+        (413, .create, false, .permanent),
+        (422, .create, false, .permanent),
+    ])
+    func classification(status: Int, kind: OperationKind, keyInUse: Bool, expected: ResultClass) {
+        #expect(ResultClassifier.classify(status: status, kind: kind, keyInUse: keyInUse) == expected)
+    }
+}
+
+@Suite("Validation and canonical JSON")
+struct ValidationTests {
+    @Test func rulesNameTheField() {
+        #expect(throws: ValidationError(field: "weight", message: "must be 0 or more")) {
+            try Validation.weight(-1, unit: .kg)
+        }
+        #expect(throws: ValidationError.self) { try Validation.weight(2001, unit: .kg) }
+        #expect(throws: Never.self) { try Validation.weight(4400, unit: .lb) }
+        #expect(throws: ValidationError.self) { try Validation.reps(1001) }
+        #expect(throws: ValidationError.self) { try Validation.rpe(8.3) }
+        #expect(throws: Never.self) { try Validation.rpe(8.5) }
+        #expect(throws: ValidationError.self) { try Validation.exercise(" ") }
+        #expect(throws: ValidationError.self) { try Validation.exercise(String(repeating: "x", count: 101)) }
+    }
+
+    @Test func canonicalJSONIgnoresKeyOrderAndWhitespace() throws {
+        let a = try #require(JSONValue.parse(#"{"b": 1, "a": {"y": [1, 2.5, "x"], "x": null}}"#))
+        let b = try #require(JSONValue.parse(#"{"a":{"x":null,"y":[1,2.5,"x"]},"b":1.0}"#))
+        #expect(a.canonicalString == b.canonicalString)
+        #expect(a.canonicalString == #"{"a":{"x":null,"y":[1,2.5,"x"]},"b":1}"#)
+    }
+
+    @Test func epleyEstimatesOneRepMax() {
+        #expect(OneRepMax.epley(weight: 100, reps: 1) == 100)
+        #expect(OneRepMax.epley(weight: 100, reps: 5)! > 116.6)
+        #expect(OneRepMax.epley(weight: 100, reps: 0) == nil)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// Runs the real `spotter` binary the way a user or a script would.
+enum SpotterBinary {
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }
+
+    static var path: String {
+        if let override = ProcessInfo.processInfo.environment["SPOTTER_BIN"] { return override }
+        return packageRoot.appendingPathComponent(".build/debug/spotter").path
+    }
+
+    static var exists: Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `spotter ARGS` to completion with a temporary database, capturing its output.
+    @discardableResult
+    static func run(
+        _ arguments: [String], db: String, environment: [String: String] = [:], timeout: TimeInterval = 60
+    ) throws
+        -> Result
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["SPOTTER_DB"] = db
+        env.removeValue(forKey: "SPOTTER_SERVER")
+        env.removeValue(forKey: "SPOTTER_TOKEN")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Drain both pipes while it runs so a chatty process never blocks on a full pipe.
+        let collected = OutputCollector()
+        let group = DispatchGroup()
+        for (pipe, isOut) in [(out, true), (err, false)] {
+            group.enter()
+            DispatchQueue.global().async {
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                collected.store(data, stdout: isOut)
+                group.leave()
+            }
+        }
+        if group.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            group.wait()
+        }
+        process.waitUntilExit()
+        let (outData, errData) = collected.value
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    static func temporaryDatabase() -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "spotter-e2e-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("spotter.db").path
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw HarnessError.notJSON(text)
+        }
+        return object
+    }
+}
+
+/// Output gathered from two reader threads.
+// @unchecked Sendable: both fields are only touched under `lock`.
+final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+
+    func store(_ data: Data, stdout: Bool) {
+        lock.withLock {
+            if stdout { out = data } else { err = data }
+        }
+    }
+
+    var value: (Data, Data) { lock.withLock { (out, err) } }
+}
+
+enum HarnessError: Error {
+    case notJSON(String)
+    case binaryMissing(String)
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+@Suite("The CLI, as a script uses it", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+struct CLITests {
+    @Test func logThenOutboxJSONShowsTheOperations() throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try SpotterBinary.run(["airplane", "on"], db: db)
+        let logged = try SpotterBinary.run(
+            ["log", "--exercise", "bench press (barbell)", "--weight", "100", "--reps", "5", "--rpe", "8"], db: db)
+        #expect(logged.status == 0)
+        let setID = logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(UUID(uuidString: setID) != nil, "log prints the set id alone: \(logged.stdout)")
+
+        let outbox = try SpotterBinary.json(try SpotterBinary.run(["outbox", "--json"], db: db).stdout)
+        let ops = try #require(outbox["operations"] as? [[String: Any]])
+        #expect(ops.count == 2)
+        #expect(ops[0]["entity_type"] as? String == "set")  // newest first
+        #expect(ops[0]["entity_id"] as? String == setID)
+        #expect(ops[0]["kind"] as? String == "create")
+        #expect(ops[0]["state"] as? String == "pending")
+        #expect(ops[1]["entity_type"] as? String == "workout")
+        for key in [
+            "op_id", "idempotency_key", "attempt_count", "created_at", "next_attempt_at", "last_status", "last_error",
+        ] {
+            #expect(ops[0].keys.contains(key), "outbox --json has \(key)")
+        }
+
+        let sets = try SpotterBinary.json(try SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        let rows = try #require(sets["sets"] as? [[String: Any]])
+        #expect(rows.count == 1)
+        #expect(rows[0]["exercise"] as? String == "Bench Press (Barbell)")
+        #expect(rows[0]["sync_state"] as? String == "pending")
+
+        let status = try SpotterBinary.json(try SpotterBinary.run(["status", "--json"], db: db).stdout)
+        #expect(status["pending"] as? Int == 2)
+        #expect(status["airplane"] as? Bool == true)
+    }
+
+    @Test(arguments: [
+        ["log", "--exercise", "Squat (Barbell)", "--weight=-5", "--reps", "5"],
+        ["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5000"],
+        ["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5", "--rpe", "8.3"],
+        ["log", "--exercise", "", "--weight", "100", "--reps", "5"],
+        ["log", "--exercise", "Squat (Barbell)", "--weight", "heavy", "--reps", "5"],
+        ["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5", "--workout", "not-a-uuid"],
+        ["edit", "8b0f4c1e-8d7a-4a51-9a53-0b7b8c5a2f10", "--reps", "3"],
+        ["delete", "8b0f4c1e-8d7a-4a51-9a53-0b7b8c5a2f10"],
+        ["discard", "no-such-op"],
+        ["airplane", "sideways"],
+    ])
+    func badInputExitsNonZeroWithOneLineAndChangesNothing(arguments: [String]) throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try SpotterBinary.run(["airplane", "on"], db: db)
+        try SpotterBinary.run(["log", "--exercise", "Deadlift (Barbell)", "--weight", "140", "--reps", "3"], db: db)
+        let before = try SpotterBinary.run(["outbox", "--json"], db: db).stdout
+
+        let result = try SpotterBinary.run(arguments, db: db)
+        #expect(result.status != 0)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(!lines.isEmpty && lines.count <= 2, "one clear line (plus a usage hint): \(result.stderr)")
+        #expect(lines.first?.hasPrefix("spotter: ") == true)
+        #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Stack"))
+        #expect(try SpotterBinary.run(["outbox", "--json"], db: db).stdout == before)
+    }
+
+    @Test func aSigkillRightAfterLogReturnsLosesNothing() throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try SpotterBinary.run(["airplane", "on"], db: db)
+        let idsFile = db + ".ids"
+        // A shell that logs sets back to back, recording each id once `log` has returned;
+        // it is killed with SIGKILL (with whatever `log` it is running) at an arbitrary moment.
+        let script = """
+            i=0
+            while [ $i -lt 400 ]; do
+              id=$("\(SpotterBinary.path)" log --exercise "Bench Press (Barbell)" --weight $((60 + i % 40)) --reps 5) || exit 1
+              echo "$id" >> "\(idsFile)"
+              i=$((i + 1))
+            done
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        var env = ProcessInfo.processInfo.environment
+        env["SPOTTER_DB"] = db
+        process.environment = env
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let count = (try? String(contentsOfFile: idsFile, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            if count >= 12 { break }
+            usleep(20_000)
+        }
+        kill(-process.processIdentifier, SIGKILL)
+        kill(process.processIdentifier, SIGKILL)
+        system("pkill -KILL -f 'spotter log --exercise Bench' >/dev/null 2>&1")
+        process.waitUntilExit()
+
+        let confirmed = Set(
+            try String(contentsOfFile: idsFile, encoding: .utf8).split(separator: "\n").map(String.init))
+        #expect(confirmed.count >= 12)
+        let sets = try SpotterBinary.json(try SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        let setIDs = Set((sets["sets"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+        #expect(confirmed.isSubset(of: setIDs), "every set whose log returned is there")
+        let outbox = try SpotterBinary.json(
+            try SpotterBinary.run(["outbox", "--json", "--limit", "10000"], db: db).stdout)
+        let createdSets = Set(
+            (outbox["operations"] as? [[String: Any]] ?? []).filter { $0["entity_type"] as? String == "set" }
+                .compactMap { $0["entity_id"] as? String })
+        #expect(createdSets == setIDs, "each set has its operation and each operation its set: both writes or neither")
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+/// `spotter serve` as a child process, found through the line it prints once bound.
+final class ServerProcess {
+    let process = Process()
+    let url: String
+    static let token = "crash-secret"
+
+    init(db: String, extra: [String] = []) throws {
+        process.executableURL = URL(fileURLWithPath: SpotterBinary.path)
+        process.arguments =
+            ["serve", "--port", "0", "--db", db, "--token", "alice=\(Self.token)", "--log-level", "error"] + extra
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var buffer = Data()
+        let deadline = Date().addingTimeInterval(30)
+        var found: String?
+        while found == nil && Date() < deadline {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            let text = String(decoding: buffer, as: UTF8.self)
+            if let range = text.range(of: "listening on ") {
+                let rest = text[range.upperBound...]
+                if let end = rest.firstIndex(of: "\n") {
+                    found = String(rest[..<end]).trimmingCharacters(in: .whitespaces)
+                }
+            }
+        }
+        guard let found else {
+            process.terminate()
+            throw HarnessError.binaryMissing("spotter serve did not report its address")
+        }
+        url = found
+    }
+
+    func stop() {
+        process.interrupt()
+        process.waitUntilExit()
+    }
+}
+
+@Suite("Crashes while syncing", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+struct CrashSyncTests {
+    @Test func killingTheSyncingProcessFiveTimesLosesAndDoublesNothing() throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let server = try ServerProcess(
+            db: directory.appendingPathComponent("server.db").path, extra: ["--chaos-latency", "60"])
+        defer { server.stop() }
+        let phone = directory.appendingPathComponent("phone.db").path
+        let remote = ["--server", server.url, "--token", ServerProcess.token]
+        try SpotterBinary.run(["airplane", "on"], db: phone)
+        var logged = Set<String>()
+        for index in 0..<60 {
+            let arguments = [
+                "log", "--exercise", "Overhead Press (Barbell)", "--weight", "\(40 + index % 10)", "--reps", "5",
+            ]
+            // The same --server and --token as the syncs: the queue belongs to that account.
+            let result = try SpotterBinary.run(
+                arguments + (index % 20 == 0 ? ["--new-workout", "Block \(index / 20)"] : []) + remote, db: phone)
+            #expect(result.status == 0)
+            logged.insert(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        try SpotterBinary.run(["airplane", "off"], db: phone)  // no --server: only flips the switch
+
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5 {
+            let sync = Process()
+            sync.executableURL = URL(fileURLWithPath: SpotterBinary.path)
+            sync.arguments = ["sync", "--timeout", "30"] + remote
+            var env = ProcessInfo.processInfo.environment
+            env["SPOTTER_DB"] = phone
+            env["SPOTTER_LEASE_SECONDS"] = "1"
+            sync.environment = env
+            sync.standardOutput = FileHandle.nullDevice
+            sync.standardError = FileHandle.nullDevice
+            try sync.run()
+            usleep(UInt32.random(in: 20_000...400_000, using: &generator))
+            kill(sync.processIdentifier, SIGKILL)
+            sync.waitUntilExit()
+        }
+        let final = try SpotterBinary.run(
+            ["sync", "--timeout", "60"] + remote, db: phone, environment: ["SPOTTER_LEASE_SECONDS": "1"])
+        #expect(final.status == 0, "the queue drains: \(final.stderr)")
+
+        // A second device that only pulls sees exactly what the server holds.
+        let laptop = directory.appendingPathComponent("laptop.db").path
+        try SpotterBinary.run(["sync", "--timeout", "30"] + remote, db: laptop)
+        let sets = try SpotterBinary.json(try SpotterBinary.run(["sets", "--json"], db: laptop).stdout)
+        let ids = (sets["sets"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        #expect(ids.count == logged.count, "no set doubled")
+        #expect(Set(ids) == logged, "no set lost")
+    }
+}

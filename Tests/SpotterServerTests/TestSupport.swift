@@ -1,0 +1,203 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import SpotterCore
+import SpotterProtocol
+
+@testable import SpotterServer
+
+/// A response as a client saw it on the wire.
+struct WireResponse: Sendable {
+    var status: Int
+    var headers: HTTPHeaders
+    var body: Data
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+    var json: JSONValue? { JSONValue.parse(body) }
+    var replayed: Bool { headers.first(name: HeaderName.idempotentReplayed) == "true" }
+    var contentType: String? { headers.first(name: "Content-Type") }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try WireJSON.decoder().decode(type, from: body) }
+}
+
+/// A real sync server on 127.0.0.1 with a fresh database in a temporary directory, and an
+/// HTTP client that talks to it over the socket.
+final class TestServer: Sendable {
+    static let aliceToken = "alice-secret"
+    static let bobToken = "bob-secret"
+    static let tokens = [aliceToken: "alice", bobToken: "bob"]
+
+    let directory: URL
+    let databasePath: String
+    let server: BackgroundServer
+    let configuration: ServerConfiguration
+
+    var store: any ServerStore { server.store }
+    var baseURL: String { server.baseURL }
+
+    static func configuration(in directory: URL) -> ServerConfiguration {
+        ServerConfiguration(databasePath: directory.appendingPathComponent("server.db").path, tokens: tokens)
+    }
+
+    static func makeDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("spotter-server-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Starts a server; `adjust` may change the configuration (clock, chaos, hooks) first.
+    static func start(
+        in existing: URL? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
+        let directory = try existing ?? makeDirectory()
+        var configuration = configuration(in: directory)
+        adjust(&configuration)
+        var logger = Logger(label: "spotter.server.tests")
+        logger.logLevel = .critical
+        let server = try await BackgroundServer.start(configuration, logger: logger)
+        return TestServer(directory: directory, configuration: configuration, server: server)
+    }
+
+    private init(directory: URL, configuration: ServerConfiguration, server: BackgroundServer) {
+        self.directory = directory
+        self.databasePath = configuration.databasePath
+        self.configuration = configuration
+        self.server = server
+    }
+
+    func stop(removingFiles: Bool = true) async {
+        await server.stop()
+        if removingFiles { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Sends one request; `body` is sent verbatim.
+    func send(
+        _ method: HTTPMethod, _ path: String, body: String? = nil, key: String? = nil,
+        token: String? = TestServer.aliceToken, headers: [(String, String)] = []
+    ) async throws -> WireResponse {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let key { request.headers.add(name: HeaderName.idempotencyKey, value: key) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+        let collected = try await response.body.collect(upTo: 16 * 1024 * 1024)
+        return WireResponse(
+            status: Int(response.status.code), headers: response.headers, body: Data(collected.readableBytesView))
+    }
+
+    /// Sends a JSON value (encoded compactly, keys in whatever order Foundation picks).
+    func send(
+        _ method: HTTPMethod, _ path: String, json: JSONValue, key: String? = nil,
+        token: String? = TestServer.aliceToken
+    ) async throws -> WireResponse {
+        try await send(method, path, body: json.canonicalString, key: key, token: token)
+    }
+
+    /// Creates a workout through the API and returns its id.
+    @discardableResult
+    func createWorkout(id: String = UUID().wireString, name: String = "Push Day", token: String = TestServer.aliceToken)
+        async throws -> String
+    {
+        let response = try await send(
+            .POST, Route.workouts, json: Fixtures.workout(id: id, name: name), key: UUID().uuidString, token: token)
+        guard response.status == 201 else {
+            throw TestFailure("workout create answered \(response.status): \(response.text)")
+        }
+        return id
+    }
+
+    /// Creates a set through the API and returns its id.
+    @discardableResult
+    func createSet(
+        workoutID: String, id: String = UUID().wireString, weight: Double = 100, reps: Int = 5,
+        token: String = TestServer.aliceToken
+    ) async throws -> String {
+        let response = try await send(
+            .POST, Route.sets, json: Fixtures.set(id: id, workoutID: workoutID, weight: weight, reps: reps),
+            key: UUID().uuidString, token: token)
+        guard response.status == 201 else {
+            throw TestFailure("set create answered \(response.status): \(response.text)")
+        }
+        return id
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Request bodies the tests send.
+enum Fixtures {
+    static let startedAt = "2026-03-02T18:00:00.000Z"
+
+    static func workout(id: String = UUID().wireString, name: String = "Push Day") -> JSONValue {
+        .object(["id": .string(id), "name": .string(name), "started_at": .string(startedAt)])
+    }
+
+    static func set(
+        id: String = UUID().wireString, workoutID: String, exercise: String = "Bench Press (Barbell)",
+        weight: Double = 100, reps: Int = 5, extra: [String: JSONValue] = [:]
+    ) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "id": .string(id), "workout_id": .string(workoutID), "exercise": .string(exercise), "position": .int(1),
+            "kind": .string("normal"), "weight": .double(weight), "unit": .string("kg"), "reps": .int(Int64(reps)),
+            "performed_at": .string("2026-03-02T18:05:00.000Z"),
+        ]
+        fields.merge(extra) { _, new in new }
+        return .object(fields)
+    }
+}
+
+/// A gate requests can be held at until the test opens it; only the first `holding` arrivals wait.
+actor Gate {
+    private let holding: Int
+    private var arrivals = 0
+    private var arrivalWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
+    private var isOpen = false
+    private var openWaiters: [CheckedContinuation<Void, Never>] = []
+
+    init(holding: Int = .max) { self.holding = holding }
+
+    /// Called by the server hook: records the arrival and waits until the gate opens.
+    func pass() async {
+        arrivals += 1
+        let mine = arrivals
+        let ready = arrivalWaiters.filter { $0.0 <= arrivals }
+        arrivalWaiters.removeAll { $0.0 <= arrivals }
+        for (_, waiter) in ready { waiter.resume() }
+        if isOpen || mine > holding { return }
+        await withCheckedContinuation { openWaiters.append($0) }
+    }
+
+    /// Waits until `count` requests have reached the gate.
+    func waitForArrivals(_ count: Int) async {
+        if arrivals >= count { return }
+        await withCheckedContinuation { arrivalWaiters.append((count, $0)) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in openWaiters { waiter.resume() }
+        openWaiters.removeAll()
+    }
+}
+
+/// Runs `body`, then stops `server` and removes its files, whether `body` threw or not.
+func stopping(_ server: TestServer, _ body: (TestServer) async throws -> Void) async throws {
+    do {
+        try await body(server)
+    } catch {
+        await server.stop()
+        throw error
+    }
+    await server.stop()
+}

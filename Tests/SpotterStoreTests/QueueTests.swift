@@ -1,0 +1,248 @@
+import Foundation
+import GRDB
+import SpotterCore
+import SpotterStore
+import Testing
+
+@Suite("The outbox queue: claim, lease, complete")
+struct QueueTests {
+    @Test func aSetWaitsForItsWorkoutsCreate() throws {
+        let store = try makeStore()
+        try store.log()
+        let first = try store.claimEligible(limit: 10)
+        #expect(first.map(\.entityType) == [.workout])
+        #expect(try store.claimEligible(limit: 10).isEmpty)  // the set's dependency is in flight
+        try store.complete(opID: first[0].opID, result: .succeeded(status: 201, body: nil))
+        #expect(try store.claimEligible(limit: 10).map(\.entityType) == [.set])
+    }
+
+    @Test func aTransientFailureWaitsUntilItsNextAttempt() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        try store.createWorkout(name: "Legs")
+        let op = try #require(try store.claimEligible(limit: 10).first)
+        try store.complete(
+            opID: op.opID,
+            result: .transient(status: 503, error: "unavailable", retryAt: clock.now().addingTimeInterval(4)))
+        #expect(try store.claimEligible(limit: 10).isEmpty)
+        clock.advance(by: 3.9)
+        #expect(try store.claimEligible(limit: 10).isEmpty)
+        clock.advance(by: 0.2)
+        let again = try store.claimEligible(limit: 10)
+        #expect(again.map(\.opID) == [op.opID])
+        #expect(again[0].attemptCount == 2)
+        #expect(again[0].idempotencyKey == op.idempotencyKey)
+    }
+
+    @Test func oneOperationPerEntityInFlightAndEnqueueOrderKept() throws {
+        let store = try makeStore()
+        let logged = try sentSet(store)
+        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
+        let firstEdit = try #require(try store.claimEligible(limit: 10).first)
+        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 7))  // cannot coalesce into a sent op
+        #expect(try store.claimEligible(limit: 10).isEmpty)
+        try store.complete(opID: firstEdit.opID, result: .succeeded(status: 200, body: nil))
+        let second = try store.claimEligible(limit: 10)
+        #expect(second.count == 1)
+        #expect(second[0].payload == ["reps": .int(7)])
+    }
+
+    @Test func unrelatedEntitiesDoNotWaitBehindAFailingOne() throws {
+        let store = try makeStore()
+        try store.createWorkout(name: "A")
+        let op = try #require(try store.claimEligible(limit: 1).first)
+        try store.complete(
+            opID: op.opID,
+            result: .transient(status: 500, error: "boom", retryAt: store.clock.now().addingTimeInterval(60)))
+        try store.createWorkout(name: "B")
+        #expect(try store.claimEligible(limit: 10).count == 1)
+    }
+
+    @Test func eachUserClaimsOnlyTheirOwnQueue() throws {
+        let alice = try makeStore(user: "alice")
+        let bob = alice.forUser("bob")
+        try alice.createWorkout(name: "Alice's")
+        try bob.createWorkout(name: "Bob's")
+        let claimedByBob = try bob.claimEligible(limit: 10)
+        #expect(claimedByBob.count == 1)
+        #expect(claimedByBob[0].payload["name"] == .string("Bob's"))
+        #expect(try alice.queueCounts().pending == 1)
+        #expect(try bob.outbox(limit: 10).allSatisfy { $0.userID == "bob" })
+    }
+
+    @Test func twoConnectionsNeverClaimTheSameOperation() async throws {
+        let path = temporaryDatabasePath()
+        let first = try SpotterStore.open(path: path, userID: "alice")
+        for index in 0..<200 { try first.createWorkout(name: "W\(index)") }
+        let second = try SpotterStore.open(path: path, userID: "alice")
+        async let a = Self.claimAll(first)
+        async let b = Self.claimAll(second)
+        let (claimedA, claimedB) = try await (a, b)
+        #expect(Set(claimedA).isDisjoint(with: Set(claimedB)))
+        #expect(claimedA.count + claimedB.count == 200)
+    }
+
+    static func claimAll(_ store: SpotterStore) async throws -> [String] {
+        var claimed: [String] = []
+        while true {
+            let batch = try store.claimEligible(limit: 7)
+            if batch.isEmpty { return claimed }
+            claimed += batch.map(\.opID)
+            await Task.yield()
+        }
+    }
+
+    @Test func anExpiredLeaseComesBack() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        try store.createWorkout(name: "Pull")
+        let op = try #require(try store.claimEligible(limit: 10, lease: 30).first)
+        clock.advance(by: 29)
+        #expect(try store.releaseExpiredLeases() == 0)
+        #expect(try store.claimEligible(limit: 10).isEmpty)
+        clock.advance(by: 2)
+        #expect(try store.releaseExpiredLeases() == 1)
+        let again = try store.claimEligible(limit: 10)
+        #expect(again.map(\.opID) == [op.opID])
+        #expect(again[0].idempotencyKey == op.idempotencyKey)
+    }
+
+    @Test func succeededHistoryIsPrunedToTheCap() throws {
+        let store = try makeStore()
+        for index in 0..<30 { try store.createWorkout(name: "W\(index)") }
+        for op in try store.claimEligible(limit: 100) {
+            try store.complete(opID: op.opID, result: .succeeded(status: 201, body: nil))
+        }
+        try store.pruneSucceeded(keep: 10)
+        #expect(try store.count("SELECT COUNT(*) FROM outbox") == 10)
+        #expect(try store.queueCounts().pending == 0)
+    }
+}
+
+@Suite("Completing operations: reconciliation and permanent failures")
+struct CompletionTests {
+    @Test func successAppliesTheServersCanonicalFieldsOnlyWhenNothingLaterIsQueued() throws {
+        let store = try makeStore()
+        let logged = try store.log(weight: 100.333, reps: 5)
+        let workoutOp = try #require(try store.claimEligible(limit: 10).first)
+        try store.complete(opID: workoutOp.opID, result: .succeeded(status: 201, body: nil))
+        let setOp = try #require(try store.claimEligible(limit: 10).first)
+        var canonical = setOp.payload
+        canonical["weight"] = .double(100.33)
+        canonical["server_version"] = .int(7)
+        canonical["updated_at"] = .string("2026-11-22T10:00:00.000Z")
+        try store.complete(opID: setOp.opID, result: .succeeded(status: 201, body: .object(canonical)))
+        let row = try #require(try store.set(id: logged.set.id))
+        #expect(row.set.weight == 100.33)
+        #expect(row.serverVersion == 7)
+        #expect(row.syncState == .synced)
+    }
+
+    @Test func aLaterQueuedEditIsNotOverwrittenByAnEarlierAcknowledgement() throws {
+        let store = try makeStore()
+        let logged = try sentSet(store)
+        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
+        let edit = try #require(try store.claimEligible(limit: 10).first)
+        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 8))
+        try store.complete(
+            opID: edit.opID,
+            result: .succeeded(status: 200, body: .object(["reps": .int(6), "server_version": .int(9)])))
+        let row = try #require(try store.set(id: logged.set.id))
+        #expect(row.set.reps == 8)
+        #expect(row.syncState == .pending)
+    }
+
+    @Test func aRejectedCreateStaysVisibleBlocksItsDependantsAndCanBeRetriedWithANewKey() throws {
+        let store = try makeStore()
+        let logged = try store.log()
+        let workoutOp = try #require(try store.claimEligible(limit: 10).first)
+        let notices = try store.complete(opID: workoutOp.opID, result: .permanent(status: 422, error: "name: too long"))
+        #expect(notices.count == 1)
+        let setOp = try #require(try store.operations().first { $0.entityType == .set })
+        #expect(setOp.state == .blocked)
+        #expect(try store.workoutSummaries().first?.syncState == .rejected)
+        #expect(try store.set(id: logged.set.id)?.syncState == .rejected)
+        #expect(try store.queueCounts().failed == 1)
+        #expect(try store.queueCounts().blocked == 1)
+
+        try store.editWorkout(id: logged.workout.id, changes: WorkoutChanges(name: "Fixed"))  // edit and retry
+        let ops = try store.operations()
+        let newCreate = try #require(ops.first { $0.entityType == .workout })
+        #expect(newCreate.kind == .create && newCreate.state == .pending)
+        #expect(newCreate.idempotencyKey != workoutOp.idempotencyKey)
+        #expect(newCreate.payload["name"] == .string("Fixed"))
+        #expect(ops.first { $0.entityType == .set }?.state == .pending)
+        #expect(try store.queueCounts().failed == 0)
+    }
+
+    @Test func discardingARejectedCreateRemovesItAndWhatWaitedOnIt() throws {
+        let store = try makeStore()
+        let logged = try store.log()
+        let workoutOp = try #require(try store.claimEligible(limit: 10).first)
+        try store.complete(opID: workoutOp.opID, result: .permanent(status: 422, error: "nope"))
+        try store.discard(opID: workoutOp.opID)
+        #expect(try store.count("SELECT COUNT(*) FROM outbox") == 0)
+        #expect(try store.count("SELECT COUNT(*) FROM sets") == 0)
+        #expect(try store.workout(id: logged.workout.id) == nil)
+    }
+
+    @Test func aRejectedUpdateRollsBackUnlessALaterEditTouchedTheField() throws {
+        let store = try makeStore()
+        let logged = try sentSet(store)
+        try store.editSet(id: logged.set.id, changes: SetChanges(weight: 120, reps: 6))
+        let edit = try #require(try store.claimEligible(limit: 10).first)
+        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 9))
+        let notices = try store.complete(opID: edit.opID, result: .permanent(status: 422, error: "weight: too heavy"))
+        #expect(notices.first?.message.contains("rolled back") == true)
+        let row = try #require(try store.set(id: logged.set.id))
+        #expect(row.set.weight == 100)  // rolled back
+        #expect(row.set.reps == 9)  // a later edit owns it
+    }
+
+    @Test func aRejectedDeleteBringsTheEntityBack() throws {
+        let store = try makeStore()
+        let logged = try sentSet(store)
+        try store.deleteSet(id: logged.set.id)
+        #expect(try store.sets(workoutID: logged.workout.id).isEmpty)
+        let delete = try #require(try store.claimEligible(limit: 10).first)
+        try store.complete(opID: delete.opID, result: .permanent(status: 403, error: "forbidden"))
+        #expect(try store.sets(workoutID: logged.workout.id).map(\.set.id) == [logged.set.id])
+    }
+
+    @Test func anUpdateOfAnEntityDeletedElsewhereRemovesItWithANotice() throws {
+        let store = try makeStore()
+        let logged = try sentSet(store)
+        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 2))
+        let edit = try #require(try store.claimEligible(limit: 10).first)
+        let notices = try store.complete(opID: edit.opID, result: .permanent(status: 404, error: "not found"))
+        #expect(notices.first?.message.contains("another device") == true)
+        #expect(try store.set(id: logged.set.id) == nil)
+    }
+}
+
+@Suite("Favorites kept the middle-ground way")
+struct FavoritesTests {
+    @Test func togglingOfflineSendsAtMostOneCallPerExercise() throws {
+        let store = try makeStore()
+        #expect(try store.toggleFavorite(exercise: "squat (barbell)"))
+        #expect(try store.favorites() == ["Squat (Barbell)"])
+        #expect(try !store.toggleFavorite(exercise: "Squat (Barbell)"))
+        #expect(try store.toggleFavorite(exercise: "Squat (Barbell)"))
+        let ops = try store.operations().filter { $0.entityType == .favorite }
+        #expect(ops.count == 1)
+        #expect(ops[0].kind == .create)
+    }
+
+    @Test func aPendingEntryLeavesOnlyWhenTheLatestTogglesCallFinishes() throws {
+        let store = try makeStore()
+        try store.toggleFavorite(exercise: "Deadlift (Barbell)")
+        let put = try #require(try store.claimEligible(limit: 10).first)
+        #expect(try !store.toggleFavorite(exercise: "Deadlift (Barbell)"))  // unstar while the PUT is out
+        try store.complete(opID: put.opID, result: .succeeded(status: 204, body: nil))
+        #expect(try store.favorites().isEmpty)  // the pending removal still wins
+        let delete = try #require(try store.claimEligible(limit: 10).first)
+        try store.complete(opID: delete.opID, result: .succeeded(status: 204, body: nil))
+        #expect(try store.favorites().isEmpty)
+        #expect(try store.count("SELECT COUNT(*) FROM favorite_pending") == 0)
+    }
+}

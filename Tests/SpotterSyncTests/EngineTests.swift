@@ -1,0 +1,255 @@
+import Foundation
+import SpotterCore
+import SpotterProtocol
+import SpotterStore
+import SpotterSync
+import Testing
+
+/// An engine over a scripted transport, a manual clock and a hand-cranked scheduler.
+struct EngineRig {
+    let clock = ManualClock()
+    let scheduler = ManualSyncScheduler()
+    let transport = ScriptedTransport()
+    let store: SpotterStore
+    let engine: SyncEngine
+
+    init(batchSize: Int = 100) throws {
+        store = try makeStore(clock: clock)
+        var configuration = SyncConfiguration()
+        configuration.batchSize = batchSize
+        engine = SyncEngine(
+            store: store, transport: transport, configuration: configuration, scheduler: scheduler, random: { 0.5 })
+    }
+
+    func op(_ entityType: EntityType) throws -> OutboxOperation {
+        try #require(try store.outbox(limit: 1000).first { $0.entityType == entityType })
+    }
+
+    /// Moves the clock and the engine's timers together.
+    func advance(by seconds: TimeInterval) async {
+        clock.advance(by: seconds)
+        scheduler.advance(by: seconds)
+        await engine.waitUntilIdle()
+    }
+}
+
+@Suite("Sync engine: exact fault sequences")
+struct EngineTests {
+    @Test func backoffDoublesAndIsPersistedAsNextAttempt() async throws {
+        let rig = try EngineRig()
+        try rig.store.createWorkout(name: "Push")
+        rig.transport.script { $0.wholeBatch = Array(repeating: ScriptedTransport.status(503), count: 5) }
+        await rig.engine.syncOnce()
+        var delays: [TimeInterval] = []
+        for _ in 0..<5 {
+            let op = try rig.op(.workout)
+            let delay = try #require(op.nextAttemptAt).timeIntervalSince(rig.clock.now())
+            delays.append(delay.rounded())
+            #expect(
+                rig.scheduler.pendingDelays.first.map { abs($0 - delay) < 0.01 } == true,
+                "the retry timer is armed for it")
+            await rig.advance(by: delay)
+        }
+        #expect(delays == [1, 2, 4, 8, 16])
+        #expect(try rig.op(.workout).state == .succeeded)
+        let keys = Set(rig.transport.batchRequests.flatMap { $0.ops.map(\.idempotencyKey) })
+        #expect(keys.count == 1, "every attempt carries the same key")
+    }
+
+    @Test func retryAfterWinsOverBackoff() async throws {
+        let rig = try EngineRig()
+        try rig.store.createWorkout(name: "Pull")
+        rig.transport.script { $0.wholeBatch = [ScriptedTransport.status(429, headers: ["Retry-After": "7"])] }
+        await rig.engine.syncOnce()
+        let op = try rig.op(.workout)
+        #expect(op.state == .failedTransient)
+        #expect(try #require(op.nextAttemptAt).timeIntervalSince(rig.clock.now()) == 7)
+        #expect(try rig.store.syncMetrics().counters["retried_rate_limited"] == 1)
+    }
+
+    @Test func aDroppedReplyIsRetriedWithTheSameKey() async throws {
+        let rig = try EngineRig()
+        try rig.store.createWorkout(name: "Legs")
+        rig.transport.script { $0.wholeBatch = [.failure(.connection("remote closed"))] }
+        await rig.engine.syncOnce()
+        #expect(try rig.op(.workout).state == .failedTransient)
+        await rig.advance(by: 1)
+        #expect(try rig.op(.workout).state == .succeeded)
+        let keys = rig.transport.batchRequests.map { $0.ops[0].idempotencyKey }
+        #expect(keys.count == 2 && keys[0] == keys[1])
+        #expect(try rig.store.syncMetrics().counters["retried_connection"] == 1)
+    }
+
+    @Test func aKilledProcessesInFlightOperationsComeBackAfterTheLease() async throws {
+        let rig = try EngineRig()
+        try rig.store.createWorkout(name: "Crashed")
+        let claimed = try rig.store.claimEligible(limit: 10, lease: 60)  // a process that died mid-send
+        #expect(claimed.count == 1)
+        await rig.engine.syncOnce()
+        #expect(try rig.op(.workout).state == .inFlight, "its lease still holds it")
+        rig.clock.advance(by: 61)
+        await rig.engine.syncOnce()
+        let op = try rig.op(.workout)
+        #expect(op.state == .succeeded)
+        #expect(rig.transport.batchRequests.last?.ops.first?.idempotencyKey == claimed[0].idempotencyKey)
+    }
+
+    @Test func theSafetyValveGivesUpAfterTwentyAttemptsAndSaysSo() async throws {
+        let rig = try EngineRig()
+        try rig.store.createWorkout(name: "Doomed")
+        rig.transport.script { $0.wholeBatch = Array(repeating: ScriptedTransport.status(500), count: 25) }
+        for _ in 0..<20 {
+            await rig.engine.syncOnce()
+            rig.clock.advance(by: 120)
+        }
+        let op = try rig.op(.workout)
+        #expect(op.state == .failedPermanent)
+        #expect(op.attemptCount == 20)
+        #expect(op.lastError?.hasPrefix("gave up after 20 attempts") == true)
+        #expect(try rig.store.queueCounts().failed == 1, "shown, never dropped")
+    }
+
+    @Test func theSafetyValveGivesUpAfterSevenDays() async throws {
+        let rig = try EngineRig()
+        try rig.store.createWorkout(name: "Old")
+        rig.transport.script { $0.wholeBatch = Array(repeating: ScriptedTransport.status(503), count: 3) }
+        await rig.engine.syncOnce()
+        rig.clock.advance(by: 7 * 86400)
+        await rig.engine.syncOnce()
+        #expect(try rig.op(.workout).state == .failedPermanent)
+    }
+
+    @Test func airplaneAttemptsDoNotCountAndMakeNoRequests() async throws {
+        let rig = try EngineRig()
+        try rig.store.setAirplane(true)
+        try rig.store.log(count: 3)
+        for _ in 0..<30 { await rig.engine.syncOnce() }
+        #expect(rig.transport.requests.isEmpty, "no network I/O in airplane mode")
+        #expect(try rig.store.outbox(limit: 10).allSatisfy { $0.attemptCount == 0 && $0.state == .pending })
+        rig.engine.setAirplane(false)
+        await rig.engine.waitUntilIdle()
+        #expect(try rig.store.queueCounts().pending == 0, "turning airplane off flushes at once")
+    }
+
+    @Test func resultsAreClassifiedPerOperation() async throws {
+        let rig = try EngineRig()
+        let workout = try rig.store.createWorkout(name: "Mixed")
+        rig.transport.script { _ in }
+        await rig.engine.syncOnce()  // the workout is on the server
+        let good = try rig.store.log(workout: .existing(workout.id))
+        let bad = try rig.store.log(workout: .existing(workout.id), exercise: "Curl (Bad)")
+        let busy = try rig.store.log(workout: .existing(workout.id), exercise: "Busy Lift")
+        rig.transport.script {
+            $0.perOp = { op in
+                let exercise = op.body?["exercise"]?.stringValue
+                if exercise == "Curl (Bad)" {
+                    return (
+                        422,
+                        .object([
+                            "type": .string(ProblemType.validation), "title": .string("Invalid"), "status": .int(422),
+                            "detail": .string("must be at most 2000 kg"), "field": .string("weight"),
+                        ])
+                    )
+                }
+                if exercise == "Busy Lift" {
+                    return (
+                        409,
+                        .object([
+                            "type": .string(ProblemType.keyInUse), "title": .string("In use"), "status": .int(409),
+                            "detail": .string("still processing"),
+                        ])
+                    )
+                }
+                return (201, op.body)
+            }
+        }
+        await rig.engine.syncOnce()
+        #expect(try rig.store.set(id: good.set.id)?.syncState == .synced)
+        let rejected = try #require(try rig.store.set(id: bad.set.id))
+        #expect(rejected.syncState == .rejected)
+        #expect(rejected.syncError == "weight: must be at most 2000 kg")
+        let busyOp = try #require(try rig.store.outbox(limit: 100).first { $0.entityID == busy.set.id.wireString })
+        #expect(busyOp.state == .failedTransient)
+        #expect(
+            try #require(busyOp.nextAttemptAt).timeIntervalSince(rig.clock.now()) == 1, "409 key-in-use retries soon")
+    }
+
+    @Test func a401PausesSyncUntilTheUserAsks() async throws {
+        let rig = try EngineRig()
+        try rig.store.createWorkout(name: "Auth")
+        rig.transport.script { $0.wholeBatch = [ScriptedTransport.status(401)] }
+        await rig.engine.syncOnce()
+        #expect(rig.engine.events.drain().contains(.connectivity(.signInRequired)))
+        let requestsBefore = rig.transport.requests.count
+        await rig.advance(by: 120)
+        rig.engine.trigger(.periodic)
+        await rig.engine.waitUntilIdle()
+        #expect(rig.transport.requests.count == requestsBefore, "paused: nothing sent")
+        await rig.engine.syncOnce()  // the user's "sync now"
+        #expect(try rig.op(.workout).state == .succeeded)
+    }
+
+    @Test func concurrentTriggersCoalesceIntoOneMoreFlush() async throws {
+        let rig = try EngineRig()
+        try rig.store.createWorkout(name: "Busy")
+        rig.transport.script { $0.holdRequests = true }
+        rig.engine.trigger(.manual)
+        while rig.transport.heldCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        try rig.store.createWorkout(name: "Second")
+        for _ in 0..<10 { rig.engine.trigger(.enqueue) }
+        rig.transport.releaseHeld()
+        await rig.engine.waitUntilIdle()
+        #expect(rig.transport.batchRequests.count == 2, "one running flush, then exactly one more")
+        #expect(try rig.store.queueCounts().pending == 0)
+    }
+
+    @Test func thePeriodicTickFlushes() async throws {
+        let rig = try EngineRig()
+        rig.engine.start()
+        await rig.engine.waitUntilIdle()
+        try rig.store.createWorkout(name: "Later")
+        await rig.advance(by: 30)
+        #expect(try rig.store.queueCounts().pending == 0)
+        rig.engine.stop()
+    }
+
+    @Test func batchesRespectTheSizeAndTheBodyLimit() async throws {
+        let rig = try EngineRig(batchSize: 100)
+        let workout = try rig.store.createWorkout(name: "Volume")
+        await rig.engine.syncOnce()
+        for index in 0..<250 {
+            try rig.store.logSet(
+                LogSetInput(
+                    exercise: "Squat (Barbell)", weight: 100, reps: 5,
+                    notes: String(repeating: "n", count: 300 + index % 7), workout: .existing(workout.id)))
+        }
+        await rig.engine.syncOnce()
+        let sizes = rig.transport.batchRequests.dropFirst().map(\.ops.count)
+        #expect(sizes.reduce(0, +) == 250)
+        #expect(sizes.allSatisfy { $0 <= 100 })
+        #expect(
+            rig.transport.requests.filter { $0.path == Route.batch }.allSatisfy { ($0.body?.count ?? 0) < 64 * 1024 })
+        #expect(try rig.store.queueCounts().pending == 0)
+    }
+
+    @Test func eventsReachTheChannel() async throws {
+        let rig = try EngineRig()
+        try rig.store.createWorkout(name: "Events")
+        await rig.engine.syncOnce()
+        let events = rig.engine.events.drain()
+        #expect(events.contains(.syncing(true)))
+        #expect(events.contains(.outboxChanged(pending: 0, failed: 0)))
+        #expect(events.contains { if case .opSucceeded = $0 { true } else { false } })
+    }
+}
+
+extension SpotterStore {
+    @discardableResult
+    func log(workout: WorkoutChoice = .current, exercise: String = "Bench Press (Barbell)") throws -> LoggedSet {
+        try logSet(LogSetInput(exercise: exercise, weight: 100, reps: 5, workout: workout))
+    }
+
+    func log(count: Int) throws {
+        for _ in 0..<count { try log() }
+    }
+}

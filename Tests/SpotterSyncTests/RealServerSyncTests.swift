@@ -1,0 +1,217 @@
+import Foundation
+import Logging
+import SpotterCore
+import SpotterProtocol
+import SpotterServer
+import SpotterStore
+import SpotterSync
+import Testing
+
+/// A sync server on 127.0.0.1 with its own database, for engines to talk to over real HTTP.
+struct LiveServer {
+    static let token = "device-token"
+    let server: BackgroundServer
+    let directory: URL
+
+    static func start(chaos: ChaosOptions = ChaosOptions()) async throws -> LiveServer {
+        let directory = temporaryDirectory()
+        var configuration = ServerConfiguration(
+            databasePath: directory.appendingPathComponent("server.db").path, tokens: [token: "alice"])
+        configuration.chaos = chaos
+        var logger = Logger(label: "test.server")
+        logger.logLevel = .critical
+        return LiveServer(server: try await BackgroundServer.start(configuration, logger: logger), directory: directory)
+    }
+
+    func sets() async throws -> [SetDTO] {
+        try await server.store.allSets(user: "alice").filter { $0.deleted != true }
+    }
+}
+
+/// A client device: its own database file and an engine over real HTTP.
+struct Device {
+    let store: SpotterStore
+    let engine: SyncEngine
+
+    init(server: LiveServer?, baseURL: String? = nil, batchSize: Int = 100, user: String = "local") throws {
+        store = try makeStore(clock: ManualClock(), user: user).withSystemClock()
+        var configuration = SyncConfiguration()
+        configuration.batchSize = batchSize
+        configuration.retryPolicy.base = 0.05  // same shape, shorter waits
+        configuration.retryPolicy.cap = 0.5
+        configuration.requestTimeout = 5
+        let url = baseURL ?? server!.server.baseURL
+        engine = SyncEngine(
+            store: store, transport: HTTPSyncTransport(baseURL: url, token: LiveServer.token),
+            configuration: configuration)
+    }
+
+    func sync(_ seconds: TimeInterval = 60) async -> Bool {
+        await engine.drain(until: Date().addingTimeInterval(seconds))
+    }
+
+    /// The sets this device shows, as comparable tuples.
+    func shownSets() throws -> [String: String] {
+        Dictionary(
+            uniqueKeysWithValues: try store.sets(workoutID: nil).map { row in
+                (
+                    row.set.id.wireString,
+                    "\(row.set.exercise)|\(Formatting.number(row.set.weight))|\(row.set.reps)|\(row.set.rpe.map(Formatting.number) ?? "-")"
+                )
+            })
+    }
+}
+
+func describe(_ sets: [SetDTO]) -> [String: String] {
+    Dictionary(
+        uniqueKeysWithValues: sets.map { set in
+            (
+                set.id,
+                "\(set.exercise)|\(Formatting.number(set.weight))|\(set.reps)|\(set.rpe.map(Formatting.number) ?? "-")"
+            )
+        })
+}
+
+extension SpotterStore {
+    func withSystemClock() throws -> SpotterStore {
+        try SpotterStore(writer: writer, userID: userID, clock: SystemClock())
+    }
+}
+
+@Suite("Sync against the real server on 127.0.0.1", .serialized)
+struct RealServerSyncTests {
+    @Test func twoHundredSetsLoggedOfflineArriveExactlyOnce() async throws {
+        let server = try await LiveServer.start()
+        let device = try Device(server: server)
+        try device.store.setAirplane(true)
+        var logged = Set<String>()
+        for index in 0..<200 {
+            logged.insert(
+                try device.store.logSet(
+                    LogSetInput(exercise: "Bench Press (Barbell)", weight: Double(60 + index % 50), reps: 5)
+                ).set.id.wireString)
+        }
+        await device.engine.syncOnce()
+        #expect(try await server.sets().isEmpty, "airplane mode sends nothing")
+        device.engine.setAirplane(false)
+        #expect(await device.sync())
+        let onServer = try await server.sets()
+        #expect(onServer.count == 200)
+        #expect(Set(onServer.map(\.id)) == logged, "exactly the logged sets, no duplicate ids")
+        #expect(try device.store.sets(workoutID: nil).allSatisfy { $0.syncState == .synced })
+        await server.server.stop()
+    }
+
+    @Test func chaosDropsFailuresAndRateLimitsStillGiveExactlyTwoHundred() async throws {
+        var chaos = ChaosOptions()
+        chaos.dropRate = 0.3
+        chaos.failRate = 0.2
+        chaos.rate429 = 0.05
+        chaos.seed = 42
+        let server = try await LiveServer.start(chaos: chaos)
+        let device = try Device(server: server, batchSize: 20)
+        try device.store.setAirplane(true)
+        var logged = Set<String>()
+        for index in 0..<200 {
+            logged.insert(
+                try device.store.logSet(
+                    LogSetInput(exercise: "Squat (Barbell)", weight: Double(100 + index % 20), reps: 3)
+                ).set.id.wireString)
+        }
+        device.engine.setAirplane(false)
+        #expect(await device.sync(120))
+        let onServer = try await server.sets()
+        #expect(onServer.count == 200)
+        #expect(Set(onServer.map(\.id)) == logged)
+        let metrics = try device.store.syncMetrics().counters
+        #expect((metrics["replays"] ?? 0) >= 1, "a dropped reply was replayed, not applied twice: \(metrics)")
+        #expect((metrics["retried_connection"] ?? 0) >= 1)
+        await server.server.stop()
+    }
+
+    @Test func twoDevicesEditingOfflineConvergeOnTheServersState() async throws {
+        let server = try await LiveServer.start()
+        let phone = try Device(server: server)
+        let laptop = try Device(server: server)
+        var ids: [UUID] = []
+        for index in 0..<6 {
+            ids.append(
+                try phone.store.logSet(
+                    LogSetInput(exercise: "Deadlift (Barbell)", weight: Double(140 + index * 5), reps: 3)
+                ).set.id)
+        }
+        #expect(await phone.sync())
+        #expect(await laptop.sync())
+        #expect(try laptop.shownSets() == phone.shownSets())
+
+        // Both offline, both editing.
+        try phone.store.setAirplane(true)
+        try laptop.store.setAirplane(true)
+        try phone.store.editSet(id: ids[0], changes: SetChanges(reps: 4))
+        try phone.store.deleteSet(id: ids[1])
+        try phone.store.editSet(id: ids[4], changes: SetChanges(reps: 2))
+        try laptop.store.editSet(id: ids[2], changes: SetChanges(weight: 152.5))
+        try laptop.store.deleteSet(id: ids[3])
+        try laptop.store.editSet(id: ids[4], changes: SetChanges(rpe: 9))  // same set, another field
+        try laptop.store.editSet(id: ids[1], changes: SetChanges(reps: 1))  // deleted on the phone meanwhile
+        let extra = try laptop.store.logSet(LogSetInput(exercise: "Pull Up", weight: 0, reps: 12)).set.id
+
+        phone.engine.setAirplane(false)
+        #expect(await phone.sync())
+        laptop.engine.setAirplane(false)
+        _ = await laptop.sync()
+        #expect(await phone.sync())
+
+        let truth = describe(try await server.sets())
+        #expect(try phone.shownSets() == truth)
+        #expect(try laptop.shownSets() == truth)
+        #expect(truth[ids[4].wireString] == "Deadlift (Barbell)|160|2|9", "per-field last write wins")
+        #expect(truth[ids[1].wireString] == nil && truth[ids[3].wireString] == nil)
+        #expect(truth[extra.wireString] != nil)
+        #expect(try laptop.store.queueCounts().failed == 1, "the edit of a set deleted elsewhere is reported")
+        await server.server.stop()
+    }
+
+    @Test func aRejectionTheClientCannotForeseeIsShownBlocksItsEditAndCanBeDiscarded() async throws {
+        let server = try await LiveServer.start()
+        let deviceA = try Device(server: server)
+        let shared = try deviceA.store.createWorkout(name: "Shared")
+        #expect(await deviceA.sync())
+
+        // B knows the workout, then goes offline; A deletes it.
+        let offlineB = try Device(server: nil, baseURL: "http://127.0.0.1:9")  // nothing listens there
+        let deviceB = try Device(server: server)
+        let onlineStoreB = deviceB.store
+        #expect(await deviceB.sync())
+        try deviceA.store.deleteWorkout(id: shared.id)
+        #expect(await deviceA.sync())
+
+        // B logs into the deleted workout; a first try fails to connect (so it was attempted),
+        // then B edits the set: a second operation that depends on the first.
+        let doomed = try onlineStoreB.logSet(
+            LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .existing(shared.id)))
+        let fine = try onlineStoreB.logSet(
+            LogSetInput(exercise: "Squat (Barbell)", weight: 120, reps: 5, workout: .new(name: "Legs")))
+        let offlineEngine = SyncEngine(
+            store: onlineStoreB, transport: HTTPSyncTransport(baseURL: "http://127.0.0.1:9", token: "x"))
+        await offlineEngine.syncOnce()
+        _ = offlineB
+        try onlineStoreB.editSet(id: doomed.set.id, changes: SetChanges(reps: 6))
+        #expect(try onlineStoreB.outbox(limit: 50).filter { $0.entityID == doomed.set.id.wireString }.count == 2)
+
+        _ = await deviceB.sync(20)
+        let rejected = try #require(try onlineStoreB.set(id: doomed.set.id))
+        #expect(rejected.syncState == .rejected)
+        #expect(rejected.syncError?.contains("workout") == true, "the server's reason: \(rejected.syncError ?? "")")
+        let ops = try onlineStoreB.outbox(limit: 50).filter { $0.entityID == doomed.set.id.wireString }
+        #expect(ops.map(\.state).sorted { $0.rawValue < $1.rawValue } == [.blocked, .failedPermanent])
+        #expect(try onlineStoreB.set(id: fine.set.id)?.syncState == .synced, "B's other sets sync")
+        #expect(try await server.sets().map(\.id) == [fine.set.id.wireString])
+
+        let failed = try #require(ops.first { $0.state == .failedPermanent })
+        try onlineStoreB.discard(opID: failed.opID)
+        #expect(try onlineStoreB.set(id: doomed.set.id) == nil)
+        #expect(try onlineStoreB.queueCounts() == QueueCounts())
+        await server.server.stop()
+    }
+}
