@@ -29,7 +29,18 @@ struct Interactive: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        let code = runTerminalUI(TerminalUIOptions(store: store, sync: nil, events: SyncEventChannel()))
+        let events = SyncEventChannel()
+        var options = TerminalUIOptions(store: store, sync: nil, events: events)
+        options.logFile = URL(fileURLWithPath: global.databasePath).deletingLastPathComponent().appendingPathComponent("spotter.log").path
+        let session = try await SyncSession.start(global: global, store: store, events: events, logger: commandLogger("spotter.sync"))
+        session.engine.start()
+        options.sync = session.engine
+        // The UI blocks its thread in poll(); give it a thread of its own, not one of the executor's.
+        let uiOptions = options
+        let code: Int32 = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: runTerminalUI(uiOptions)) }.start()
+        }
+        await session.shutdown()
         if code != 0 { throw ExitCode(code) }
     }
 }

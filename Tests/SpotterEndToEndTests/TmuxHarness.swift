@@ -27,7 +27,7 @@ final class TmuxSession {
     init(tmux: String, columns: Int, rows: Int) throws {
         self.tmux = tmux
         socket = "spotter-e2e-\(UUID().uuidString.prefix(8))"
-        try run(["-f", "/dev/null", "new-session", "-d", "-s", target, "-x", "\(columns)", "-y", "\(rows)", "env PS1='$ ' sh"])
+        try startServer(["-f", "/dev/null", "new-session", "-d", "-s", target, "-x", "\(columns)", "-y", "\(rows)", "env PS1='$ ' sh"])
         _ = try? run(["set-option", "-t", target, "status", "off"])
         _ = try? run(["set-option", "-g", "focus-events", "on"])
     }
@@ -41,17 +41,52 @@ final class TmuxSession {
     func run(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tmux)
-        process.arguments = ["-L", socket] + arguments
+        // -u and a UTF-8 locale: tmux then keeps and captures the UI's Unicode glyphs as they are.
+        process.arguments = ["-u", "-L", socket] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["LANG"] = "C.UTF-8"
+        environment["LC_ALL"] = "C.UTF-8"
+        environment.removeValue(forKey: "TMUX")
+        process.environment = environment
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = Pipe()
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw HarnessError("tmux \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+            throw TmuxError("tmux \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
         }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The first command forks the tmux server, which keeps every descriptor the client had.
+    /// Foundation's `Process` watches its child through descriptors of its own, so it would
+    /// never see this client exit: spawn it directly, stdio on /dev/null, and reap it by pid.
+    private func startServer(_ arguments: [String]) throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LANG"] = "C.UTF-8"
+        environment["LC_ALL"] = "C.UTF-8"
+        environment.removeValue(forKey: "TMUX")
+        let argv = ([tmux, "-u", "-L", socket] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in [0, 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, tmux, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw TmuxError("cannot start tmux: error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        guard status == 0 else { throw TmuxError("tmux new-session failed with status \(status)") }
     }
 
     /// Types text literally (no key-name lookup).
@@ -92,7 +127,7 @@ final class TmuxSession {
     }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
+struct TmuxError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
