@@ -22,18 +22,27 @@ final class TmuxSession {
     let socket: String
     let target = "spotter-ui"
     private let tmux: String
+    /// The tmux server this session started, so cleanup can make sure it is gone.
+    private var serverPID: pid_t?
 
     /// Starts a session of `columns`×`rows` running a plain `sh` with a `$ ` prompt.
     init(tmux: String, columns: Int, rows: Int) throws {
         self.tmux = tmux
         socket = "spotter-e2e-\(UUID().uuidString.prefix(8))"
         try startServer(["-f", "/dev/null", "new-session", "-d", "-s", target, "-x", "\(columns)", "-y", "\(rows)", "env PS1='$ ' sh"])
+        serverPID = (try? run(["display-message", "-p", "-t", target, "#{pid}"])).flatMap {
+            pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         _ = try? run(["set-option", "-t", target, "status", "off"])
         _ = try? run(["set-option", "-g", "focus-events", "on"])
     }
 
     deinit {
         _ = try? run(["kill-server"])
+        // Belt and braces: this test's own server must not outlive it.
+        if let serverPID, kill(serverPID, 0) == 0 { kill(serverPID, SIGKILL) }
+        let directory = ProcessInfo.processInfo.environment["TMUX_TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        unlink("\(directory)/tmux-\(getuid())/\(socket)")
     }
 
     /// Runs a tmux command on this session's server; returns its stdout.
@@ -75,6 +84,19 @@ final class TmuxSession {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
+        // A clean signal mask and default dispositions: the test runner's threads block some
+        // signals, and a tmux server inheriting that would ignore kill-server's SIGTERM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -82,7 +104,7 @@ final class TmuxSession {
             posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, tmux, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, tmux, &actions, &attributes, argv, envp)
         guard spawned == 0 else { throw TmuxError("cannot start tmux: error \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
