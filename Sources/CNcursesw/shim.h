@@ -6,6 +6,9 @@
 #include <locale.h>
 #include <wchar.h>
 #include <ncursesw/ncurses.h>
+#include <langinfo.h>
+#include <stdio.h>
+#include <string.h>
 
 static inline int spotter_addwstr_at(int y, int x, const wchar_t *s) { return mvaddwstr(y, x, s); }
 static inline int spotter_addnwstr_at(int y, int x, const wchar_t *s, int n) { return mvaddnwstr(y, x, s, n); }
@@ -23,4 +26,9 @@ static inline WINDOW *spotter_stdscr(void) { return stdscr; }
 static inline int spotter_key_resize(void) { return KEY_RESIZE; }
 static inline int spotter_getmaxyx_rows(void) { int y, x; getmaxyx(stdscr, y, x); (void)x; return y; }
 static inline int spotter_getmaxyx_cols(void) { int y, x; getmaxyx(stdscr, y, x); (void)y; return x; }
+/* The locale's character set (after setlocale), e.g. "UTF-8" or "ANSI_X3.4-1968". */
+static inline const char *spotter_codeset(void) { return nl_langinfo(CODESET); }
+/* newterm on the process's own stdin/stdout (Swift 6 cannot touch the C globals directly). */
+static inline SCREEN *spotter_newterm(void) { return newterm(NULL, stdout, stdin); }
+static inline int spotter_flush_stdout(void) { return fflush(stdout); }
 #endif

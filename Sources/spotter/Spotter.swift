@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import SpotterCore
 import SpotterStore
+import SpotterSync
+import SpotterTUI
 
 /// The `spotter` command: the UI without a subcommand, the scriptable CLI with one.
 struct Spotter: AsyncParsableCommand {
@@ -26,7 +28,20 @@ struct Interactive: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        throw CLIError("the terminal UI is not available in this build; see `spotter --help` for the commands")
+        let store = try global.openStore()
+        let events = SyncEventChannel()
+        var options = TerminalUIOptions(store: store, sync: nil, events: events)
+        options.logFile = URL(fileURLWithPath: global.databasePath).deletingLastPathComponent().appendingPathComponent("spotter.log").path
+        let session = try await SyncSession.start(global: global, store: store, events: events, logger: commandLogger("spotter.sync"))
+        session.engine.start()
+        options.sync = session.engine
+        // The UI blocks its thread in poll(); give it a thread of its own, not one of the executor's.
+        let uiOptions = options
+        let code: Int32 = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: runTerminalUI(uiOptions)) }.start()
+        }
+        await session.shutdown()
+        if code != 0 { throw ExitCode(code) }
     }
 }
 

@@ -1,0 +1,227 @@
+import Foundation
+import SpotterCore
+import SpotterStore
+import SpotterSync
+
+/// A workout row ready to draw: its summary plus date labels worked out when it was loaded,
+/// so rendering never formats dates (that needs a calendar and a clock, and is slow).
+public struct WorkoutItem: Sendable, Equatable {
+    public var summary: WorkoutSummary
+    /// "today", "Sat", "12 Nov".
+    public var dayLabel: String
+    /// "Mon 23 Nov", for the header.
+    public var longDateLabel: String
+
+    public init(summary: WorkoutSummary, dayLabel: String, longDateLabel: String) {
+        self.summary = summary
+        self.dayLabel = dayLabel
+        self.longDateLabel = longDateLabel
+    }
+
+    public var id: UUID { summary.workout.id }
+}
+
+/// Which of the two list panes has the keyboard.
+public enum Pane: Sendable, Equatable {
+    case workouts, sets
+}
+
+/// The "Log set" / "Edit set" form: what the lifter has typed so far.
+public struct SetForm: Sendable, Equatable {
+    /// What saving the form does.
+    public enum Purpose: Sendable, Equatable {
+        /// Log a new set into this workout (nil: the workout in progress, or a new one).
+        case log(workoutID: UUID?, workoutName: String?)
+        case edit(setID: UUID)
+    }
+
+    /// The form's fields, in Tab order.
+    public enum Field: Int, Sendable, CaseIterable {
+        case exercise, weight, reps, rpe, kind
+
+        public var label: String {
+            switch self {
+            case .exercise: "Exercise"
+            case .weight: "Weight"
+            case .reps: "Reps"
+            case .rpe: "RPE"
+            case .kind: "Kind"
+            }
+        }
+    }
+
+    public var purpose: Purpose
+    public var exercise: String = ""
+    /// As typed: "100", "100 kg", "225lb"; the unit defaults to `unit`.
+    public var weight: String = ""
+    public var unit: WeightUnit = .kg
+    public var reps: String = ""
+    public var rpe: String = ""
+    public var kind: SetKind = .normal
+    public var focus: Field = .exercise
+    /// Type-ahead matches for `exercise`, starred first.
+    public var suggestions: [String] = []
+    public var starred: Set<String> = []
+    public var highlighted: Int = 0
+    /// The user moved through the suggestions with the arrows, so Enter takes the highlighted one.
+    public var browsedSuggestions = false
+    /// The exercise whose last set filled the numbers, so they are refilled only when it changes.
+    public var prefilledFrom: String?
+    public var error: String?
+
+    public init(purpose: Purpose) {
+        self.purpose = purpose
+    }
+
+    public var title: String {
+        switch purpose {
+        case .log(_, let name): name.map { "Log set · \($0)" } ?? "Log set"
+        case .edit: "Edit set"
+        }
+    }
+}
+
+/// What a delete confirmation would delete.
+public enum DeleteTarget: Sendable, Equatable {
+    case set(id: UUID, description: String)
+    case workout(id: UUID, name: String, setCount: Int)
+}
+
+/// The modal layer over the panes; at most one at a time.
+public enum Overlay: Sendable, Equatable {
+    case none
+    case setForm(SetForm)
+    case confirmDelete(DeleteTarget)
+    case newWorkout(name: String)
+    case help
+}
+
+/// A line for the bottom bar that replaces the key hints for a while.
+public struct StatusMessage: Sendable, Equatable {
+    public var text: String
+    public var isError: Bool
+    public var expiresAt: Date
+
+    public init(text: String, isError: Bool, expiresAt: Date) {
+        self.text = text
+        self.isError = isError
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The `/` filter being typed, and the pane it narrows.
+public struct FilterInput: Sendable, Equatable {
+    public var pane: Pane
+    public var text: String
+}
+
+/// Everything the screen shows, as plain values. The reducer changes it in response to keys
+/// and the controller fills it from the store and the engine's events; `Renderer` draws it.
+public struct AppState: Sendable, Equatable {
+    public var columns: Int
+    public var rows: Int
+    public var glyphs: Glyphs
+    public var colorEnabled: Bool
+
+    public var workouts: [WorkoutItem] = [] {
+        didSet { applyWorkoutFilter() }
+    }
+    public private(set) var visibleWorkouts: [WorkoutItem] = []
+    public var selectedWorkout = 0
+    /// Sets of the selected workout (only those: the database may hold 100 000).
+    public var sets: [SetRow] = [] {
+        didSet { applySetFilter() }
+    }
+    public private(set) var visibleSets: [SetRow] = []
+    public var selectedSet = 0
+    public var focus: Pane = .sets
+    public var workoutFilter = "" {
+        didSet { applyWorkoutFilter() }
+    }
+    public var setFilter = "" {
+        didSet { applySetFilter() }
+    }
+    public var filterInput: FilterInput?
+
+    public var counts = QueueCounts()
+    public var airplane = false
+    public var connectivity: Connectivity?
+    public var syncing = false
+    /// False when the UI runs without a sync engine: `s` says so and the badge does not pretend.
+    public var syncAvailable: Bool
+    public var spinnerFrame = 0
+
+    public var now: Date
+    public var restEndsAt: Date?
+    public var restSeconds: Int
+
+    public var debugVisible = false
+    public var outbox: [OutboxOperation] = []
+
+    public var overlay: Overlay = .none
+    public var message: StatusMessage?
+    public var shouldQuit = false
+
+    public init(columns: Int, rows: Int, glyphs: Glyphs = .unicode, colorEnabled: Bool = true, syncAvailable: Bool, restSeconds: Int = 90, now: Date) {
+        self.columns = columns
+        self.rows = rows
+        self.glyphs = glyphs
+        self.colorEnabled = colorEnabled
+        self.syncAvailable = syncAvailable
+        self.restSeconds = restSeconds
+        self.now = now
+    }
+
+    /// The smallest terminal the layout is drawn for (btop's "terminal size too small").
+    public static let minimumColumns = 80
+    public static let minimumRows = 24
+
+    public var isTooSmall: Bool { columns < Self.minimumColumns || rows < Self.minimumRows }
+
+    public var currentWorkout: WorkoutItem? {
+        visibleWorkouts.indices.contains(selectedWorkout) ? visibleWorkouts[selectedWorkout] : nil
+    }
+
+    public var currentSet: SetRow? {
+        visibleSets.indices.contains(selectedSet) ? visibleSets[selectedSet] : nil
+    }
+
+    /// Seconds of rest left, nil when no rest timer runs.
+    public var restRemaining: Int? {
+        guard let restEndsAt else { return nil }
+        let left = restEndsAt.timeIntervalSince(now)
+        return left > 0 ? Int(left.rounded(.up)) : nil
+    }
+
+    /// Whether something on screen moves by itself (spinner, rest timer, message expiry,
+    /// the debug pane's countdowns), so the input loop knows whether to wake on a timer.
+    public var needsTicks: Bool {
+        (syncing || (counts.pending > 0 && syncAvailable && !airplane)) || restRemaining != nil || message != nil
+            || (debugVisible && counts.pending > 0)
+    }
+
+    mutating func applyWorkoutFilter() {
+        let needle = workoutFilter.lowercased()
+        visibleWorkouts = needle.isEmpty ? workouts : workouts.filter { $0.summary.workout.name.lowercased().contains(needle) }
+        selectedWorkout = min(max(0, selectedWorkout), max(0, visibleWorkouts.count - 1))
+    }
+
+    mutating func applySetFilter() {
+        let needle = setFilter.lowercased()
+        visibleSets = needle.isEmpty ? sets : sets.filter { $0.set.exercise.lowercased().contains(needle) }
+        selectedSet = min(max(0, selectedSet), max(0, visibleSets.count - 1))
+    }
+
+    /// Shows `text` in the bottom bar for a few seconds.
+    public mutating func say(_ text: String, isError: Bool = false, seconds: TimeInterval = 4) {
+        message = StatusMessage(text: text, isError: isError, expiresAt: now.addingTimeInterval(seconds))
+    }
+
+    /// Moves time forward: advances the spinner, expires the message and the rest timer.
+    public mutating func tick(now: Date) {
+        self.now = now
+        spinnerFrame &+= 1
+        if let message, message.expiresAt <= now { self.message = nil }
+        if let restEndsAt, restEndsAt <= now { self.restEndsAt = nil }
+    }
+}

@@ -1,0 +1,492 @@
+import Foundation
+import SpotterCore
+import SpotterStore
+
+/// Work the reducer asks for that needs the store or the engine. The reducer itself only
+/// changes `AppState`; `AppController` runs these, so key handling is testable on its own.
+public enum AppEffect: Sendable, Equatable {
+    case loadSets(workoutID: UUID?)
+    case loadSuggestions(query: String)
+    /// Fill the form's numbers from the last set of this exercise.
+    case prefill(exercise: String)
+    case logSet(LogSetInput)
+    case editSet(id: UUID, changes: SetChanges)
+    case deleteSet(id: UUID)
+    case deleteWorkout(id: UUID)
+    case createWorkout(name: String)
+    case setAirplane(Bool)
+    case toggleFavorite(exercise: String)
+    case syncNow
+    case retry(entityType: EntityType, entityID: String)
+    case discard(entityType: EntityType, entityID: String)
+    case loadOutbox
+    /// The terminal came back (focus-in, SIGCONT): an "app resumed" sync trigger.
+    case resumed
+    case quit
+}
+
+extension AppState {
+    /// Applies one key press; returns the store and engine work it implies.
+    public mutating func reduce(_ key: Key) -> [AppEffect] {
+        if key == .focusIn { return [.resumed] }
+        if key == .focusOut { return [] }
+        switch overlay {
+        case .setForm(var form):
+            let effects = reduceForm(&form, key)
+            if case .setForm = overlay { overlay = .setForm(form) }
+            return effects
+        case .confirmDelete(let target):
+            return reduceConfirm(target, key)
+        case .newWorkout(let name):
+            return reduceNewWorkout(name, key)
+        case .help:
+            if key == .escape || key == .character("?") || key == .character("q") || key == .enter { overlay = .none }
+            return []
+        case .none:
+            break
+        }
+        if filterInput != nil { return reduceFilter(key) }
+        return reduceBrowse(key)
+    }
+
+    // MARK: Browsing
+
+    private mutating func reduceBrowse(_ key: Key) -> [AppEffect] {
+        switch key {
+        case .character("q"):
+            shouldQuit = true
+            return [.quit]
+        case .character("?"):
+            overlay = .help
+        case .character("n"):
+            return openLogForm()
+        case .character("e"):
+            return openEditForm()
+        case .character("d"):
+            askToDelete()
+        case .character("w"):
+            overlay = .newWorkout(name: "")
+        case .character("a"):
+            airplane.toggle()
+            say(airplane ? "Airplane mode on: changes stay queued on this device" : "Airplane mode off: syncing")
+            return [.setAirplane(airplane)]
+        case .character("f"):
+            guard let set = currentSet else {
+                say("Select a set to star its exercise", isError: true)
+                return []
+            }
+            return [.toggleFavorite(exercise: set.set.exercise)]
+        case .character("D"):
+            debugVisible.toggle()
+            return debugVisible ? [.loadOutbox] : []
+        case .character("s"):
+            if !syncAvailable {
+                say("Sync unavailable: no sync engine in this session", isError: true)
+                return []
+            }
+            if airplane {
+                say("Airplane mode is on: press a to turn it off", isError: true)
+                return []
+            }
+            say("Syncing now…")
+            return [.syncNow]
+        case .character("r"), .character("x"):
+            return resolveRejected(retry: key == .character("r"))
+        case .character("/"):
+            filterInput = FilterInput(pane: focus, text: focus == .sets ? setFilter : workoutFilter)
+        case .character("j"), .down:
+            return move(by: 1)
+        case .character("k"), .up:
+            return move(by: -1)
+        case .pageDown:
+            return move(by: max(1, rows - 6))
+        case .pageUp:
+            return move(by: -max(1, rows - 6))
+        case .character("g"), .home:
+            return move(by: -Int.max / 2)
+        case .character("G"), .end:
+            return move(by: Int.max / 2)
+        case .tab, .backTab:
+            focus = focus == .sets ? .workouts : .sets
+        case .character("h"), .left:
+            focus = .workouts
+        case .character("l"), .right:
+            focus = .sets
+        case .enter:
+            if focus == .workouts { focus = .sets }
+        case .escape:
+            if debugVisible {
+                debugVisible = false
+            } else if !setFilter.isEmpty || !workoutFilter.isEmpty {
+                setFilter = ""
+                workoutFilter = ""
+            } else {
+                message = nil
+            }
+        default:
+            break
+        }
+        return []
+    }
+
+    private mutating func move(by delta: Int) -> [AppEffect] {
+        switch focus {
+        case .sets:
+            guard !visibleSets.isEmpty else { return [] }
+            selectedSet = Self.clamp(selectedSet, delta, count: visibleSets.count)
+            return []
+        case .workouts:
+            guard !visibleWorkouts.isEmpty else { return [] }
+            let before = selectedWorkout
+            selectedWorkout = Self.clamp(selectedWorkout, delta, count: visibleWorkouts.count)
+            guard before != selectedWorkout else { return [] }
+            selectedSet = 0
+            return [.loadSets(workoutID: currentWorkout?.id)]
+        }
+    }
+
+    private static func clamp(_ index: Int, _ delta: Int, count: Int) -> Int {
+        let target = delta > 0 ? (index > Int.max - delta ? Int.max : index + delta) : index + delta
+        return min(max(0, target), count - 1)
+    }
+
+    private mutating func askToDelete() {
+        switch focus {
+        case .sets:
+            guard let row = currentSet else {
+                say("No set selected", isError: true)
+                return
+            }
+            overlay = .confirmDelete(.set(id: row.set.id, description: Self.describe(row.set)))
+        case .workouts:
+            guard let item = currentWorkout else {
+                say("No workout selected", isError: true)
+                return
+            }
+            overlay = .confirmDelete(.workout(id: item.id, name: item.summary.workout.name, setCount: item.summary.setCount))
+        }
+    }
+
+    static func describe(_ set: WorkoutSet) -> String {
+        "\(set.exercise) \(Formatting.weight(set.weight, unit: set.unit)) × \(set.reps)"
+    }
+
+    private mutating func resolveRejected(retry: Bool) -> [AppEffect] {
+        let verb = retry ? "retry" : "discard"
+        if focus == .workouts, let item = currentWorkout, item.summary.syncState == .rejected {
+            return [retry ? .retry(entityType: .workout, entityID: item.id.wireString) : .discard(entityType: .workout, entityID: item.id.wireString)]
+        }
+        guard let row = currentSet, row.syncState == .rejected else {
+            say("Nothing to \(verb): select a rejected (\(glyphs.rejected)) set", isError: true)
+            return []
+        }
+        let id = row.set.id.wireString
+        return [retry ? .retry(entityType: .set, entityID: id) : .discard(entityType: .set, entityID: id)]
+    }
+
+    // MARK: Filter
+
+    private mutating func reduceFilter(_ key: Key) -> [AppEffect] {
+        guard var input = filterInput else { return [] }
+        switch key {
+        case .enter:
+            filterInput = nil
+            return []
+        case .escape:
+            filterInput = nil
+            input.text = ""
+        case .backspace:
+            if !input.text.isEmpty { input.text.removeLast() }
+        case .control("u"):
+            input.text = ""
+        case .character(let character):
+            input.text.append(character)
+        default:
+            return []
+        }
+        if key != .escape { filterInput = input }
+        let before = currentWorkout?.id
+        if input.pane == .sets {
+            setFilter = input.text
+        } else {
+            workoutFilter = input.text
+            if currentWorkout?.id != before { return [.loadSets(workoutID: currentWorkout?.id)] }
+        }
+        return []
+    }
+
+    // MARK: New workout and delete confirmation
+
+    private mutating func reduceNewWorkout(_ name: String, _ key: Key) -> [AppEffect] {
+        var name = name
+        switch key {
+        case .escape:
+            overlay = .none
+            return []
+        case .enter:
+            overlay = .none
+            return [.createWorkout(name: name.trimmingCharacters(in: .whitespaces))]
+        case .backspace:
+            if !name.isEmpty { name.removeLast() }
+        case .control("u"):
+            name = ""
+        case .character(let character):
+            name.append(character)
+        default:
+            break
+        }
+        overlay = .newWorkout(name: name)
+        return []
+    }
+
+    private mutating func reduceConfirm(_ target: DeleteTarget, _ key: Key) -> [AppEffect] {
+        switch key {
+        case .character("y"), .character("Y"):
+            overlay = .none
+            switch target {
+            case .set(let id, _): return [.deleteSet(id: id)]
+            case .workout(let id, _, _): return [.deleteWorkout(id: id)]
+            }
+        case .character("n"), .character("N"), .escape, .character("q"):
+            overlay = .none
+        default:
+            break
+        }
+        return []
+    }
+
+    // MARK: The set form
+
+    private mutating func openLogForm() -> [AppEffect] {
+        let workout = currentWorkout
+        var form = SetForm(purpose: .log(workoutID: workout?.id, workoutName: workout?.summary.workout.name))
+        // Between sets the next one is most often the same exercise: start from the selected
+        // (or last) set of this workout, so `n` then Enter logs it again.
+        let template = currentSet ?? sets.last
+        if let template {
+            form.exercise = template.set.exercise
+            form.focus = .weight
+        }
+        overlay = .setForm(form)
+        var effects: [AppEffect] = [.loadSuggestions(query: form.exercise)]
+        if let template { effects.append(.prefill(exercise: template.set.exercise)) }
+        return effects
+    }
+
+    private mutating func openEditForm() -> [AppEffect] {
+        guard focus == .sets, let row = currentSet else {
+            say("Select a set to edit", isError: true)
+            return []
+        }
+        var form = SetForm(purpose: .edit(setID: row.set.id))
+        form.exercise = row.set.exercise
+        form.weight = Formatting.number(row.set.weight)
+        form.unit = row.set.unit
+        form.reps = String(row.set.reps)
+        form.rpe = row.set.rpe.map(Formatting.number) ?? ""
+        form.kind = row.set.kind
+        form.prefilledFrom = row.set.exercise
+        form.focus = .weight
+        overlay = .setForm(form)
+        return [.loadSuggestions(query: form.exercise)]
+    }
+
+    private mutating func reduceForm(_ form: inout SetForm, _ key: Key) -> [AppEffect] {
+        form.error = nil
+        switch key {
+        case .escape:
+            overlay = .none
+            return []
+        case .enter:
+            var effects: [AppEffect] = []
+            if form.focus == .exercise, form.browsedSuggestions, form.suggestions.indices.contains(form.highlighted) {
+                form.exercise = form.suggestions[form.highlighted]
+            }
+            switch Self.submission(of: form) {
+            case .failure(let problem):
+                form.error = problem.message
+                form.focus = problem.field
+                return effects
+            case .success(let effect):
+                // The form closes on the first Enter, so a second Enter cannot save twice.
+                overlay = .none
+                effects.append(effect)
+                return effects
+            }
+        case .tab:
+            return leave(&form, forward: true)
+        case .backTab:
+            return leave(&form, forward: false)
+        case .down where form.focus == .exercise:
+            if !form.suggestions.isEmpty {
+                form.highlighted = min(form.highlighted + 1, form.suggestions.count - 1)
+                form.browsedSuggestions = true
+            }
+            return []
+        case .up where form.focus == .exercise:
+            form.highlighted = max(form.highlighted - 1, 0)
+            form.browsedSuggestions = true
+            return []
+        case .down:
+            return leave(&form, forward: true)
+        case .up:
+            return leave(&form, forward: false)
+        case .control("f"):
+            // Ctrl-F stars the highlighted suggestion without leaving the form.
+            if form.focus == .exercise, form.suggestions.indices.contains(form.highlighted) {
+                return [.toggleFavorite(exercise: form.suggestions[form.highlighted]), .loadSuggestions(query: form.exercise)]
+            }
+            return []
+        default:
+            break
+        }
+        if form.focus == .kind {
+            switch key {
+            case .left:
+                form.kind = Self.cycle(form.kind, by: -1)
+            case .right, .character(" "):
+                form.kind = Self.cycle(form.kind, by: 1)
+            case .character(let character):
+                if let kind = SetKind.allCases.first(where: { $0.rawValue.first == Character(character.lowercased()) }) {
+                    form.kind = kind
+                }
+            default:
+                break
+            }
+            return []
+        }
+        var text = form.text(of: form.focus)
+        switch key {
+        case .backspace:
+            if !text.isEmpty { text.removeLast() }
+        case .control("u"):
+            text = ""
+        case .character(let character):
+            text.append(character)
+        default:
+            return []
+        }
+        form.setText(text, of: form.focus)
+        if form.focus == .exercise {
+            form.highlighted = 0
+            form.browsedSuggestions = false
+            return [.loadSuggestions(query: text)]
+        }
+        return []
+    }
+
+    /// Tab / Shift-Tab: leaving the exercise field takes the highlighted suggestion (when the
+    /// text names no catalogue exercise exactly) and prefills from that exercise's last set.
+    private mutating func leave(_ form: inout SetForm, forward: Bool) -> [AppEffect] {
+        var effects: [AppEffect] = []
+        if form.focus == .exercise {
+            let typed = form.exercise.trimmingCharacters(in: .whitespaces)
+            let exact = form.suggestions.first { $0.caseInsensitiveCompare(typed) == .orderedSame }
+            if let exact {
+                form.exercise = exact
+            } else if !typed.isEmpty || form.browsedSuggestions, form.suggestions.indices.contains(form.highlighted) {
+                form.exercise = form.suggestions[form.highlighted]
+            }
+            form.browsedSuggestions = false
+            if !form.exercise.isEmpty, form.prefilledFrom?.caseInsensitiveCompare(form.exercise) != .orderedSame {
+                effects.append(.prefill(exercise: form.exercise))
+            }
+        }
+        let fields = SetForm.Field.allCases
+        let index = fields.firstIndex(of: form.focus) ?? 0
+        form.focus = fields[(index + (forward ? 1 : fields.count - 1)) % fields.count]
+        return effects
+    }
+
+    private static func cycle(_ kind: SetKind, by step: Int) -> SetKind {
+        let all = SetKind.allCases
+        let index = all.firstIndex(of: kind) ?? 0
+        return all[(index + step + all.count) % all.count]
+    }
+
+    /// A form problem to show beside the field it concerns.
+    struct FormProblem: Error {
+        var field: SetForm.Field
+        var message: String
+    }
+
+    /// Turns the form into the store action it asks for, or says what is wrong.
+    static func submission(of form: SetForm) -> Result<AppEffect, FormProblem> {
+        let exercise = form.exercise.trimmingCharacters(in: .whitespaces)
+        guard !exercise.isEmpty else { return .failure(FormProblem(field: .exercise, message: "Exercise is required")) }
+        guard let (weight, unit) = parseWeight(form.weight, defaultUnit: form.unit) else {
+            return .failure(FormProblem(field: .weight, message: "Weight must be a number, like 100 or 225 lb"))
+        }
+        guard let reps = Int(form.reps.trimmingCharacters(in: .whitespaces)), reps >= 0 else {
+            return .failure(FormProblem(field: .reps, message: "Reps must be a whole number"))
+        }
+        let rpeText = form.rpe.trimmingCharacters(in: .whitespaces)
+        var rpe: Double?
+        if !rpeText.isEmpty {
+            guard let value = Double(rpeText.replacingOccurrences(of: ",", with: ".")) else {
+                return .failure(FormProblem(field: .rpe, message: "RPE must be a number from 1 to 10"))
+            }
+            rpe = value
+        }
+        switch form.purpose {
+        case .log(let workoutID, _):
+            return .success(
+                .logSet(
+                    LogSetInput(
+                        exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, kind: form.kind,
+                        workout: workoutID.map { .existing($0) } ?? .current)))
+        case .edit(let setID):
+            return .success(
+                .editSet(
+                    id: setID,
+                    changes: SetChanges(
+                        exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, clearRPE: rpe == nil, kind: form.kind)))
+        }
+    }
+
+    /// "100", "100 kg", "102.5kg", "225 lb", "225 lbs", "" (bodyweight: 0).
+    static func parseWeight(_ text: String, defaultUnit: WeightUnit) -> (Double, WeightUnit)? {
+        var body = text.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: ",", with: ".")
+        if body.isEmpty { return (0, defaultUnit) }
+        var unit = defaultUnit
+        for (suffix, suffixUnit) in [("lbs", WeightUnit.lb), ("lb", .lb), ("kgs", .kg), ("kg", .kg)] where body.hasSuffix(suffix) {
+            unit = suffixUnit
+            body = String(body.dropLast(suffix.count)).trimmingCharacters(in: .whitespaces)
+            break
+        }
+        guard let value = Double(body), value.isFinite else { return nil }
+        return (value, unit)
+    }
+}
+
+extension SetForm {
+    func text(of field: Field) -> String {
+        switch field {
+        case .exercise: exercise
+        case .weight: weight
+        case .reps: reps
+        case .rpe: rpe
+        case .kind: kind.rawValue
+        }
+    }
+
+    mutating func setText(_ text: String, of field: Field) {
+        switch field {
+        case .exercise: exercise = text
+        case .weight: weight = text
+        case .reps: reps = text
+        case .rpe: rpe = text
+        case .kind: break
+        }
+    }
+
+    /// Fills the numbers from the last set of the exercise (Strong's "previous" column).
+    public mutating func prefill(from set: WorkoutSet) {
+        weight = Formatting.weight(set.weight, unit: set.unit)
+        unit = set.unit
+        reps = String(set.reps)
+        rpe = set.rpe.map(Formatting.number) ?? ""
+        kind = set.kind == .warmup ? .normal : set.kind
+        prefilledFrom = set.exercise
+    }
+}

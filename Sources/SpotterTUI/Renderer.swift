@@ -1,0 +1,492 @@
+import Foundation
+import SpotterCore
+import SpotterStore
+import SpotterSync
+
+/// Draws `AppState` into a `ScreenBuffer`. A pure function of the state: no clock, no locale,
+/// no store, so a test can assert on exactly what a user would see.
+public enum Renderer {
+    /// Renders a whole frame into a fresh buffer of the state's size.
+    public static func render(_ state: AppState) -> ScreenBuffer {
+        var buffer = ScreenBuffer(width: state.columns, height: state.rows)
+        render(state, into: &buffer)
+        return buffer
+    }
+
+    /// Renders a whole frame into `buffer` (reused between frames to avoid reallocating).
+    public static func render(_ state: AppState, into buffer: inout ScreenBuffer) {
+        if buffer.width != state.columns || buffer.height != state.rows {
+            buffer = ScreenBuffer(width: state.columns, height: state.rows)
+        } else {
+            buffer.clear()
+        }
+        if state.isTooSmall {
+            drawTooSmall(state, &buffer)
+            return
+        }
+        drawHeader(state, &buffer)
+        let top = 1
+        let bottom = state.rows - 1  // the hint bar's row
+        var panesBottom = bottom
+        if state.debugVisible {
+            let available = bottom - top
+            // 20 rows, a column header and a top border; the bottom border only when it fits.
+            let wanted = 20 + 3
+            let debugHeight = available - wanted >= 6 ? wanted : available
+            panesBottom = bottom - debugHeight
+            drawDebugPane(state, &buffer, top: panesBottom, height: debugHeight)
+        }
+        if panesBottom - top >= 3 {
+            let workoutsWidth = workoutsPaneWidth(columns: state.columns)
+            drawWorkoutsPane(state, &buffer, x: 0, y: top, width: workoutsWidth, height: panesBottom - top)
+            drawSetsPane(state, &buffer, x: workoutsWidth, y: top, width: state.columns - workoutsWidth, height: panesBottom - top)
+        }
+        drawBottomBar(state, &buffer)
+        switch state.overlay {
+        case .setForm(let form): drawForm(form, state, &buffer)
+        case .help: drawHelp(state, &buffer)
+        case .confirmDelete, .newWorkout, .none: break
+        }
+    }
+
+    static func workoutsPaneWidth(columns: Int) -> Int {
+        min(max(22, columns / 5), 36)
+    }
+
+    // MARK: Header
+
+    /// The sync badge text and colour (SPEC section 7).
+    public static func badge(_ state: AppState) -> (text: String, style: CellStyle) {
+        let g = state.glyphs
+        if state.counts.failed > 0 {
+            return ("\(g.warning) \(state.counts.failed) failed", .colored(.red, bold: true))
+        }
+        if state.airplane {
+            return ("\(g.airplane) Airplane \(g.middleDot) \(state.counts.pending) queued", .colored(.yellow, bold: true))
+        }
+        if state.counts.pending > 0 {
+            if !state.syncAvailable { return ("\(state.counts.pending) queued (no sync)", .colored(.yellow)) }
+            let spin = g.spinner[state.spinnerFrame % g.spinner.count]
+            return ("\(g.syncing) Syncing\(g.ellipsis) \(state.counts.pending) \(spin)", .colored(.cyan, bold: true))
+        }
+        return ("\(g.synced) Synced", .colored(.green, bold: true))
+    }
+
+    static func connectivityLabel(_ state: AppState) -> (String, CellStyle) {
+        let g = state.glyphs
+        if state.airplane { return ("\(g.offline) airplane", .colored(.yellow)) }
+        if !state.syncAvailable { return ("\(g.offline) local only", .dim) }
+        switch state.connectivity {
+        case .online: return ("\(g.online) online", .colored(.green))
+        case .offline: return ("\(g.offline) offline", .colored(.red))
+        case .airplane: return ("\(g.offline) airplane", .colored(.yellow))
+        case .signInRequired: return ("\(g.warning) sign in needed", .colored(.red, bold: true))
+        case nil: return ("\(g.offline) connecting", .dim)
+        }
+    }
+
+    static func drawHeader(_ state: AppState, _ buffer: inout ScreenBuffer) {
+        let g = state.glyphs
+        var title = " Spotter"
+        if let workout = state.currentWorkout {
+            title += " \(g.middleDot) \(workout.summary.workout.name) (\(workout.longDateLabel))"
+        }
+        var segments: [(String, CellStyle)] = [connectivityLabel(state), badge(state)]
+        if let rest = state.restRemaining {
+            segments.append((String(format: "rest %02d:%02d", rest / 60, rest % 60), .colored(.magenta, bold: true)))
+        }
+        let rightWidth = segments.reduce(0) { $0 + DisplayWidth.of($1.0) } + 3 * (segments.count - 1) + 1
+        let titleRoom = max(0, state.columns - rightWidth - 2)
+        buffer.put(title.clipped(to: titleRoom, ellipsis: g.ellipsis), x: 0, y: 0, style: .bold)
+        var x = state.columns - rightWidth
+        for (index, segment) in segments.enumerated() {
+            x += buffer.put(segment.0, x: x, y: 0, style: segment.1)
+            if index < segments.count - 1 { x += 3 }
+        }
+    }
+
+    // MARK: Boxes
+
+    static func drawBox(
+        _ buffer: inout ScreenBuffer, _ glyphs: Glyphs, x: Int, y: Int, width: Int, height: Int, title: String,
+        focused: Bool, bottomBorder: Bool = true
+    ) {
+        guard width >= 2, height >= 2 else { return }
+        let border = focused ? CellStyle(color: .cyan, bold: true) : CellStyle.plain
+        buffer.put(String(glyphs.topLeft), x: x, y: y, style: border)
+        buffer.fill(glyphs.horizontal, x: x + 1, y: y, count: width - 2, style: border)
+        buffer.put(String(glyphs.topRight), x: x + width - 1, y: y, style: border)
+        buffer.put(" \(title) ".clipped(to: width - 4, ellipsis: glyphs.ellipsis), x: x + 1, y: y, style: border)
+        let last = bottomBorder ? y + height - 1 : y + height
+        for row in (y + 1)..<last {
+            buffer.put(String(glyphs.vertical), x: x, y: row, style: border)
+            buffer.put(String(glyphs.vertical), x: x + width - 1, y: row, style: border)
+        }
+        if bottomBorder {
+            buffer.put(String(glyphs.bottomLeft), x: x, y: y + height - 1, style: border)
+            buffer.fill(glyphs.horizontal, x: x + 1, y: y + height - 1, count: width - 2, style: border)
+            buffer.put(String(glyphs.bottomRight), x: x + width - 1, y: y + height - 1, style: border)
+        }
+    }
+
+    /// First visible index so `selected` stays on screen in a list of `visibleRows`.
+    static func scrollOffset(selected: Int, count: Int, visibleRows: Int) -> Int {
+        guard visibleRows > 0, count > visibleRows else { return 0 }
+        return min(max(0, selected - visibleRows + 1), count - visibleRows)
+    }
+
+    // MARK: Workouts pane
+
+    static func drawWorkoutsPane(_ state: AppState, _ buffer: inout ScreenBuffer, x: Int, y: Int, width: Int, height: Int) {
+        let g = state.glyphs
+        var title = "Workouts"
+        if !state.workoutFilter.isEmpty { title += " /\(state.workoutFilter)" }
+        drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: title, focused: state.focus == .workouts)
+        let inner = width - 2
+        let visibleRows = height - 2
+        let items = state.visibleWorkouts
+        if items.isEmpty {
+            let text = state.workoutFilter.isEmpty ? "No workouts yet" : "No match"
+            buffer.put(" " + text, x: x + 1, y: y + 1, style: .dim, maxWidth: inner)
+            return
+        }
+        let offset = scrollOffset(selected: state.selectedWorkout, count: items.count, visibleRows: visibleRows)
+        for row in 0..<min(visibleRows, items.count - offset) {
+            let index = offset + row
+            let item = items[index]
+            let selected = index == state.selectedWorkout
+            let marker = selected ? g.selected : " "
+            let day = item.dayLabel
+            let dayWidth = max(6, DisplayWidth.of(day))
+            var status = ""
+            var statusStyle = CellStyle.plain
+            switch item.summary.syncState {
+            case .rejected:
+                status = g.rejected
+                statusStyle = .colored(.red, bold: true)
+            case .pending:
+                status = g.pending
+                statusStyle = .colored(.yellow)
+            case .synced:
+                break
+            }
+            let statusWidth = status.isEmpty ? 0 : DisplayWidth.of(status) + 1
+            let nameWidth = max(1, inner - 2 - dayWidth - 1 - statusWidth)
+            let line = "\(marker) " + item.summary.workout.name.padded(to: nameWidth, ellipsis: g.ellipsis) + " "
+            let rowY = y + 1 + row
+            var style = CellStyle.plain
+            if selected { style = state.focus == .workouts ? .reverse : .bold }
+            buffer.fill(x: x + 1, y: rowY, count: inner, style: style)
+            var column = x + 1
+            column += buffer.put(line, x: column, y: rowY, style: style, maxWidth: inner)
+            if !status.isEmpty {
+                var s = statusStyle
+                s.reverse = style.reverse
+                column += buffer.put(status, x: column, y: rowY, style: s)
+                column += 1
+            }
+            buffer.put(day.leftPadded(to: dayWidth), x: column, y: rowY, style: selected ? style : .dim, maxWidth: x + 1 + inner - column)
+        }
+    }
+
+    // MARK: Sets pane
+
+    /// Column widths of the sets table for an inner width.
+    struct SetColumns {
+        var position = 3
+        var exercise: Int
+        var weight = 8
+        var reps = 4
+        var rpe = 3
+        var pr = 2
+        var status: Int
+
+        init(inner: Int) {
+            // Leading space, #, exercise, weight, reps, RPE and PR with one space between each.
+            let fixed = 1 + 3 + 1 + 1 + 8 + 1 + 4 + 1 + 3 + 1 + 2 + 1
+            let rest = max(0, inner - fixed)
+            exercise = min(max(8, rest - 7), 34)
+            status = max(0, rest - exercise)
+        }
+
+        func header() -> String {
+            "#".leftPadded(to: position) + " " + "Exercise".padded(to: exercise) + " " + "Weight".leftPadded(to: weight) + " "
+                + "Reps".leftPadded(to: reps) + " " + "RPE".padded(to: rpe) + " " + "  " + " " + "Status"
+        }
+    }
+
+    static func drawSetsPane(_ state: AppState, _ buffer: inout ScreenBuffer, x: Int, y: Int, width: Int, height: Int) {
+        let g = state.glyphs
+        var title = "Sets"
+        if let workout = state.currentWorkout { title += " \(g.middleDot) \(workout.summary.workout.name)" }
+        if !state.setFilter.isEmpty { title += " /\(state.setFilter)" }
+        drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: title, focused: state.focus == .sets)
+        let inner = width - 2
+        let columns = SetColumns(inner: inner)
+        buffer.put(" " + columns.header(), x: x + 1, y: y + 1, style: CellStyle(bold: true, underline: false), maxWidth: inner)
+        let visibleRows = height - 3
+        let rows = state.visibleSets
+        if rows.isEmpty {
+            let text: String
+            if !state.setFilter.isEmpty {
+                text = "No set matches /\(state.setFilter)"
+            } else if state.currentWorkout == nil {
+                text = "No workouts yet. Press n to log a set, w to start a workout."
+            } else {
+                text = "No sets yet. Press n to log one."
+            }
+            buffer.put(" " + text, x: x + 1, y: y + 2, style: .dim, maxWidth: inner)
+            return
+        }
+        let offset = scrollOffset(selected: state.selectedSet, count: rows.count, visibleRows: visibleRows)
+        for row in 0..<min(visibleRows, rows.count - offset) {
+            let index = offset + row
+            drawSetRow(rows[index], selected: index == state.selectedSet, focused: state.focus == .sets, columns: columns, g, &buffer, x: x + 1, y: y + 2 + row, inner: inner)
+        }
+    }
+
+    static func drawSetRow(
+        _ row: SetRow, selected: Bool, focused: Bool, columns: SetColumns, _ g: Glyphs, _ buffer: inout ScreenBuffer, x: Int, y: Int,
+        inner: Int
+    ) {
+        let set = row.set
+        let base: CellStyle = selected ? (focused ? .reverse : .bold) : .plain
+        buffer.fill(x: x, y: y, count: inner, style: base)
+        let position: String
+        switch set.kind {
+        case .normal: position = String(set.position)
+        case .warmup: position = "W"
+        case .failure: position = "F"
+        case .drop: position = "D"
+        }
+        var text = " " + position.leftPadded(to: columns.position) + " " + set.exercise.padded(to: columns.exercise, ellipsis: g.ellipsis) + " "
+        text += Formatting.weight(set.weight, unit: set.unit).leftPadded(to: columns.weight) + " "
+        text += String(set.reps).leftPadded(to: columns.reps) + " "
+        text += (set.rpe.map(Formatting.number) ?? "").padded(to: columns.rpe) + " "
+        var column = x + buffer.put(text, x: x, y: y, style: base, maxWidth: inner)
+        var prStyle = CellStyle.colored(.yellow, bold: true)
+        prStyle.reverse = base.reverse
+        column += buffer.put(row.isPR ? "PR" : "  ", x: column, y: y, style: prStyle, maxWidth: x + inner - column)
+        column += 1
+        let room = x + inner - column
+        guard room > 0 else { return }
+        var status: String
+        var statusStyle: CellStyle
+        switch row.syncState {
+        case .synced:
+            status = g.synced
+            statusStyle = .colored(.green)
+        case .pending:
+            status = g.pending
+            statusStyle = .colored(.yellow)
+        case .rejected:
+            status = g.rejected + " " + (row.syncError ?? "rejected")
+            statusStyle = .colored(.red, bold: true)
+        }
+        statusStyle.reverse = base.reverse
+        status = status.clipped(to: room, ellipsis: g.ellipsis)
+        buffer.put(status, x: column, y: y, style: statusStyle, maxWidth: room)
+    }
+
+    // MARK: Debug pane
+
+    static func relativeFormatter(_ date: Date, _ now: Date) -> String {
+        let seconds = Int(date.timeIntervalSince(now).rounded())
+        if seconds <= 0 { return "now" }
+        if seconds < 60 { return "in \(seconds)s" }
+        if seconds < 3600 { return "in \(seconds / 60)m" }
+        return "in \(seconds / 3600)h"
+    }
+
+    static func drawDebugPane(_ state: AppState, _ buffer: inout ScreenBuffer, top: Int, height: Int) {
+        let g = state.glyphs
+        let width = state.columns
+        let hasBottom = height >= 23
+        let counts = state.counts
+        let title = "Debug \(g.middleDot) outbox, newest 20 \(g.middleDot) \(counts.pending) queued, \(counts.inFlight) in flight, \(counts.failed) failed, \(counts.blocked) blocked"
+        drawBox(&buffer, g, x: 0, y: top, width: width, height: height, title: title, focused: true, bottomBorder: hasBottom)
+        let inner = width - 2
+        let opWidth = 8
+        let entityWidth = 14
+        let kindWidth = 6
+        let stateWidth = 16
+        let attemptsWidth = 3
+        let nextWidth = 8
+        let statusWidth = 4
+        func line(_ op: String, _ entity: String, _ kind: String, _ state: String, _ attempts: String, _ next: String, _ status: String, _ error: String) -> String {
+            " " + op.padded(to: opWidth, ellipsis: "") + " " + entity.padded(to: entityWidth, ellipsis: g.ellipsis) + " "
+                + kind.padded(to: kindWidth) + " " + state.padded(to: stateWidth) + " " + attempts.leftPadded(to: attemptsWidth) + " "
+                + next.padded(to: nextWidth) + " " + status.padded(to: statusWidth) + " " + error
+        }
+        buffer.put(line("op", "entity", "kind", "state", "att", "next", "http", "last error"), x: 1, y: top + 1, style: .bold, maxWidth: inner)
+        let rowsAvailable = height - 2 - (hasBottom ? 1 : 0)
+        if state.outbox.isEmpty {
+            buffer.put(" The outbox is empty.", x: 1, y: top + 2, style: .dim, maxWidth: inner)
+            return
+        }
+        for (index, op) in state.outbox.prefix(min(20, rowsAvailable)).enumerated() {
+            let next: String
+            if op.state == .failedTransient || op.state == .pending, let at = op.nextAttemptAt {
+                next = relativeFormatter(at, state.now)
+            } else {
+                next = "-"
+            }
+            let entity = "\(op.entityType.rawValue) \(op.entityID.prefix(max(4, entityWidth - op.entityType.rawValue.count - 1)))"
+            let text = line(
+                String(op.opID.prefix(8)), entity, op.kind.rawValue, op.state.rawValue, String(op.attemptCount), next,
+                op.lastStatus.map(String.init) ?? "-", op.lastError ?? "")
+            let style: CellStyle
+            switch op.state {
+            case .succeeded: style = .colored(.green)
+            case .pending, .inFlight: style = .colored(.yellow)
+            case .failedTransient: style = .colored(.magenta)
+            case .failedPermanent, .blocked: style = .colored(.red)
+            }
+            buffer.put(text.clipped(to: inner, ellipsis: g.ellipsis), x: 1, y: top + 2 + index, style: style, maxWidth: inner)
+        }
+    }
+
+    // MARK: Bottom bar
+
+    static func hints(_ state: AppState) -> String {
+        if let row = state.currentSet, row.syncState == .rejected, state.focus == .sets {
+            return " \(state.glyphs.rejected) \(row.syncError ?? "rejected")  r retry  x discard  e edit  d delete"
+        }
+        let full = " n log set  e edit  d delete  w workout  a airplane  f star  D debug  s sync  / filter  ? help  q quit"
+        return full.count <= state.columns ? full : " n log  e edit  d delete  w workout  a airplane  D debug  s sync  ? help  q quit"
+    }
+
+    static func drawBottomBar(_ state: AppState, _ buffer: inout ScreenBuffer) {
+        let y = state.rows - 1
+        let width = state.columns
+        switch state.overlay {
+        case .confirmDelete(let target):
+            let question: String
+            switch target {
+            case .set(_, let description): question = "Delete set \(description)?"
+            case .workout(_, let name, let count): question = "Delete workout \(name) and its \(count) set\(count == 1 ? "" : "s")?"
+            }
+            buffer.fill(x: 0, y: y, count: width, style: CellStyle(color: .red, bold: true, reverse: true))
+            buffer.put(" \(question)  y yes  n no", x: 0, y: y, style: CellStyle(color: .red, bold: true, reverse: true))
+            return
+        case .newWorkout(let name):
+            buffer.fill(x: 0, y: y, count: width, style: .reverse)
+            buffer.put(" New workout name: \(name)_   Enter create (empty: named after the time of day)  Esc cancel", x: 0, y: y, style: .reverse)
+            return
+        default:
+            break
+        }
+        if let input = state.filterInput {
+            buffer.fill(x: 0, y: y, count: width, style: .reverse)
+            let pane = input.pane == .sets ? "sets by exercise" : "workouts by name"
+            buffer.put(" /\(input.text)_   filter \(pane)  Enter keep  Esc clear", x: 0, y: y, style: .reverse)
+            return
+        }
+        if let message = state.message {
+            let style = message.isError ? CellStyle(color: .red, bold: true) : CellStyle(color: .cyan, bold: true)
+            buffer.put(" " + message.text.clipped(to: width - 1, ellipsis: state.glyphs.ellipsis), x: 0, y: y, style: style)
+            return
+        }
+        let text = hints(state)
+        let rejectedHint = state.currentSet?.syncState == .rejected && state.focus == .sets
+        buffer.put(text.clipped(to: width, ellipsis: state.glyphs.ellipsis), x: 0, y: y, style: rejectedHint ? .colored(.red, bold: true) : .dim)
+    }
+
+    // MARK: Overlays
+
+    static func drawForm(_ form: SetForm, _ state: AppState, _ buffer: inout ScreenBuffer) {
+        let g = state.glyphs
+        let width = min(64, state.columns - 4)
+        let suggestionRows = 5
+        let height = 2 + 1 + suggestionRows + 4 + 1 + 1
+        let x = (state.columns - width) / 2
+        let y = max(1, (state.rows - height) / 2)
+        for row in y..<(y + height) { buffer.fill(x: x, y: row, count: width) }
+        drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: form.title, focused: true)
+        let labelWidth = 10
+        let valueX = x + 2 + labelWidth
+        let valueWidth = width - labelWidth - 4
+        func field(_ field: SetForm.Field, row: Int, value: String, hint: String = "") {
+            let focused = form.focus == field
+            buffer.put(field.label, x: x + 2, y: row, style: focused ? .bold : .plain)
+            let shown = focused && field != .kind ? value + "_" : value
+            let style = focused ? CellStyle(underline: true) : CellStyle.plain
+            buffer.fill(x: valueX, y: row, count: min(valueWidth, 30), style: style)
+            let used = buffer.put(shown.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX, y: row, style: style, maxWidth: valueWidth)
+            if !hint.isEmpty {
+                buffer.put(hint, x: valueX + max(used, min(valueWidth, 30)) + 1, y: row, style: .dim, maxWidth: x + width - 2 - (valueX + max(used, 30)))
+            }
+        }
+        var row = y + 1
+        field(.exercise, row: row, value: form.exercise)
+        row += 1
+        if form.focus == .exercise {
+            for (index, name) in form.suggestions.prefix(suggestionRows).enumerated() {
+                let highlighted = index == form.highlighted
+                let star = form.starred.contains(name.lowercased()) ? g.star : " "
+                let text = "\(highlighted ? g.selected : " ") \(star) \(name)"
+                buffer.put(text.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX - 2, y: row + index, style: highlighted ? .reverse : .plain)
+            }
+        } else if let prefilled = form.prefilledFrom, case .log = form.purpose {
+            buffer.put("prefilled from your last \(prefilled) set".clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX, y: row, style: .dim)
+        }
+        row += suggestionRows
+        let unitHint = form.weight.lowercased().contains("k") || form.weight.lowercased().contains("l") ? "" : form.unit.rawValue
+        field(.weight, row: row, value: form.weight, hint: unitHint)
+        field(.reps, row: row + 1, value: form.reps)
+        field(.rpe, row: row + 2, value: form.rpe, hint: "optional, 1-10")
+        field(.kind, row: row + 3, value: form.kind.rawValue, hint: "n/w/f/d or ←→".replacingOccurrences(of: "←→", with: g == .ascii ? "<>" : "←→"))
+        row += 4
+        if let error = form.error {
+            buffer.put(error.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .colored(.red, bold: true))
+        }
+        row += 1
+        buffer.put("Enter save  Tab next  S-Tab back  ^U clear  ^F star  Esc cancel".clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .dim)
+    }
+
+    static let helpLines: [(String, String)] = [
+        ("n", "log a set (type-ahead; prefilled from the last set)"),
+        ("e", "edit the selected set"),
+        ("d", "delete the selected set or workout (asks first)"),
+        ("w", "start a new workout"),
+        ("a", "airplane mode on/off (changes stay queued)"),
+        ("f", "star / unstar the selected set's exercise"),
+        ("D", "debug pane: the newest 20 outbox operations"),
+        ("s", "sync now"),
+        ("r / x", "retry / discard a rejected set"),
+        ("/", "filter the focused pane; Esc clears"),
+        ("j k ↑ ↓", "move;  g G  first / last"),
+        ("Tab", "switch between workouts and sets"),
+        ("In the form", "Tab/S-Tab move, ^U clears, Enter saves, Esc cancels"),
+        ("?", "this help;  q  quit"),
+    ]
+
+    static func drawHelp(_ state: AppState, _ buffer: inout ScreenBuffer) {
+        let g = state.glyphs
+        let width = min(72, state.columns - 4)
+        let height = helpLines.count + 4
+        let x = (state.columns - width) / 2
+        let y = max(1, (state.rows - height) / 2)
+        for row in y..<(y + height) { buffer.fill(x: x, y: row, count: width) }
+        drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: "Help", focused: true)
+        for (index, (key, text)) in helpLines.enumerated() {
+            let shownKey = g == .ascii ? key.replacingOccurrences(of: "↑ ↓", with: "up dn") : key
+            buffer.put(shownKey.padded(to: 12), x: x + 2, y: y + 1 + index, style: .bold)
+            buffer.put(text.clipped(to: width - 17, ellipsis: g.ellipsis), x: x + 15, y: y + 1 + index)
+        }
+        buffer.put("Esc or ? closes", x: x + 2, y: y + height - 2, style: .dim)
+    }
+
+    static func drawTooSmall(_ state: AppState, _ buffer: inout ScreenBuffer) {
+        let lines = [
+            "Terminal too small",
+            "\(state.columns)x\(state.rows), needs at least \(AppState.minimumColumns)x\(AppState.minimumRows)",
+            "Enlarge the window, or press q to quit",
+        ]
+        let top = max(0, state.rows / 2 - 1)
+        for (index, line) in lines.enumerated() {
+            let x = max(0, (state.columns - DisplayWidth.of(line)) / 2)
+            buffer.put(line, x: x, y: top + index, style: index == 0 ? .colored(.red, bold: true) : .plain)
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Logging
+import SpotterCore
+import SpotterStore
+import SpotterSync
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the full-screen UI needs from the wiring: the store it reads and writes, the engine
+/// it nudges (nil: no engine, everything still works locally) and the channel it drains.
+public struct TerminalUIOptions: Sendable {
+    public var store: SpotterStore
+    public var sync: (any SyncControlling)?
+    public var events: SyncEventChannel
+    /// Where logs go (never the screen); nil discards them.
+    public var logFile: String?
+    public var restSeconds: Int = 90
+    public var clock: any SpotterClock = SystemClock()
+
+    public init(store: SpotterStore, sync: (any SyncControlling)?, events: SyncEventChannel) {
+        self.store = store
+        self.sync = sync
+        self.events = events
+    }
+}
+
+/// Runs the full-screen UI until the user quits; returns the process exit code
+/// (0 on `q`, 128 + the signal on SIGINT/SIGTERM, 1 when there is no usable terminal).
+public func runTerminalUI(_ options: TerminalUIOptions) -> Int32 {
+    let environment = ProcessInfo.processInfo.environment
+    let logDescriptor = options.logFile.flatMap(FileLogHandler.openDescriptor(path:))
+    let logger: Logger =
+        if let logDescriptor {
+            Logger(label: "spotter.tui") { label in FileLogHandler(label: label, descriptor: logDescriptor) }
+        } else {
+            Logger(label: "spotter.tui") { _ in SwiftLogNoOpLogHandler() }
+        }
+    defer { if let logDescriptor { close(logDescriptor) } }
+
+    guard let signals = SignalPipe() else {
+        FileHandle.standardError.write(Data("spotter: cannot set up signal handling\n".utf8))
+        return 1
+    }
+    signals.install()
+    defer { signals.uninstall() }
+
+    let terminal: CursesTerminal
+    do {
+        terminal = try CursesTerminal.start(environment: environment)
+    } catch {
+        FileHandle.standardError.write(Data("spotter: \(error.description)\n".utf8))
+        return 1
+    }
+    // Anything written to stderr while curses owns the screen would scribble over it.
+    let savedStderr = dup(STDERR_FILENO)
+    let quietTarget = logDescriptor ?? open("/dev/null", O_WRONLY)
+    if quietTarget >= 0 { dup2(quietTarget, STDERR_FILENO) }
+    defer {
+        terminal.stop()
+        if savedStderr >= 0 {
+            dup2(savedStderr, STDERR_FILENO)
+            close(savedStderr)
+        }
+        if logDescriptor == nil, quietTarget >= 0 { close(quietTarget) }
+    }
+    logger.info("ui started: \(terminal.columns)x\(terminal.rows), unicode=\(terminal.unicode), colors=\(terminal.colors)")
+
+    let controller = AppController(
+        store: options.store, sync: options.sync, clock: options.clock, columns: terminal.columns, rows: terminal.rows,
+        glyphs: terminal.unicode ? .unicode : .ascii, colorEnabled: terminal.colors, restSeconds: options.restSeconds,
+        logger: logger)
+    let loop = InputLoop(controller: controller, terminal: terminal, signals: signals, events: options.events, logger: logger)
+    let code = loop.run()
+    logger.info("ui stopped with exit code \(code)")
+    return code
+}
+
+/// The UI thread's loop: sleep in poll() on stdin, the engine's wake pipe and the signal pipe
+/// (plus a timer only while something animates), handle what woke it, redraw at once.
+final class InputLoop {
+    let controller: AppController
+    let terminal: CursesTerminal
+    let signals: SignalPipe
+    let events: SyncEventChannel
+    let logger: Logger
+    private var buffer = ScreenBuffer(width: 0, height: 0)
+    private var lastTick = Date.distantPast
+
+    init(controller: AppController, terminal: CursesTerminal, signals: SignalPipe, events: SyncEventChannel, logger: Logger) {
+        self.controller = controller
+        self.terminal = terminal
+        self.signals = signals
+        self.events = events
+        self.logger = logger
+    }
+
+    /// Milliseconds until the next frame that changes by itself; -1 sleeps until input.
+    private var timeout: Int32 {
+        let state = controller.state
+        guard state.needsTicks else { return -1 }
+        let animating = state.syncing || (state.counts.pending > 0 && state.syncAvailable && !state.airplane)
+        return animating ? 120 : 500
+    }
+
+    func run() -> Int32 {
+        controller.handle(events.drain())
+        var dirty = true
+        while true {
+            if dirty {
+                controller.render(into: &buffer)
+                terminal.draw(buffer)
+                dirty = false
+            }
+            if controller.shouldQuit { return 0 }
+            var fds = [
+                pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: events.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: signals.readEnd, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if ready < 0, errno != EINTR {
+                logger.error("poll failed: errno \(errno)")
+                return 1
+            }
+            for number in signals.drain() {
+                switch number {
+                case SIGINT, SIGTERM:
+                    logger.info("signal \(number): quitting")
+                    return 128 + number
+                case SIGTSTP:
+                    terminal.suspend()
+                    signals.stopProcess()
+                    terminal.resume()
+                    controller.resize(columns: terminal.columns, rows: terminal.rows)
+                    dirty = true
+                case SIGWINCH:
+                    terminal.updateSize()
+                    terminal.invalidate()
+                    controller.resize(columns: terminal.columns, rows: terminal.rows)
+                    dirty = true
+                case SIGCONT:
+                    terminal.invalidate()
+                    controller.resumed()
+                    dirty = true
+                default:
+                    break
+                }
+            }
+            if fds[1].revents != 0 || ready == 0 {
+                let pending = events.drain()
+                if !pending.isEmpty {
+                    controller.handle(pending)
+                    dirty = true
+                }
+            }
+            for input in terminal.readInput() {
+                switch input {
+                case .key(let key):
+                    controller.handle(key)
+                case .resize(let columns, let rows):
+                    controller.resize(columns: columns, rows: rows)
+                }
+                dirty = true
+                if controller.shouldQuit { break }
+            }
+            let now = Date()
+            if controller.state.needsTicks, now.timeIntervalSince(lastTick) * 1000 >= Double(max(timeout, 100)) {
+                lastTick = now
+                controller.tick()
+                dirty = true
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import SpotterCore
+import SpotterStore
+import SpotterSync
+import Testing
+
+@testable import SpotterTUI
+
+@Suite("Screen layout")
+struct LayoutTests {
+    @Test("80x24: header, both panes, the sets table and the key hints, every row exactly 80 columns")
+    func layoutAt80x24() throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.createWorkout(name: "Push Day")
+        try fixture.log("Bench Press (Barbell)", 100, 5, rpe: 8, workout: workout.id)
+        try fixture.log("Bench Press (Barbell)", 100, 5, rpe: 8.5, workout: workout.id)
+        try fixture.log("Incline Bench Press (Dumbbell)", 30, 10, workout: workout.id)
+        let app = fixture.controller()
+        let screen = app.screen
+
+        #expect(screen.width == 80 && screen.height == 24)
+        #expect(screen.line(0).hasPrefix(" Spotter · Push Day ("))
+        #expect(screen.line(0).contains("⟳ Syncing… 4"))
+        #expect(screen.line(1).hasPrefix("┌ Workouts "))
+        #expect(screen.line(1).hasSuffix("┐"))
+        #expect(screen.line(1).contains("┐┌ Sets · Push Day"))
+        #expect(screen.line(2).contains("▸ Push Day"))
+        #expect(screen.line(2).contains("today"))
+        #expect(screen.line(2).contains("#") && screen.line(2).contains("Exercise") && screen.line(2).contains("Weight")
+            && screen.line(2).contains("Reps") && screen.line(2).contains("RPE") && screen.line(2).contains("Status"))
+        let first = try #require(screen.row(containing: "  1 Bench Press (Barbell)"))
+        #expect(screen.line(first).contains("100 kg    5 8 "))
+        #expect(screen.line(first).contains("⏳"))
+        #expect(screen.line(first + 1).contains("8.5"))
+        #expect(screen.contains("Incline Bench Press"))
+        #expect(screen.line(22).hasPrefix("└") && screen.line(22).hasSuffix("┘"))
+        #expect(screen.line(23).contains("n log") && screen.line(23).contains("? help") && screen.line(23).contains("q quit"))
+        for y in 0..<24 {
+            #expect(DisplayWidth.of(screen.line(y)) == 80, "row \(y) is not 80 columns: \(screen.line(y))")
+        }
+    }
+
+    @Test("200x60: wider panes keep long names whole and the list fills the height")
+    func layoutAt200x60() throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.createWorkout(name: "Upper Body Hypertrophy Block Week 3")
+        for index in 0..<40 { try fixture.log(index % 2 == 0 ? "Bulgarian Split Squat (Dumbbell)" : "Lat Pulldown (Cable)", 20 + Double(index), 8, workout: workout.id) }
+        let app = fixture.controller(columns: 200, rows: 60)
+        app.handle(.character("G"))
+        let screen = app.screen
+
+        #expect(screen.width == 200 && screen.height == 60)
+        #expect(screen.line(0).contains("Upper Body Hypertrophy Block Week 3"))
+        #expect(screen.contains("Bulgarian Split Squat (Dumbbell)"))
+        #expect(screen.line(1).hasPrefix("┌ Workouts "))
+        #expect(screen.line(58).hasPrefix("└") && screen.line(58).hasSuffix("┘"))
+        #expect(screen.line(59).contains("? help"))
+        // The last set is selected and visible after G.
+        let last = try #require(screen.row(containing: " 40 Lat Pulldown (Cable)"))
+        #expect(last <= 57)
+        #expect(screen.style(of: "40 Lat Pulldown", onRow: last)?.reverse == true)
+        for y in 0..<60 { #expect(DisplayWidth.of(screen.line(y)) == 200) }
+    }
+
+    @Test("below 80x24 the screen says the terminal is too small, and redraws when it grows")
+    func tooSmall() throws {
+        let fixture = try Fixture()
+        let app = fixture.controller(columns: 79, rows: 30)
+        #expect(app.screen.contains("Terminal too small"))
+        #expect(app.screen.contains("79x30, needs at least 80x24"))
+        app.resize(columns: 100, rows: 23)
+        #expect(app.screen.contains("Terminal too small"))
+        app.resize(columns: 100, rows: 30)
+        #expect(!app.screen.contains("Terminal too small"))
+        #expect(app.screen.line(0).contains("Spotter"))
+    }
+
+    @Test("ASCII glyphs without a UTF-8 locale: no box drawing or symbols on screen")
+    func asciiFallback() throws {
+        let fixture = try Fixture()
+        try fixture.log("Squat (Barbell)", 140, 3)
+        let app = fixture.controller(glyphs: .ascii)
+        let screen = app.screen
+        let allASCII = screen.text.unicodeScalars.allSatisfy { $0.isASCII }
+        #expect(allASCII, "\(screen.text)")
+        #expect(screen.line(1).hasPrefix("+ Workouts "))
+        #expect(screen.line(0).contains("~ Syncing~ 2"))
+        let row = try #require(screen.row(containing: "Squat (Barbell)"))
+        #expect(screen.line(row).contains(".."))
+        app.handle(.character("a"))
+        #expect(app.screen.line(0).contains("> Airplane - 2 queued"))
+    }
+
+    @Test("wide characters take two cells and never break the column grid")
+    func wideCharacters() {
+        var buffer = ScreenBuffer(width: 10, height: 1)
+        let written = buffer.put("a⏳b日本", x: 0, y: 0)
+        #expect(written == 8)
+        #expect(buffer.line(0) == "a⏳b日本  ")
+        #expect(buffer[1, 0].width == 2 && buffer[2, 0].width == 0)
+        #expect(DisplayWidth.of(buffer.line(0)) == 10)
+        // Clipping never splits a wide character.
+        var clipped = ScreenBuffer(width: 4, height: 1)
+        clipped.put("ab日", x: 0, y: 0, maxWidth: 3)
+        #expect(clipped.line(0) == "ab  ")
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import SpotterCore
+import SpotterStore
+import SpotterSync
+import SpotterTUI
+
+/// An engine stand-in that records what the UI asked of it.
+// @unchecked Sendable: `recorded` is only read and written under `lock`.
+final class RecordingSync: SyncControlling, @unchecked Sendable {
+    enum Call: Equatable {
+        case trigger(SyncTrigger)
+        case airplane(Bool)
+    }
+
+    private let lock = NSLock()
+    private var recorded: [Call] = []
+
+    var calls: [Call] { lock.withLock { recorded } }
+
+    func trigger(_ reason: SyncTrigger) { lock.withLock { recorded.append(.trigger(reason)) } }
+    func setAirplane(_ on: Bool) { lock.withLock { recorded.append(.airplane(on)) } }
+}
+
+/// A store on a temporary SQLite file with a hand-moved clock; the file goes with the fixture.
+final class Fixture {
+    let directory: URL
+    let store: SpotterStore
+    let clock: ManualClock
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("spotter-tui-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Noon local time, so "today" and the time-of-day workout name are stable.
+        let noon = Calendar.current.date(bySettingHour: 12, minute: 0, second: 0, of: Date(timeIntervalSince1970: 1_790_000_000))!
+        clock = ManualClock(noon)
+        store = try SpotterStore.open(path: directory.appendingPathComponent("client.db").path, userID: "local", clock: clock)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func controller(columns: Int = 80, rows: Int = 24, sync: (any SyncControlling)? = RecordingSync(), glyphs: Glyphs = .unicode)
+        -> AppController
+    {
+        AppController(store: store, sync: sync, clock: clock, columns: columns, rows: rows, glyphs: glyphs)
+    }
+
+    @discardableResult
+    func log(_ exercise: String, _ weight: Double, _ reps: Int, rpe: Double? = nil, workout: UUID? = nil) throws -> LoggedSet {
+        clock.advance(by: 60)
+        return try store.logSet(
+            LogSetInput(exercise: exercise, weight: weight, reps: reps, rpe: rpe, workout: workout.map { .existing($0) } ?? .current))
+    }
+
+    /// Sends every queued operation as the engine would, ending each with `result`.
+    func completeAll(_ result: (OutboxOperation) -> OperationResult) throws {
+        while true {
+            let claimed = try store.claimEligible(limit: 100)
+            if claimed.isEmpty { return }
+            for op in claimed { try store.complete(opID: op.opID, result: result(op)) }
+        }
+    }
+}
+
+extension AppController {
+    func type(_ text: String) {
+        for character in text { handle(.character(character)) }
+    }
+
+    var screen: ScreenBuffer { Renderer.render(state) }
+}

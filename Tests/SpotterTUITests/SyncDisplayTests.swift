@@ -1,0 +1,171 @@
+import Foundation
+import SpotterCore
+import SpotterStore
+import SpotterSync
+import Testing
+
+@testable import SpotterTUI
+
+@Suite("Sync badge, per-row status and the debug pane")
+struct SyncDisplayTests {
+    @Test("syncing N counts every queued operation, workout create included, and animates")
+    func syncingBadge() throws {
+        let fixture = try Fixture()
+        try fixture.log("Deadlift (Barbell)", 180, 3)
+        try fixture.log("Deadlift (Barbell)", 180, 3)
+        let app = fixture.controller()
+        #expect(app.screen.line(0).contains("⟳ Syncing… 3"))
+        #expect(app.screen.style(of: "⟳ Syncing", onRow: 0)?.color == .cyan)
+        let before = app.screen.line(0)
+        app.tick()
+        #expect(app.screen.line(0) != before, "the spinner moves while operations are queued")
+        #expect(app.state.needsTicks)
+    }
+
+    @Test("synced once the engine reports the queue empty, and the rows turn to ✓")
+    func syncedBadge() throws {
+        let fixture = try Fixture()
+        try fixture.log("Deadlift (Barbell)", 180, 3)
+        let app = fixture.controller()
+        try fixture.completeAll { _ in .succeeded(status: 201, body: nil) }
+        app.handle([.syncing(false), .outboxChanged(pending: 0, failed: 0)])
+        let screen = app.screen
+        #expect(screen.line(0).contains("✓ Synced"))
+        let row = try #require(screen.row(containing: "Deadlift (Barbell)"))
+        #expect(screen.line(row).contains("✓"))
+        #expect(!screen.line(row).contains("⏳"))
+        #expect(!app.state.needsTicks, "nothing animates when idle: the loop sleeps until input")
+    }
+
+    @Test("airplane mode: the badge counts the queue, the switch goes to the engine")
+    func airplaneBadge() throws {
+        let fixture = try Fixture()
+        let sync = RecordingSync()
+        let app = fixture.controller(sync: sync)
+        app.handle(.character("a"))
+        #expect(sync.calls == [.airplane(true)])
+        for _ in 0..<3 {
+            app.handle(.character("n"))
+            if app.state.currentSet == nil { app.type("Squat (Barbell)") }
+            app.handle(.tab)
+            app.handle(.control("u"))
+            app.type("100")
+            app.handle(.tab)
+            app.handle(.control("u"))
+            app.type("5")
+            app.handle(.enter)
+        }
+        #expect(try fixture.store.sets(workoutID: nil).count == 3)
+        #expect(app.screen.line(0).contains("✈ Airplane · 4 queued"))
+        #expect(app.screen.line(0).contains("○ airplane"))
+        app.handle(.character("a"))
+        #expect(sync.calls.last == .airplane(false))
+        #expect(app.screen.line(0).contains("⟳ Syncing… 4"))
+    }
+
+    @Test("a permanent failure shows ⚠ N failed in red, the row ✗ with the server's reason")
+    func failedBadgeAndRejectedRow() throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.createWorkout(name: "Legs")
+        let bad = try fixture.log("Squat (Barbell)", 900, 1, workout: workout.id)
+        try fixture.completeAll { op in
+            op.entityID == bad.set.id.wireString
+                ? .permanent(status: 422, error: "weight is above the 700 kg limit") : .succeeded(status: 201, body: nil)
+        }
+        let app = fixture.controller(columns: 140, rows: 30)
+        let screen = app.screen
+        #expect(screen.line(0).contains("⚠ 1 failed"))
+        #expect(screen.style(of: "⚠ 1 failed", onRow: 0)?.color == .red)
+        let row = try #require(screen.row(containing: "Squat (Barbell)"))
+        #expect(screen.line(row).contains("✗ weight is above the 700 kg limit"))
+        // The selected rejected set explains itself in full in the bottom bar, even at 80 columns.
+        app.resize(columns: 80, rows: 24)
+        #expect(app.screen.line(23).contains("✗ weight is above the 700 kg limit"))
+        #expect(app.screen.line(23).contains("r retry"))
+    }
+
+    @Test("r retries a rejected set as a new operation; x discards it")
+    func retryAndDiscard() throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.createWorkout(name: "Legs")
+        let bad = try fixture.log("Squat (Barbell)", 900, 1, workout: workout.id)
+        try fixture.completeAll { op in
+            op.entityID == bad.set.id.wireString ? .permanent(status: 422, error: "too heavy") : .succeeded(status: 201, body: nil)
+        }
+        let sync = RecordingSync()
+        let app = fixture.controller(sync: sync)
+        app.handle(.character("r"))
+        #expect(try fixture.store.queueCounts().failed == 0)
+        #expect(try fixture.store.queueCounts().pending == 1)
+        #expect(app.screen.line(0).contains("⟳ Syncing… 1"))
+        #expect(sync.calls.contains(.trigger(.enqueue)))
+        try fixture.completeAll { _ in .permanent(status: 422, error: "still too heavy") }
+        app.reloadAll()
+        app.handle(.character("x"))
+        #expect(try fixture.store.sets(workoutID: nil).isEmpty)
+        #expect(app.screen.line(0).contains("✓ Synced"))
+    }
+
+    @Test("D shows the newest 20 outbox rows with op, kind, state, attempts, next attempt, status, error")
+    func debugPane() throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.createWorkout(name: "Volume")
+        for index in 0..<24 { try fixture.log("Bench Press (Barbell)", 60 + Double(index), 10, workout: workout.id) }
+        let claimed = try fixture.store.claimEligible(limit: 1)
+        try fixture.store.complete(
+            opID: claimed[0].opID, result: .transient(status: 503, error: "server busy", retryAt: fixture.clock.now().addingTimeInterval(30)))
+        let app = fixture.controller()
+        app.handle(.character("D"))
+        let screen = app.screen
+        let header = try #require(screen.row(containing: "op"))
+        for column in ["entity", "kind", "state", "att", "next", "http", "last error"] {
+            #expect(screen.line(header).contains(column))
+        }
+        let rows = (0..<24).filter { screen.line($0).contains(" create ") }
+        #expect(rows.count == 20, "\(screen.text)")
+        #expect(screen.contains("pending"))
+        // The newest 20 of 25 operations: the workout's create (oldest) is not among them.
+        #expect(!(1..<23).contains { screen.line($0).contains(" workout ") })
+        app.handle(.character("G"))
+        app.handle(.escape)
+        #expect(!app.state.debugVisible)
+
+        // At a taller size the failed try shows its status, error and countdown.
+        let tall = fixture.controller(columns: 120, rows: 50)
+        tall.handle(.character("D"))
+        #expect(!tall.screen.contains("503"), "the transient op is older than the newest 20")
+        let fresh = try Fixture()
+        try fresh.log("Squat (Barbell)", 100, 5)
+        let op = try #require(try fresh.store.claimEligible(limit: 1).first)
+        try fresh.store.complete(opID: op.opID, result: .transient(status: 503, error: "server busy", retryAt: fresh.clock.now().addingTimeInterval(30)))
+        let debug = fresh.controller(columns: 120, rows: 50)
+        debug.handle(.character("D"))
+        let row = try #require(debug.screen.row(containing: "failed_transient"))
+        #expect(debug.screen.line(row).contains("503"))
+        #expect(debug.screen.line(row).contains("server busy"))
+        #expect(debug.screen.line(row).contains("in 30s"))
+        // Live: time passing re-reads the outbox and counts down.
+        fresh.clock.advance(by: 10)
+        debug.tick()
+        #expect(debug.screen.line(row).contains("in 20s"))
+        // And an engine event re-reads it too: the op succeeded meanwhile.
+        try fresh.store.complete(opID: op.opID, result: .succeeded(status: 201, body: nil))
+        debug.handle([.opSucceeded(opID: op.opID)])
+        #expect(debug.screen.line(row).contains("succeeded"))
+    }
+
+    @Test("engine events update connectivity and notices without any key press")
+    func engineEvents() throws {
+        let fixture = try Fixture()
+        let app = fixture.controller()
+        #expect(app.screen.line(0).contains("○ connecting"))
+        app.handle([.connectivity(.online)])
+        #expect(app.screen.line(0).contains("● online"))
+        app.handle([.connectivity(.offline(reason: "connection refused"))])
+        #expect(app.screen.line(0).contains("○ offline"))
+        app.handle([.notice("Your edit of Squat was rolled back: rejected by the server")])
+        #expect(app.screen.line(23).contains("rolled back"))
+        app.handle([.connectivity(.signInRequired)])
+        #expect(app.screen.line(0).contains("sign in needed"))
+    }
+}
