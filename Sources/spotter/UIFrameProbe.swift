@@ -1,13 +1,27 @@
 import SpotterBench
 import SpotterStore
+import SpotterTUI
 
-/// Connects the bench's frame and start-up measurements to the terminal UI's pure renderer.
+/// Connects the bench's frame and start-up measurements to the terminal UI: the same
+/// controller, reducer and pure renderer the app runs, minus the terminal.
 struct UIFrameProbe: FrameProbe {
     func makeSession(store: SpotterStore, columns: Int, rows: Int) throws -> any FrameSession {
-        throw UIUnavailable()
+        UIFrameSession(
+            controller: AppController(store: store, sync: nil, columns: columns, rows: rows),
+            buffer: ScreenBuffer(width: columns, height: rows))
     }
 }
 
-struct UIUnavailable: Error, CustomStringConvertible {
-    var description: String { "the terminal UI is not part of this build yet" }
+/// Moves the workouts selection down and back up (each move loads that workout's sets), then
+/// renders the whole screen: key press → state → full frame.
+struct UIFrameSession: FrameSession {
+    let controller: AppController
+    var buffer: ScreenBuffer
+    var presses = 0
+
+    mutating func pressKeyAndRender() throws {
+        controller.handle(presses % 20 < 10 ? Key.down : Key.up)
+        presses += 1
+        controller.render(into: &buffer)
+    }
 }
