@@ -384,9 +384,16 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 guard case .success(let response) = result, response.status == 200,
                     let page = try? WireJSON.decoder().decode(ChangesPage.self, from: response.body)
                 else {
-                    if case .success(let response) = result, response.status == 401 {
+                    switch result {
+                    case .success(let response) where response.status == 401:
                         authPaused = true
                         post(connectivity: .signInRequired)
+                    case .failure(.offline):
+                        post(connectivity: .airplane)
+                    case .failure(let error):
+                        post(connectivity: .offline(reason: "\(error)"))
+                    default:
+                        break
                     }
                     flushSucceeded = false
                     finishFlush()
@@ -397,6 +404,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     if entity == nil { logger.warning("skipped an unreadable change of type \(change.entityType)") }
                     return entity
                 }
+                if !authPaused { post(connectivity: .online) }
                 do {
                     let changed = try store.mergePulled(entities, cursor: page.cursor)
                     metricDeltas["pulled", default: 0] += changed
