@@ -92,7 +92,8 @@ let package = Package(
             name: "SpotterSyncTests",
             dependencies: ["SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer"]
         ),
-        .testTarget(name: "SpotterTUITests", dependencies: ["SpotterCore", "SpotterStore", "SpotterSync", "SpotterTUI"]),
+        .testTarget(
+            name: "SpotterTUITests", dependencies: ["SpotterCore", "SpotterStore", "SpotterSync", "SpotterTUI"]),
         .testTarget(name: "SpotterEndToEndTests", dependencies: ["SpotterCore"]),
     ]
 )

@@ -78,7 +78,9 @@ public enum BenchmarkSuite {
 
     // MARK: write
 
-    static let lifts = ["Bench Press (Barbell)", "Squat (Barbell)", "Deadlift (Barbell)", "Overhead Press (Barbell)", "Pull Up"]
+    static let lifts = [
+        "Bench Press (Barbell)", "Squat (Barbell)", "Deadlift (Barbell)", "Overhead Press (Barbell)", "Pull Up",
+    ]
 
     static func writeBench(_ options: BenchOptions) throws -> JSONValue {
         let count = options.quick ? 500 : 10_000
@@ -156,9 +158,11 @@ public enum BenchmarkSuite {
                 }
                 let weight = Double(40 + index % 120)
                 let reps = 1 + index % 10
-                let when = Timestamp.format(start.addingTimeInterval(Double(index / perWorkout) * 86_400 + Double(index % perWorkout) * 120))
+                let when = Timestamp.format(
+                    start.addingTimeInterval(Double(index / perWorkout) * 86_400 + Double(index % perWorkout) * 120))
                 try insertSet.execute(arguments: [
-                    UUID().uuidString.lowercased(), workoutID, lifts[index % lifts.count], index % perWorkout + 1, weight, reps,
+                    UUID().uuidString.lowercased(), workoutID, lifts[index % lifts.count], index % perWorkout + 1,
+                    weight, reps,
                     when, OneRepMax.epley(weight: weight, reps: reps), when, index,
                 ])
             }
@@ -213,7 +217,8 @@ public enum BenchmarkSuite {
 
     static func startServer(_ options: BenchOptions, token: String) async throws -> BackgroundServer {
         try await BackgroundServer.start(
-            ServerConfiguration(databasePath: freshPath(options, "server"), tokens: [token: "bench"]), logger: quietLogger())
+            ServerConfiguration(databasePath: freshPath(options, "server"), tokens: [token: "bench"]),
+            logger: quietLogger())
     }
 
     static func drainRate(_ options: BenchOptions, count: Int, batchSize: Int) async throws -> Double {
@@ -229,7 +234,8 @@ public enum BenchmarkSuite {
         configuration.batchSize = batchSize
         configuration.pullEnabled = false
         let engine = SyncEngine(
-            store: store, transport: HTTPSyncTransport(baseURL: server.baseURL, token: token), configuration: configuration,
+            store: store, transport: HTTPSyncTransport(baseURL: server.baseURL, token: token),
+            configuration: configuration,
             logger: quietLogger())
         let elapsed = await seconds { _ = await engine.drain(until: Date().addingTimeInterval(600)) }
         let left = try store.queueCounts().pending
@@ -264,14 +270,17 @@ public enum BenchmarkSuite {
                         workoutID = UUID().uuidString.lowercased()
                         try tx.saveWorkout(
                             WorkoutDTO(
-                                id: workoutID, name: "Workout \(index / perWorkout)", startedAt: stamp, updatedAt: stamp,
+                                id: workoutID, name: "Workout \(index / perWorkout)", startedAt: stamp,
+                                updatedAt: stamp,
                                 serverVersion: try tx.nextChangeVersion(), deleted: false), owner: "bench")
                     }
                     try tx.saveSet(
                         SetDTO(
-                            id: UUID().uuidString.lowercased(), workoutID: workoutID, exercise: lifts[index % lifts.count],
+                            id: UUID().uuidString.lowercased(), workoutID: workoutID,
+                            exercise: lifts[index % lifts.count],
                             position: index % perWorkout + 1, kind: "normal", weight: 100, unit: "kg", reps: 5,
-                            performedAt: stamp, updatedAt: stamp, serverVersion: try tx.nextChangeVersion(), deleted: false),
+                            performedAt: stamp, updatedAt: stamp, serverVersion: try tx.nextChangeVersion(),
+                            deleted: false),
                         owner: "bench")
                 }
             }
@@ -300,7 +309,8 @@ public enum BenchmarkSuite {
             let body = (try? WireJSON.value(workout).canonicalString) ?? "{}"
             return (UUID().uuidString.lowercased(), body)
         }
-        func blast(_ method: HTTPMethod, _ path: String, withBodies: Bool) async throws -> (rate: Double, replays: Int) {
+        func blast(_ method: HTTPMethod, _ path: String, withBodies: Bool) async throws -> (rate: Double, replays: Int)
+        {
             let counter = ReplayCounter()
             let elapsed = try await seconds {
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -337,7 +347,8 @@ public enum BenchmarkSuite {
         try await client.shutdown()
         await server.stop()
         guard creates.replays == 0, replays.replays == count else {
-            throw BenchError("expected \(count) replays and no replayed creates, saw \(replays.replays) and \(creates.replays)")
+            throw BenchError(
+                "expected \(count) replays and no replayed creates, saw \(replays.replays) and \(creates.replays)")
         }
         return .object([
             "requests": .int(Int64(count)), "concurrency": .int(Int64(concurrency)),

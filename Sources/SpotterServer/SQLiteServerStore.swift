@@ -227,7 +227,9 @@ public struct SQLiteServerStore: ServerStore {
         }
     }
 
-    public func changes(user: String, after version: Int64, limit: Int) async throws -> (
+    public func changes(
+        user: String, after version: Int64, limit: Int
+    ) async throws -> (
         changes: [ChangeDTO], hasMore: Bool
     ) {
         try await dbWriter.read { db in

@@ -56,7 +56,9 @@ struct ServerComponents: Sendable {
 }
 
 /// Builds the sync server as a Hummingbird application (for HummingbirdTesting and custom hosting).
-public func makeServerApplication(_ configuration: ServerConfiguration, logger: Logger) async throws
+public func makeServerApplication(
+    _ configuration: ServerConfiguration, logger: Logger
+) async throws
     -> some ApplicationProtocol
 {
     let components = try ServerComponents(configuration, logger: logger)

@@ -90,7 +90,9 @@ struct SpotterResponder: HTTPResponder {
         return Self.httpResponse(answer)
     }
 
-    private func handle(_ route: APIRoute, request: Request, context: Context) async -> (
+    private func handle(
+        _ route: APIRoute, request: Request, context: Context
+    ) async -> (
         response: APIResponse, user: String?, drop: Bool
     ) {
         var decision = ChaosDecision()

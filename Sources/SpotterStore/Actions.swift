@@ -269,7 +269,8 @@ extension SpotterStore {
             == "blocked"
         {
             try db.execute(
-                sql: "UPDATE sets SET sync_state = 'rejected', sync_error = 'waiting on a rejected workout' WHERE id = ?",
+                sql:
+                    "UPDATE sets SET sync_state = 'rejected', sync_error = 'waiting on a rejected workout' WHERE id = ?",
                 arguments: [setKey])
         }
         return (opID, isPR)

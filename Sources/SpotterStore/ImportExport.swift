@@ -43,7 +43,8 @@ extension SpotterStore {
             // Hevy lists newest first and numbers sets per exercise; keep a stable, natural order.
             if rows.contains(where: { $0.setOrder != nil }) {
                 rows = rows.enumerated().sorted { lhs, rhs in
-                    lhs.element.exercise == rhs.element.exercise && lhs.element.setOrder != nil && rhs.element.setOrder != nil
+                    lhs.element.exercise == rhs.element.exercise && lhs.element.setOrder != nil
+                        && rhs.element.setOrder != nil
                         ? lhs.element.setOrder! < rhs.element.setOrder! : lhs.offset < rhs.offset
                 }.map(\.element)
             }
@@ -55,7 +56,9 @@ extension SpotterStore {
         return result
     }
 
-    private func importWorkout(key: String, rows: [ImportedSet], db: Database, now: Date, result: inout ImportResult) throws {
+    private func importWorkout(
+        key: String, rows: [ImportedSet], db: Database, now: Date, result: inout ImportResult
+    ) throws {
         guard let first = rows.first else { return }
         let start = Timestamp.truncated(first.workoutStart)
         let derivedID = ContentID.uuid("spotter-import-workout|\(key)")
@@ -77,8 +80,10 @@ extension SpotterStore {
             workoutID = derivedID
             result.workoutsAdded += 1
         }
-        var position = try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"), arguments: [workoutID.wireString])
+        var position =
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"),
+                arguments: [workoutID.wireString])
             ?? 0
         var occurrences: [String: Int] = [:]
         for row in rows {
@@ -94,19 +99,23 @@ extension SpotterStore {
             // Already here: this file imported before, or these very sets exported and read back.
             // (`+exercise` keeps SQLite on the workout's index: the exercise index would walk
             // every set of that exercise ever logged, for every row.)
-            let sameContent = try Int.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT COUNT(*) FROM sets WHERE workout_id = ? AND deleted_at IS NULL AND +exercise = ? AND kind = ?
-                        AND weight = ? AND unit = ? AND reps = ? AND rpe IS ? AND distance_m IS ? AND duration_s IS ?
-                        AND notes IS ?
-                        """),
-                arguments: [
-                    workoutID.wireString, exercise, row.kind.rawValue, row.weight, row.unit.rawValue, row.reps, row.rpe,
-                    row.distanceM, row.durationS, row.notes,
-                ]) ?? 0
-            let idTaken = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ?)"), arguments: [setID.wireString])
+            let sameContent =
+                try Int.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT COUNT(*) FROM sets WHERE workout_id = ? AND deleted_at IS NULL AND +exercise = ? AND kind = ?
+                            AND weight = ? AND unit = ? AND reps = ? AND rpe IS ? AND distance_m IS ? AND duration_s IS ?
+                            AND notes IS ?
+                            """),
+                    arguments: [
+                        workoutID.wireString, exercise, row.kind.rawValue, row.weight, row.unit.rawValue, row.reps,
+                        row.rpe,
+                        row.distanceM, row.durationS, row.notes,
+                    ]) ?? 0
+            let idTaken =
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ?)"),
+                    arguments: [setID.wireString])
                 ?? false
             if idTaken || sameContent >= occurrence {
                 result.alreadyPresent += 1
@@ -114,7 +123,8 @@ extension SpotterStore {
             }
             position += 1
             let set = WorkoutSet(
-                id: setID, workoutID: workoutID, exercise: exercise, position: position, kind: row.kind, weight: row.weight,
+                id: setID, workoutID: workoutID, exercise: exercise, position: position, kind: row.kind,
+                weight: row.weight,
                 unit: row.unit, reps: row.reps, rpe: row.rpe, distanceM: row.distanceM, durationS: row.durationS,
                 notes: row.notes, performedAt: start)
             _ = try insertSet(set, db: db, now: now)

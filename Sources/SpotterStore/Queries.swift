@@ -29,11 +29,7 @@ extension SpotterStore {
                         SELECT w.*, (SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL) AS set_count
                         FROM workouts w WHERE w.deleted_at IS NULL ORDER BY w.started_at DESC LIMIT ?
                         """), arguments: [limit]
-            ).map { row in
-                WorkoutSummary(
-                    workout: Workout(row: row), setCount: row["set_count"],
-                    syncState: SyncState(rawValue: row["sync_state"]) ?? .pending, syncError: row["sync_error"])
-            }
+            ).map(Self.workoutSummary)
         }
     }
 
@@ -62,7 +58,21 @@ extension SpotterStore {
     }
 
     public func workout(id: UUID) throws -> WorkoutSummary? {
-        try workoutSummaries(limit: 100_000).first { $0.workout.id == id }
+        try writer.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT w.*, (SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL) AS set_count
+                    FROM workouts w WHERE w.id = ? AND w.deleted_at IS NULL
+                    """, arguments: [id.wireString]
+            ).map(Self.workoutSummary)
+        }
+    }
+
+    static func workoutSummary(_ row: Row) -> WorkoutSummary {
+        WorkoutSummary(
+            workout: Workout(row: row), setCount: row["set_count"],
+            syncState: SyncState(rawValue: row["sync_state"]) ?? .pending, syncError: row["sync_error"])
     }
 
     static func setRow(_ row: Row) -> SetRow {
@@ -131,7 +141,8 @@ extension SpotterStore {
     /// Sets store the catalogue's spelling; queries look it up first so they hit the index exactly.
     static func canonicalExercise(_ name: String, db: Database) throws -> String {
         try String.fetchOne(
-            db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE"), arguments: [name]) ?? name
+            db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE"), arguments: [name])
+            ?? name
     }
 
     /// Catalogue names matching a type-ahead query: starred first, then prefix matches, then the rest.

@@ -430,7 +430,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             if dto.deleted == true { return .deletedWorkout(id) }
             guard let started = Timestamp.parse(dto.startedAt) else { return nil }
             let workout = Workout(
-                id: id, name: dto.name, startedAt: started, endedAt: dto.endedAt.flatMap(Timestamp.parse), notes: dto.notes)
+                id: id, name: dto.name, startedAt: started, endedAt: dto.endedAt.flatMap(Timestamp.parse),
+                notes: dto.notes)
             return .workout(workout, ServerStamp(serverVersion: dto.serverVersion, updatedAt: dto.updatedAt))
         }
         if let dto = change.set, let id = UUID(uuidString: dto.id) {
@@ -439,8 +440,10 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 let kind = SetKind(rawValue: dto.kind), let unit = WeightUnit(rawValue: dto.unit)
             else { return nil }
             let set = WorkoutSet(
-                id: id, workoutID: workoutID, exercise: dto.exercise, position: dto.position, kind: kind, weight: dto.weight,
-                unit: unit, reps: dto.reps, rpe: dto.rpe, distanceM: dto.distanceM, durationS: dto.durationS, notes: dto.notes,
+                id: id, workoutID: workoutID, exercise: dto.exercise, position: dto.position, kind: kind,
+                weight: dto.weight,
+                unit: unit, reps: dto.reps, rpe: dto.rpe, distanceM: dto.distanceM, durationS: dto.durationS,
+                notes: dto.notes,
                 performedAt: performed)
             return .set(set, ServerStamp(serverVersion: dto.serverVersion, updatedAt: dto.updatedAt))
         }

@@ -21,7 +21,8 @@ public final class AppController {
     private let longFormatter: DateFormatter
 
     public init(
-        store: SpotterStore, sync: (any SyncControlling)?, clock: any SpotterClock = SystemClock(), columns: Int, rows: Int,
+        store: SpotterStore, sync: (any SyncControlling)?, clock: any SpotterClock = SystemClock(), columns: Int,
+        rows: Int,
         glyphs: Glyphs = .unicode, colorEnabled: Bool = true, restSeconds: Int = 90,
         logger: Logger = Logger(label: "spotter.tui", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
@@ -202,7 +203,8 @@ public final class AppController {
         case .logSet(let input):
             var form = SetForm(purpose: .log(workoutID: nil, workoutName: nil))
             if case .existing(let id) = input.workout {
-                form.purpose = .log(workoutID: id, workoutName: state.workouts.first { $0.id == id }?.summary.workout.name)
+                form.purpose = .log(
+                    workoutID: id, workoutName: state.workouts.first { $0.id == id }?.summary.workout.name)
             }
             form.exercise = input.exercise
             form.weight = Formatting.weight(input.weight, unit: input.unit)
@@ -280,7 +282,9 @@ public final class AppController {
         let day: String
         if calendar.isDate(started, inSameDayAs: now) {
             day = "today"
-        } else if let days = calendar.dateComponents([.day], from: calendar.startOfDay(for: started), to: calendar.startOfDay(for: now)).day,
+        } else if let days = calendar.dateComponents(
+            [.day], from: calendar.startOfDay(for: started), to: calendar.startOfDay(for: now)
+        ).day,
             days > 0, days < 7
         {
             day = days == 1 ? "yesterday" : weekdayFormatter.string(from: started)

@@ -162,7 +162,10 @@ public struct AppState: Sendable, Equatable {
     public var message: StatusMessage?
     public var shouldQuit = false
 
-    public init(columns: Int, rows: Int, glyphs: Glyphs = .unicode, colorEnabled: Bool = true, syncAvailable: Bool, restSeconds: Int = 90, now: Date) {
+    public init(
+        columns: Int, rows: Int, glyphs: Glyphs = .unicode, colorEnabled: Bool = true, syncAvailable: Bool,
+        restSeconds: Int = 90, now: Date
+    ) {
         self.columns = columns
         self.rows = rows
         self.glyphs = glyphs
@@ -202,7 +205,8 @@ public struct AppState: Sendable, Equatable {
 
     mutating func applyWorkoutFilter() {
         let needle = workoutFilter.lowercased()
-        visibleWorkouts = needle.isEmpty ? workouts : workouts.filter { $0.summary.workout.name.lowercased().contains(needle) }
+        visibleWorkouts =
+            needle.isEmpty ? workouts : workouts.filter { $0.summary.workout.name.lowercased().contains(needle) }
         selectedWorkout = min(max(0, selectedWorkout), max(0, visibleWorkouts.count - 1))
     }
 

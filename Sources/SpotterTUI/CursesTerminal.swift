@@ -2,8 +2,9 @@
 // and copies a `ScreenBuffer` to the screen. Everything else is testable without a terminal.
 import CNcursesw
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Input the terminal produced: a key, or a new size.
@@ -43,7 +44,8 @@ final class CursesTerminal {
         let codeset = spotter_codeset().map { String(cString: $0) } ?? ""
         let unicode = codeset.uppercased().replacingOccurrences(of: "-", with: "") == "UTF8"
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            throw TerminalError(description: "the UI needs a terminal; use a subcommand (see `spotter --help`) in scripts")
+            throw TerminalError(
+                description: "the UI needs a terminal; use a subcommand (see `spotter --help`) in scripts")
         }
         guard let screen = spotter_newterm() else {
             throw TerminalError(description: "cannot open the terminal (TERM=\(environment["TERM"] ?? "unset"))")
@@ -64,7 +66,8 @@ final class CursesTerminal {
             start_color()
             use_default_colors()
             let pairs: [(CellColor, Int32)] = [
-                (.red, Int32(COLOR_RED)), (.green, Int32(COLOR_GREEN)), (.yellow, Int32(COLOR_YELLOW)), (.blue, Int32(COLOR_BLUE)),
+                (.red, Int32(COLOR_RED)), (.green, Int32(COLOR_GREEN)), (.yellow, Int32(COLOR_YELLOW)),
+                (.blue, Int32(COLOR_BLUE)),
                 (.cyan, Int32(COLOR_CYAN)), (.magenta, Int32(COLOR_MAGENTA)), (.gray, Int32(COLOR_WHITE)),
             ]
             for (color, curses) in pairs { init_pair(Int16(color.rawValue), Int16(curses), -1) }

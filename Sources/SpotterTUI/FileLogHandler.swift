@@ -1,7 +1,8 @@
 import Foundation
 import Logging
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A swift-log handler that appends lines to a file: the UI owns the screen, so its logs
@@ -21,7 +22,9 @@ struct FileLogHandler: LogHandler {
     /// Opens (creating) `path` for appending; nil when it cannot be opened.
     static func openDescriptor(path: String) -> Int32? {
         let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty { try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        if !directory.isEmpty {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         return fd >= 0 ? fd : nil
     }
@@ -34,8 +37,11 @@ struct FileLogHandler: LogHandler {
     func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
-        let details = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let line = "\(ISO8601DateFormatter().string(from: Date())) \(event.level) \(label): \(event.message)\(details)\n"
+        let details =
+            merged.isEmpty
+            ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let line =
+            "\(ISO8601DateFormatter().string(from: Date())) \(event.level) \(label): \(event.message)\(details)\n"
         let bytes = Array(line.utf8)
         bytes.withUnsafeBufferPointer { pointer in _ = write(descriptor, pointer.baseAddress, pointer.count) }
     }

@@ -23,11 +23,13 @@ public struct Glyphs: Sendable, Equatable {
 
     public static let unicode = Glyphs(
         synced: "✓", pending: "⏳", rejected: "✗", syncing: "⟳", airplane: "✈", warning: "⚠", online: "●", offline: "○",
-        selected: "▸", star: "★", ellipsis: "…", middleDot: "·", spinner: ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"],
+        selected: "▸", star: "★", ellipsis: "…", middleDot: "·",
+        spinner: ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"],
         horizontal: "─", vertical: "│", topLeft: "┌", topRight: "┐", bottomLeft: "└", bottomRight: "┘")
 
     public static let ascii = Glyphs(
-        synced: "ok", pending: "..", rejected: "x", syncing: "~", airplane: ">", warning: "!", online: "*", offline: "o",
+        synced: "ok", pending: "..", rejected: "x", syncing: "~", airplane: ">", warning: "!", online: "*",
+        offline: "o",
         selected: ">", star: "*", ellipsis: "~", middleDot: "-", spinner: ["|", "/", "-", "\\"],
         horizontal: "-", vertical: "|", topLeft: "+", topRight: "+", bottomLeft: "+", bottomRight: "+")
 }

@@ -163,7 +163,8 @@ extension AppState {
                 say("No workout selected", isError: true)
                 return
             }
-            overlay = .confirmDelete(.workout(id: item.id, name: item.summary.workout.name, setCount: item.summary.setCount))
+            overlay = .confirmDelete(
+                .workout(id: item.id, name: item.summary.workout.name, setCount: item.summary.setCount))
         }
     }
 
@@ -174,7 +175,11 @@ extension AppState {
     private mutating func resolveRejected(retry: Bool) -> [AppEffect] {
         let verb = retry ? "retry" : "discard"
         if focus == .workouts, let item = currentWorkout, item.summary.syncState == .rejected {
-            return [retry ? .retry(entityType: .workout, entityID: item.id.wireString) : .discard(entityType: .workout, entityID: item.id.wireString)]
+            return [
+                retry
+                    ? .retry(entityType: .workout, entityID: item.id.wireString)
+                    : .discard(entityType: .workout, entityID: item.id.wireString)
+            ]
         }
         guard let row = currentSet, row.syncState == .rejected else {
             say("Nothing to \(verb): select a rejected (\(glyphs.rejected)) set", isError: true)
@@ -334,7 +339,10 @@ extension AppState {
         case .control("f"):
             // Ctrl-F stars the highlighted suggestion without leaving the form.
             if form.focus == .exercise, form.suggestions.indices.contains(form.highlighted) {
-                return [.toggleFavorite(exercise: form.suggestions[form.highlighted]), .loadSuggestions(query: form.exercise)]
+                return [
+                    .toggleFavorite(exercise: form.suggestions[form.highlighted]),
+                    .loadSuggestions(query: form.exercise),
+                ]
             }
             return []
         default:
@@ -347,7 +355,8 @@ extension AppState {
             case .right, .character(" "):
                 form.kind = Self.cycle(form.kind, by: 1)
             case .character(let character):
-                if let kind = SetKind.allCases.first(where: { $0.rawValue.first == Character(character.lowercased()) }) {
+                if let kind = SetKind.allCases.first(where: { $0.rawValue.first == Character(character.lowercased()) })
+                {
                     form.kind = kind
                 }
             default:
@@ -440,7 +449,8 @@ extension AppState {
                 .editSet(
                     id: setID,
                     changes: SetChanges(
-                        exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, clearRPE: rpe == nil, kind: form.kind)))
+                        exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, clearRPE: rpe == nil,
+                        kind: form.kind)))
         }
     }
 
@@ -449,7 +459,8 @@ extension AppState {
         var body = text.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: ",", with: ".")
         if body.isEmpty { return (0, defaultUnit) }
         var unit = defaultUnit
-        for (suffix, suffixUnit) in [("lbs", WeightUnit.lb), ("lb", .lb), ("kgs", .kg), ("kg", .kg)] where body.hasSuffix(suffix) {
+        for (suffix, suffixUnit) in [("lbs", WeightUnit.lb), ("lb", .lb), ("kgs", .kg), ("kg", .kg)]
+        where body.hasSuffix(suffix) {
             unit = suffixUnit
             body = String(body.dropLast(suffix.count)).trimmingCharacters(in: .whitespaces)
             break

@@ -39,7 +39,9 @@ public enum Renderer {
         if panesBottom - top >= 3 {
             let workoutsWidth = workoutsPaneWidth(columns: state.columns)
             drawWorkoutsPane(state, &buffer, x: 0, y: top, width: workoutsWidth, height: panesBottom - top)
-            drawSetsPane(state, &buffer, x: workoutsWidth, y: top, width: state.columns - workoutsWidth, height: panesBottom - top)
+            drawSetsPane(
+                state, &buffer, x: workoutsWidth, y: top, width: state.columns - workoutsWidth,
+                height: panesBottom - top)
         }
         drawBottomBar(state, &buffer)
         switch state.overlay {
@@ -62,7 +64,9 @@ public enum Renderer {
             return ("\(g.warning) \(state.counts.failed) failed", .colored(.red, bold: true))
         }
         if state.airplane {
-            return ("\(g.airplane) Airplane \(g.middleDot) \(state.counts.pending) queued", .colored(.yellow, bold: true))
+            return (
+                "\(g.airplane) Airplane \(g.middleDot) \(state.counts.pending) queued", .colored(.yellow, bold: true)
+            )
         }
         if state.counts.pending > 0 {
             if !state.syncAvailable { return ("\(state.counts.pending) queued (no sync)", .colored(.yellow)) }
@@ -137,7 +141,9 @@ public enum Renderer {
 
     // MARK: Workouts pane
 
-    static func drawWorkoutsPane(_ state: AppState, _ buffer: inout ScreenBuffer, x: Int, y: Int, width: Int, height: Int) {
+    static func drawWorkoutsPane(
+        _ state: AppState, _ buffer: inout ScreenBuffer, x: Int, y: Int, width: Int, height: Int
+    ) {
         let g = state.glyphs
         var title = "Workouts"
         if !state.workoutFilter.isEmpty { title += " /\(state.workoutFilter)" }
@@ -185,7 +191,9 @@ public enum Renderer {
                 column += buffer.put(status, x: column, y: rowY, style: s)
                 column += 1
             }
-            buffer.put(day.leftPadded(to: dayWidth), x: column, y: rowY, style: selected ? style : .dim, maxWidth: x + 1 + inner - column)
+            buffer.put(
+                day.leftPadded(to: dayWidth), x: column, y: rowY, style: selected ? style : .dim,
+                maxWidth: x + 1 + inner - column)
         }
     }
 
@@ -210,7 +218,8 @@ public enum Renderer {
         }
 
         func header() -> String {
-            "#".leftPadded(to: position) + " " + "Exercise".padded(to: exercise) + " " + "Weight".leftPadded(to: weight) + " "
+            "#".leftPadded(to: position) + " " + "Exercise".padded(to: exercise) + " " + "Weight".leftPadded(to: weight)
+                + " "
                 + "Reps".leftPadded(to: reps) + " " + "RPE".padded(to: rpe) + " " + "  " + " " + "Status"
         }
     }
@@ -223,7 +232,8 @@ public enum Renderer {
         drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: title, focused: state.focus == .sets)
         let inner = width - 2
         let columns = SetColumns(inner: inner)
-        buffer.put(" " + columns.header(), x: x + 1, y: y + 1, style: CellStyle(bold: true, underline: false), maxWidth: inner)
+        buffer.put(
+            " " + columns.header(), x: x + 1, y: y + 1, style: CellStyle(bold: true, underline: false), maxWidth: inner)
         let visibleRows = height - 3
         let rows = state.visibleSets
         if rows.isEmpty {
@@ -241,12 +251,15 @@ public enum Renderer {
         let offset = scrollOffset(selected: state.selectedSet, count: rows.count, visibleRows: visibleRows)
         for row in 0..<min(visibleRows, rows.count - offset) {
             let index = offset + row
-            drawSetRow(rows[index], selected: index == state.selectedSet, focused: state.focus == .sets, columns: columns, g, &buffer, x: x + 1, y: y + 2 + row, inner: inner)
+            drawSetRow(
+                rows[index], selected: index == state.selectedSet, focused: state.focus == .sets, columns: columns, g,
+                &buffer, x: x + 1, y: y + 2 + row, inner: inner)
         }
     }
 
     static func drawSetRow(
-        _ row: SetRow, selected: Bool, focused: Bool, columns: SetColumns, _ g: Glyphs, _ buffer: inout ScreenBuffer, x: Int, y: Int,
+        _ row: SetRow, selected: Bool, focused: Bool, columns: SetColumns, _ g: Glyphs, _ buffer: inout ScreenBuffer,
+        x: Int, y: Int,
         inner: Int
     ) {
         let set = row.set
@@ -259,7 +272,9 @@ public enum Renderer {
         case .failure: position = "F"
         case .drop: position = "D"
         }
-        var text = " " + position.leftPadded(to: columns.position) + " " + set.exercise.padded(to: columns.exercise, ellipsis: g.ellipsis) + " "
+        var text =
+            " " + position.leftPadded(to: columns.position) + " "
+            + set.exercise.padded(to: columns.exercise, ellipsis: g.ellipsis) + " "
         text += Formatting.weight(set.weight, unit: set.unit).leftPadded(to: columns.weight) + " "
         text += String(set.reps).leftPadded(to: columns.reps) + " "
         text += (set.rpe.map(Formatting.number) ?? "").padded(to: columns.rpe) + " "
@@ -303,8 +318,11 @@ public enum Renderer {
         let width = state.columns
         let hasBottom = height >= 23
         let counts = state.counts
-        let title = "Debug \(g.middleDot) outbox, newest 20 \(g.middleDot) \(counts.pending) queued, \(counts.inFlight) in flight, \(counts.failed) failed, \(counts.blocked) blocked"
-        drawBox(&buffer, g, x: 0, y: top, width: width, height: height, title: title, focused: true, bottomBorder: hasBottom)
+        let title =
+            "Debug \(g.middleDot) outbox, newest 20 \(g.middleDot) \(counts.pending) queued, \(counts.inFlight) in flight, \(counts.failed) failed, \(counts.blocked) blocked"
+        drawBox(
+            &buffer, g, x: 0, y: top, width: width, height: height, title: title, focused: true, bottomBorder: hasBottom
+        )
         let inner = width - 2
         let opWidth = 8
         let entityWidth = 14
@@ -313,12 +331,19 @@ public enum Renderer {
         let attemptsWidth = 3
         let nextWidth = 8
         let statusWidth = 4
-        func line(_ op: String, _ entity: String, _ kind: String, _ state: String, _ attempts: String, _ next: String, _ status: String, _ error: String) -> String {
-            " " + op.padded(to: opWidth, ellipsis: "") + " " + entity.padded(to: entityWidth, ellipsis: g.ellipsis) + " "
-                + kind.padded(to: kindWidth) + " " + state.padded(to: stateWidth) + " " + attempts.leftPadded(to: attemptsWidth) + " "
+        func line(
+            _ op: String, _ entity: String, _ kind: String, _ state: String, _ attempts: String, _ next: String,
+            _ status: String, _ error: String
+        ) -> String {
+            " " + op.padded(to: opWidth, ellipsis: "") + " " + entity.padded(to: entityWidth, ellipsis: g.ellipsis)
+                + " "
+                + kind.padded(to: kindWidth) + " " + state.padded(to: stateWidth) + " "
+                + attempts.leftPadded(to: attemptsWidth) + " "
                 + next.padded(to: nextWidth) + " " + status.padded(to: statusWidth) + " " + error
         }
-        buffer.put(line("op", "entity", "kind", "state", "att", "next", "http", "last error"), x: 1, y: top + 1, style: .bold, maxWidth: inner)
+        buffer.put(
+            line("op", "entity", "kind", "state", "att", "next", "http", "last error"), x: 1, y: top + 1, style: .bold,
+            maxWidth: inner)
         let rowsAvailable = height - 2 - (hasBottom ? 1 : 0)
         if state.outbox.isEmpty {
             buffer.put(" The outbox is empty.", x: 1, y: top + 2, style: .dim, maxWidth: inner)
@@ -331,7 +356,8 @@ public enum Renderer {
             } else {
                 next = "-"
             }
-            let entity = "\(op.entityType.rawValue) \(op.entityID.prefix(max(4, entityWidth - op.entityType.rawValue.count - 1)))"
+            let entity =
+                "\(op.entityType.rawValue) \(op.entityID.prefix(max(4, entityWidth - op.entityType.rawValue.count - 1)))"
             let text = line(
                 String(op.opID.prefix(8)), entity, op.kind.rawValue, op.state.rawValue, String(op.attemptCount), next,
                 op.lastStatus.map(String.init) ?? "-", op.lastError ?? "")
@@ -342,7 +368,8 @@ public enum Renderer {
             case .failedTransient: style = .colored(.magenta)
             case .failedPermanent, .blocked: style = .colored(.red)
             }
-            buffer.put(text.clipped(to: inner, ellipsis: g.ellipsis), x: 1, y: top + 2 + index, style: style, maxWidth: inner)
+            buffer.put(
+                text.clipped(to: inner, ellipsis: g.ellipsis), x: 1, y: top + 2 + index, style: style, maxWidth: inner)
         }
     }
 
@@ -352,8 +379,10 @@ public enum Renderer {
         if let row = state.currentSet, row.syncState == .rejected, state.focus == .sets {
             return " \(state.glyphs.rejected) \(row.syncError ?? "rejected")  r retry  x discard  e edit  d delete"
         }
-        let full = " n log set  e edit  d delete  w workout  a airplane  f star  D debug  s sync  / filter  ? help  q quit"
-        return full.count <= state.columns ? full : " n log  e edit  d delete  w workout  a airplane  D debug  s sync  ? help  q quit"
+        let full =
+            " n log set  e edit  d delete  w workout  a airplane  f star  D debug  s sync  / filter  ? help  q quit"
+        return full.count <= state.columns
+            ? full : " n log  e edit  d delete  w workout  a airplane  D debug  s sync  ? help  q quit"
     }
 
     static func drawBottomBar(_ state: AppState, _ buffer: inout ScreenBuffer) {
@@ -364,14 +393,18 @@ public enum Renderer {
             let question: String
             switch target {
             case .set(_, let description): question = "Delete set \(description)?"
-            case .workout(_, let name, let count): question = "Delete workout \(name) and its \(count) set\(count == 1 ? "" : "s")?"
+            case .workout(_, let name, let count):
+                question = "Delete workout \(name) and its \(count) set\(count == 1 ? "" : "s")?"
             }
             buffer.fill(x: 0, y: y, count: width, style: CellStyle(color: .red, bold: true, reverse: true))
-            buffer.put(" \(question)  y yes  n no", x: 0, y: y, style: CellStyle(color: .red, bold: true, reverse: true))
+            buffer.put(
+                " \(question)  y yes  n no", x: 0, y: y, style: CellStyle(color: .red, bold: true, reverse: true))
             return
         case .newWorkout(let name):
             buffer.fill(x: 0, y: y, count: width, style: .reverse)
-            buffer.put(" New workout name: \(name)_   Enter create (empty: named after the time of day)  Esc cancel", x: 0, y: y, style: .reverse)
+            buffer.put(
+                " New workout name: \(name)_   Enter create (empty: named after the time of day)  Esc cancel", x: 0,
+                y: y, style: .reverse)
             return
         default:
             break
@@ -384,12 +417,15 @@ public enum Renderer {
         }
         if let message = state.message {
             let style = message.isError ? CellStyle(color: .red, bold: true) : CellStyle(color: .cyan, bold: true)
-            buffer.put(" " + message.text.clipped(to: width - 1, ellipsis: state.glyphs.ellipsis), x: 0, y: y, style: style)
+            buffer.put(
+                " " + message.text.clipped(to: width - 1, ellipsis: state.glyphs.ellipsis), x: 0, y: y, style: style)
             return
         }
         let text = hints(state)
         let rejectedHint = state.currentSet?.syncState == .rejected && state.focus == .sets
-        buffer.put(text.clipped(to: width, ellipsis: state.glyphs.ellipsis), x: 0, y: y, style: rejectedHint ? .colored(.red, bold: true) : .dim)
+        buffer.put(
+            text.clipped(to: width, ellipsis: state.glyphs.ellipsis), x: 0, y: y,
+            style: rejectedHint ? .colored(.red, bold: true) : .dim)
     }
 
     // MARK: Overlays
@@ -412,9 +448,13 @@ public enum Renderer {
             let shown = focused && field != .kind ? value + "_" : value
             let style = focused ? CellStyle(underline: true) : CellStyle.plain
             buffer.fill(x: valueX, y: row, count: min(valueWidth, 30), style: style)
-            let used = buffer.put(shown.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX, y: row, style: style, maxWidth: valueWidth)
+            let used = buffer.put(
+                shown.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX, y: row, style: style,
+                maxWidth: valueWidth)
             if !hint.isEmpty {
-                buffer.put(hint, x: valueX + max(used, min(valueWidth, 30)) + 1, y: row, style: .dim, maxWidth: x + width - 2 - (valueX + max(used, 30)))
+                buffer.put(
+                    hint, x: valueX + max(used, min(valueWidth, 30)) + 1, y: row, style: .dim,
+                    maxWidth: x + width - 2 - (valueX + max(used, 30)))
             }
         }
         var row = y + 1
@@ -425,23 +465,33 @@ public enum Renderer {
                 let highlighted = index == form.highlighted
                 let star = form.starred.contains(name.lowercased()) ? g.star : " "
                 let text = "\(highlighted ? g.selected : " ") \(star) \(name)"
-                buffer.put(text.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX - 2, y: row + index, style: highlighted ? .reverse : .plain)
+                buffer.put(
+                    text.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX - 2, y: row + index,
+                    style: highlighted ? .reverse : .plain)
             }
         } else if let prefilled = form.prefilledFrom, case .log = form.purpose {
-            buffer.put("prefilled from your last \(prefilled) set".clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX, y: row, style: .dim)
+            buffer.put(
+                "prefilled from your last \(prefilled) set".clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX,
+                y: row, style: .dim)
         }
         row += suggestionRows
-        let unitHint = form.weight.lowercased().contains("k") || form.weight.lowercased().contains("l") ? "" : form.unit.rawValue
+        let unitHint =
+            form.weight.lowercased().contains("k") || form.weight.lowercased().contains("l") ? "" : form.unit.rawValue
         field(.weight, row: row, value: form.weight, hint: unitHint)
         field(.reps, row: row + 1, value: form.reps)
         field(.rpe, row: row + 2, value: form.rpe, hint: "optional, 1-10")
-        field(.kind, row: row + 3, value: form.kind.rawValue, hint: "n/w/f/d or ←→".replacingOccurrences(of: "←→", with: g == .ascii ? "<>" : "←→"))
+        field(
+            .kind, row: row + 3, value: form.kind.rawValue,
+            hint: "n/w/f/d or ←→".replacingOccurrences(of: "←→", with: g == .ascii ? "<>" : "←→"))
         row += 4
         if let error = form.error {
-            buffer.put(error.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .colored(.red, bold: true))
+            buffer.put(
+                error.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .colored(.red, bold: true))
         }
         row += 1
-        buffer.put("Enter save  Tab next  S-Tab back  ^U clear  ^F star  Esc cancel".clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .dim)
+        buffer.put(
+            "Enter save  Tab next  S-Tab back  ^U clear  ^F star  Esc cancel".clipped(
+                to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .dim)
     }
 
     static let helpLines: [(String, String)] = [

@@ -12,7 +12,10 @@ public struct CellStyle: Sendable, Equatable, Hashable {
     public var dim: Bool
     public var underline: Bool
 
-    public init(color: CellColor = .normal, bold: Bool = false, reverse: Bool = false, dim: Bool = false, underline: Bool = false) {
+    public init(
+        color: CellColor = .normal, bold: Bool = false, reverse: Bool = false, dim: Bool = false,
+        underline: Bool = false
+    ) {
         self.color = color
         self.bold = bold
         self.reverse = reverse
@@ -24,7 +27,9 @@ public struct CellStyle: Sendable, Equatable, Hashable {
     public static let bold = CellStyle(bold: true)
     public static let reverse = CellStyle(reverse: true)
     public static let dim = CellStyle(dim: true)
-    public static func colored(_ color: CellColor, bold: Bool = false) -> CellStyle { CellStyle(color: color, bold: bold) }
+    public static func colored(_ color: CellColor, bold: Bool = false) -> CellStyle {
+        CellStyle(color: color, bold: bold)
+    }
 }
 
 /// One terminal cell: a character and its style. A wide character occupies its own cell
@@ -64,7 +69,8 @@ public struct ScreenBuffer: Sendable, Equatable {
     /// Writes `text` at (x, y), clipped to `maxWidth` columns (and the screen edge); returns
     /// the number of columns written. A wide character that would straddle the limit is replaced by a space.
     @discardableResult
-    public mutating func put(_ text: String, x: Int, y: Int, style: CellStyle = .plain, maxWidth: Int = Int.max) -> Int {
+    public mutating func put(_ text: String, x: Int, y: Int, style: CellStyle = .plain, maxWidth: Int = Int.max) -> Int
+    {
         guard y >= 0, y < height, x < width else { return 0 }
         let limit = min(width, maxWidth == Int.max ? width : x + max(0, maxWidth))
         var column = x
@@ -166,7 +172,9 @@ extension ScreenBuffer: CustomStringConvertible {
 public enum DisplayWidth {
     public static func of(_ character: Character) -> Int {
         guard let first = character.unicodeScalars.first else { return 0 }
-        if character.unicodeScalars.count > 1, character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
+        if character.unicodeScalars.count > 1, character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) {
+            return 2
+        }
         return of(first)
     }
 
@@ -189,7 +197,8 @@ public enum DisplayWidth {
         // Emoji that terminals draw two columns wide by default (East Asian Width "W").
         switch v {
         case 0x231A, 0x231B, 0x23E9...0x23EC, 0x23F0, 0x23F3, 0x25FD, 0x25FE, 0x2614, 0x2615, 0x2648...0x2653, 0x267F,
-            0x2693, 0x26A1, 0x26AA, 0x26AB, 0x26BD, 0x26BE, 0x26C4, 0x26C5, 0x26CE, 0x26D4, 0x26EA, 0x26F2, 0x26F3, 0x26F5,
+            0x2693, 0x26A1, 0x26AA, 0x26AB, 0x26BD, 0x26BE, 0x26C4, 0x26C5, 0x26CE, 0x26D4, 0x26EA, 0x26F2, 0x26F3,
+            0x26F5,
             0x26FA, 0x26FD, 0x2705, 0x270A, 0x270B, 0x2728, 0x274C, 0x274E, 0x2753...0x2755, 0x2757, 0x2795...0x2797,
             0x27B0, 0x27BF, 0x2B1B, 0x2B1C, 0x2B50, 0x2B55:
             return 2

@@ -3,8 +3,9 @@ import Logging
 import SpotterCore
 import SpotterStore
 import SpotterSync
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the full-screen UI needs from the wiring: the store it reads and writes, the engine
@@ -64,13 +65,15 @@ public func runTerminalUI(_ options: TerminalUIOptions) -> Int32 {
         }
         if logDescriptor == nil, quietTarget >= 0 { close(quietTarget) }
     }
-    logger.info("ui started: \(terminal.columns)x\(terminal.rows), unicode=\(terminal.unicode), colors=\(terminal.colors)")
+    logger.info(
+        "ui started: \(terminal.columns)x\(terminal.rows), unicode=\(terminal.unicode), colors=\(terminal.colors)")
 
     let controller = AppController(
         store: options.store, sync: options.sync, clock: options.clock, columns: terminal.columns, rows: terminal.rows,
         glyphs: terminal.unicode ? .unicode : .ascii, colorEnabled: terminal.colors, restSeconds: options.restSeconds,
         logger: logger)
-    let loop = InputLoop(controller: controller, terminal: terminal, signals: signals, events: options.events, logger: logger)
+    let loop = InputLoop(
+        controller: controller, terminal: terminal, signals: signals, events: options.events, logger: logger)
     let code = loop.run()
     logger.info("ui stopped with exit code \(code)")
     return code
@@ -87,7 +90,10 @@ final class InputLoop {
     private var buffer = ScreenBuffer(width: 0, height: 0)
     private var lastTick = Date.distantPast
 
-    init(controller: AppController, terminal: CursesTerminal, signals: SignalPipe, events: SyncEventChannel, logger: Logger) {
+    init(
+        controller: AppController, terminal: CursesTerminal, signals: SignalPipe, events: SyncEventChannel,
+        logger: Logger
+    ) {
         self.controller = controller
         self.terminal = terminal
         self.signals = signals

@@ -6,7 +6,8 @@ import SpotterCore
 /// `spotter bench`: the performance suite of SPEC section 9, on temporary files and an
 /// in-process server on loopback.
 struct Bench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Measure write, frame, drain, pull, start-up and server speed.")
+    static let configuration = CommandConfiguration(
+        abstract: "Measure write, frame, drain, pull, start-up and server speed.")
 
     @Flag(help: "One JSON document on stdout.") var json = false
     @Flag(help: "Run every part small, only to prove it works.") var quick = false
@@ -14,7 +15,8 @@ struct Bench: AsyncParsableCommand {
     var only: String?
 
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spotter-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "spotter-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var options = BenchOptions(directory: directory)
         options.quick = quick
@@ -23,7 +25,8 @@ struct Bench: AsyncParsableCommand {
             options.parts = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             let known: Set<String> = ["write", "frame", "drain", "pull", "startup", "server"]
             if let unknown = options.parts.subtracting(known).first {
-                throw CLIError("unknown bench part '\(unknown)'; choose from \(known.sorted().joined(separator: ", "))", code: 2)
+                throw CLIError(
+                    "unknown bench part '\(unknown)'; choose from \(known.sorted().joined(separator: ", "))", code: 2)
             }
         }
         let result: JSONValue

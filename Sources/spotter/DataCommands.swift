@@ -82,14 +82,19 @@ struct Stats: AsyncParsableCommand {
             line += " \(String(record.sets).leftPadded(5)) sets"
             if let best = record.bestOneRepMaxKg, let set = record.bestOneRepMaxSet {
                 line += "   e1RM \(Formatting.number((best * 10).rounded() / 10)) kg"
-                line += " (\(Formatting.weight(set.weight, unit: set.unit)) × \(set.reps), \(Timestamp.format(set.performedAt).prefix(10)))"
+                line +=
+                    " (\(Formatting.weight(set.weight, unit: set.unit)) × \(set.reps), \(Timestamp.format(set.performedAt).prefix(10)))"
             }
-            if let heaviest = record.heaviestKg { line += "   heaviest \(Formatting.number((heaviest * 10).rounded() / 10)) kg" }
+            if let heaviest = record.heaviestKg {
+                line += "   heaviest \(Formatting.number((heaviest * 10).rounded() / 10)) kg"
+            }
             print(line)
         }
         print("Volume per week (kg × reps)")
         for week in try store.weeklyVolume(exercise: exercise) {
-            print("  week of \(Timestamp.format(week.weekStart).prefix(10))  \(Formatting.number(week.volumeKg.rounded())) kg in \(week.sets) sets")
+            print(
+                "  week of \(Timestamp.format(week.weekStart).prefix(10))  \(Formatting.number(week.volumeKg.rounded())) kg in \(week.sets) sets"
+            )
         }
     }
 }

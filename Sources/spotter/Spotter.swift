@@ -13,7 +13,8 @@ struct Spotter: AsyncParsableCommand {
         discussion: "Without a subcommand, opens the full-screen UI.",
         subcommands: [
             Interactive.self, Log.self, Edit.self, Delete.self, SetsCommand.self, WorkoutsCommand.self, Status.self,
-            OutboxCommand.self, Airplane.self, Retry.self, Discard.self, Sync.self, Serve.self, Bench.self, Import.self, Export.self, Stats.self,
+            OutboxCommand.self, Airplane.self, Retry.self, Discard.self, Sync.self, Serve.self, Bench.self, Import.self,
+            Export.self, Stats.self,
         ],
         defaultSubcommand: Interactive.self
     )
@@ -31,8 +32,11 @@ struct Interactive: AsyncParsableCommand {
         let store = try global.openStore()
         let events = SyncEventChannel()
         var options = TerminalUIOptions(store: store, sync: nil, events: events)
-        options.logFile = URL(fileURLWithPath: global.databasePath).deletingLastPathComponent().appendingPathComponent("spotter.log").path
-        let session = try await SyncSession.start(global: global, store: store, events: events, logger: commandLogger("spotter.sync"))
+        options.logFile =
+            URL(fileURLWithPath: global.databasePath).deletingLastPathComponent().appendingPathComponent("spotter.log")
+            .path
+        let session = try await SyncSession.start(
+            global: global, store: store, events: events, logger: commandLogger("spotter.sync"))
         session.engine.start()
         options.sync = session.engine
         // The UI blocks its thread in poll(); give it a thread of its own, not one of the executor's.

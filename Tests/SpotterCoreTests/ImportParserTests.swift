@@ -109,9 +109,15 @@ struct ImportParserTests {
     @Test func exportReadsBackUnchanged() throws {
         let workout = Workout(name: "Push, Day", startedAt: Date(timeIntervalSince1970: 1_775_667_000), notes: "good")
         let sets = [
-            WorkoutSet(workoutID: workout.id, exercise: "Bench Press (Barbell)", position: 1, kind: .warmup, weight: 60, reps: 10, performedAt: workout.startedAt),
-            WorkoutSet(workoutID: workout.id, exercise: "Bench Press (Barbell)", position: 2, weight: 102.5, unit: .lb, reps: 5, rpe: 8.5, notes: "a \"quote\"\nand a line", performedAt: workout.startedAt),
-            WorkoutSet(workoutID: workout.id, exercise: "Running", position: 3, weight: 0, reps: 0, distanceM: 5000, durationS: 1500, performedAt: workout.startedAt),
+            WorkoutSet(
+                workoutID: workout.id, exercise: "Bench Press (Barbell)", position: 1, kind: .warmup, weight: 60,
+                reps: 10, performedAt: workout.startedAt),
+            WorkoutSet(
+                workoutID: workout.id, exercise: "Bench Press (Barbell)", position: 2, weight: 102.5, unit: .lb,
+                reps: 5, rpe: 8.5, notes: "a \"quote\"\nand a line", performedAt: workout.startedAt),
+            WorkoutSet(
+                workoutID: workout.id, exercise: "Running", position: 3, weight: 0, reps: 0, distanceM: 5000,
+                durationS: 1500, performedAt: workout.startedAt),
         ]
         let csv = StrongExport.csv(sets.map { (workout, $0) }, timeZone: utc)
         let parsed = try ImportParser.parse(csv, timeZone: utc)
@@ -124,6 +130,9 @@ struct ImportParserTests {
         #expect(parsed.sets.map(\.rpe) == sets.map(\.rpe))
         #expect(parsed.sets.map(\.notes) == sets.map(\.notes))
         #expect(parsed.sets.map(\.distanceM) == sets.map(\.distanceM))
-        #expect(parsed.sets.allSatisfy { $0.workoutName == "Push, Day" && $0.workoutStart == workout.startedAt && $0.workoutNotes == "good" })
+        #expect(
+            parsed.sets.allSatisfy {
+                $0.workoutName == "Push, Day" && $0.workoutStart == workout.startedAt && $0.workoutNotes == "good"
+            })
     }
 }

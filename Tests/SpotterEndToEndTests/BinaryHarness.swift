@@ -21,8 +21,16 @@ enum SpotterBinary {
     }
 
     /// Runs `spotter ARGS` to completion with a temporary database, capturing its output.
+    /// The waiting happens on a thread of its own: a blocked cooperative thread would starve the
+    /// in-process servers that tests running in parallel depend on (there are two on this machine).
     @discardableResult
     static func run(
+        _ arguments: [String], db: String, environment: [String: String] = [:], timeout: TimeInterval = 60
+    ) async throws -> Result {
+        try await offThePool { try runBlocking(arguments, db: db, environment: environment, timeout: timeout) }
+    }
+
+    static func runBlocking(
         _ arguments: [String], db: String, environment: [String: String] = [:], timeout: TimeInterval = 60
     ) throws
         -> Result
@@ -93,6 +101,13 @@ final class OutputCollector: @unchecked Sendable {
     }
 
     var value: (Data, Data) { lock.withLock { (out, err) } }
+}
+
+/// Runs blocking work (waiting on a child process, a socket, a poll loop) on a thread of its own.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
 }
 
 enum HarnessError: Error {

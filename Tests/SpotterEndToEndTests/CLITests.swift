@@ -3,16 +3,16 @@ import Testing
 
 @Suite("The CLI, as a script uses it", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
 struct CLITests {
-    @Test func logThenOutboxJSONShowsTheOperations() throws {
+    @Test func logThenOutboxJSONShowsTheOperations() async throws {
         let db = SpotterBinary.temporaryDatabase()
-        try SpotterBinary.run(["airplane", "on"], db: db)
-        let logged = try SpotterBinary.run(
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        let logged = try await SpotterBinary.run(
             ["log", "--exercise", "bench press (barbell)", "--weight", "100", "--reps", "5", "--rpe", "8"], db: db)
         #expect(logged.status == 0)
         let setID = logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(UUID(uuidString: setID) != nil, "log prints the set id alone: \(logged.stdout)")
 
-        let outbox = try SpotterBinary.json(try SpotterBinary.run(["outbox", "--json"], db: db).stdout)
+        let outbox = try SpotterBinary.json(try await SpotterBinary.run(["outbox", "--json"], db: db).stdout)
         let ops = try #require(outbox["operations"] as? [[String: Any]])
         #expect(ops.count == 2)
         #expect(ops[0]["entity_type"] as? String == "set")  // newest first
@@ -26,13 +26,13 @@ struct CLITests {
             #expect(ops[0].keys.contains(key), "outbox --json has \(key)")
         }
 
-        let sets = try SpotterBinary.json(try SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
         let rows = try #require(sets["sets"] as? [[String: Any]])
         #expect(rows.count == 1)
         #expect(rows[0]["exercise"] as? String == "Bench Press (Barbell)")
         #expect(rows[0]["sync_state"] as? String == "pending")
 
-        let status = try SpotterBinary.json(try SpotterBinary.run(["status", "--json"], db: db).stdout)
+        let status = try SpotterBinary.json(try await SpotterBinary.run(["status", "--json"], db: db).stdout)
         #expect(status["pending"] as? Int == 2)
         #expect(status["airplane"] as? Bool == true)
     }
@@ -49,24 +49,25 @@ struct CLITests {
         ["discard", "no-such-op"],
         ["airplane", "sideways"],
     ])
-    func badInputExitsNonZeroWithOneLineAndChangesNothing(arguments: [String]) throws {
+    func badInputExitsNonZeroWithOneLineAndChangesNothing(arguments: [String]) async throws {
         let db = SpotterBinary.temporaryDatabase()
-        try SpotterBinary.run(["airplane", "on"], db: db)
-        try SpotterBinary.run(["log", "--exercise", "Deadlift (Barbell)", "--weight", "140", "--reps", "3"], db: db)
-        let before = try SpotterBinary.run(["outbox", "--json"], db: db).stdout
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        try await SpotterBinary.run(
+            ["log", "--exercise", "Deadlift (Barbell)", "--weight", "140", "--reps", "3"], db: db)
+        let before = try await SpotterBinary.run(["outbox", "--json"], db: db).stdout
 
-        let result = try SpotterBinary.run(arguments, db: db)
+        let result = try await SpotterBinary.run(arguments, db: db)
         #expect(result.status != 0)
         let lines = result.stderr.split(separator: "\n")
         #expect(!lines.isEmpty && lines.count <= 2, "one clear line (plus a usage hint): \(result.stderr)")
         #expect(lines.first?.hasPrefix("spotter: ") == true)
         #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Stack"))
-        #expect(try SpotterBinary.run(["outbox", "--json"], db: db).stdout == before)
+        #expect(try await SpotterBinary.run(["outbox", "--json"], db: db).stdout == before)
     }
 
-    @Test func aSigkillRightAfterLogReturnsLosesNothing() throws {
+    @Test func aSigkillRightAfterLogReturnsLosesNothing() async throws {
         let db = SpotterBinary.temporaryDatabase()
-        try SpotterBinary.run(["airplane", "on"], db: db)
+        try await SpotterBinary.run(["airplane", "on"], db: db)
         let idsFile = db + ".ids"
         // A shell that logs sets back to back, recording each id once `log` has returned;
         // it is killed with SIGKILL (with whatever `log` it is running) at an arbitrary moment.
@@ -89,7 +90,7 @@ struct CLITests {
         while Date() < deadline {
             let count = (try? String(contentsOfFile: idsFile, encoding: .utf8))?.split(separator: "\n").count ?? 0
             if count >= 12 { break }
-            usleep(20_000)
+            try await Task.sleep(nanoseconds: 20_000_000)
         }
         kill(-process.processIdentifier, SIGKILL)
         kill(process.processIdentifier, SIGKILL)
@@ -99,11 +100,11 @@ struct CLITests {
         let confirmed = Set(
             try String(contentsOfFile: idsFile, encoding: .utf8).split(separator: "\n").map(String.init))
         #expect(confirmed.count >= 12)
-        let sets = try SpotterBinary.json(try SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
         let setIDs = Set((sets["sets"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
         #expect(confirmed.isSubset(of: setIDs), "every set whose log returned is there")
         let outbox = try SpotterBinary.json(
-            try SpotterBinary.run(["outbox", "--json", "--limit", "10000"], db: db).stdout)
+            try await SpotterBinary.run(["outbox", "--json", "--limit", "10000"], db: db).stdout)
         let createdSets = Set(
             (outbox["operations"] as? [[String: Any]] ?? []).filter { $0["entity_type"] as? String == "set" }
                 .compactMap { $0["entity_id"] as? String })
@@ -111,40 +112,42 @@ struct CLITests {
     }
 }
 
-@Suite("Import and export from the command line", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+@Suite(
+    "Import and export from the command line", .enabled(if: SpotterBinary.exists, "build the binary first: swift build")
+)
 struct ImportExportCLITests {
-    @Test func aMalformedRowIsReportedWithItsLineAndTheRestImportsOnce() throws {
+    @Test func aMalformedRowIsReportedWithItsLineAndTheRestImportsOnce() async throws {
         let db = SpotterBinary.temporaryDatabase()
         let file = db + ".csv"
         try """
-            Date,Exercise,Category,Weight (kgs),Reps,Distance,Distance Unit,Time
-            2026-04-11,Deadlift (Barbell),Back,180.0,3,,,
-            2026-04-11,Curl, Hammer,Arms,20,10,,,
-            2026-04-11,Deadlift (Barbell),Back,185.0,2,,,
-            """.write(toFile: file, atomically: true, encoding: .utf8)
-        let first = try SpotterBinary.run(["import", file], db: db)
+        Date,Exercise,Category,Weight (kgs),Reps,Distance,Distance Unit,Time
+        2026-04-11,Deadlift (Barbell),Back,180.0,3,,,
+        2026-04-11,Curl, Hammer,Arms,20,10,,,
+        2026-04-11,Deadlift (Barbell),Back,185.0,2,,,
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let first = try await SpotterBinary.run(["import", file], db: db)
         #expect(first.status == 0)
         #expect(first.stdout.contains("imported 2 sets"))
         #expect(first.stderr.contains("line 3"), "the bad row is named: \(first.stderr)")
-        let second = try SpotterBinary.run(["import", file], db: db)
+        let second = try await SpotterBinary.run(["import", file], db: db)
         #expect(second.stdout.contains("imported 0 sets"))
-        let sets = try SpotterBinary.json(try SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
         #expect((sets["sets"] as? [Any])?.count == 2)
 
-        let exported = try SpotterBinary.run(["export"], db: db).stdout
+        let exported = try await SpotterBinary.run(["export"], db: db).stdout
         #expect(exported.hasPrefix("Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Weight Unit,Reps"))
         let other = SpotterBinary.temporaryDatabase()
         try exported.write(toFile: other + ".csv", atomically: true, encoding: .utf8)
-        #expect(try SpotterBinary.run(["import", other + ".csv"], db: other).stdout.contains("imported 2 sets"))
-        #expect(try SpotterBinary.run(["export"], db: other).stdout == exported)
+        #expect(try await SpotterBinary.run(["import", other + ".csv"], db: other).stdout.contains("imported 2 sets"))
+        #expect(try await SpotterBinary.run(["export"], db: other).stdout == exported)
     }
 
-    @Test func aFileThatIsNotAnExportChangesNothing() throws {
+    @Test func aFileThatIsNotAnExportChangesNothing() async throws {
         let db = SpotterBinary.temporaryDatabase()
         try "name,age\nbob,3\n".write(toFile: db + ".csv", atomically: true, encoding: .utf8)
-        let result = try SpotterBinary.run(["import", db + ".csv"], db: db)
+        let result = try await SpotterBinary.run(["import", db + ".csv"], db: db)
         #expect(result.status == 1)
         #expect(result.stderr.contains("unrecognised header"))
-        #expect(try SpotterBinary.run(["outbox", "--json"], db: db).stdout.contains(#""operations":[]"#))
+        #expect(try await SpotterBinary.run(["outbox", "--json"], db: db).stdout.contains(#""operations":[]"#))
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// `spotter serve` as a child process, found through the line it prints once bound.
-final class ServerProcess {
+// @unchecked Sendable: both properties are set once in init; Process is only asked to stop.
+final class ServerProcess: @unchecked Sendable {
     let process = Process()
     let url: String
     static let token = "crash-secret"
@@ -45,26 +46,26 @@ final class ServerProcess {
 
 @Suite("Crashes while syncing", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
 struct CrashSyncTests {
-    @Test func killingTheSyncingProcessFiveTimesLosesAndDoublesNothing() throws {
+    @Test func killingTheSyncingProcessFiveTimesLosesAndDoublesNothing() async throws {
         let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
-        let server = try ServerProcess(
-            db: directory.appendingPathComponent("server.db").path, extra: ["--chaos-latency", "60"])
+        let serverDB = directory.appendingPathComponent("server.db").path
+        let server = try await offThePool { try ServerProcess(db: serverDB, extra: ["--chaos-latency", "60"]) }
         defer { server.stop() }
         let phone = directory.appendingPathComponent("phone.db").path
         let remote = ["--server", server.url, "--token", ServerProcess.token]
-        try SpotterBinary.run(["airplane", "on"], db: phone)
+        try await SpotterBinary.run(["airplane", "on"], db: phone)
         var logged = Set<String>()
         for index in 0..<60 {
             let arguments = [
                 "log", "--exercise", "Overhead Press (Barbell)", "--weight", "\(40 + index % 10)", "--reps", "5",
             ]
             // The same --server and --token as the syncs: the queue belongs to that account.
-            let result = try SpotterBinary.run(
+            let result = try await SpotterBinary.run(
                 arguments + (index % 20 == 0 ? ["--new-workout", "Block \(index / 20)"] : []) + remote, db: phone)
             #expect(result.status == 0)
             logged.insert(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        try SpotterBinary.run(["airplane", "off"], db: phone)  // no --server: only flips the switch
+        try await SpotterBinary.run(["airplane", "off"], db: phone)  // no --server: only flips the switch
 
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<5 {
@@ -78,18 +79,18 @@ struct CrashSyncTests {
             sync.standardOutput = FileHandle.nullDevice
             sync.standardError = FileHandle.nullDevice
             try sync.run()
-            usleep(UInt32.random(in: 20_000...400_000, using: &generator))
+            try await Task.sleep(nanoseconds: UInt64.random(in: 20_000_000...400_000_000, using: &generator))
             kill(sync.processIdentifier, SIGKILL)
             sync.waitUntilExit()
         }
-        let final = try SpotterBinary.run(
+        let final = try await SpotterBinary.run(
             ["sync", "--timeout", "60"] + remote, db: phone, environment: ["SPOTTER_LEASE_SECONDS": "1"])
         #expect(final.status == 0, "the queue drains: \(final.stderr)")
 
         // A second device that only pulls sees exactly what the server holds.
         let laptop = directory.appendingPathComponent("laptop.db").path
-        try SpotterBinary.run(["sync", "--timeout", "30"] + remote, db: laptop)
-        let sets = try SpotterBinary.json(try SpotterBinary.run(["sets", "--json"], db: laptop).stdout)
+        try await SpotterBinary.run(["sync", "--timeout", "30"] + remote, db: laptop)
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: laptop).stdout)
         let ids = (sets["sets"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
         #expect(ids.count == logged.count, "no set doubled")
         #expect(Set(ids) == logged, "no set lost")

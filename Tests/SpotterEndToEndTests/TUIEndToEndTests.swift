@@ -3,13 +3,16 @@ import Testing
 
 /// The real `spotter` binary in a real terminal: tmux plays the terminal, `send-keys` types,
 /// `capture-pane` reads the screen. The embedded sync server runs inside the binary.
-@Suite("The UI in a real terminal (tmux)", .serialized, .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+@Suite(
+    "The UI in a real terminal (tmux)", .serialized,
+    .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
 struct TUIEndToEndTests {
     /// A temporary home for the client and embedded-server databases.
     final class Workspace {
         let directory: URL
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("spotter-tui-e2e-\(UUID().uuidString.prefix(8))")
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "spotter-tui-e2e-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
         var database: String { directory.appendingPathComponent("client.db").path }
@@ -17,14 +20,17 @@ struct TUIEndToEndTests {
     }
 
     /// Starts the UI in a fresh tmux session and waits for its first frame.
-    static func launch(columns: Int = 100, rows: Int = 30, workspace: Workspace) throws -> TmuxSession {
+    static func launch(columns: Int = 100, rows: Int = 30, workspace: Workspace) async throws -> TmuxSession {
         let binary = TmuxSession.spotterBinary
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "build the binary first: swift build (looked at \(binary))")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: binary),
+            "build the binary first: swift build (looked at \(binary))")
         let session = try TmuxSession(tmux: try #require(TmuxSession.executable), columns: columns, rows: rows)
-        let command = "env -u SPOTTER_SERVER -u SPOTTER_TOKEN LANG=C.UTF-8 LC_ALL=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) \(shellQuoted(binary))"
+        let command =
+            "env -u SPOTTER_SERVER -u SPOTTER_TOKEN LANG=C.UTF-8 LC_ALL=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) \(shellQuoted(binary))"
         try session.type(command)
         try session.press("Enter")
-        let started = try session.waitFor(timeout: 20) { $0.contains(" Spotter") && $0.contains("┌ Workouts") }
+        let started = try await session.waitFor(timeout: 20) { $0.contains(" Spotter") && $0.contains("┌ Workouts") }
         try #require(started.ok, "the UI did not start:\n\(started.screen)")
         return session
     }
@@ -36,43 +42,43 @@ struct TUIEndToEndTests {
     }
 
     @Test("airplane on, three sets queued with their workout, D shows them pending, airplane off syncs them, q exits 0")
-    func offlineLoggingThenSync() throws {
+    func offlineLoggingThenSync() async throws {
         let workspace = try Workspace()
-        let tmux = try Self.launch(workspace: workspace)
+        let tmux = try await Self.launch(workspace: workspace)
 
         try tmux.press("a")
-        var step = try tmux.waitFor("✈ Airplane · 0 queued")
+        var step = try await tmux.waitFor("✈ Airplane · 0 queued")
         #expect(step.ok, "airplane badge:\n\(step.screen)")
 
         // First set: type-ahead picks the exercise, then weight and reps.
         try tmux.press("n")
-        step = try tmux.waitFor("Log set")
+        step = try await tmux.waitFor("Log set")
         #expect(step.ok, "form:\n\(step.screen)")
         try tmux.type("bench p")
-        step = try tmux.waitFor("▸   Bench Press (Barbell)")
+        step = try await tmux.waitFor("▸   Bench Press (Barbell)")
         #expect(step.ok, "type-ahead:\n\(step.screen)")
         try tmux.press("Tab")
         try tmux.type("100")
         try tmux.press("Tab")
         try tmux.type("5")
         try tmux.press("Enter")
-        step = try tmux.waitFor("✈ Airplane · 2 queued")
+        step = try await tmux.waitFor("✈ Airplane · 2 queued")
         #expect(step.ok, "first set queued with its workout:\n\(step.screen)")
 
         // Second set: n opens prefilled from the last set; Enter twice still saves one.
         try tmux.press("n")
-        step = try tmux.waitFor("Log set")
+        step = try await tmux.waitFor("Log set")
         try tmux.press("Enter", "Enter")
-        step = try tmux.waitFor("✈ Airplane · 3 queued")
+        step = try await tmux.waitFor("✈ Airplane · 3 queued")
         #expect(step.ok, "second set:\n\(step.screen)")
 
         // Third set: change the weight only.
         try tmux.press("n")
-        step = try tmux.waitFor("Log set")
+        step = try await tmux.waitFor("Log set")
         try tmux.press("C-u")
         try tmux.type("102.5")
         try tmux.press("Enter")
-        step = try tmux.waitFor("✈ Airplane · 4 queued")
+        step = try await tmux.waitFor("✈ Airplane · 4 queued")
         #expect(step.ok, "third set, four operations queued:\n\(step.screen)")
         #expect(!step.screen.contains("5 queued"), "double Enter saved one set only")
         let pendingRows = Self.lines(step.screen, containing: "Bench Press (Barbell)", "⏳")
@@ -81,55 +87,57 @@ struct TUIEndToEndTests {
 
         // The debug pane lists the four pending operations.
         try tmux.press("D")
-        step = try tmux.waitFor { Self.lines($0, containing: "create", "pending").count == 4 }
+        step = try await tmux.waitFor { Self.lines($0, containing: "create", "pending").count == 4 }
         #expect(step.ok, "debug pane with 4 pending creates:\n\(step.screen)")
         #expect(step.screen.contains("Debug · outbox"))
         #expect(Self.lines(step.screen, containing: "workout", "create", "pending").count == 1)
 
         // Airplane off: the engine drains the queue to the embedded server within seconds.
         try tmux.press("a")
-        step = try tmux.waitFor(timeout: 15) { $0.contains("✓ Synced") && Self.lines($0, containing: "create", "succeeded").count == 4 }
+        step = try await tmux.waitFor(timeout: 15) {
+            $0.contains("✓ Synced") && Self.lines($0, containing: "create", "succeeded").count == 4
+        }
         #expect(step.ok, "synced, four operations succeeded:\n\(step.screen)")
         try tmux.press("D")
-        step = try tmux.waitFor { Self.lines($0, containing: "Bench Press (Barbell)", "✓").count == 3 }
+        step = try await tmux.waitFor { Self.lines($0, containing: "Bench Press (Barbell)", "✓").count == 3 }
         #expect(step.ok, "the three rows are synced:\n\(step.screen)")
 
-        try Self.quitExpectingExitZero(tmux)
+        try await Self.quitExpectingExitZero(tmux)
     }
 
     /// q restores the terminal and exits 0: the shell prompt returns and echoes what we type.
-    static func quitExpectingExitZero(_ tmux: TmuxSession) throws {
+    static func quitExpectingExitZero(_ tmux: TmuxSession) async throws {
         try tmux.press("q")
-        var step = try tmux.waitFor { $0.split(separator: "\n").last?.hasPrefix("$") == true }
+        var step = try await tmux.waitFor { $0.split(separator: "\n").last?.hasPrefix("$") == true }
         #expect(step.ok, "back at the shell prompt:\n\(step.screen)")
         try tmux.type("echo spotter-exit-$?")
         try tmux.press("Enter")
-        step = try tmux.waitFor("\nspotter-exit-0")
+        step = try await tmux.waitFor("\nspotter-exit-0")
         #expect(step.ok, "exit status 0 and a usable terminal:\n\(step.screen)")
         #expect(step.screen.contains("$ echo spotter-exit-$?"), "typed input is echoed again (terminal restored)")
     }
 
     @Test("resizing the window redraws at the new size; below 80x24 it says the terminal is too small")
-    func resizeRedraws() throws {
+    func resizeRedraws() async throws {
         let workspace = try Workspace()
-        let tmux = try Self.launch(workspace: workspace)
+        let tmux = try await Self.launch(workspace: workspace)
         try tmux.resize(columns: 130, rows: 40)
-        var step = try tmux.waitFor { screen in
+        var step = try await tmux.waitFor { screen in
             Self.lines(screen, containing: "┌ Workouts").first.map { $0.count == 130 && $0.hasSuffix("┐") } ?? false
         }
         #expect(step.ok, "redrawn at 130 columns:\n\(step.screen)")
         #expect(step.screen.split(separator: "\n", omittingEmptySubsequences: false).count >= 40)
 
         try tmux.resize(columns: 70, rows: 20)
-        step = try tmux.waitFor("Terminal too small")
+        step = try await tmux.waitFor("Terminal too small")
         #expect(step.ok, "too-small screen:\n\(step.screen)")
         #expect(step.screen.contains("70x20"))
 
         try tmux.resize(columns: 90, rows: 26)
-        step = try tmux.waitFor { screen in
+        step = try await tmux.waitFor { screen in
             Self.lines(screen, containing: "┌ Workouts").first.map { $0.count == 90 } ?? false
         }
         #expect(step.ok, "back to the layout at 90x26:\n\(step.screen)")
-        try Self.quitExpectingExitZero(tmux)
+        try await Self.quitExpectingExitZero(tmux)
     }
 }

@@ -15,7 +15,8 @@ final class TmuxSession {
     /// The `spotter` binary under test (`SPOTTER_BIN` overrides the package's debug build).
     static var spotterBinary: String {
         if let override = ProcessInfo.processInfo.environment["SPOTTER_BIN"] { return override }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return root.appendingPathComponent(".build/debug/spotter").path
     }
 
@@ -29,7 +30,10 @@ final class TmuxSession {
     init(tmux: String, columns: Int, rows: Int) throws {
         self.tmux = tmux
         socket = "spotter-e2e-\(UUID().uuidString.prefix(8))"
-        try startServer(["-f", "/dev/null", "new-session", "-d", "-s", target, "-x", "\(columns)", "-y", "\(rows)", "env PS1='$ ' sh"])
+        try startServer([
+            "-f", "/dev/null", "new-session", "-d", "-s", target, "-x", "\(columns)", "-y", "\(rows)",
+            "env PS1='$ ' sh",
+        ])
         serverPID = (try? run(["display-message", "-p", "-t", target, "#{pid}"])).flatMap {
             pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
         }
@@ -101,7 +105,8 @@ final class TmuxSession {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor: Int32 in [0, 1, 2] {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(
+                &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, tmux, &actions, &attributes, argv, envp)
@@ -133,19 +138,19 @@ final class TmuxSession {
     /// Polls the screen until `condition` holds or `timeout` passes; returns the last screen
     /// and whether the condition held.
     @discardableResult
-    func waitFor(timeout: TimeInterval = 10, _ condition: (String) -> Bool) throws -> (screen: String, ok: Bool) {
+    func waitFor(timeout: TimeInterval = 10, _ condition: (String) -> Bool) async throws -> (screen: String, ok: Bool) {
         let deadline = Date().addingTimeInterval(timeout)
         var screen = try capture()
         while !condition(screen) {
             if Date() > deadline { return (screen, false) }
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(nanoseconds: 50_000_000)  // yields the thread to parallel tests
             screen = try capture()
         }
         return (screen, true)
     }
 
-    func waitFor(_ needle: String, timeout: TimeInterval = 10) throws -> (screen: String, ok: Bool) {
-        try waitFor(timeout: timeout) { $0.contains(needle) }
+    func waitFor(_ needle: String, timeout: TimeInterval = 10) async throws -> (screen: String, ok: Bool) {
+        try await waitFor(timeout: timeout) { $0.contains(needle) }
     }
 }
 

@@ -9,7 +9,9 @@ import Testing
 /// `POST /v1/batch` and `GET /v1/changes`.
 @Suite("Batch and change feed")
 struct BatchAndChangesTests {
-    private func batch(_ server: TestServer, _ ops: [BatchOp], token: String = TestServer.aliceToken) async throws
+    private func batch(
+        _ server: TestServer, _ ops: [BatchOp], token: String = TestServer.aliceToken
+    ) async throws
         -> (WireResponse, [BatchResult])
     {
         let body = try WireJSON.value(BatchRequest(ops: ops)).canonicalString

@@ -103,7 +103,9 @@ final class TestServer: Sendable {
 
     /// Creates a workout through the API and returns its id.
     @discardableResult
-    func createWorkout(id: String = UUID().wireString, name: String = "Push Day", token: String = TestServer.aliceToken)
+    func createWorkout(
+        id: String = UUID().wireString, name: String = "Push Day", token: String = TestServer.aliceToken
+    )
         async throws -> String
     {
         let response = try await send(

@@ -23,7 +23,9 @@ struct ImportTests {
         #expect(first.added == 10_000)
         #expect(first.workoutsAdded == 400)
         #expect(try store.count("SELECT COUNT(*) FROM sets") == 10_000)
-        #expect(try store.count("SELECT COUNT(*) FROM outbox WHERE kind = 'create'") == 10_400, "imported sets sync like any other")
+        #expect(
+            try store.count("SELECT COUNT(*) FROM outbox WHERE kind = 'create'") == 10_400,
+            "imported sets sync like any other")
 
         let again = try store.importSets(parsed.sets)
         #expect(again.added == 0 && again.alreadyPresent == 10_000)

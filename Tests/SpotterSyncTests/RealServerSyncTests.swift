@@ -195,6 +195,7 @@ struct RealServerSyncTests {
         let offlineEngine = SyncEngine(
             store: onlineStoreB, transport: HTTPSyncTransport(baseURL: "http://127.0.0.1:9", token: "x"))
         await offlineEngine.syncOnce()
+        offlineEngine.stop()  // its retry timer must not race the real device's engine
         _ = offlineB
         try onlineStoreB.editSet(id: doomed.set.id, changes: SetChanges(reps: 6))
         #expect(try onlineStoreB.outbox(limit: 50).filter { $0.entityID == doomed.set.id.wireString }.count == 2)

@@ -26,15 +26,19 @@ struct LayoutTests {
         #expect(screen.line(1).contains("┐┌ Sets · Push Day"))
         #expect(screen.line(2).contains("▸ Push Day"))
         #expect(screen.line(2).contains("today"))
-        #expect(screen.line(2).contains("#") && screen.line(2).contains("Exercise") && screen.line(2).contains("Weight")
-            && screen.line(2).contains("Reps") && screen.line(2).contains("RPE") && screen.line(2).contains("Status"))
+        #expect(
+            screen.line(2).contains("#") && screen.line(2).contains("Exercise") && screen.line(2).contains("Weight")
+                && screen.line(2).contains("Reps") && screen.line(2).contains("RPE")
+                && screen.line(2).contains("Status"))
         let first = try #require(screen.row(containing: "  1 Bench Press (Barbell)"))
         #expect(screen.line(first).contains("100 kg    5 8 "))
         #expect(screen.line(first).contains("⏳"))
         #expect(screen.line(first + 1).contains("8.5"))
         #expect(screen.contains("Incline Bench Press"))
         #expect(screen.line(22).hasPrefix("└") && screen.line(22).hasSuffix("┘"))
-        #expect(screen.line(23).contains("n log") && screen.line(23).contains("? help") && screen.line(23).contains("q quit"))
+        #expect(
+            screen.line(23).contains("n log") && screen.line(23).contains("? help")
+                && screen.line(23).contains("q quit"))
         for y in 0..<24 {
             #expect(DisplayWidth.of(screen.line(y)) == 80, "row \(y) is not 80 columns: \(screen.line(y))")
         }
@@ -44,7 +48,11 @@ struct LayoutTests {
     func layoutAt200x60() throws {
         let fixture = try Fixture()
         let workout = try fixture.store.createWorkout(name: "Upper Body Hypertrophy Block Week 3")
-        for index in 0..<40 { try fixture.log(index % 2 == 0 ? "Bulgarian Split Squat (Dumbbell)" : "Lat Pulldown (Cable)", 20 + Double(index), 8, workout: workout.id) }
+        for index in 0..<40 {
+            try fixture.log(
+                index % 2 == 0 ? "Bulgarian Split Squat (Dumbbell)" : "Lat Pulldown (Cable)", 20 + Double(index), 8,
+                workout: workout.id)
+        }
         let app = fixture.controller(columns: 200, rows: 60)
         app.handle(.character("G"))
         let screen = app.screen

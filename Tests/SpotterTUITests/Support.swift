@@ -31,26 +31,34 @@ final class Fixture {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("spotter-tui-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // Noon local time, so "today" and the time-of-day workout name are stable.
-        let noon = Calendar.current.date(bySettingHour: 12, minute: 0, second: 0, of: Date(timeIntervalSince1970: 1_790_000_000))!
+        let noon = Calendar.current.date(
+            bySettingHour: 12, minute: 0, second: 0, of: Date(timeIntervalSince1970: 1_790_000_000))!
         clock = ManualClock(noon)
-        store = try SpotterStore.open(path: directory.appendingPathComponent("client.db").path, userID: "local", clock: clock)
+        store = try SpotterStore.open(
+            path: directory.appendingPathComponent("client.db").path, userID: "local", clock: clock)
     }
 
     deinit {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func controller(columns: Int = 80, rows: Int = 24, sync: (any SyncControlling)? = RecordingSync(), glyphs: Glyphs = .unicode)
+    func controller(
+        columns: Int = 80, rows: Int = 24, sync: (any SyncControlling)? = RecordingSync(), glyphs: Glyphs = .unicode
+    )
         -> AppController
     {
         AppController(store: store, sync: sync, clock: clock, columns: columns, rows: rows, glyphs: glyphs)
     }
 
     @discardableResult
-    func log(_ exercise: String, _ weight: Double, _ reps: Int, rpe: Double? = nil, workout: UUID? = nil) throws -> LoggedSet {
+    func log(
+        _ exercise: String, _ weight: Double, _ reps: Int, rpe: Double? = nil, workout: UUID? = nil
+    ) throws -> LoggedSet {
         clock.advance(by: 60)
         return try store.logSet(
-            LogSetInput(exercise: exercise, weight: weight, reps: reps, rpe: rpe, workout: workout.map { .existing($0) } ?? .current))
+            LogSetInput(
+                exercise: exercise, weight: weight, reps: reps, rpe: rpe,
+                workout: workout.map { .existing($0) } ?? .current))
     }
 
     /// Sends every queued operation as the engine would, ending each with `result`.

@@ -70,7 +70,8 @@ struct SyncDisplayTests {
         let bad = try fixture.log("Squat (Barbell)", 900, 1, workout: workout.id)
         try fixture.completeAll { op in
             op.entityID == bad.set.id.wireString
-                ? .permanent(status: 422, error: "weight is above the 700 kg limit") : .succeeded(status: 201, body: nil)
+                ? .permanent(status: 422, error: "weight is above the 700 kg limit")
+                : .succeeded(status: 201, body: nil)
         }
         let app = fixture.controller(columns: 140, rows: 30)
         let screen = app.screen
@@ -90,7 +91,8 @@ struct SyncDisplayTests {
         let workout = try fixture.store.createWorkout(name: "Legs")
         let bad = try fixture.log("Squat (Barbell)", 900, 1, workout: workout.id)
         try fixture.completeAll { op in
-            op.entityID == bad.set.id.wireString ? .permanent(status: 422, error: "too heavy") : .succeeded(status: 201, body: nil)
+            op.entityID == bad.set.id.wireString
+                ? .permanent(status: 422, error: "too heavy") : .succeeded(status: 201, body: nil)
         }
         let sync = RecordingSync()
         let app = fixture.controller(sync: sync)
@@ -113,7 +115,8 @@ struct SyncDisplayTests {
         for index in 0..<24 { try fixture.log("Bench Press (Barbell)", 60 + Double(index), 10, workout: workout.id) }
         let claimed = try fixture.store.claimEligible(limit: 1)
         try fixture.store.complete(
-            opID: claimed[0].opID, result: .transient(status: 503, error: "server busy", retryAt: fixture.clock.now().addingTimeInterval(30)))
+            opID: claimed[0].opID,
+            result: .transient(status: 503, error: "server busy", retryAt: fixture.clock.now().addingTimeInterval(30)))
         let app = fixture.controller()
         app.handle(.character("D"))
         let screen = app.screen
@@ -137,7 +140,9 @@ struct SyncDisplayTests {
         let fresh = try Fixture()
         try fresh.log("Squat (Barbell)", 100, 5)
         let op = try #require(try fresh.store.claimEligible(limit: 1).first)
-        try fresh.store.complete(opID: op.opID, result: .transient(status: 503, error: "server busy", retryAt: fresh.clock.now().addingTimeInterval(30)))
+        try fresh.store.complete(
+            opID: op.opID,
+            result: .transient(status: 503, error: "server busy", retryAt: fresh.clock.now().addingTimeInterval(30)))
         let debug = fresh.controller(columns: 120, rows: 50)
         debug.handle(.character("D"))
         let row = try #require(debug.screen.row(containing: "failed_transient"))

@@ -46,12 +46,15 @@ public struct ImportError: Error, Equatable, CustomStringConvertible {
 
 /// Reads Strong, Hevy and FitNotes CSV exports (SPEC section 8). Pure: text in, sets out.
 public enum ImportParser {
-    public static func parse(_ text: String, format requested: ImportFormat = .auto, defaultUnit: WeightUnit = .kg,
-                             timeZone: TimeZone = .current) throws -> ParsedImport {
+    public static func parse(
+        _ text: String, format requested: ImportFormat = .auto, defaultUnit: WeightUnit = .kg,
+        timeZone: TimeZone = .current
+    ) throws -> ParsedImport {
         guard let firstLine = text.drop(while: { $0 == "\u{FEFF}" }).split(whereSeparator: \.isNewline).first else {
             throw ImportError("the file is empty")
         }
-        let delimiter: Character = firstLine.filter { $0 == ";" }.count > firstLine.filter { $0 == "," }.count ? ";" : ","
+        let delimiter: Character =
+            firstLine.filter { $0 == ";" }.count > firstLine.filter { $0 == "," }.count ? ";" : ","
         let records = CSV.records(text, delimiter: delimiter)
         guard let header = records.first else { throw ImportError("the file is empty") }
         let columns = header.fields.map { normalize($0) }
@@ -61,10 +64,11 @@ public enum ImportParser {
         var problems: [ImportProblem] = []
         for record in records.dropFirst() {
             guard record.fields.count == columns.count else {
-                problems.append(ImportProblem(
-                    line: record.line,
-                    message: "expected \(columns.count) fields, found \(record.fields.count)"
-                        + (format == .fitnotes ? " (a name with a comma?)" : "")))
+                problems.append(
+                    ImportProblem(
+                        line: record.line,
+                        message: "expected \(columns.count) fields, found \(record.fields.count)"
+                            + (format == .fitnotes ? " (a name with a comma?)" : "")))
                 continue
             }
             do {
@@ -152,7 +156,9 @@ struct RowReader {
 
     func wholeNumber(_ text: String?, field: String) throws -> Int? {
         guard let value = try number(text, field: field) else { return nil }
-        guard value.rounded() == value, abs(value) < 1e9 else { throw ImportError("\(field) '\(text ?? "")' is not a whole number") }
+        guard value.rounded() == value, abs(value) < 1e9 else {
+            throw ImportError("\(field) '\(text ?? "")' is not a whole number")
+        }
         return Int(value)
     }
 
@@ -200,12 +206,15 @@ struct RowReader {
     func duration(_ text: String?) throws -> Double? {
         guard let text else { return nil }
         let parts = text.split(separator: ":").map { Double($0) }
-        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else { throw ImportError("time '\(text)' is not a duration") }
+        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else {
+            throw ImportError("time '\(text)' is not a duration")
+        }
         return parts.reduce(0) { $0 * 60 + $1! }
     }
 
     mutating func strong(_ record: CSVRecord) throws -> ImportedSet? {
-        let start = try date(value(record, "date"), formats: ["yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm", "yyyy-MM-dd"], field: "Date")
+        let start = try date(
+            value(record, "date"), formats: ["yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm", "yyyy-MM-dd"], field: "Date")
         guard let exercise = value(record, "exercise name") else { throw ImportError("Exercise Name is missing") }
         var kind = SetKind.normal
         var order: Int?
@@ -215,7 +224,9 @@ struct RowReader {
             case "F", "FAILURE": kind = .failure
             case "D", "DROP", "DROP_SET": kind = .drop
             default:
-                guard let number = Int(raw) else { throw ImportError("Set Order '\(raw)' is not a number, W or FAILURE") }
+                guard let number = Int(raw) else {
+                    throw ImportError("Set Order '\(raw)' is not a number, W or FAILURE")
+                }
                 order = number
             }
         }
@@ -232,7 +243,8 @@ struct RowReader {
         let seconds = try number(value(record, "seconds"), field: "Seconds")
         return ImportedSet(
             line: record.line, workoutName: value(record, "workout name") ?? "Workout", workoutStart: start,
-            workoutNotes: value(record, "workout notes"), exercise: exercise, setOrder: order, kind: kind, weight: weight,
+            workoutNotes: value(record, "workout notes"), exercise: exercise, setOrder: order, kind: kind,
+            weight: weight,
             unit: unit, reps: reps, rpe: try number(value(record, "rpe"), field: "RPE"),
             distanceM: distance.flatMap { $0 > 0 ? $0 : nil }, durationS: seconds.flatMap { $0 > 0 ? $0 : nil },
             notes: value(record, "notes"))
@@ -266,7 +278,9 @@ struct RowReader {
             workoutNotes: value(record, "description"), exercise: exercise, setOrder: order, kind: kind, weight: weight,
             unit: unit, reps: try wholeNumber(value(record, "reps"), field: "reps") ?? 0,
             rpe: try number(value(record, "rpe"), field: "rpe"), distanceM: distance.flatMap { $0 > 0 ? $0 : nil },
-            durationS: try number(value(record, "duration_seconds"), field: "duration_seconds").flatMap { $0 > 0 ? $0 : nil },
+            durationS: try number(value(record, "duration_seconds"), field: "duration_seconds").flatMap {
+                $0 > 0 ? $0 : nil
+            },
             notes: value(record, "exercise_notes"))
     }
 
@@ -277,12 +291,16 @@ struct RowReader {
         var unit = try unit(value(record, "weight unit")) ?? defaultUnit
         if let weightColumn, weightColumn.contains("(lb") { unit = .lb }
         if let weightColumn, weightColumn.contains("(kg") { unit = .kg }
-        let distance = try metres(number(value(record, "distance"), field: "Distance"), unit: value(record, "distance unit"))
+        let distance = try metres(
+            number(value(record, "distance"), field: "Distance"), unit: value(record, "distance unit"))
         return ImportedSet(
-            line: record.line, workoutName: "FitNotes Workout", workoutStart: day, workoutNotes: nil, exercise: exercise,
-            setOrder: nil, kind: .normal, weight: try number(weightColumn.flatMap { value(record, $0) }, field: "Weight") ?? 0,
+            line: record.line, workoutName: "FitNotes Workout", workoutStart: day, workoutNotes: nil,
+            exercise: exercise,
+            setOrder: nil, kind: .normal,
+            weight: try number(weightColumn.flatMap { value(record, $0) }, field: "Weight") ?? 0,
             unit: unit, reps: try wholeNumber(value(record, "reps"), field: "Reps") ?? 0, rpe: nil,
-            distanceM: distance.flatMap { $0 > 0 ? $0 : nil }, durationS: try duration(value(record, "time")).flatMap { $0 > 0 ? $0 : nil },
+            distanceM: distance.flatMap { $0 > 0 ? $0 : nil },
+            durationS: try duration(value(record, "time")).flatMap { $0 > 0 ? $0 : nil },
             notes: nil)
     }
 }
@@ -304,7 +322,10 @@ public enum ContentID {
         }
         bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8: custom, name-based
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
-                           bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+                bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 }

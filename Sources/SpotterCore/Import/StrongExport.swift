@@ -32,7 +32,8 @@ public enum StrongExport {
             let duration = workout.endedAt.map { "\(Int($0.timeIntervalSince(workout.startedAt)))" } ?? ""
             let fields = [
                 formatter.string(from: workout.startedAt), workout.name, duration, set.exercise, setOrder,
-                Formatting.number(set.weight), set.unit.rawValue, "\(set.reps)", set.distanceM.map(Formatting.number) ?? "",
+                Formatting.number(set.weight), set.unit.rawValue, "\(set.reps)",
+                set.distanceM.map(Formatting.number) ?? "",
                 set.durationS.map(Formatting.number) ?? "", set.notes ?? "", workout.notes ?? "",
                 set.rpe.map(Formatting.number) ?? "",
             ]
