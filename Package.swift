@@ -94,6 +94,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SpotterTUITests", dependencies: ["SpotterCore", "SpotterStore", "SpotterSync", "SpotterTUI"]),
-        .testTarget(name: "SpotterEndToEndTests", dependencies: ["SpotterCore"]),
+        .testTarget(
+            name: "SpotterEndToEndTests",
+            dependencies: ["SpotterCore", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
     ]
 )

@@ -1,0 +1,47 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+
+@Suite("spotter serve, the binary", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+struct ServeBinaryTests {
+    @Test func sigtermLetsTheRequestInFlightFinishThenExitsZero() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let serverDB = directory.appendingPathComponent("server.db").path
+        // Every write waits 1.5 s before it is handled: long enough to signal mid-request.
+        let server = try await offThePool { try ServerProcess(db: serverDB, extra: ["--chaos-latency", "1500"]) }
+        let client = HTTPClient.shared
+
+        var request = HTTPClientRequest(url: server.url + "/v1/workouts")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(ServerProcess.token)")
+        request.headers.add(name: "Idempotency-Key", value: UUID().uuidString)
+        request.headers.add(name: "Content-Type", value: "application/json")
+        let id = UUID().uuidString.lowercased()
+        request.body = .bytes(
+            ByteBuffer(string: #"{"id":"\#(id)","name":"Late","started_at":"2026-11-22T08:00:00.000Z"}"#))
+        async let response = client.execute(request, timeout: .seconds(20))
+        try await Task.sleep(nanoseconds: 500_000_000)  // the request is now waiting inside the server
+        kill(server.process.processIdentifier, SIGTERM)
+
+        let answered = try await response
+        #expect(answered.status.code == 201, "the in-flight request finished")
+        let status = try await offThePool { () -> Int32 in
+            server.process.waitUntilExit()
+            return server.process.terminationStatus
+        }
+        #expect(status == 0, "a graceful shutdown exits 0")
+    }
+
+    @Test func aWrongTokenIsRefusedWithProblemJSON() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let serverDB = directory.appendingPathComponent("server.db").path
+        let server = try await offThePool { try ServerProcess(db: serverDB) }
+        defer { server.stop() }
+        var request = HTTPClientRequest(url: server.url + "/v1/workouts")
+        request.headers.add(name: "Authorization", value: "Bearer wrong")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        #expect(response.status.code == 401)
+        #expect(response.headers.first(name: "Content-Type")?.hasPrefix("application/problem+json") == true)
+    }
+}
