@@ -151,3 +151,51 @@ struct ImportExportCLITests {
         #expect(try await SpotterBinary.run(["outbox", "--json"], db: db).stdout.contains(#""operations":[]"#))
     }
 }
+
+@Suite("Syncing from the command line", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+struct SyncCLITests {
+    /// Nothing listens on port 9 of the loopback: connections are refused.
+    static let deadServer = ["--server", "http://127.0.0.1:9", "--token", "t"]
+
+    @Test func logWithAnUnreachableServerStillExitsZeroWithinItsBound() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let started = Date()
+        let result = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5"] + Self.deadServer, db: db)
+        #expect(result.status == 0)
+        #expect(Date().timeIntervalSince(started) < 20, "bounded, never hangs on the network")
+        let status = try SpotterBinary.json(
+            try await SpotterBinary.run(["status", "--json"] + Self.deadServer, db: db).stdout)
+        #expect(status["pending"] as? Int == 2, "the set and its workout stay queued")
+    }
+
+    @Test func syncExitsThreeWhenOperationsRemainAndZeroWhenTheQueueEmpties() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        try await SpotterBinary.run(["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5"], db: db)
+        let offline = try await SpotterBinary.run(["sync", "--timeout", "1"], db: db)
+        #expect(offline.status == 3, "airplane mode: operations remain")
+        try await SpotterBinary.run(["airplane", "off"], db: db)
+        let unreachable = try await SpotterBinary.run(["sync", "--timeout", "1"] + Self.deadServer, db: db)
+        #expect(unreachable.status == 0, "another account's queue is empty: nothing of the local one is sent there")
+        let synced = try await SpotterBinary.run(["sync", "--timeout", "30"], db: db)
+        #expect(synced.status == 0, "the embedded server takes them: \(synced.stderr)")
+        let status = try SpotterBinary.json(try await SpotterBinary.run(["status", "--json"], db: db).stdout)
+        #expect(status["pending"] as? Int == 0)
+        #expect(status["last_sync_at"] is String)
+    }
+
+    @Test func syncAgainstAnUnreachableServerExitsThree() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5"] + Self.deadServer, db: db)
+        try await SpotterBinary.run(["airplane", "off"], db: db)
+        let result = try await SpotterBinary.run(["sync", "--timeout", "2"] + Self.deadServer, db: db)
+        #expect(result.status == 3)
+        let outbox = try SpotterBinary.json(
+            try await SpotterBinary.run(["outbox", "--json"] + Self.deadServer, db: db).stdout)
+        let ops = outbox["operations"] as? [[String: Any]] ?? []
+        #expect(ops.contains { ($0["last_error"] as? String)?.contains("connection") == true })
+    }
+}
