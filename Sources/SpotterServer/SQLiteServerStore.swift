@@ -119,38 +119,8 @@ public struct SQLiteServerStore: ServerStore {
         }
         if let replay { return .completed(replay) }
         return try await dbWriter.write { db in
-            let arguments: StatementArguments = [scope.user, scope.method, scope.path, scope.key]
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT fingerprint, completed, status, content_type, body, created_at, locked_at
-                    FROM idempotency_records WHERE owner = ? AND method = ? AND path = ? AND key = ?
-                    """, arguments: arguments)
-            let token = UUID().uuidString
-            let nowSeconds = now.timeIntervalSince1970
-            guard let row, nowSeconds - (row["created_at"] as Double) < expiresAfter else {
-                try db.execute(
-                    sql: """
-                        INSERT OR REPLACE INTO idempotency_records
-                            (owner, method, path, key, fingerprint, completed, token, created_at, locked_at)
-                        VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
-                        """,
-                    arguments: arguments + [fingerprint, token, nowSeconds, nowSeconds])
-                return .claimed(token: token)
-            }
-            guard (row["fingerprint"] as String) == fingerprint else { return .fingerprintMismatch }
-            if row["completed"] as Bool {
-                return .completed(
-                    StoredResponse(
-                        status: row["status"], contentType: row["content_type"], body: row["body"] ?? Data()))
-            }
-            guard nowSeconds - (row["locked_at"] as Double) >= staleAfter else { return .inProgress }
-            try db.execute(
-                sql: """
-                    UPDATE idempotency_records SET token = ?, locked_at = ?
-                    WHERE owner = ? AND method = ? AND path = ? AND key = ?
-                    """, arguments: [token, nowSeconds] + arguments)
-            return .claimed(token: token)
+            try SQLiteServerTransaction(db: db).claimIdempotencyKey(
+                scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter)
         }
     }
 
@@ -328,6 +298,47 @@ struct SQLiteServerTransaction: ServerTransaction {
     func removeFavorite(_ exercise: String, owner: String) throws -> Bool {
         try db.execute(sql: "DELETE FROM favorites WHERE owner = ? AND exercise = ?", arguments: [owner, exercise])
         return db.changesCount > 0
+    }
+
+    func claimIdempotencyKey(
+        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
+    ) throws -> IdempotencyClaim {
+        let arguments: StatementArguments = [scope.user, scope.method, scope.path, scope.key]
+        let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT fingerprint, completed, status, content_type, body, created_at, locked_at
+                FROM idempotency_records WHERE owner = ? AND method = ? AND path = ? AND key = ?
+                """, arguments: arguments)
+        let token = UUID().uuidString
+        let nowSeconds = now.timeIntervalSince1970
+        guard let row, nowSeconds - (row["created_at"] as Double) < expiresAfter else {
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO idempotency_records
+                        (owner, method, path, key, fingerprint, completed, token, created_at, locked_at)
+                    VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
+                    """,
+                arguments: arguments + [fingerprint, token, nowSeconds, nowSeconds])
+            return .claimed(token: token)
+        }
+        guard (row["fingerprint"] as String) == fingerprint else { return .fingerprintMismatch }
+        if row["completed"] as Bool {
+            return .completed(
+                StoredResponse(
+                    status: row["status"], contentType: row["content_type"], body: row["body"] ?? Data()))
+        }
+        guard nowSeconds - (row["locked_at"] as Double) >= staleAfter else { return .inProgress }
+        try db.execute(
+            sql: """
+                UPDATE idempotency_records SET token = ?, locked_at = ?
+                WHERE owner = ? AND method = ? AND path = ? AND key = ?
+                """, arguments: [token, nowSeconds] + arguments)
+        return .claimed(token: token)
+    }
+
+    func savepoint(_ work: () throws -> Bool) throws {
+        try db.inSavepoint { try work() ? .commit : .rollback }
     }
 
     func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws {

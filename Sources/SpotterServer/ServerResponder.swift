@@ -134,7 +134,7 @@ struct SpotterResponder: HTTPResponder {
         return (response, user, decision.drop)
     }
 
-    /// `POST /v1/batch`: every operation through `SyncAPI.perform`, in order, one result each.
+    /// `POST /v1/batch`: every operation through `SyncAPI.performBatch`, in order, one result each.
     private func batch(_ body: RequestBody, user: String) async -> APIResponse {
         guard case .bytes(let data) = body, let value = JSONValue.parse(data) else {
             return .problem(Problems.malformed("the body is not valid JSON"))
@@ -150,13 +150,15 @@ struct SpotterResponder: HTTPResponder {
                     ValidationError(
                         field: "ops", message: "must hold at most \(configuration.maxBatchOperations) operations")))
         }
-        var results: [BatchResult] = []
-        results.reserveCapacity(request.ops.count)
-        for op in request.ops {
-            let response = await api.perform(
+        let responses = await api.performBatch(
+            request.ops.map { op in
                 APICall(
                     method: op.method, target: op.path, body: op.body.map(RequestBody.json) ?? .none,
-                    idempotencyKey: op.idempotencyKey, user: user))
+                    idempotencyKey: op.idempotencyKey, user: user)
+            })
+        var results: [BatchResult] = []
+        results.reserveCapacity(request.ops.count)
+        for (op, response) in zip(request.ops, responses) {
             let route = (try? APIRoute.resolve(method: op.method, path: PathAndQuery(op.path).path).get())?.template
             metrics.recordBatchOperation(route: route ?? "unknown", status: response.status)
             results.append(

@@ -91,6 +91,14 @@ public protocol ServerTransaction {
     /// Marks the claimed record completed with the response; throws `IdempotencyClaimLost`
     /// when the record no longer carries `token`.
     func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws
+    /// Claims a key inside this transaction. The batch path claims, runs and records every
+    /// operation in one transaction, so nobody else ever sees those claims in progress.
+    func claimIdempotencyKey(
+        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
+    ) throws -> IdempotencyClaim
+    /// Runs `work` in a savepoint: when it returns false (or throws) its writes are undone and the
+    /// rest of the transaction goes on — one batch operation's 5xx leaves the others committed.
+    func savepoint(_ work: () throws -> Bool) throws
 }
 
 /// The server's storage: entities, the change sequence and idempotency records.

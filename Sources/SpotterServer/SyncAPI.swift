@@ -33,19 +33,38 @@ struct SyncAPI: Sendable {
 
     private var clock: any SpotterClock { configuration.clock }
 
-    func perform(_ call: APICall) async -> APIResponse {
+    /// A mutating call that passed every check made before its handler runs.
+    struct Mutation: Sendable {
+        var route: APIRoute
+        var fields: [String: JSONValue]
+        var user: String
+        /// The idempotency record it claims; nil for DELETE, which ignores the key.
+        var scope: IdempotencyScope?
+        var fingerprint: String
+    }
+
+    /// What a call needs once the checks that come before any handler are done.
+    enum Prepared: Sendable {
+        /// Decided already (404, 405, 400, 413): nothing to run, nothing stored.
+        case answered(APIResponse)
+        case read(APIRoute, query: [String: String], user: String)
+        case mutate(Mutation)
+    }
+
+    func prepare(_ call: APICall) -> Prepared {
         let target = PathAndQuery(call.target)
         let route: APIRoute
         switch APIRoute.resolve(method: call.method, path: target.path) {
         case .success(let resolved): route = resolved
-        case .failure(.notFound): return .problem(Problems.notFound("no such resource: \(target.path)"))
-        case .failure(.methodNotAllowed): return .problem(Problems.methodNotAllowed(call.method, target.path))
+        case .failure(.notFound): return .answered(.problem(Problems.notFound("no such resource: \(target.path)")))
+        case .failure(.methodNotAllowed):
+            return .answered(.problem(Problems.methodNotAllowed(call.method, target.path)))
         }
         if route == .batch {
-            return .problem(Problems.malformed("a batch operation cannot itself be a batch", field: "path"))
+            return .answered(.problem(Problems.malformed("a batch operation cannot itself be a batch", field: "path")))
         }
         if route.requiresIdempotencyKey, let reason = IdempotencyKeyRules.problem(with: call.idempotencyKey) {
-            return .problem(Problems.missingKey(reason))
+            return .answered(.problem(Problems.missingKey(reason)))
         }
         var fields: [String: JSONValue] = [:]
         var bodyValue: JSONValue?
@@ -55,26 +74,60 @@ struct SyncAPI: Sendable {
                 fields = parsed
                 bodyValue = .object(parsed)
             case .failure(let problem):
-                return .problem(problem)
+                return .answered(.problem(problem))
             }
         }
-        if !route.isMutating {
-            return await read(route, query: target.query, user: call.user)
+        if !route.isMutating { return .read(route, query: target.query, user: call.user) }
+        var scope: IdempotencyScope?
+        var fingerprint = ""
+        if route.requiresIdempotencyKey, let key = call.idempotencyKey {
+            let claimed = IdempotencyScope(
+                user: call.user, method: call.method.uppercased(), path: target.path, key: key)
+            scope = claimed
+            fingerprint = IdempotencyKeyRules.fingerprint(method: claimed.method, path: claimed.path, body: bodyValue)
         }
-        guard route.requiresIdempotencyKey, let key = call.idempotencyKey else {
-            return await runEffect(route, fields: fields, user: call.user, completing: nil)
+        return .mutate(Mutation(route: route, fields: fields, user: call.user, scope: scope, fingerprint: fingerprint))
+    }
+
+    func perform(_ call: APICall) async -> APIResponse {
+        switch prepare(call) {
+        case .answered(let response): return response
+        case .read(let route, let query, let user): return await read(route, query: query, user: user)
+        case .mutate(let mutation): return await performAlone(mutation)
         }
-        let scope = IdempotencyScope(user: call.user, method: call.method.uppercased(), path: target.path, key: key)
-        let fingerprint = IdempotencyKeyRules.fingerprint(method: scope.method, path: scope.path, body: bodyValue)
+    }
+
+    /// A single route: claim (its own short transaction, visible to concurrent requests as
+    /// "in progress"), then effect and record together in a second one.
+    private func performAlone(_ mutation: Mutation) async -> APIResponse {
+        guard let scope = mutation.scope else {
+            return await runEffect(mutation.route, fields: mutation.fields, user: mutation.user, completing: nil)
+        }
         let claim: IdempotencyClaim
         do {
             claim = try await store.claimIdempotencyKey(
-                scope, fingerprint: fingerprint, now: clock.now(), expiresAfter: configuration.idempotencyTTL,
+                scope, fingerprint: mutation.fingerprint, now: clock.now(), expiresAfter: configuration.idempotencyTTL,
                 staleAfter: configuration.staleInProgressAfter)
         } catch {
             logger.error("idempotency claim failed", metadata: ["error": "\(error)"])
             return .problem(Problems.internalError)
         }
+        if let settled = settled(claim) { return settled }
+        guard case .claimed(let token) = claim else { return .problem(Problems.internalError) }
+        if let hook = configuration.afterIdempotencyClaim { await hook(scope.method, scope.path) }
+        let response = await runEffect(
+            mutation.route, fields: mutation.fields, user: mutation.user, completing: (scope, token))
+        if response.status >= 500 {
+            // Not stored: a 5xx releases the key so a retry runs again.
+            do { try await store.releaseIdempotencyKey(scope, token: token) } catch {
+                logger.error("idempotency release failed", metadata: ["error": "\(error)"])
+            }
+        }
+        return response
+    }
+
+    /// The answer for a claim that does not run the handler (replay, key reuse, key in use).
+    private func settled(_ claim: IdempotencyClaim) -> APIResponse? {
         switch claim {
         case .completed(let stored):
             metrics.recordReplay()
@@ -85,16 +138,89 @@ struct SyncAPI: Sendable {
         case .inProgress:
             metrics.recordKeyInUse()
             return .problem(Problems.keyInUse, headers: [HeaderName.retryAfter: "1"])
-        case .claimed(let token):
-            if let hook = configuration.afterIdempotencyClaim { await hook(scope.method, scope.path) }
-            let response = await runEffect(route, fields: fields, user: call.user, completing: (scope, token))
-            if response.status >= 500 {
-                // Not stored: a 5xx releases the key so a retry runs again.
-                do { try await store.releaseIdempotencyKey(scope, token: token) } catch {
-                    logger.error("idempotency release failed", metadata: ["error": "\(error)"])
-                }
+        case .claimed:
+            return nil
+        }
+    }
+
+    /// The operations of one `POST /v1/batch`, in order. Consecutive writes share ONE
+    /// transaction (one commit, one fsync) — each in its own savepoint, so every operation still
+    /// behaves exactly as its single route: its claim, effect and record commit together, a replay
+    /// replays, and a 5xx undoes only that operation and stores nothing for it.
+    func performBatch(_ calls: [APICall]) async -> [APIResponse] {
+        var responses: [APIResponse] = []
+        responses.reserveCapacity(calls.count)
+        var pending: [Mutation] = []
+        func flush() async {
+            guard !pending.isEmpty else { return }
+            responses += await runInOneTransaction(pending)
+            pending.removeAll()
+        }
+        for call in calls {
+            switch prepare(call) {
+            case .answered(let response):
+                await flush()
+                responses.append(response)
+            case .read(let route, let query, let user):
+                await flush()
+                responses.append(await read(route, query: query, user: user))
+            case .mutate(let mutation):
+                pending.append(mutation)
             }
-            return response
+        }
+        await flush()
+        return responses
+    }
+
+    private func runInOneTransaction(_ mutations: [Mutation]) async -> [APIResponse] {
+        let now = clock.now()
+        let stamp = Timestamp.format(now)
+        let ttl = configuration.idempotencyTTL
+        let staleAfter = configuration.staleInProgressAfter
+        let logger = logger
+        do {
+            let outcomes: [(APIResponse, IdempotencyClaim?)] = try await store.write { transaction in
+                var outcomes: [(APIResponse, IdempotencyClaim?)] = []
+                outcomes.reserveCapacity(mutations.count)
+                for mutation in mutations {
+                    var response = APIResponse.problem(Problems.internalError)
+                    var claim: IdempotencyClaim?
+                    do {
+                        try transaction.savepoint {
+                            if let scope = mutation.scope {
+                                claim = try transaction.claimIdempotencyKey(
+                                    scope, fingerprint: mutation.fingerprint, now: now, expiresAfter: ttl,
+                                    staleAfter: staleAfter)
+                                guard case .claimed(let token) = claim else { return true }
+                                response = try EntityHandlers(transaction: transaction, user: mutation.user, now: stamp)
+                                    .handle(mutation.route, fields: mutation.fields)
+                                guard response.status < 500 else { return false }
+                                try transaction.completeIdempotencyRecord(
+                                    scope, token: token, response: response.stored)
+                                return true
+                            }
+                            response = try EntityHandlers(transaction: transaction, user: mutation.user, now: stamp)
+                                .handle(mutation.route, fields: mutation.fields)
+                            return response.status < 500
+                        }
+                    } catch {
+                        logger.error(
+                            "batch operation failed",
+                            metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
+                        response = .problem(Problems.internalError)
+                        claim = nil
+                    }
+                    outcomes.append((response, claim))
+                }
+                return outcomes
+            }
+            return outcomes.map { response, claim in
+                guard let claim, let settled = settled(claim) else { return response }
+                return settled
+            }
+        } catch {
+            logger.error("batch transaction failed", metadata: ["error": "\(error)"])
+            return mutations.map { _ in .problem(Problems.internalError) }
         }
     }
 

@@ -1,0 +1,152 @@
+import Foundation
+import SpotterCore
+import SpotterProtocol
+import Testing
+
+@testable import SpotterServer
+
+/// A batch's writes share one transaction, yet each operation keeps its single route's contract.
+@Suite("Batch group commit")
+struct BatchGroupCommitTests {
+    @Test("a 5xx inside a batch undoes only that operation and stores nothing for its key")
+    func oneFailingOperationLeavesTheOthersCommitted() async throws {
+        let poisoned = UUID().wireString
+        let server = try await TestServer.start { configuration in
+            configuration.makeStore = { path in
+                PoisonedStore(base: try SQLiteServerStore(path: path), poisonedSetID: poisoned)
+            }
+        }
+        try await stopping(server) { server in
+            let workoutID = UUID().wireString
+            let good = [UUID().wireString, UUID().wireString]
+            let ops = [
+                BatchOp(
+                    idempotencyKey: "w", method: "POST", path: Route.workouts, body: Fixtures.workout(id: workoutID)),
+                BatchOp(
+                    idempotencyKey: "a", method: "POST", path: Route.sets,
+                    body: Fixtures.set(id: good[0], workoutID: workoutID)),
+                BatchOp(
+                    idempotencyKey: "p", method: "POST", path: Route.sets,
+                    body: Fixtures.set(id: poisoned, workoutID: workoutID)),
+                BatchOp(
+                    idempotencyKey: "c", method: "POST", path: Route.sets,
+                    body: Fixtures.set(id: good[1], workoutID: workoutID)),
+            ]
+            let body = try WireJSON.value(BatchRequest(ops: ops)).canonicalString
+            let first = try await server.send(.POST, Route.batch, body: body).decode(BatchResponse.self).results
+            #expect(first.map(\.status) == [201, 201, 500, 201])
+            #expect(Set(try await server.store.allSets(user: "alice").map(\.id)) == Set(good))
+            #expect(
+                try await server.store.idempotencyRecord(
+                    IdempotencyScope(user: "alice", method: "POST", path: Route.sets, key: "p")) == nil,
+                "a 5xx is not stored")
+
+            let again = try await server.send(.POST, Route.batch, body: body).decode(BatchResponse.self).results
+            #expect(again.map(\.replayed) == [true, true, false, true])
+            #expect(again[2].status == 500, "the failed one runs again instead of replaying")
+            #expect(try await server.store.allSets(user: "alice").count == 2)
+        }
+    }
+
+    @Test("a key used by an earlier operation of the same batch with another body is refused, the first kept")
+    func keyReuseInsideOneBatch() async throws {
+        let server = try await TestServer.start()
+        try await stopping(server) { server in
+            let first = UUID().wireString
+            let ops = [
+                BatchOp(
+                    idempotencyKey: "same", method: "POST", path: Route.workouts, body: Fixtures.workout(id: first)),
+                BatchOp(idempotencyKey: "same", method: "POST", path: Route.workouts, body: Fixtures.workout()),
+                BatchOp(
+                    idempotencyKey: "same", method: "POST", path: Route.workouts, body: Fixtures.workout(id: first)),
+            ]
+            let body = try WireJSON.value(BatchRequest(ops: ops)).canonicalString
+            let results = try await server.send(.POST, Route.batch, body: body).decode(BatchResponse.self).results
+            #expect(results.map(\.status) == [201, 422, 201])
+            #expect(results.map(\.replayed) == [false, false, true])
+            #expect(try await server.store.allWorkouts(user: "alice").map(\.id) == [first])
+        }
+    }
+}
+
+/// A store whose transactions fail to save one particular set, as a disk or bug would.
+struct PoisonedStore: ServerStore {
+    let base: any ServerStore
+    let poisonedSetID: String
+
+    func write<T: Sendable>(_ work: @Sendable (any ServerTransaction) throws -> T) async throws -> T {
+        let poisoned = poisonedSetID
+        return try await base.write { transaction in
+            try work(PoisonedTransaction(base: transaction, poisonedSetID: poisoned))
+        }
+    }
+
+    func claimIdempotencyKey(
+        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
+    ) async throws -> IdempotencyClaim {
+        try await base.claimIdempotencyKey(
+            scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter)
+    }
+
+    func releaseIdempotencyKey(_ scope: IdempotencyScope, token: String) async throws {
+        try await base.releaseIdempotencyKey(scope, token: token)
+    }
+
+    func purgeIdempotencyRecords(createdBefore cutoff: Date) async throws -> Int {
+        try await base.purgeIdempotencyRecords(createdBefore: cutoff)
+    }
+
+    func idempotencyRecord(_ scope: IdempotencyScope) async throws -> IdempotencyRecord? {
+        try await base.idempotencyRecord(scope)
+    }
+
+    func workouts(user: String, includeDeleted: Bool) async throws -> [WorkoutDTO] {
+        try await base.workouts(user: user, includeDeleted: includeDeleted)
+    }
+
+    func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [SetDTO] {
+        try await base.sets(user: user, workoutID: workoutID, includeDeleted: includeDeleted)
+    }
+
+    func favorites(user: String) async throws -> [String] { try await base.favorites(user: user) }
+
+    func changes(user: String, after version: Int64, limit: Int) async throws -> (changes: [ChangeDTO], hasMore: Bool) {
+        try await base.changes(user: user, after: version, limit: limit)
+    }
+
+    func ping() async throws { try await base.ping() }
+    func close() async throws { try await base.close() }
+}
+
+struct PoisonedTransaction: ServerTransaction {
+    let base: any ServerTransaction
+    let poisonedSetID: String
+
+    struct Poison: Error {}
+
+    func nextChangeVersion() throws -> Int64 { try base.nextChangeVersion() }
+    func workout(id: String) throws -> Owned<WorkoutDTO>? { try base.workout(id: id) }
+    func saveWorkout(_ workout: WorkoutDTO, owner: String) throws { try base.saveWorkout(workout, owner: owner) }
+    func set(id: String) throws -> Owned<SetDTO>? { try base.set(id: id) }
+    func saveSet(_ set: SetDTO, owner: String) throws {
+        if set.id == poisonedSetID { throw Poison() }
+        try base.saveSet(set, owner: owner)
+    }
+    func liveSets(workoutID: String, owner: String) throws -> [SetDTO] {
+        try base.liveSets(workoutID: workoutID, owner: owner)
+    }
+    func addFavorite(_ exercise: String, owner: String) throws -> Bool { try base.addFavorite(exercise, owner: owner) }
+    func removeFavorite(_ exercise: String, owner: String) throws -> Bool {
+        try base.removeFavorite(exercise, owner: owner)
+    }
+    func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws {
+        try base.completeIdempotencyRecord(scope, token: token, response: response)
+    }
+    func claimIdempotencyKey(
+        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
+    ) throws -> IdempotencyClaim {
+        try base.claimIdempotencyKey(
+            scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter)
+    }
+    func savepoint(_ work: () throws -> Bool) throws { try base.savepoint(work) }
+}
