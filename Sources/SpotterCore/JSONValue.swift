@@ -174,7 +174,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     /// Parses a JSON document; nil when the bytes are not JSON.
     public static func parse(_ data: Data) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: data)
+        JSONParser.parse(data)
     }
 
     public static func parse(_ text: String) -> JSONValue? {

@@ -21,7 +21,7 @@ final class RecordingSync: SyncControlling, @unchecked Sendable {
     func setAirplane(_ on: Bool) { lock.withLock { recorded.append(.airplane(on)) } }
 }
 
-/// A store on a temporary SQLite file with a hand-moved clock; the file goes with the fixture.
+/// A store on a temporary SQLite file with a hand-moved clock.
 final class Fixture {
     let directory: URL
     let store: SpotterStore
@@ -38,9 +38,10 @@ final class Fixture {
             path: directory.appendingPathComponent("client.db").path, userID: "local", clock: clock)
     }
 
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
-    }
+    // No clean-up in deinit: ARC may end a fixture's life right after its last use in a test,
+    // while a controller still holds its store, and a DatabasePool opens reader connections
+    // lazily — deleting the file then made a later read fail now and then. The files are
+    // small and live in the temporary directory.
 
     func controller(
         columns: Int = 80, rows: Int = 24, sync: (any SyncControlling)? = RecordingSync(), glyphs: Glyphs = .unicode
