@@ -275,3 +275,50 @@ public enum WireJSON {
         try decoder().decode(type, from: value.canonicalData)
     }
 }
+
+// MARK: - Reading batches without Codable (the sync hot path)
+
+extension BatchOp {
+    /// Reads one op of a batch; nil when it does not have the op's shape.
+    public init?(json: JSONValue) {
+        guard let fields = json.objectValue, let method = fields["method"]?.stringValue,
+            let path = fields["path"]?.stringValue
+        else { return nil }
+        let key = fields["idempotency_key"]
+        guard key == nil || key == .null || key?.stringValue != nil else { return nil }
+        let body = fields["body"]
+        self.init(idempotencyKey: key?.stringValue, method: method, path: path, body: body == .null ? nil : body)
+    }
+}
+
+extension BatchRequest {
+    /// Reads `{"ops":[…]}`; nil when the document does not have that shape.
+    public init?(json: JSONValue) {
+        guard case .array(let elements)? = json["ops"] else { return nil }
+        var ops: [BatchOp] = []
+        ops.reserveCapacity(elements.count)
+        for element in elements {
+            guard let op = BatchOp(json: element) else { return nil }
+            ops.append(op)
+        }
+        self.init(ops: ops)
+    }
+}
+
+extension BatchResponse {
+    /// Reads `{"results":[…]}`; nil when the document does not have that shape.
+    public init?(json: JSONValue) {
+        guard case .array(let elements)? = json["results"] else { return nil }
+        var results: [BatchResult] = []
+        results.reserveCapacity(elements.count)
+        for element in elements {
+            guard let status = element["status"]?.intValue else { return nil }
+            let body = element["body"]
+            results.append(
+                BatchResult(
+                    idempotencyKey: element["idempotency_key"]?.stringValue, status: status,
+                    body: body == .null ? nil : body, replayed: element["replayed"] == .bool(true)))
+        }
+        self.init(results: results)
+    }
+}

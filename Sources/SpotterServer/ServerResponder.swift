@@ -139,8 +139,7 @@ struct SpotterResponder: HTTPResponder {
         guard case .bytes(let data) = body, let value = JSONValue.parse(data) else {
             return .problem(Problems.malformed("the body is not valid JSON"))
         }
-        let request: BatchRequest
-        do { request = try WireJSON.decode(BatchRequest.self, from: value) } catch {
+        guard let request = BatchRequest(json: value) else {
             return .problem(
                 Problems.malformed("the body must be {\"ops\":[{\"idempotency_key\",\"method\",\"path\",\"body\"}]}"))
         }
@@ -156,17 +155,21 @@ struct SpotterResponder: HTTPResponder {
                     method: op.method, target: op.path, body: op.body.map(RequestBody.json) ?? .none,
                     idempotencyKey: op.idempotencyKey, user: user)
             })
-        var results: [BatchResult] = []
-        results.reserveCapacity(request.ops.count)
-        for (op, response) in zip(request.ops, responses) {
+        // Each result's body goes in as the very bytes its single route would send (already
+        // JSON), spliced rather than parsed and encoded again.
+        var out = Data("{\"results\":[".utf8)
+        for (index, (op, response)) in zip(request.ops, responses).enumerated() {
             let route = (try? APIRoute.resolve(method: op.method, path: PathAndQuery(op.path).path).get())?.template
             metrics.recordBatchOperation(route: route ?? "unknown", status: response.status)
-            results.append(
-                BatchResult(
-                    idempotencyKey: op.idempotencyKey, status: response.status,
-                    body: response.body.flatMap { JSONValue.parse($0) }, replayed: response.replayed))
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: "{\"body\":".utf8)
+            if let body = response.body, !body.isEmpty { out.append(body) } else { out.append(contentsOf: "null".utf8) }
+            out.append(contentsOf: ",\"idempotency_key\":".utf8)
+            out.append(contentsOf: JSONValue(op.idempotencyKey).canonicalString.utf8)
+            out.append(contentsOf: ",\"replayed\":\(response.replayed),\"status\":\(response.status)}".utf8)
         }
-        return .json(200, BatchResponse(results: results))
+        out.append(contentsOf: "]}".utf8)
+        return APIResponse(status: 200, body: out, contentType: "application/json")
     }
 
     private func health() async -> APIResponse {

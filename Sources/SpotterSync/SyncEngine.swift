@@ -211,27 +211,25 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     }
 
     private func sendBatch(_ claimed: [OutboxOperation]) {
-        // Keep the body under the server's limit; what does not fit goes back unsent.
+        // Keep the body under the server's limit; what does not fit goes back unsent. Each op
+        // is serialised once, and the batch is those texts joined.
         var ops: [OutboxOperation] = []
-        var batchOps: [BatchOp] = []
-        var size = 16
+        var encoded: [String] = []
+        var size = 12
         for op in claimed {
             let batchOp = OperationRequest.batchOp(op)
-            let opSize = (batchOp.body?.canonicalString.utf8.count ?? 0) + batchOp.path.utf8.count + 120
-            if !ops.isEmpty && size + opSize > configuration.maxBatchBytes { break }
-            size += opSize
+            let text = JSONValue.object([
+                "idempotency_key": JSONValue(batchOp.idempotencyKey), "method": .string(batchOp.method),
+                "path": .string(batchOp.path), "body": batchOp.body ?? .null,
+            ]).canonicalString
+            if !ops.isEmpty && size + text.utf8.count + 1 > configuration.maxBatchBytes { break }
+            size += text.utf8.count + 1
             ops.append(op)
-            batchOps.append(batchOp)
+            encoded.append(text)
         }
         let leftOver = claimed.dropFirst(ops.count).map(\.opID)
         do { try store.releaseUnsent(opIDs: leftOver) } catch { logger.error("could not release unsent: \(error)") }
-        let body: Data
-        do {
-            body = try WireJSON.encoder().encode(BatchRequest(ops: batchOps))
-        } catch {
-            applyNoResponse(ops, error: .connection("could not encode batch: \(error)"))
-            return
-        }
+        let body = Data("{\"ops\":[\(encoded.joined(separator: ","))]}".utf8)
         metricDeltas["requests", default: 0] += 1
         metricDeltas["sent", default: 0] += ops.count
         let sentOps = ops
@@ -246,7 +244,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 case .success(let response):
                     let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: clock.now()) }
                     if response.status == 200,
-                        let decoded = try? WireJSON.decoder().decode(BatchResponse.self, from: response.body),
+                        let decoded = JSONValue.parse(response.body).flatMap(BatchResponse.init(json:)),
                         decoded.results.count == sentOps.count
                     {
                         let rows = zip(sentOps, decoded.results).map { op, result in

@@ -5,7 +5,8 @@ import Testing
 @Suite("JSON parsing")
 struct JSONParserTests {
     @Test func readsEveryKindOfValue() throws {
-        let text = #" { "s": "a\"b\\c\/d\n\u00e9\ud83d\ude00", "i": -42, "d": 102.5, "e": 1e3, "t": true, "f": false, "n": null, "a": [1, [], {}] } "#
+        let text =
+            #" { "s": "a\"b\\c\/d\n\u00e9\ud83d\ude00", "i": -42, "d": 102.5, "e": 1e3, "t": true, "f": false, "n": null, "a": [1, [], {}] } "#
         let value = try #require(JSONValue.parse(text))
         #expect(value["s"] == .string("a\"b\\c/d\né😀"))
         #expect(value["i"] == .int(-42))
