@@ -13,7 +13,9 @@ struct BatchGroupCommitTests {
         let poisoned = UUID().wireString
         let server = try await TestServer.start { configuration in
             configuration.makeStore = { path in
-                PoisonedStore(base: try SQLiteServerStore(path: path), poisonedSetID: poisoned)
+                WrappedStore(base: try SQLiteServerStore(path: path)) {
+                    PoisonedTransaction(base: $0, poisonedSetID: poisoned)
+                }
             }
         }
         try await stopping(server) { server in
@@ -69,55 +71,7 @@ struct BatchGroupCommitTests {
     }
 }
 
-/// A store whose transactions fail to save one particular set, as a disk or bug would.
-struct PoisonedStore: ServerStore {
-    let base: any ServerStore
-    let poisonedSetID: String
-
-    func write<T: Sendable>(_ work: @Sendable (any ServerTransaction) throws -> T) async throws -> T {
-        let poisoned = poisonedSetID
-        return try await base.write { transaction in
-            try work(PoisonedTransaction(base: transaction, poisonedSetID: poisoned))
-        }
-    }
-
-    func claimIdempotencyKey(
-        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
-    ) async throws -> IdempotencyClaim {
-        try await base.claimIdempotencyKey(
-            scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter)
-    }
-
-    func releaseIdempotencyKey(_ scope: IdempotencyScope, token: String) async throws {
-        try await base.releaseIdempotencyKey(scope, token: token)
-    }
-
-    func purgeIdempotencyRecords(createdBefore cutoff: Date) async throws -> Int {
-        try await base.purgeIdempotencyRecords(createdBefore: cutoff)
-    }
-
-    func idempotencyRecord(_ scope: IdempotencyScope) async throws -> IdempotencyRecord? {
-        try await base.idempotencyRecord(scope)
-    }
-
-    func workouts(user: String, includeDeleted: Bool) async throws -> [WorkoutDTO] {
-        try await base.workouts(user: user, includeDeleted: includeDeleted)
-    }
-
-    func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [SetDTO] {
-        try await base.sets(user: user, workoutID: workoutID, includeDeleted: includeDeleted)
-    }
-
-    func favorites(user: String) async throws -> [String] { try await base.favorites(user: user) }
-
-    func changes(user: String, after version: Int64, limit: Int) async throws -> (changes: [ChangeDTO], hasMore: Bool) {
-        try await base.changes(user: user, after: version, limit: limit)
-    }
-
-    func ping() async throws { try await base.ping() }
-    func close() async throws { try await base.close() }
-}
-
+/// A transaction that fails to save one particular set, as a disk or a bug would.
 struct PoisonedTransaction: ServerTransaction {
     let base: any ServerTransaction
     let poisonedSetID: String

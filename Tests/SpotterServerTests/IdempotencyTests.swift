@@ -283,7 +283,10 @@ struct IdempotencyTests {
     func serverErrorsAreNotStored() async throws {
         let failures = FailureSwitch(failingWrites: 1)
         let server = try await TestServer.start { configuration in
-            configuration.makeStore = { path in FlakyStore(base: try SQLiteServerStore(path: path), failures: failures)
+            configuration.makeStore = { path in
+                WrappedStore(base: try SQLiteServerStore(path: path)) {
+                    if failures.shouldFail() { throw InjectedStoreFailure() }
+                }
             }
         }
         try await stopping(server) { server in
@@ -371,50 +374,3 @@ final class FailureSwitch: @unchecked Sendable {
 }
 
 struct InjectedStoreFailure: Error {}
-
-/// A store whose entity writes fail on demand, standing in for a database that errors mid-request.
-struct FlakyStore: ServerStore {
-    let base: any ServerStore
-    let failures: FailureSwitch
-
-    func write<T: Sendable>(_ work: @Sendable (any ServerTransaction) throws -> T) async throws -> T {
-        if failures.shouldFail() { throw InjectedStoreFailure() }
-        return try await base.write(work)
-    }
-
-    func claimIdempotencyKey(
-        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
-    ) async throws -> IdempotencyClaim {
-        try await base.claimIdempotencyKey(
-            scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter)
-    }
-
-    func releaseIdempotencyKey(_ scope: IdempotencyScope, token: String) async throws {
-        try await base.releaseIdempotencyKey(scope, token: token)
-    }
-
-    func purgeIdempotencyRecords(createdBefore cutoff: Date) async throws -> Int {
-        try await base.purgeIdempotencyRecords(createdBefore: cutoff)
-    }
-
-    func idempotencyRecord(_ scope: IdempotencyScope) async throws -> IdempotencyRecord? {
-        try await base.idempotencyRecord(scope)
-    }
-
-    func workouts(user: String, includeDeleted: Bool) async throws -> [WorkoutDTO] {
-        try await base.workouts(user: user, includeDeleted: includeDeleted)
-    }
-
-    func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [SetDTO] {
-        try await base.sets(user: user, workoutID: workoutID, includeDeleted: includeDeleted)
-    }
-
-    func favorites(user: String) async throws -> [String] { try await base.favorites(user: user) }
-
-    func changes(user: String, after version: Int64, limit: Int) async throws -> (changes: [ChangeDTO], hasMore: Bool) {
-        try await base.changes(user: user, after: version, limit: limit)
-    }
-
-    func ping() async throws { try await base.ping() }
-    func close() async throws { try await base.close() }
-}

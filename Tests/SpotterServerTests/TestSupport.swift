@@ -203,3 +203,63 @@ func stopping(_ server: TestServer, _ body: (TestServer) async throws -> Void) a
     }
     await server.stop()
 }
+
+/// A real store with a fault put in front of its writes: `beforeWrite` may throw (a database that
+/// errors mid-request), `wrapTransaction` may replace what the handlers write through.
+struct WrappedStore: ServerStore {
+    let base: any ServerStore
+    var beforeWrite: @Sendable () throws -> Void = {}
+    var wrapTransaction: @Sendable (any ServerTransaction) -> any ServerTransaction = { $0 }
+
+    init(base: any ServerStore, beforeWrite: @escaping @Sendable () throws -> Void) {
+        self.base = base
+        self.beforeWrite = beforeWrite
+    }
+
+    init(base: any ServerStore, wrapTransaction: @escaping @Sendable (any ServerTransaction) -> any ServerTransaction) {
+        self.base = base
+        self.wrapTransaction = wrapTransaction
+    }
+
+    func write<T: Sendable>(_ work: @Sendable (any ServerTransaction) throws -> T) async throws -> T {
+        try beforeWrite()
+        let wrap = wrapTransaction
+        return try await base.write { transaction in try work(wrap(transaction)) }
+    }
+
+    func claimIdempotencyKey(
+        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
+    ) async throws -> IdempotencyClaim {
+        try await base.claimIdempotencyKey(
+            scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter)
+    }
+
+    func releaseIdempotencyKey(_ scope: IdempotencyScope, token: String) async throws {
+        try await base.releaseIdempotencyKey(scope, token: token)
+    }
+
+    func purgeIdempotencyRecords(createdBefore cutoff: Date) async throws -> Int {
+        try await base.purgeIdempotencyRecords(createdBefore: cutoff)
+    }
+
+    func idempotencyRecord(_ scope: IdempotencyScope) async throws -> IdempotencyRecord? {
+        try await base.idempotencyRecord(scope)
+    }
+
+    func workouts(user: String, includeDeleted: Bool) async throws -> [WorkoutDTO] {
+        try await base.workouts(user: user, includeDeleted: includeDeleted)
+    }
+
+    func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [SetDTO] {
+        try await base.sets(user: user, workoutID: workoutID, includeDeleted: includeDeleted)
+    }
+
+    func favorites(user: String) async throws -> [String] { try await base.favorites(user: user) }
+
+    func changes(user: String, after version: Int64, limit: Int) async throws -> (changes: [ChangeDTO], hasMore: Bool) {
+        try await base.changes(user: user, after: version, limit: limit)
+    }
+
+    func ping() async throws { try await base.ping() }
+    func close() async throws { try await base.close() }
+}
