@@ -155,23 +155,7 @@ extension SpotterStore {
         let now = self.now
         let key = id.uuidString.lowercased()
         try writer.write { db in
-            guard
-                try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND deleted_at IS NULL)",
-                    arguments: [key]) == true
-            else { throw StoreError.notFound("workout \(key)") }
-            if try Outbox.createNeverAccepted(db, type: .workout, id: key) {
-                // Never reached the server: removing it locally is the whole intent.
-                try discardEntity(type: .workout, id: key, db: db)
-                return
-            }
-            let outcome = try Outbox.enqueue(
-                db, user: userID, type: .workout, id: key, kind: .delete, payload: [:], before: ["deleted_at": .null],
-                now: now)
-            if outcome == .cancelled {
-                try discardEntity(type: .workout, id: key, db: db)
-                return
-            }
+            guard try !queueDelete(type: .workout, id: key, db: db, now: now) else { return }
             // The server deletes the sets with their workout; queued set intents that were never
             // sent are moot, and sets whose create never left the device were never there.
             let setIDs = try String.fetchAll(
@@ -314,30 +298,37 @@ extension SpotterStore {
         let now = self.now
         let key = id.uuidString.lowercased()
         try writer.write { db in
-            guard
-                try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ? AND deleted_at IS NULL)", arguments: [key])
-                    == true
-            else { throw StoreError.notFound("set \(key)") }
-            if try Outbox.createNeverAccepted(db, type: .set, id: key) {
-                try discardEntity(type: .set, id: key, db: db)
-                return
-            }
-            let outcome = try Outbox.enqueue(
-                db, user: userID, type: .set, id: key, kind: .delete, payload: [:], before: ["deleted_at": .null],
-                now: now)
-            if outcome == .cancelled {
-                try db.execute(sql: "DELETE FROM sets WHERE id = ?", arguments: [key])
-            } else {
-                try db.execute(
-                    sql:
-                        "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?",
-                    arguments: [Timestamp.format(now), Timestamp.format(now), key])
-            }
+            guard try !queueDelete(type: .set, id: key, db: db, now: now) else { return }
+            try db.execute(
+                sql:
+                    "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?",
+                arguments: [Timestamp.format(now), Timestamp.format(now), key])
         }
     }
 
     // MARK: Shared steps
+
+    /// The first half of every delete: refuses an entity that is not there, removes outright one
+    /// the server never had (a rejected create, or a never-sent create the delete cancels), and
+    /// otherwise queues the delete. Returns true when the entity is already gone.
+    func queueDelete(type: EntityType, id: String, db: Database, now: Date) throws -> Bool {
+        guard let table = EntityTable.table(type),
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS(SELECT 1 FROM \(table) WHERE id = ? AND deleted_at IS NULL)", arguments: [id])
+                == true
+        else { throw StoreError.notFound("\(type.rawValue) \(id)") }
+        if try Outbox.createNeverAccepted(db, type: type, id: id) {
+            try discardEntity(type: type, id: id, db: db)
+            return true
+        }
+        let outcome = try Outbox.enqueue(
+            db, user: userID, type: type, id: id, kind: .delete, payload: [:], before: ["deleted_at": .null], now: now)
+        if outcome == .cancelled {
+            try discardEntity(type: type, id: id, db: db)
+            return true
+        }
+        return false
+    }
 
     /// Runs validation rules, turning a broken rule into the store's error.
     func checked(_ rules: () throws(ValidationError) -> Void) throws {
