@@ -34,14 +34,17 @@ extension SpotterStore {
         let now = Timestamp.format(self.now)
         return try writer.write { db in
             var changed = 0
+            var seen = PageLookups()
             for entity in entities {
                 switch entity {
                 case .workout(let workout, let stamp):
                     changed += try merge(workout, stamp: stamp, db: db, now: now) ? 1 : 0
+                    seen.workouts[workout.id.wireString] = nil  // may exist now: ask again
                 case .set(let set, let stamp):
-                    changed += try merge(set, stamp: stamp, db: db, now: now) ? 1 : 0
+                    changed += try merge(set, stamp: stamp, db: db, now: now, seen: &seen) ? 1 : 0
                 case .deletedWorkout(let id):
                     changed += try mergeWorkoutTombstone(id.wireString, db: db) ? 1 : 0
+                    seen.workouts[id.wireString] = nil
                 case .deletedSet(let id):
                     let key = id.wireString
                     guard try !locallyOwned(.set, key, db: db) else { continue }
@@ -101,16 +104,39 @@ extension SpotterStore {
         return true
     }
 
-    private func merge(_ set: WorkoutSet, stamp: ServerStamp, db: Database, now: String) throws -> Bool {
+    /// Answers looked up once per page: a page carries many sets of few workouts and exercises.
+    struct PageLookups {
+        var workouts: [String: Bool] = [:]
+        var exercises: [String: String] = [:]
+    }
+
+    private func merge(
+        _ set: WorkoutSet, stamp: ServerStamp, db: Database, now: String, seen: inout PageLookups
+    ) throws
+        -> Bool
+    {
         let id = set.id.wireString
         if try locallyOwned(.set, id, db: db) { return false }
         let workoutID = set.workoutID.wireString
-        guard
-            try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ?)"), arguments: [workoutID])
-                == true
-        else { return false }  // its workout is gone here (discarded): nothing to hang it on
-        let exercise = try resolveExercise(set.exercise, db: db)
+        let workoutExists: Bool
+        if let known = seen.workouts[workoutID] {
+            workoutExists = known
+        } else {
+            workoutExists =
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ?)"),
+                    arguments: [workoutID])
+                ?? false
+            seen.workouts[workoutID] = workoutExists
+        }
+        guard workoutExists else { return false }  // its workout is gone here (discarded): nothing to hang it on
+        let exercise: String
+        if let known = seen.exercises[set.exercise] {
+            exercise = known
+        } else {
+            exercise = try resolveExercise(set.exercise, db: db)
+            seen.exercises[set.exercise] = exercise
+        }
         try db.cachedStatement(
             sql: """
                 INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,

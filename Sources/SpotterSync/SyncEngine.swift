@@ -380,7 +380,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             [self] result in
             queue.async { [self] in
                 guard case .success(let response) = result, response.status == 200,
-                    let page = try? WireJSON.decoder().decode(ChangesPage.self, from: response.body)
+                    let page = Self.readChanges(response.body)
                 else {
                     switch result {
                     case .success(let response) where response.status == 401:
@@ -397,11 +397,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     finishFlush()
                     return
                 }
-                let entities: [PulledEntity] = page.changes.compactMap { change in
-                    let entity = Self.pulled(change)
-                    if entity == nil { logger.warning("skipped an unreadable change of type \(change.entityType)") }
-                    return entity
-                }
+                let entities = page.entities
+                if page.unreadable > 0 { logger.warning("skipped \(page.unreadable) unreadable changes") }
                 if !authPaused { post(connectivity: .online) }
                 do {
                     let changed = try store.mergePulled(entities, cursor: page.cursor)
@@ -413,7 +410,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     finishFlush()
                     return
                 }
-                if page.hasMore && !page.changes.isEmpty {
+                if page.hasMore && !(page.entities.isEmpty && page.unreadable == 0) {
                     pull(cursor: page.cursor, first: false)
                 } else {
                     pullFavorites()
@@ -422,28 +419,57 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
     }
 
-    /// The feed's row in local terms; nil (and logged) when the server sent something unreadable.
-    static func pulled(_ change: ChangeDTO) -> PulledEntity? {
-        if let dto = change.workout, let id = UUID(uuidString: dto.id) {
-            if dto.deleted == true { return .deletedWorkout(id) }
-            guard let started = Timestamp.parse(dto.startedAt) else { return nil }
-            let workout = Workout(
-                id: id, name: dto.name, startedAt: started, endedAt: dto.endedAt.flatMap(Timestamp.parse),
-                notes: dto.notes)
-            return .workout(workout, ServerStamp(serverVersion: dto.serverVersion, updatedAt: dto.updatedAt))
+    /// A page of the change feed, read straight from JSON into local terms (a page is thousands
+    /// of rows; decoding them into wire structs first cost more than merging them).
+    static func readChanges(_ body: Data) -> (entities: [PulledEntity], unreadable: Int, cursor: String, hasMore: Bool)?
+    {
+        guard let page = JSONValue.parse(body), case .array(let changes)? = page["changes"],
+            let cursor = page["cursor"]?.stringValue
+        else { return nil }
+        var entities: [PulledEntity] = []
+        entities.reserveCapacity(changes.count)
+        var unreadable = 0
+        for change in changes {
+            if let entity = pulled(change) { entities.append(entity) } else { unreadable += 1 }
         }
-        if let dto = change.set, let id = UUID(uuidString: dto.id) {
-            if dto.deleted == true { return .deletedSet(id) }
-            guard let workoutID = UUID(uuidString: dto.workoutID), let performed = Timestamp.parse(dto.performedAt),
-                let kind = SetKind(rawValue: dto.kind), let unit = WeightUnit(rawValue: dto.unit)
+        return (entities, unreadable, cursor, page["has_more"] == .bool(true))
+    }
+
+    /// One feed entry in local terms; nil when the server sent something unreadable.
+    static func pulled(_ change: JSONValue) -> PulledEntity? {
+        func stamp(_ row: JSONValue) -> ServerStamp {
+            ServerStamp(
+                serverVersion: row["server_version"]?.intValue.map(Int64.init),
+                updatedAt: row["updated_at"]?.stringValue)
+        }
+        func optionalText(_ value: JSONValue?) -> String? { value?.stringValue }
+        if let row = change["workout"], row.objectValue != nil {
+            guard let id = row["id"]?.stringValue.flatMap(UUID.init(uuidString:)) else { return nil }
+            if row["deleted"] == .bool(true) { return .deletedWorkout(id) }
+            guard let name = row["name"]?.stringValue,
+                let started = row["started_at"]?.stringValue.flatMap(Timestamp.parse)
+            else { return nil }
+            let workout = Workout(
+                id: id, name: name, startedAt: started, endedAt: row["ended_at"]?.stringValue.flatMap(Timestamp.parse),
+                notes: optionalText(row["notes"]))
+            return .workout(workout, stamp(row))
+        }
+        if let row = change["set"], row.objectValue != nil {
+            guard let id = row["id"]?.stringValue.flatMap(UUID.init(uuidString:)) else { return nil }
+            if row["deleted"] == .bool(true) { return .deletedSet(id) }
+            guard let workoutID = row["workout_id"]?.stringValue.flatMap(UUID.init(uuidString:)),
+                let exercise = row["exercise"]?.stringValue, let position = row["position"]?.intValue,
+                let kind = row["kind"]?.stringValue.flatMap(SetKind.init(rawValue:)),
+                let weight = row["weight"]?.doubleValue,
+                let unit = row["unit"]?.stringValue.flatMap(WeightUnit.init(rawValue:)),
+                let reps = row["reps"]?.intValue,
+                let performed = row["performed_at"]?.stringValue.flatMap(Timestamp.parse)
             else { return nil }
             let set = WorkoutSet(
-                id: id, workoutID: workoutID, exercise: dto.exercise, position: dto.position, kind: kind,
-                weight: dto.weight,
-                unit: unit, reps: dto.reps, rpe: dto.rpe, distanceM: dto.distanceM, durationS: dto.durationS,
-                notes: dto.notes,
-                performedAt: performed)
-            return .set(set, ServerStamp(serverVersion: dto.serverVersion, updatedAt: dto.updatedAt))
+                id: id, workoutID: workoutID, exercise: exercise, position: position, kind: kind, weight: weight,
+                unit: unit, reps: reps, rpe: row["rpe"]?.doubleValue, distanceM: row["distance_m"]?.doubleValue,
+                durationS: row["duration_s"]?.doubleValue, notes: optionalText(row["notes"]), performedAt: performed)
+            return .set(set, stamp(row))
         }
         return nil
     }

@@ -253,3 +253,26 @@ extension SpotterStore {
         for _ in 0..<count { try log() }
     }
 }
+
+@Suite("Pulling the change feed")
+struct PullFeedTests {
+    @Test func pagesAreFollowedUnreadableRowsSkippedAndTheCursorKept() async throws {
+        let rig = try EngineRig()
+        let workout = "5d5f1a52-3c84-4f53-9a1e-2f0c3c1d7a10"
+        let good = "0b8e3c55-0d1e-4e0c-9a7e-6c0b8d1e2f30"
+        rig.transport.script {
+            $0.changesPages = [
+                #"{"changes":[{"entity_type":"workout","workout":{"id":"\#(workout)","name":"Pulled","started_at":"2026-11-01T08:00:00.000Z","server_version":1,"deleted":false}},{"entity_type":"set","set":{"id":"not-a-uuid"}}],"cursor":"2","has_more":true}"#,
+                #"{"changes":[{"entity_type":"set","set":{"id":"\#(good)","workout_id":"\#(workout)","exercise":"squat (barbell)","position":1,"kind":"normal","weight":100,"unit":"kg","reps":5,"performed_at":"2026-11-01T08:05:00.000Z","server_version":3,"deleted":false}}],"cursor":"3","has_more":false}"#,
+            ]
+        }
+        await rig.engine.syncOnce()
+        let sets = try rig.store.sets(workoutID: UUID(uuidString: workout))
+        #expect(sets.map(\.set.id.wireString) == [good])
+        #expect(sets.first?.set.exercise == "Squat (Barbell)", "the catalogue's spelling")
+        #expect(sets.first?.syncState == .synced)
+        #expect(try rig.store.meta(MetaKey.pullCursor) == "3")
+        let pulls = rig.transport.requests.filter { $0.path.hasPrefix(Route.changes) }.map(\.path)
+        #expect(pulls.count == 2 && pulls[1].contains("since=2"), "the second page starts after the first")
+    }
+}

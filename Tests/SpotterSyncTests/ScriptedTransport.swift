@@ -18,6 +18,8 @@ final class ScriptedTransport: SyncTransport, @unchecked Sendable {
     /// What the next batch requests get as a whole; nil = answer per op.
     var wholeBatch: [Result<TransportResponse, TransportError>] = []
     var holdRequests = false
+    /// Bodies for the next `GET /v1/changes` requests, in order.
+    var changesPages: [String] = []
     var perOp: OpScript = { op in (op.method == "POST" ? 201 : op.method == "DELETE" ? 204 : 200, op.body) }
 
     var requests: [TransportRequest] { lock.withLock { _requests } }
@@ -34,6 +36,9 @@ final class ScriptedTransport: SyncTransport, @unchecked Sendable {
             _requests.append(request)
             if request.method == "GET" {
                 if request.path.hasPrefix(Route.changes) {
+                    if !changesPages.isEmpty {
+                        return .success(TransportResponse(status: 200, body: Data(changesPages.removeFirst().utf8)))
+                    }
                     return .success(
                         TransportResponse(
                             status: 200, body: Data(#"{"changes":[],"cursor":"0","has_more":false}"#.utf8)))
