@@ -35,6 +35,15 @@ extension SpotterStore {
         return try writer.write { db in
             var changed = 0
             var seen = PageLookups()
+            // With nothing queued or refused locally (the usual case for a big pull), no row can be
+            // locally owned: skip asking for each one.
+            seen.anythingLocal =
+                try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM outbox WHERE state IN \(Outbox.queuedStates)
+                            OR (kind = 'create' AND state = 'failed_permanent'))
+                        """) ?? true
             for entity in entities {
                 switch entity {
                 case .workout(let workout, let stamp):
@@ -106,6 +115,7 @@ extension SpotterStore {
 
     /// Answers looked up once per page: a page carries many sets of few workouts and exercises.
     struct PageLookups {
+        var anythingLocal = true
         var workouts: [String: Bool] = [:]
         var exercises: [String: String] = [:]
     }
@@ -116,7 +126,7 @@ extension SpotterStore {
         -> Bool
     {
         let id = set.id.wireString
-        if try locallyOwned(.set, id, db: db) { return false }
+        if seen.anythingLocal, try locallyOwned(.set, id, db: db) { return false }
         let workoutID = set.workoutID.wireString
         let workoutExists: Bool
         if let known = seen.workouts[workoutID] {
