@@ -238,65 +238,68 @@ struct SQLiteServerTransaction: ServerTransaction {
     let db: Database
 
     func nextChangeVersion() throws -> Int64 {
-        try db.execute(sql: "UPDATE change_sequence SET value = value + 1 WHERE id = 1")
-        return try Int64.fetchOne(db, sql: "SELECT value FROM change_sequence WHERE id = 1") ?? 0
+        try db.cachedStatement(sql: "UPDATE change_sequence SET value = value + 1 WHERE id = 1").execute()
+        return try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM change_sequence WHERE id = 1")) ?? 0
     }
 
     func workout(id: String) throws -> Owned<WorkoutDTO>? {
-        try Row.fetchOne(db, sql: "SELECT * FROM workouts WHERE id = ?", arguments: [id]).map {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM workouts WHERE id = ?"), arguments: [id]).map {
             Owned(owner: $0["owner"], value: Self.workout(from: $0))
         }
     }
 
     func saveWorkout(_ workout: WorkoutDTO, owner: String) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO workouts
                     (id, owner, name, started_at, ended_at, notes, updated_at, server_version, deleted)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                workout.id, owner, workout.name, workout.startedAt, workout.endedAt, workout.notes,
-                workout.updatedAt ?? "", workout.serverVersion ?? 0, workout.deleted ?? false,
-            ])
+                """
+        ).execute(arguments: [
+            workout.id, owner, workout.name, workout.startedAt, workout.endedAt, workout.notes,
+            workout.updatedAt ?? "", workout.serverVersion ?? 0, workout.deleted ?? false,
+        ])
     }
 
     func set(id: String) throws -> Owned<SetDTO>? {
-        try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ?", arguments: [id]).map {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sets WHERE id = ?"), arguments: [id]).map {
             Owned(owner: $0["owner"], value: Self.set(from: $0))
         }
     }
 
     func saveSet(_ set: SetDTO, owner: String) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO sets
                     (id, owner, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
                      duration_s, notes, performed_at, updated_at, server_version, deleted)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                set.id, owner, set.workoutID, set.exercise, set.position, set.kind, set.weight, set.unit,
-                set.reps, set.rpe, set.distanceM, set.durationS, set.notes, set.performedAt,
-                set.updatedAt ?? "", set.serverVersion ?? 0, set.deleted ?? false,
-            ])
+                """
+        ).execute(arguments: [
+            set.id, owner, set.workoutID, set.exercise, set.position, set.kind, set.weight, set.unit,
+            set.reps, set.rpe, set.distanceM, set.durationS, set.notes, set.performedAt,
+            set.updatedAt ?? "", set.serverVersion ?? 0, set.deleted ?? false,
+        ])
     }
 
     func liveSets(workoutID: String, owner: String) throws -> [SetDTO] {
         try Row.fetchAll(
-            db, sql: "SELECT * FROM sets WHERE owner = ? AND workout_id = ? AND deleted = 0 ORDER BY position, id",
+            db.cachedStatement(
+                sql: "SELECT * FROM sets WHERE owner = ? AND workout_id = ? AND deleted = 0 ORDER BY position, id"),
             arguments: [owner, workoutID]
         ).map(Self.set(from:))
     }
 
     func addFavorite(_ exercise: String, owner: String) throws -> Bool {
-        try db.execute(
-            sql: "INSERT OR IGNORE INTO favorites (owner, exercise) VALUES (?, ?)", arguments: [owner, exercise])
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO favorites (owner, exercise) VALUES (?, ?)").execute(
+            arguments: [owner, exercise])
         return db.changesCount > 0
     }
 
     func removeFavorite(_ exercise: String, owner: String) throws -> Bool {
-        try db.execute(sql: "DELETE FROM favorites WHERE owner = ? AND exercise = ?", arguments: [owner, exercise])
+        try db.cachedStatement(sql: "DELETE FROM favorites WHERE owner = ? AND exercise = ?").execute(arguments: [
+            owner, exercise,
+        ])
         return db.changesCount > 0
     }
 
@@ -305,21 +308,21 @@ struct SQLiteServerTransaction: ServerTransaction {
     ) throws -> IdempotencyClaim {
         let arguments: StatementArguments = [scope.user, scope.method, scope.path, scope.key]
         let row = try Row.fetchOne(
-            db,
-            sql: """
-                SELECT fingerprint, completed, status, content_type, body, created_at, locked_at
-                FROM idempotency_records WHERE owner = ? AND method = ? AND path = ? AND key = ?
-                """, arguments: arguments)
+            db.cachedStatement(
+                sql: """
+                    SELECT fingerprint, completed, status, content_type, body, created_at, locked_at
+                    FROM idempotency_records WHERE owner = ? AND method = ? AND path = ? AND key = ?
+                    """), arguments: arguments)
         let token = UUID().uuidString
         let nowSeconds = now.timeIntervalSince1970
         guard let row, nowSeconds - (row["created_at"] as Double) < expiresAfter else {
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT OR REPLACE INTO idempotency_records
                         (owner, method, path, key, fingerprint, completed, token, created_at, locked_at)
                     VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
-                    """,
-                arguments: arguments + [fingerprint, token, nowSeconds, nowSeconds])
+                    """
+            ).execute(arguments: arguments + [fingerprint, token, nowSeconds, nowSeconds])
             return .claimed(token: token)
         }
         guard (row["fingerprint"] as String) == fingerprint else { return .fingerprintMismatch }
@@ -329,11 +332,12 @@ struct SQLiteServerTransaction: ServerTransaction {
                     status: row["status"], contentType: row["content_type"], body: row["body"] ?? Data()))
         }
         guard nowSeconds - (row["locked_at"] as Double) >= staleAfter else { return .inProgress }
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE idempotency_records SET token = ?, locked_at = ?
                 WHERE owner = ? AND method = ? AND path = ? AND key = ?
-                """, arguments: [token, nowSeconds] + arguments)
+                """
+        ).execute(arguments: [token, nowSeconds] + arguments)
         return .claimed(token: token)
     }
 
@@ -342,15 +346,15 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 
     func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE idempotency_records SET completed = 1, status = ?, content_type = ?, body = ?
                 WHERE owner = ? AND method = ? AND path = ? AND key = ? AND token = ? AND completed = 0
-                """,
-            arguments: [
-                response.status, response.contentType, response.body, scope.user, scope.method, scope.path,
-                scope.key, token,
-            ])
+                """
+        ).execute(arguments: [
+            response.status, response.contentType, response.body, scope.user, scope.method, scope.path,
+            scope.key, token,
+        ])
         guard db.changesCount == 1 else { throw IdempotencyClaimLost() }
     }
 
