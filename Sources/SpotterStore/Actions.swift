@@ -136,7 +136,8 @@ extension SpotterStore {
         try writer.write { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL", arguments: [key])
+                    db.cachedStatement(sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL"),
+                    arguments: [key])
             else { throw StoreError.notFound("workout \(key)") }
             var workout = Workout(row: row)
             if let name = changes.name { workout.name = name.trimmingCharacters(in: .whitespaces) }
@@ -159,21 +160,22 @@ extension SpotterStore {
             // The server deletes the sets with their workout; queued set intents that were never
             // sent are moot, and sets whose create never left the device were never there.
             let setIDs = try String.fetchAll(
-                db, sql: "SELECT id FROM sets WHERE workout_id = ? AND deleted_at IS NULL", arguments: [key])
+                db.cachedStatement(sql: "SELECT id FROM sets WHERE workout_id = ? AND deleted_at IS NULL"),
+                arguments: [key])
             for setID in setIDs {
                 let queued = try Outbox.newestQueued(db, type: .set, id: setID)
                 if let queued, queued.isRewritable {
-                    try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [queued.opID])
+                    try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [queued.opID])
                 }
             }
-            try db.execute(
+            try db.cachedStatement(
                 sql:
-                    "UPDATE sets SET deleted_at = ?, sync_state = 'pending' WHERE workout_id = ? AND deleted_at IS NULL",
-                arguments: [Timestamp.format(now), key])
-            try db.execute(
+                    "UPDATE sets SET deleted_at = ?, sync_state = 'pending' WHERE workout_id = ? AND deleted_at IS NULL"
+            ).execute(arguments: [Timestamp.format(now), key])
+            try db.cachedStatement(
                 sql:
-                    "UPDATE workouts SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?",
-                arguments: [Timestamp.format(now), Timestamp.format(now), key])
+                    "UPDATE workouts SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?"
+            ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
         }
     }
 
@@ -252,10 +254,10 @@ extension SpotterStore {
         if try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM outbox WHERE op_id = ?"), arguments: [opID])
             == "blocked"
         {
-            try db.execute(
+            try db.cachedStatement(
                 sql:
-                    "UPDATE sets SET sync_state = 'rejected', sync_error = 'waiting on a rejected workout' WHERE id = ?",
-                arguments: [setKey])
+                    "UPDATE sets SET sync_state = 'rejected', sync_error = 'waiting on a rejected workout' WHERE id = ?"
+            ).execute(arguments: [setKey])
         }
         return (opID, isPR)
     }
@@ -267,7 +269,7 @@ extension SpotterStore {
         try writer.write { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM sets WHERE id = ? AND deleted_at IS NULL", arguments: [key])
+                    db.cachedStatement(sql: "SELECT * FROM sets WHERE id = ? AND deleted_at IS NULL"), arguments: [key])
             else { throw StoreError.notFound("set \(key)") }
             let current = WorkoutSet(row: row)
             var updated = current
@@ -299,10 +301,10 @@ extension SpotterStore {
         let key = id.uuidString.lowercased()
         try writer.write { db in
             guard try !queueDelete(type: .set, id: key, db: db, now: now) else { return }
-            try db.execute(
+            try db.cachedStatement(
                 sql:
-                    "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?",
-                arguments: [Timestamp.format(now), Timestamp.format(now), key])
+                    "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?"
+            ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
         }
     }
 
@@ -314,7 +316,8 @@ extension SpotterStore {
     func queueDelete(type: EntityType, id: String, db: Database, now: Date) throws -> Bool {
         guard let table = EntityTable.table(type),
             try Bool.fetchOne(
-                db, sql: "SELECT EXISTS(SELECT 1 FROM \(table) WHERE id = ? AND deleted_at IS NULL)", arguments: [id])
+                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM \(table) WHERE id = ? AND deleted_at IS NULL)"),
+                arguments: [id])
                 == true
         else { throw StoreError.notFound("\(type.rawValue) \(id)") }
         if try Outbox.createNeverAccepted(db, type: type, id: id) {
@@ -359,7 +362,9 @@ extension SpotterStore {
         let fields: [String: JSONValue]
         switch rejected.entityType {
         case .set:
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ?", arguments: [rejected.entityID])
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM sets WHERE id = ?"), arguments: [rejected.entityID])
             else {
                 return
             }
@@ -367,7 +372,7 @@ extension SpotterStore {
         case .workout:
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM workouts WHERE id = ?", arguments: [rejected.entityID])
+                    db.cachedStatement(sql: "SELECT * FROM workouts WHERE id = ?"), arguments: [rejected.entityID])
             else {
                 return
             }
@@ -376,33 +381,32 @@ extension SpotterStore {
             fields = rejected.payload
         }
         let parentState = try rejected.dependsOn.flatMap {
-            try String.fetchOne(db, sql: "SELECT state || ':' || kind FROM outbox WHERE op_id = ?", arguments: [$0])
+            try String.fetchOne(
+                db.cachedStatement(sql: "SELECT state || ':' || kind FROM outbox WHERE op_id = ?"), arguments: [$0])
         }
         let stillBlocked = parentState == "failed_permanent:create" || parentState?.hasPrefix("blocked:") == true
         // The row keeps its place in the queue (its seq), so operations queued behind the old
         // create still come after it; it becomes a new operation with a new key.
         let newOp = UUID().uuidString.lowercased()
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE outbox SET op_id = ?, idempotency_key = ?, payload = ?, state = ?, attempt_count = 0,
                     first_sent_at = NULL, next_attempt_at = NULL, lease_expires_at = NULL, last_status = NULL,
                     last_error = ?, completed_at = NULL, created_at = ?, updated_at = ?
                 WHERE op_id = ?
-                """,
-            arguments: [
-                newOp, UUID().uuidString.lowercased(), JSONValue.object(fields).canonicalString,
-                stillBlocked ? "blocked" : "pending", stillBlocked ? "waiting on a rejected operation" : nil,
-                now.timeIntervalSince1970, now.timeIntervalSince1970, rejected.opID,
-            ])
-        try db.execute(
-            sql: "UPDATE outbox SET depends_on = ?, updated_at = ? WHERE depends_on = ?",
+                """
+        ).execute(arguments: [
+            newOp, UUID().uuidString.lowercased(), JSONValue.object(fields).canonicalString,
+            stillBlocked ? "blocked" : "pending", stillBlocked ? "waiting on a rejected operation" : nil,
+            now.timeIntervalSince1970, now.timeIntervalSince1970, rejected.opID,
+        ])
+        try db.cachedStatement(sql: "UPDATE outbox SET depends_on = ?, updated_at = ? WHERE depends_on = ?").execute(
             arguments: [newOp, now.timeIntervalSince1970, rejected.opID])
         if !stillBlocked {
             try releaseBlocked(behind: newOp, db: db, now: now)
         }
         if let table = EntityTable.table(rejected.entityType) {
-            try db.execute(
-                sql: "UPDATE \(table) SET sync_state = ?, sync_error = ? WHERE id = ?",
+            try db.cachedStatement(sql: "UPDATE \(table) SET sync_state = ?, sync_error = ? WHERE id = ?").execute(
                 arguments: [
                     stillBlocked ? "rejected" : "pending", stillBlocked ? "waiting on a rejected workout" : nil,
                     rejected.entityID,
@@ -415,18 +419,19 @@ extension SpotterStore {
         for dependant in try Outbox.dependants(of: opID, db: db) {
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM outbox WHERE op_id = ? AND state = 'blocked'", arguments: [dependant])
+                    db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ? AND state = 'blocked'"),
+                    arguments: [dependant])
             else { continue }
             let op = OutboxOperation(row: row)
-            try db.execute(
+            try db.cachedStatement(
                 sql:
-                    "UPDATE outbox SET state = 'pending', last_error = NULL, next_attempt_at = NULL, updated_at = ? WHERE op_id = ?",
-                arguments: [now.timeIntervalSince1970, dependant])
+                    "UPDATE outbox SET state = 'pending', last_error = NULL, next_attempt_at = NULL, updated_at = ? WHERE op_id = ?"
+            ).execute(arguments: [now.timeIntervalSince1970, dependant])
             if let table = EntityTable.table(op.entityType) {
-                try db.execute(
+                try db.cachedStatement(
                     sql:
-                        "UPDATE \(table) SET sync_state = 'pending', sync_error = NULL WHERE id = ? AND sync_state = 'rejected'",
-                    arguments: [op.entityID])
+                        "UPDATE \(table) SET sync_state = 'pending', sync_error = NULL WHERE id = ? AND sync_state = 'rejected'"
+                ).execute(arguments: [op.entityID])
             }
         }
     }
@@ -435,25 +440,26 @@ extension SpotterStore {
     /// (for a workout) its sets and theirs.
     func discardEntity(type: EntityType, id: String, db: Database) throws {
         var ops = try String.fetchAll(
-            db, sql: "SELECT op_id FROM outbox WHERE entity_type = ? AND entity_id = ? AND state != 'succeeded'",
+            db.cachedStatement(
+                sql: "SELECT op_id FROM outbox WHERE entity_type = ? AND entity_id = ? AND state != 'succeeded'"),
             arguments: [type.rawValue, id])
         if type == .workout {
             ops += try String.fetchAll(
-                db,
-                sql: """
-                    SELECT o.op_id FROM outbox o JOIN sets s ON s.id = o.entity_id
-                    WHERE o.entity_type = 'set' AND s.workout_id = ? AND o.state != 'succeeded'
-                    """, arguments: [id])
+                db.cachedStatement(
+                    sql: """
+                        SELECT o.op_id FROM outbox o JOIN sets s ON s.id = o.entity_id
+                        WHERE o.entity_type = 'set' AND s.workout_id = ? AND o.state != 'succeeded'
+                        """), arguments: [id])
         }
         for op in ops {
             for dependant in try Outbox.dependants(of: op, db: db) {
-                try db.execute(
-                    sql: "DELETE FROM outbox WHERE op_id = ? AND state != 'in_flight'", arguments: [dependant])
+                try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ? AND state != 'in_flight'").execute(
+                    arguments: [dependant])
             }
-            try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [op])
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [op])
         }
         if let table = EntityTable.table(type) {
-            try db.execute(sql: "DELETE FROM \(table) WHERE id = ?", arguments: [id])
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ?").execute(arguments: [id])
         }
     }
 
@@ -464,7 +470,7 @@ extension SpotterStore {
         {
             return known
         }
-        try db.execute(sql: "INSERT INTO exercises (name, is_custom) VALUES (?, 1)", arguments: [name])
+        try db.cachedStatement(sql: "INSERT INTO exercises (name, is_custom) VALUES (?, 1)").execute(arguments: [name])
         return name
     }
 
@@ -473,7 +479,7 @@ extension SpotterStore {
         case .existing(let id):
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL",
+                    db.cachedStatement(sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL"),
                     arguments: [id.uuidString.lowercased()])
             else { throw StoreError.notFound("workout \(id.uuidString.lowercased())") }
             return (Workout(row: row), false)

@@ -26,9 +26,10 @@ extension SpotterStore {
             let name = try resolveExercise(exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
             let onServer =
                 try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS(SELECT 1 FROM favorites WHERE exercise = ?)", arguments: [name]) ?? false
+                    db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM favorites WHERE exercise = ?)"),
+                    arguments: [name]) ?? false
             let pending = try String.fetchOne(
-                db, sql: "SELECT action FROM favorite_pending WHERE exercise = ?", arguments: [name])
+                db.cachedStatement(sql: "SELECT action FROM favorite_pending WHERE exercise = ?"), arguments: [name])
             let starred = pending.map { $0 == "add" } ?? onServer
             let wantStarred = !starred
             let kind: OperationKind = wantStarred ? .create : .delete
@@ -36,14 +37,17 @@ extension SpotterStore {
             if let existing, existing.isRewritable {
                 if wantStarred == onServer {
                     // Back where the server already is: the unsent call is not needed at all.
-                    try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [existing.opID])
-                    try db.execute(sql: "DELETE FROM favorite_pending WHERE exercise = ?", arguments: [name])
+                    try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [existing.opID]
+                    )
+                    try db.cachedStatement(sql: "DELETE FROM favorite_pending WHERE exercise = ?").execute(arguments: [
+                        name
+                    ])
                 } else {
-                    try db.execute(
-                        sql: "UPDATE outbox SET kind = ?, idempotency_key = ?, updated_at = ? WHERE op_id = ?",
-                        arguments: [
-                            kind.rawValue, UUID().uuidString.lowercased(), now.timeIntervalSince1970, existing.opID,
-                        ])
+                    try db.cachedStatement(
+                        sql: "UPDATE outbox SET kind = ?, idempotency_key = ?, updated_at = ? WHERE op_id = ?"
+                    ).execute(arguments: [
+                        kind.rawValue, UUID().uuidString.lowercased(), now.timeIntervalSince1970, existing.opID,
+                    ])
                     try setPending(name, add: wantStarred, opID: existing.opID, db: db)
                 }
                 return wantStarred
@@ -57,19 +61,21 @@ extension SpotterStore {
     }
 
     private func setPending(_ name: String, add: Bool, opID: String, db: Database) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO favorite_pending (exercise, action, op_id) VALUES (?, ?, ?)
                 ON CONFLICT(exercise) DO UPDATE SET action = excluded.action, op_id = excluded.op_id
-                """, arguments: [name, add ? "add" : "remove", opID])
+                """
+        ).execute(arguments: [name, add ? "add" : "remove", opID])
     }
 
     /// Replaces the server list with a freshly fetched one (pending entries stay on top).
     public func replaceServerFavorites(_ names: [String]) throws {
         try writer.write { db in
-            try db.execute(sql: "DELETE FROM favorites")
+            try db.cachedStatement(sql: "DELETE FROM favorites").execute()
             for name in names {
-                try db.execute(sql: "INSERT OR IGNORE INTO favorites (exercise) VALUES (?)", arguments: [name])
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO favorites (exercise) VALUES (?)").execute(
+                    arguments: [name])
             }
         }
     }

@@ -80,33 +80,33 @@ enum Outbox {
     /// The newest operation of an entity in any state but succeeded.
     static func newestUnfinished(_ db: Database, type: EntityType, id: String) throws -> OutboxOperation? {
         try Row.fetchOne(
-            db,
-            sql: """
-                SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND state != 'succeeded'
-                ORDER BY seq DESC LIMIT 1
-                """, arguments: [type.rawValue, id]
+            db.cachedStatement(
+                sql: """
+                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND state != 'succeeded'
+                    ORDER BY seq DESC LIMIT 1
+                    """), arguments: [type.rawValue, id]
         ).map(OutboxOperation.init(row:))
     }
 
     /// The entity's create when the server refused it (or the engine gave up on it).
     static func rejectedCreate(_ db: Database, type: EntityType, id: String) throws -> OutboxOperation? {
         try Row.fetchOne(
-            db,
-            sql: """
-                SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'create' AND state = 'failed_permanent'
-                ORDER BY seq DESC LIMIT 1
-                """, arguments: [type.rawValue, id]
+            db.cachedStatement(
+                sql: """
+                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'create' AND state = 'failed_permanent'
+                    ORDER BY seq DESC LIMIT 1
+                    """), arguments: [type.rawValue, id]
         ).map(OutboxOperation.init(row:))
     }
 
     /// Whether the entity's create was refused or is blocked: the server has never had it.
     static func createNeverAccepted(_ db: Database, type: EntityType, id: String) throws -> Bool {
         try Bool.fetchOne(
-            db,
-            sql: """
-                SELECT EXISTS (SELECT 1 FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'create'
-                    AND state IN ('failed_permanent','blocked'))
-                """, arguments: [type.rawValue, id]) ?? false
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'create'
+                        AND state IN ('failed_permanent','blocked'))
+                    """), arguments: [type.rawValue, id]) ?? false
     }
 
     static func hasQueued(_ db: Database, type: EntityType, id: String, excluding opID: String? = nil) throws -> Bool {
@@ -150,27 +150,28 @@ enum Outbox {
         case .rewrite(let newKind, let newPayload, let newBefore):
             let opID = existing!.opID
             let newKey = newKind != existing!.kind
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE outbox SET kind = ?, payload = ?, before = ?, updated_at = ?,
                         idempotency_key = CASE WHEN ? THEN ? ELSE idempotency_key END
                     WHERE op_id = ?
-                    """,
-                arguments: [
-                    newKind.rawValue, JSONValue.object(newPayload).canonicalString,
-                    newBefore.isEmpty ? nil : JSONValue.object(newBefore).canonicalString, now.timeIntervalSince1970,
-                    newKey, UUID().uuidString.lowercased(), opID,
-                ])
+                    """
+            ).execute(arguments: [
+                newKind.rawValue, JSONValue.object(newPayload).canonicalString,
+                newBefore.isEmpty ? nil : JSONValue.object(newBefore).canonicalString, now.timeIntervalSince1970,
+                newKey, UUID().uuidString.lowercased(), opID,
+            ])
             return .rewritten(opID: opID)
         case .cancel:
-            try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [existing!.opID])
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [existing!.opID])
             return .cancelled
         case .append(let dependsOn):
             let parent = dependsOn ?? dependency
             var blocked = false
             if let parent {
                 let parentState = try String.fetchOne(
-                    db, sql: "SELECT state || ':' || kind FROM outbox WHERE op_id = ?", arguments: [parent])
+                    db.cachedStatement(sql: "SELECT state || ':' || kind FROM outbox WHERE op_id = ?"),
+                    arguments: [parent])
                 blocked =
                     parentState == "blocked:create" || parentState == "failed_permanent:create"
                     || parentState?.hasPrefix("blocked:") == true
@@ -187,19 +188,20 @@ enum Outbox {
         var frontier = [opID]
         while let current = frontier.popLast() {
             let dependants = try String.fetchAll(
-                db,
-                sql:
-                    "SELECT op_id FROM outbox WHERE depends_on = ? AND state IN ('pending','failed_transient','blocked')",
-                arguments: [current])
+                db.cachedStatement(
+                    sql:
+                        "SELECT op_id FROM outbox WHERE depends_on = ? AND state IN ('pending','failed_transient','blocked')"
+                ), arguments: [current])
             for dependant in dependants {
-                try db.execute(
-                    sql: "UPDATE outbox SET state = 'blocked', last_error = ?, updated_at = ? WHERE op_id = ?",
-                    arguments: [reason, now.timeIntervalSince1970, dependant])
-                try db.execute(
+                try db.cachedStatement(
+                    sql: "UPDATE outbox SET state = 'blocked', last_error = ?, updated_at = ? WHERE op_id = ?"
+                ).execute(arguments: [reason, now.timeIntervalSince1970, dependant])
+                try db.cachedStatement(
                     sql: """
                         UPDATE sets SET sync_state = 'rejected', sync_error = ?
                         WHERE id = (SELECT entity_id FROM outbox WHERE op_id = ? AND entity_type = 'set' AND kind = 'create')
-                        """, arguments: [reason, dependant])
+                        """
+                ).execute(arguments: [reason, dependant])
                 frontier.append(dependant)
             }
         }
@@ -211,7 +213,7 @@ enum Outbox {
         var frontier = [opID]
         while let current = frontier.popLast() {
             let direct = try String.fetchAll(
-                db, sql: "SELECT op_id FROM outbox WHERE depends_on = ?", arguments: [current])
+                db.cachedStatement(sql: "SELECT op_id FROM outbox WHERE depends_on = ?"), arguments: [current])
             result.append(contentsOf: direct)
             frontier.append(contentsOf: direct)
         }
@@ -222,14 +224,14 @@ enum Outbox {
     static func refreshSyncState(type: EntityType, id: String, db: Database) throws {
         guard let table = EntityTable.table(type) else { return }
         if try hasQueued(db, type: type, id: id) {
-            try db.execute(
-                sql: "UPDATE \(table) SET sync_state = 'pending' WHERE id = ? AND sync_state != 'rejected'",
-                arguments: [id])
+            try db.cachedStatement(
+                sql: "UPDATE \(table) SET sync_state = 'pending' WHERE id = ? AND sync_state != 'rejected'"
+            ).execute(arguments: [id])
         } else {
-            try db.execute(
+            try db.cachedStatement(
                 sql:
-                    "UPDATE \(table) SET sync_state = 'synced', sync_error = NULL WHERE id = ? AND sync_state = 'pending'",
-                arguments: [id])
+                    "UPDATE \(table) SET sync_state = 'synced', sync_error = NULL WHERE id = ? AND sync_state = 'pending'"
+            ).execute(arguments: [id])
         }
     }
 }

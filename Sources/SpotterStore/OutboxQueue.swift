@@ -74,11 +74,12 @@ extension SpotterStore {
     public func releaseExpiredLeases() throws -> Int {
         let now = clock.now().timeIntervalSince1970
         return try writer.write { db in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE outbox SET state = 'pending', lease_expires_at = NULL, updated_at = ?
                     WHERE state = 'in_flight' AND lease_expires_at < ?
-                    """, arguments: [now, now])
+                    """
+            ).execute(arguments: [now, now])
             return db.changesCount
         }
     }
@@ -131,13 +132,14 @@ extension SpotterStore {
         let now = clock.now().timeIntervalSince1970
         try writer.write { db in
             for opID in opIDs {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         UPDATE outbox SET state = CASE WHEN attempt_count > 1 THEN 'failed_transient' ELSE 'pending' END,
                             first_sent_at = CASE WHEN attempt_count <= 1 THEN NULL ELSE first_sent_at END,
                             attempt_count = MAX(0, attempt_count - 1), lease_expires_at = NULL, updated_at = ?
                         WHERE op_id = ? AND state = 'in_flight'
-                        """, arguments: [now, opID])
+                        """
+                ).execute(arguments: [now, opID])
             }
         }
     }
@@ -146,7 +148,8 @@ extension SpotterStore {
     public func nextRetryAt() throws -> Date? {
         try writer.read { db in
             try Double.fetchOne(
-                db, sql: "SELECT MIN(next_attempt_at) FROM outbox WHERE user_id = ? AND state = 'failed_transient'",
+                db.cachedStatement(
+                    sql: "SELECT MIN(next_attempt_at) FROM outbox WHERE user_id = ? AND state = 'failed_transient'"),
                 arguments: [userID]
             ).map(Date.init(timeIntervalSince1970:))
         }
@@ -166,17 +169,19 @@ extension SpotterStore {
         switch op.entityType {
         case .favorite:
             if op.kind == .create {
-                try db.execute(sql: "INSERT OR IGNORE INTO favorites (exercise) VALUES (?)", arguments: [op.entityID])
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO favorites (exercise) VALUES (?)").execute(
+                    arguments: [op.entityID])
             } else {
-                try db.execute(sql: "DELETE FROM favorites WHERE exercise = ?", arguments: [op.entityID])
+                try db.cachedStatement(sql: "DELETE FROM favorites WHERE exercise = ?").execute(arguments: [op.entityID]
+                )
             }
-            try db.execute(sql: "DELETE FROM favorite_pending WHERE op_id = ?", arguments: [op.opID])
+            try db.cachedStatement(sql: "DELETE FROM favorite_pending WHERE op_id = ?").execute(arguments: [op.opID])
         case .set, .workout:
             let table = EntityTable.table(op.entityType)!
             if op.kind == .delete {
                 if try !Outbox.hasQueued(db, type: op.entityType, id: op.entityID) {
-                    try db.execute(
-                        sql: "DELETE FROM \(table) WHERE id = ? AND deleted_at IS NOT NULL", arguments: [op.entityID])
+                    try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ? AND deleted_at IS NOT NULL").execute(
+                        arguments: [op.entityID])
                 }
                 return
             }
@@ -207,29 +212,30 @@ extension SpotterStore {
     ) throws
         -> [StoreNotice]
     {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE outbox SET state = 'failed_permanent', completed_at = ?, lease_expires_at = NULL, last_status = ?,
                     last_error = ?, next_attempt_at = NULL, updated_at = ?
                 WHERE op_id = ?
-                """, arguments: [now.timeIntervalSince1970, status, error, now.timeIntervalSince1970, op.opID])
+                """
+        ).execute(arguments: [now.timeIntervalSince1970, status, error, now.timeIntervalSince1970, op.opID])
         let label = try describe(type: op.entityType, id: op.entityID, db: db)
         switch (op.entityType, op.kind) {
         case (.favorite, _):
-            try db.execute(sql: "DELETE FROM favorite_pending WHERE op_id = ?", arguments: [op.opID])
+            try db.cachedStatement(sql: "DELETE FROM favorite_pending WHERE op_id = ?").execute(arguments: [op.opID])
             return [StoreNotice("Starring \(op.entityID) failed: \(error)")]
         case (_, .create):
             let table = EntityTable.table(op.entityType)!
             if try Bool.fetchOne(
-                db, sql: "SELECT deleted_at IS NOT NULL FROM \(table) WHERE id = ?", arguments: [op.entityID]) == true
+                db.cachedStatement(sql: "SELECT deleted_at IS NOT NULL FROM \(table) WHERE id = ?"),
+                arguments: [op.entityID]) == true
             {
                 // The user deleted it meanwhile: it is gone either way.
                 try discardEntity(type: op.entityType, id: op.entityID, db: db)
                 return []
             }
-            try db.execute(
-                sql: "UPDATE \(table) SET sync_state = 'rejected', sync_error = ? WHERE id = ?",
-                arguments: [error, op.entityID])
+            try db.cachedStatement(sql: "UPDATE \(table) SET sync_state = 'rejected', sync_error = ? WHERE id = ?")
+                .execute(arguments: [error, op.entityID])
             try Outbox.blockDependants(of: op.opID, reason: "waiting on rejected \(label)", now: now, db: db)
             return [StoreNotice("\(label.capitalizedFirst) was rejected: \(error)")]
         case (_, .update):
@@ -245,21 +251,19 @@ extension SpotterStore {
             let rollback = op.before.filter { !laterFields.contains($0.key) }
             try EntityTable.write(rollback, type: op.entityType, id: op.entityID, db: db)
             try Outbox.refreshSyncState(type: op.entityType, id: op.entityID, db: db)
-            try db.execute(
-                sql: "UPDATE \(table) SET sync_error = ? WHERE id = ?",
-                arguments: ["edit rolled back: \(error)", op.entityID])
+            try db.cachedStatement(sql: "UPDATE \(table) SET sync_error = ? WHERE id = ?").execute(arguments: [
+                "edit rolled back: \(error)", op.entityID,
+            ])
             return [StoreNotice("Edit of \(label) was rejected and rolled back: \(error)")]
         case (_, .delete):
             let table = EntityTable.table(op.entityType)!
             let deletedAt = try String.fetchOne(
-                db, sql: "SELECT deleted_at FROM \(table) WHERE id = ?", arguments: [op.entityID])
-            try db.execute(
-                sql: "UPDATE \(table) SET deleted_at = NULL, sync_error = ? WHERE id = ?",
+                db.cachedStatement(sql: "SELECT deleted_at FROM \(table) WHERE id = ?"), arguments: [op.entityID])
+            try db.cachedStatement(sql: "UPDATE \(table) SET deleted_at = NULL, sync_error = ? WHERE id = ?").execute(
                 arguments: ["delete rejected: \(error)", op.entityID])
             if op.entityType == .workout, let deletedAt {
-                try db.execute(
-                    sql: "UPDATE sets SET deleted_at = NULL WHERE workout_id = ? AND deleted_at = ?",
-                    arguments: [op.entityID, deletedAt])
+                try db.cachedStatement(sql: "UPDATE sets SET deleted_at = NULL WHERE workout_id = ? AND deleted_at = ?")
+                    .execute(arguments: [op.entityID, deletedAt])
             }
             try Outbox.refreshSyncState(type: op.entityType, id: op.entityID, db: db)
             return [StoreNotice("Delete of \(label) was rejected; it is back: \(error)")]
@@ -269,20 +273,20 @@ extension SpotterStore {
     /// The entity is gone on the server: remove it here and drop what was queued for it.
     private func discardLocally(type: EntityType, id: String, db: Database) throws {
         guard let table = EntityTable.table(type) else { return }
-        try db.execute(
+        try db.cachedStatement(
             sql:
-                "DELETE FROM outbox WHERE entity_type = ? AND entity_id = ? AND state IN ('pending','failed_transient','blocked')",
-            arguments: [type.rawValue, id])
-        try db.execute(sql: "DELETE FROM \(table) WHERE id = ?", arguments: [id])
+                "DELETE FROM outbox WHERE entity_type = ? AND entity_id = ? AND state IN ('pending','failed_transient','blocked')"
+        ).execute(arguments: [type.rawValue, id])
+        try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ?").execute(arguments: [id])
     }
 
     private func laterQueuedFields(after op: OutboxOperation, db: Database) throws -> Set<String> {
         let payloads = try String.fetchAll(
-            db,
-            sql: """
-                SELECT payload FROM outbox WHERE entity_type = ? AND entity_id = ? AND seq > ?
-                AND state IN \(Outbox.queuedStates)
-                """, arguments: [op.entityType.rawValue, op.entityID, op.seq])
+            db.cachedStatement(
+                sql: """
+                    SELECT payload FROM outbox WHERE entity_type = ? AND entity_id = ? AND seq > ?
+                    AND state IN \(Outbox.queuedStates)
+                    """), arguments: [op.entityType.rawValue, op.entityID, op.seq])
         var fields = Set<String>()
         for payload in payloads { fields.formUnion(JSONValue.parse(payload)?.objectValue?.keys ?? [:].keys) }
         return fields
@@ -292,14 +296,16 @@ extension SpotterStore {
         switch type {
         case .set:
             if let row = try Row.fetchOne(
-                db, sql: "SELECT exercise, weight, unit, reps FROM sets WHERE id = ?", arguments: [id])
+                db.cachedStatement(sql: "SELECT exercise, weight, unit, reps FROM sets WHERE id = ?"), arguments: [id])
             {
                 let weight = Formatting.weight(row["weight"], unit: WeightUnit(rawValue: row["unit"]) ?? .kg)
                 return "set \(row["exercise"] as String) \(weight) × \(row["reps"] as Int)"
             }
             return "set \(id.prefix(8))"
         case .workout:
-            if let name = try String.fetchOne(db, sql: "SELECT name FROM workouts WHERE id = ?", arguments: [id]) {
+            if let name = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT name FROM workouts WHERE id = ?"), arguments: [id])
+            {
                 return "workout \(name)"
             }
             return "workout \(id.prefix(8))"
@@ -312,11 +318,12 @@ extension SpotterStore {
     @discardableResult
     public func pruneSucceeded(keep: Int = 500) throws -> Int {
         try writer.write { db in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     DELETE FROM outbox WHERE state = 'succeeded' AND seq NOT IN
                         (SELECT seq FROM outbox WHERE state = 'succeeded' ORDER BY seq DESC LIMIT ?)
-                    """, arguments: [keep])
+                    """
+            ).execute(arguments: [keep])
             try db.execute(
                 sql:
                     "DELETE FROM sync_latency WHERE id NOT IN (SELECT id FROM sync_latency ORDER BY id DESC LIMIT 1000)"
@@ -333,7 +340,8 @@ extension SpotterStore {
         try writer.write { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM outbox WHERE op_id = ? AND user_id = ?", arguments: [opID, userID])
+                    db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ? AND user_id = ?"),
+                    arguments: [opID, userID])
             else { throw StoreError.notFound("operation \(opID)") }
             try retry(OutboxOperation(row: row), db: db, now: now)
         }
@@ -345,7 +353,8 @@ extension SpotterStore {
         let now = self.now
         return try writer.write { db in
             let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM outbox WHERE user_id = ? AND state = 'failed_permanent' ORDER BY seq",
+                db.cachedStatement(
+                    sql: "SELECT * FROM outbox WHERE user_id = ? AND state = 'failed_permanent' ORDER BY seq"),
                 arguments: [userID])
             for row in rows { try retry(OutboxOperation(row: row), db: db, now: now) }
             return rows.count
@@ -359,17 +368,18 @@ extension SpotterStore {
         }
         let refused = op.lastStatus.map { (400..<500).contains($0) } ?? false
         if !refused {
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE outbox SET state = 'pending', attempt_count = 0, next_attempt_at = NULL, last_error = NULL,
                         created_at = ?, completed_at = NULL, updated_at = ?
                     WHERE op_id = ?
-                    """, arguments: [now.timeIntervalSince1970, now.timeIntervalSince1970, op.opID])
+                    """
+            ).execute(arguments: [now.timeIntervalSince1970, now.timeIntervalSince1970, op.opID])
             try releaseBlocked(behind: op.opID, db: db, now: now)
             if let table = EntityTable.table(op.entityType) {
-                try db.execute(
-                    sql: "UPDATE \(table) SET sync_state = 'pending', sync_error = NULL WHERE id = ?",
-                    arguments: [op.entityID])
+                try db.cachedStatement(
+                    sql: "UPDATE \(table) SET sync_state = 'pending', sync_error = NULL WHERE id = ?"
+                ).execute(arguments: [op.entityID])
             }
             return
         }
@@ -377,14 +387,13 @@ extension SpotterStore {
         case .create:
             try requeueCreate(of: op, db: db, now: now)
         case .update:
-            try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [op.opID])
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [op.opID])
             try applyEdit(type: op.entityType, id: op.entityID, patch: op.payload, db: db, now: now)
         case .delete:
-            try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [op.opID])
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [op.opID])
             if let table = EntityTable.table(op.entityType) {
-                try db.execute(
-                    sql: "UPDATE \(table) SET deleted_at = ?, sync_state = 'pending' WHERE id = ?",
-                    arguments: [Timestamp.format(now), op.entityID])
+                try db.cachedStatement(sql: "UPDATE \(table) SET deleted_at = ?, sync_state = 'pending' WHERE id = ?")
+                    .execute(arguments: [Timestamp.format(now), op.entityID])
             }
             _ = try Outbox.insert(
                 db, user: op.userID, type: op.entityType, id: op.entityID, kind: .delete, payload: [:],
@@ -399,7 +408,8 @@ extension SpotterStore {
         try writer.write { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM outbox WHERE op_id = ? AND user_id = ?", arguments: [opID, userID])
+                    db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ? AND user_id = ?"),
+                    arguments: [opID, userID])
             else { throw StoreError.notFound("operation \(opID)") }
             let op = OutboxOperation(row: row)
             guard op.state == .failedPermanent || op.state == .blocked else {
@@ -409,21 +419,25 @@ extension SpotterStore {
             if op.kind == .create {
                 let workoutID =
                     op.entityType == .set
-                    ? try String.fetchOne(db, sql: "SELECT workout_id FROM sets WHERE id = ?", arguments: [op.entityID])
+                    ? try String.fetchOne(
+                        db.cachedStatement(sql: "SELECT workout_id FROM sets WHERE id = ?"), arguments: [op.entityID])
                     : nil
                 try discardEntity(type: op.entityType, id: op.entityID, db: db)
                 // A workout kept only because it held this set (it was deleted on another device) goes with it.
                 if let workoutID,
-                    try String.fetchOne(db, sql: "SELECT sync_error FROM workouts WHERE id = ?", arguments: [workoutID])
+                    try String.fetchOne(
+                        db.cachedStatement(sql: "SELECT sync_error FROM workouts WHERE id = ?"), arguments: [workoutID])
                         == Self.deletedElsewhere,
                     try !workoutHoldsUnresolvedSets(workoutID, db: db)
                 {
-                    try db.execute(sql: "DELETE FROM workouts WHERE id = ?", arguments: [workoutID])
+                    try db.cachedStatement(sql: "DELETE FROM workouts WHERE id = ?").execute(arguments: [workoutID])
                 }
             } else {
-                try db.execute(sql: "DELETE FROM outbox WHERE op_id = ?", arguments: [opID])
+                try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [opID])
                 if op.entityType == .favorite {
-                    try db.execute(sql: "DELETE FROM favorite_pending WHERE op_id = ?", arguments: [opID])
+                    try db.cachedStatement(sql: "DELETE FROM favorite_pending WHERE op_id = ?").execute(arguments: [
+                        opID
+                    ])
                 }
                 try Outbox.refreshSyncState(type: op.entityType, id: op.entityID, db: db)
             }
@@ -434,11 +448,11 @@ extension SpotterStore {
     public func failedOperation(entityType: EntityType, entityID: String) throws -> OutboxOperation? {
         try writer.read { db in
             try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND state IN ('failed_permanent','blocked')
-                    ORDER BY CASE state WHEN 'failed_permanent' THEN 0 ELSE 1 END, seq LIMIT 1
-                    """, arguments: [entityType.rawValue, entityID]
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND state IN ('failed_permanent','blocked')
+                        ORDER BY CASE state WHEN 'failed_permanent' THEN 0 ELSE 1 END, seq LIMIT 1
+                        """), arguments: [entityType.rawValue, entityID]
             ).map(OutboxOperation.init(row:))
         }
     }

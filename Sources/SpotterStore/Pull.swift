@@ -61,10 +61,9 @@ extension SpotterStore {
                     changed += db.changesCount
                 }
             }
-            try db.execute(
-                sql:
-                    "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                arguments: [MetaKey.pullCursor, cursor])
+            try db.cachedStatement(
+                sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+            ).execute(arguments: [MetaKey.pullCursor, cursor])
             return changed
         }
     }
@@ -84,8 +83,9 @@ extension SpotterStore {
         if try workoutHoldsUnresolvedSets(id, db: db) {
             // Deleting it here would silently take sets the user has not seen resolved
             // (rejected, blocked or still queued); keep it, say why, let them decide.
-            try db.execute(
-                sql: "UPDATE workouts SET sync_error = ? WHERE id = ?", arguments: [Self.deletedElsewhere, id])
+            try db.cachedStatement(sql: "UPDATE workouts SET sync_error = ? WHERE id = ?").execute(arguments: [
+                Self.deletedElsewhere, id,
+            ])
             return true
         }
         try db.cachedStatement(sql: "DELETE FROM workouts WHERE id = ?").execute(arguments: [id])

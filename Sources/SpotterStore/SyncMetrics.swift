@@ -14,11 +14,12 @@ extension SpotterStore {
         guard !deltas.isEmpty else { return }
         try writer.write { db in
             for (name, delta) in deltas where delta != 0 {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO sync_metrics (name, value) VALUES (?, ?)
                         ON CONFLICT(name) DO UPDATE SET value = value + excluded.value
-                        """, arguments: [name, delta])
+                        """
+                ).execute(arguments: [name, delta])
             }
         }
     }
@@ -26,10 +27,10 @@ extension SpotterStore {
     public func syncMetrics() throws -> SyncMetricsSnapshot {
         try writer.read { db in
             var counters: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT name, value FROM sync_metrics") {
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT name, value FROM sync_metrics")) {
                 counters[row["name"]] = row["value"]
             }
-            let latencies = try Double.fetchAll(db, sql: "SELECT ms FROM sync_latency ORDER BY ms")
+            let latencies = try Double.fetchAll(db.cachedStatement(sql: "SELECT ms FROM sync_latency ORDER BY ms"))
             func percentile(_ p: Double) -> Double? {
                 guard !latencies.isEmpty else { return nil }
                 let index = min(latencies.count - 1, Int((p * Double(latencies.count - 1)).rounded()))
