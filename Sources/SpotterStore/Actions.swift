@@ -144,10 +144,8 @@ extension SpotterStore {
             if let notes = changes.notes { workout.notes = notes }
             if let endedAt = changes.endedAt { workout.endedAt = Timestamp.truncated(endedAt) }
             try checked { () throws(ValidationError) in try Validation.workout(workout) }
-            let current = Workout(row: row).wireFields
-            let patch = workout.wireFields.filter { current[$0.key] != $0.value }
-            guard !patch.isEmpty else { return }
-            try applyEdit(type: .workout, id: key, patch: patch, db: db, now: now)
+            try applyChanges(
+                type: .workout, id: key, from: Workout(row: row).wireFields, to: workout.wireFields, db: db, now: now)
         }
     }
 
@@ -287,11 +285,7 @@ extension SpotterStore {
             if let distance = changes.distanceM { updated.distanceM = distance }
             if let duration = changes.durationS { updated.durationS = duration }
             try checked { () throws(ValidationError) in try Validation.set(updated) }
-            let old = current.wireFields
-            var patch = updated.wireFields.filter { old[$0.key] != $0.value }
-            for cleared in old.keys where updated.wireFields[cleared] == nil { patch[cleared] = .null }
-            guard !patch.isEmpty else { return }
-            try applyEdit(type: .set, id: key, patch: patch, db: db, now: now)
+            try applyChanges(type: .set, id: key, from: current.wireFields, to: updated.wireFields, db: db, now: now)
         }
     }
 
@@ -336,6 +330,18 @@ extension SpotterStore {
     /// Runs validation rules, turning a broken rule into the store's error.
     func checked(_ rules: () throws(ValidationError) -> Void) throws {
         do { try rules() } catch { throw StoreError.invalid(error) }
+    }
+
+    /// Queues the fields that differ between two wire images of an entity; a field that
+    /// disappears (notes cleared, RPE removed) is sent as null. No difference, no operation.
+    func applyChanges(
+        type: EntityType, id: String, from old: [String: JSONValue], to new: [String: JSONValue], db: Database,
+        now: Date
+    ) throws {
+        var patch = new.filter { old[$0.key] != $0.value }
+        for cleared in old.keys where new[cleared] == nil { patch[cleared] = .null }
+        guard !patch.isEmpty else { return }
+        try applyEdit(type: type, id: id, patch: patch, db: db, now: now)
     }
 
     /// Writes a patch to an entity and queues it; a rejected create becomes a fresh create instead.
