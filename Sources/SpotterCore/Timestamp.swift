@@ -1,17 +1,110 @@
 import Foundation
 
-/// RFC 3339 UTC timestamps with millisecond precision, the wire and export format.
+/// RFC 3339 UTC timestamps with millisecond precision, the wire, storage and export format.
+///
+/// Formatting and parsing the one shape Spotter writes (`2026-11-22T07:31:07.123Z`) is done by
+/// hand: it runs for every set that is logged, pulled or shown, where Foundation's general
+/// ISO 8601 machinery was the largest cost. Anything else that is valid RFC 3339 (offsets,
+/// no fraction) still goes through Foundation.
 public enum Timestamp {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
     private static let withoutFraction = Date.ISO8601FormatStyle(timeZone: .gmt)
 
     public static func format(_ date: Date) -> String {
-        withFraction.format(date)
+        let total = millis(date)
+        var days = total / 86_400_000
+        var msOfDay = total % 86_400_000
+        if msOfDay < 0 {
+            msOfDay += 86_400_000
+            days -= 1
+        }
+        let (year, month, day) = civil(daysSinceEpoch: days)
+        guard (0...9999).contains(year) else { return withFraction.format(date) }
+        var bytes = [UInt8](repeating: 0, count: 24)
+        func put(_ value: Int64, width: Int, at offset: Int) {
+            var remaining = value
+            for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                bytes[position] = UInt8(48 + remaining % 10)
+                remaining /= 10
+            }
+        }
+        put(year, width: 4, at: 0)
+        bytes[4] = UInt8(ascii: "-")
+        put(month, width: 2, at: 5)
+        bytes[7] = UInt8(ascii: "-")
+        put(day, width: 2, at: 8)
+        bytes[10] = UInt8(ascii: "T")
+        put(msOfDay / 3_600_000, width: 2, at: 11)
+        bytes[13] = UInt8(ascii: ":")
+        put(msOfDay / 60_000 % 60, width: 2, at: 14)
+        bytes[16] = UInt8(ascii: ":")
+        put(msOfDay / 1000 % 60, width: 2, at: 17)
+        bytes[19] = UInt8(ascii: ".")
+        put(msOfDay % 1000, width: 3, at: 20)
+        bytes[23] = UInt8(ascii: "Z")
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public static func parse(_ text: String) -> Date? {
+        let bytes = Array(text.utf8.prefix(25))
+        if hasCanonicalShape(bytes) { return parseCanonical(bytes) }  // no lenient second opinion
         if let date = try? withFraction.parse(text) { return date }
         return try? withoutFraction.parse(text)
+    }
+
+    static func hasCanonicalShape(_ bytes: [UInt8]) -> Bool {
+        (bytes.count == 20 || bytes.count == 24) && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
+            && (bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t")) && bytes[13] == UInt8(ascii: ":")
+            && bytes[16] == UInt8(ascii: ":") && (bytes.last == UInt8(ascii: "Z") || bytes.last == UInt8(ascii: "z"))
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.fff]Z` with real calendar values, or nil.
+    static func parseCanonical(_ bytes: [UInt8]) -> Date? {
+        func number(_ from: Int, _ count: Int) -> Int64? {
+            var value: Int64 = 0
+            for index in from..<from + count {
+                let digit = bytes[index] &- 48
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            return value
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+            let minute = number(14, 2), let second = number(17, 2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+        else { return nil }
+        var milliseconds: Int64 = 0
+        if bytes.count == 24 {
+            guard bytes[19] == UInt8(ascii: "."), let fraction = number(20, 3) else { return nil }
+            milliseconds = fraction
+        }
+        let days = daysSinceEpoch(year: year, month: month, day: day)
+        guard civil(daysSinceEpoch: days) == (year, month, day) else { return nil }  // 31 Feb and the like
+        let total = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + milliseconds
+        return fromMillis(total)
+    }
+
+    /// Howard Hinnant's days-from-civil, proleptic Gregorian.
+    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The inverse: civil date of a day count since 1970-01-01.
+    static func civil(daysSinceEpoch days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthPart = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthPart + 2) / 5 + 1
+        let month = monthPart < 10 ? monthPart + 3 : monthPart - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Milliseconds since 1970, the precision the wire keeps; used to compare timestamps
