@@ -78,7 +78,12 @@ struct TUIEndToEndTests {
         try tmux.press("C-u")
         try tmux.type("102.5")
         try tmux.press("Enter")
-        step = try await tmux.waitFor("✈ Airplane · 4 queued")
+        // Wait for the whole frame, not only the badge: capture-pane can catch curses mid-redraw,
+        // with the new header above rows not yet repainted.
+        step = try await tmux.waitFor {
+            $0.contains("✈ Airplane · 4 queued") && !$0.contains("Log set")
+                && Self.lines($0, containing: "Bench Press (Barbell)", "⏳").count == 3
+        }
         #expect(step.ok, "third set, four operations queued:\n\(step.screen)")
         #expect(!step.screen.contains("5 queued"), "double Enter saved one set only")
         let pendingRows = Self.lines(step.screen, containing: "Bench Press (Barbell)", "⏳")
@@ -87,7 +92,10 @@ struct TUIEndToEndTests {
 
         // The debug pane lists the four pending operations.
         try tmux.press("D")
-        step = try await tmux.waitFor { Self.lines($0, containing: "create", "pending").count == 4 }
+        step = try await tmux.waitFor {
+            $0.contains("Debug · outbox") && Self.lines($0, containing: "create", "pending").count == 4
+                && Self.lines($0, containing: "workout", "create", "pending").count == 1
+        }
         #expect(step.ok, "debug pane with 4 pending creates:\n\(step.screen)")
         #expect(step.screen.contains("Debug · outbox"))
         #expect(Self.lines(step.screen, containing: "workout", "create", "pending").count == 1)
