@@ -137,7 +137,7 @@ struct TUIEndToEndTests {
         #expect(step.screen.split(separator: "\n", omittingEmptySubsequences: false).count >= 40)
 
         try tmux.resize(columns: 70, rows: 20)
-        step = try await tmux.waitFor("Terminal too small")
+        step = try await tmux.waitFor { $0.contains("Terminal too small") && $0.contains("70x20") }
         #expect(step.ok, "too-small screen:\n\(step.screen)")
         #expect(step.screen.contains("70x20"))
 
