@@ -124,9 +124,9 @@ extension SpotterStore {
             workout.id.uuidString.lowercased(), workout.name, Timestamp.format(workout.startedAt),
             workout.endedAt.map(Timestamp.format), workout.notes, Timestamp.format(now),
         ])
-        _ = try Outbox.enqueue(
-            db, user: userID, type: .workout, id: workout.id.uuidString.lowercased(), kind: .create,
-            payload: workout.wireFields, before: [:], now: now)
+        _ = try Outbox.appendCreate(
+            db, user: userID, type: .workout, id: workout.id.wireString, payload: workout.wireFields, dependency: nil,
+            now: now)
     }
 
     /// Renames, annotates or ends a workout.
@@ -245,13 +245,9 @@ extension SpotterStore {
                     SELECT op_id FROM outbox WHERE entity_type = 'workout' AND entity_id = ? AND kind = 'create'
                     AND state != 'succeeded' ORDER BY seq DESC LIMIT 1
                     """), arguments: [workoutKey])
-        let outcome = try Outbox.enqueue(
-            db, user: userID, type: .set, id: setKey, kind: .create, payload: set.wireFields, before: [:],
-            dependency: workoutCreate, now: now)
-        guard case .appended(let opID) = outcome else { throw StoreError.notAllowed("set \(setKey) already exists") }
-        if try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM outbox WHERE op_id = ?"), arguments: [opID])
-            == "blocked"
-        {
+        let (opID, blocked) = try Outbox.appendCreate(
+            db, user: userID, type: .set, id: setKey, payload: set.wireFields, dependency: workoutCreate, now: now)
+        if blocked {
             try db.cachedStatement(
                 sql:
                     "UPDATE sets SET sync_state = 'rejected', sync_error = 'waiting on a rejected workout' WHERE id = ?"
@@ -386,11 +382,7 @@ extension SpotterStore {
         case .favorite:
             fields = rejected.payload
         }
-        let parentState = try rejected.dependsOn.flatMap {
-            try String.fetchOne(
-                db.cachedStatement(sql: "SELECT state || ':' || kind FROM outbox WHERE op_id = ?"), arguments: [$0])
-        }
-        let stillBlocked = parentState == "failed_permanent:create" || parentState?.hasPrefix("blocked:") == true
+        let stillBlocked = try Outbox.blocksDependants(rejected.dependsOn, db: db)
         // The row keeps its place in the queue (its seq), so operations queued behind the old
         // create still come after it; it becomes a new operation with a new key.
         let newOp = UUID().uuidString.lowercased()

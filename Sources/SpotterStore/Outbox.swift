@@ -167,20 +167,37 @@ enum Outbox {
             return .cancelled
         case .append(let dependsOn):
             let parent = dependsOn ?? dependency
-            var blocked = false
-            if let parent {
-                let parentState = try String.fetchOne(
-                    db.cachedStatement(sql: "SELECT state || ':' || kind FROM outbox WHERE op_id = ?"),
-                    arguments: [parent])
-                blocked =
-                    parentState == "blocked:create" || parentState == "failed_permanent:create"
-                    || parentState?.hasPrefix("blocked:") == true
-            }
+            let blocked = try blocksDependants(parent, db: db)
             let opID = try insert(
                 db, user: user, type: type, id: id, kind: kind, payload: payload, before: before, dependsOn: parent,
                 blocked: blocked, now: now)
             return .appended(opID: opID)
         }
+    }
+
+    /// Whether an operation queued behind `parent` must wait as blocked: the parent is a create
+    /// the server refused, or is itself blocked.
+    static func blocksDependants(_ parent: String?, db: Database) throws -> Bool {
+        guard let parent,
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT state, kind FROM outbox WHERE op_id = ?"), arguments: [parent])
+        else { return false }
+        let state: String = row["state"]
+        return state == OperationState.blocked.rawValue
+            || (state == OperationState.failedPermanent.rawValue && row["kind"] == OperationKind.create.rawValue)
+    }
+
+    /// Queues the create of a brand-new entity: nothing can be queued for it yet, so there is
+    /// nothing to coalesce with. Returns the op and whether it waits blocked behind `dependency`.
+    static func appendCreate(
+        _ db: Database, user: String, type: EntityType, id: String, payload: [String: JSONValue], dependency: String?,
+        now: Date
+    ) throws -> (opID: String, blocked: Bool) {
+        let blocked = try blocksDependants(dependency, db: db)
+        let opID = try insert(
+            db, user: user, type: type, id: id, kind: .create, payload: payload, before: [:], dependsOn: dependency,
+            blocked: blocked, now: now)
+        return (opID, blocked)
     }
 
     /// Marks every operation waiting on `opID`, directly or not, as blocked.
