@@ -121,7 +121,7 @@ extension SpotterStore {
                 VALUES (?, ?, ?, ?, ?, ?, 'pending')
                 """
         ).execute(arguments: [
-            workout.id.uuidString.lowercased(), workout.name, Timestamp.format(workout.startedAt),
+            workout.id.wireString, workout.name, Timestamp.format(workout.startedAt),
             workout.endedAt.map(Timestamp.format), workout.notes, Timestamp.format(now),
         ])
         _ = try Outbox.appendCreate(
@@ -132,7 +132,7 @@ extension SpotterStore {
     /// Renames, annotates or ends a workout.
     public func editWorkout(id: UUID, changes: WorkoutChanges) throws {
         let now = self.now
-        let key = id.uuidString.lowercased()
+        let key = id.wireString
         try writer.write { db in
             guard
                 let row = try Row.fetchOne(
@@ -152,7 +152,7 @@ extension SpotterStore {
     /// Deletes a workout with its sets.
     public func deleteWorkout(id: UUID) throws {
         let now = self.now
-        let key = id.uuidString.lowercased()
+        let key = id.wireString
         try writer.write { db in
             guard try !queueDelete(type: .workout, id: key, db: db, now: now) else { return }
             // The server deletes the sets with their workout; queued set intents that were never
@@ -199,7 +199,7 @@ extension SpotterStore {
         return try writer.write { db in
             let exercise = try resolveExercise(exerciseName, db: db)
             let (workout, created) = try resolveWorkout(input.workout, db: db, now: now)
-            let workoutKey = workout.id.uuidString.lowercased()
+            let workoutKey = workout.id.wireString
             let position =
                 (try Int.fetchOne(
                     db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"),
@@ -259,7 +259,7 @@ extension SpotterStore {
     /// Changes fields of a set. Editing a rejected set is "edit and retry": a new create with a new key.
     public func editSet(id: UUID, changes: SetChanges) throws {
         let now = self.now
-        let key = id.uuidString.lowercased()
+        let key = id.wireString
         try writer.write { db in
             guard
                 let row = try Row.fetchOne(
@@ -288,7 +288,7 @@ extension SpotterStore {
     /// Deletes a set (a tombstone until the server confirms).
     public func deleteSet(id: UUID) throws {
         let now = self.now
-        let key = id.uuidString.lowercased()
+        let key = id.wireString
         try writer.write { db in
             guard try !queueDelete(type: .set, id: key, db: db, now: now) else { return }
             try db.cachedStatement(
@@ -478,8 +478,8 @@ extension SpotterStore {
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL"),
-                    arguments: [id.uuidString.lowercased()])
-            else { throw StoreError.notFound("workout \(id.uuidString.lowercased())") }
+                    arguments: [id.wireString])
+            else { throw StoreError.notFound("workout \(id.wireString)") }
             return (Workout(row: row), false)
         case .new(let name):
             let workout = Workout(name: name.trimmingCharacters(in: .whitespaces), startedAt: now)

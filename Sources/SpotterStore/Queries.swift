@@ -41,7 +41,7 @@ extension SpotterStore {
                 rows = try Row.fetchAll(
                     db.cachedStatement(
                         sql: "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL ORDER BY position"),
-                    arguments: [workoutID.uuidString.lowercased()])
+                    arguments: [workoutID.wireString])
             } else {
                 rows = try Row.fetchAll(
                     db, sql: "SELECT * FROM sets WHERE deleted_at IS NULL ORDER BY performed_at, workout_id, position")
@@ -52,7 +52,7 @@ extension SpotterStore {
 
     public func set(id: UUID) throws -> SetRow? {
         try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ?", arguments: [id.uuidString.lowercased()]).map(
+            try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ?", arguments: [id.wireString]).map(
                 Self.setRow)
         }
     }

@@ -184,8 +184,8 @@ extension WorkoutSet {
     /// The client-owned fields as a create sends them (wire names; nil fields omitted).
     var wireFields: [String: JSONValue] {
         var fields: [String: JSONValue] = [
-            "id": .string(id.uuidString.lowercased()),
-            "workout_id": .string(workoutID.uuidString.lowercased()),
+            "id": .string(id.wireString),
+            "workout_id": .string(workoutID.wireString),
             "exercise": .string(exercise),
             "position": .int(Int64(position)),
             "kind": .string(kind.rawValue),
@@ -212,7 +212,7 @@ extension Workout {
 
     var wireFields: [String: JSONValue] {
         var fields: [String: JSONValue] = [
-            "id": .string(id.uuidString.lowercased()),
+            "id": .string(id.wireString),
             "name": .string(name),
             "started_at": .string(Timestamp.format(startedAt)),
         ]

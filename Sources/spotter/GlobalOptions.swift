@@ -40,12 +40,7 @@ struct GlobalOptions: ParsableArguments {
     /// remote server and token, so switching accounts never replays another user's queue.
     var userID: String {
         guard let url = serverURL else { return "local" }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "\(url)|\(serverToken ?? "")".utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return "remote-" + String(hash, radix: 16)
+        return "remote-" + ContentID.uuid("\(url)|\(serverToken ?? "")").wireString.prefix(16)
     }
 
     func openStore() throws -> SpotterStore {
