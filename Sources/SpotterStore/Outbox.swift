@@ -77,17 +77,6 @@ enum Outbox {
             before: (row["before"] as String?).flatMap { JSONValue.parse($0)?.objectValue } ?? [:])
     }
 
-    /// The newest operation of an entity in any state but succeeded.
-    static func newestUnfinished(_ db: Database, type: EntityType, id: String) throws -> OutboxOperation? {
-        try Row.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND state != 'succeeded'
-                    ORDER BY seq DESC LIMIT 1
-                    """), arguments: [type.rawValue, id]
-        ).map(OutboxOperation.init(row:))
-    }
-
     /// The entity's create when the server refused it (or the engine gave up on it).
     static func rejectedCreate(_ db: Database, type: EntityType, id: String) throws -> OutboxOperation? {
         try Row.fetchOne(
