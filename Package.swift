@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .systemLibrary(
@@ -85,18 +86,25 @@ let package = Package(
             dependencies: [
                 "SpotterCore", "SpotterProtocol", "SpotterServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(
             name: "SpotterSyncTests",
-            dependencies: ["SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer"]
+            dependencies: [
+                "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "SpotterTUITests", dependencies: ["SpotterCore", "SpotterStore", "SpotterSync", "SpotterTUI"]),
         .testTarget(
             name: "SpotterEndToEndTests",
-            dependencies: ["SpotterCore", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+            dependencies: [
+                "SpotterCore", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
     ]
 )

@@ -167,6 +167,8 @@ public enum BenchmarkSuite {
                 ])
             }
         }
+        // As the app keeps them: records computed when sets arrive, not on the first frame.
+        try store.refreshRecords()
     }
 
     static func frameBench(_ options: BenchOptions, probe: any FrameProbe) throws -> JSONValue {

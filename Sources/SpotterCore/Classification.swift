@@ -22,10 +22,18 @@ public enum ResultClass: Equatable, Sendable {
 public enum ResultClassifier {
     /// Classifies an HTTP status for an operation of `kind`.
     /// - Parameter keyInUse: the 409's problem type says the key's first request is still running.
-    public static func classify(status: Int, kind: OperationKind, keyInUse: Bool = false) -> ResultClass {
+    /// - Parameter idTaken: the 409 says this user already has an entity with the create's id.
+    ///   Ids are client-made UUIDs (or derived from an imported row and the account), so that
+    ///   entity is this very intent, made on another device (the same file imported twice) or
+    ///   sent once more after its key expired: the create is fulfilled, and the server's row
+    ///   (pulled) is the entity's state.
+    public static func classify(
+        status: Int, kind: OperationKind, keyInUse: Bool = false, idTaken: Bool = false
+    ) -> ResultClass {
         switch status {
         case 200..<300: return .success
         case 404 where kind == .delete, 410 where kind == .delete: return .success
+        case 409 where idTaken && kind == .create: return .success
         case 409 where keyInUse: return .transient(.keyInUse)
         case 401: return .transient(.unauthorized)
         case 408: return .transient(.requestTimeout)

@@ -54,7 +54,12 @@ public enum Coalescing {
         guard existing.isRewritable else { return .append(dependsOn: existing.opID) }
         switch (existing.kind, kind) {
         case (.create, .update):
-            return .rewrite(kind: .create, payload: existing.payload.merging(payload) { _, new in new }, before: [:])
+            // The before-image of a create names the fields edited after it (with their first
+            // values): if the server already has the entity (the same import on another device),
+            // those edits are still the user's and go out as an update.
+            return .rewrite(
+                kind: .create, payload: existing.payload.merging(payload) { _, new in new },
+                before: existing.before.merging(before) { old, _ in old })
         case (.update, .update):
             // Later wins per field; the before-image keeps the oldest value of each field,
             // which is what a rollback of the merged patch must restore.

@@ -13,4 +13,17 @@ public enum Formatting {
     public static func weight(_ value: Double, unit: WeightUnit) -> String {
         "\(number(value)) \(unit.rawValue)"
     }
+
+    /// A weight in the unit the lifter chose to see (`display`), or as logged when nil.
+    /// Only the text changes: what is stored keeps its own unit.
+    public static func weight(_ value: Double, unit: WeightUnit, shownIn display: WeightUnit?) -> String {
+        guard let display, display != unit else { return weight(value, unit: unit) }
+        return weight(converted(value, from: unit, to: display), unit: display)
+    }
+
+    /// `value` in another unit, to the hundredth (200 lb is 90.72 kg, and back to 200 lb).
+    public static func converted(_ value: Double, from: WeightUnit, to: WeightUnit) -> Double {
+        guard from != to else { return value }
+        return (value * from.kilograms / to.kilograms * 100).rounded() / 100
+    }
 }

@@ -107,9 +107,14 @@ public struct WorkoutSet: Sendable, Equatable {
 
 /// Strength estimates used for PRs and stats.
 public enum OneRepMax {
-    /// Epley: w × (1 + r / 30); a single is its own 1RM; zero reps or weight estimate nothing.
+    /// The most reps an estimate is made from: beyond about twelve the formula no longer
+    /// predicts a single ("18 kg × 1000" is endurance, not a 623 kg squat).
+    public static let maxReps = 12
+
+    /// Epley: w × (1 + r / 30); a single is its own 1RM; zero reps or weight, or more than
+    /// `maxReps` reps, estimate nothing.
     public static func epley(weight: Double, reps: Int) -> Double? {
-        guard weight > 0, reps > 0 else { return nil }
+        guard weight > 0, reps > 0, reps <= maxReps else { return nil }
         if reps == 1 { return weight }
         return weight * (1 + Double(reps) / 30)
     }

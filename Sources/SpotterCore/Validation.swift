@@ -31,10 +31,11 @@ public enum Validation {
 
     public static func weight(_ weight: Double, unit: WeightUnit) throws(ValidationError) {
         let limit = maxWeightKg / unit.kilograms
-        guard weight.isFinite, weight >= 0 else {
+        guard weight >= 0 else {
             throw ValidationError(field: "weight", message: "must be 0 or more")
         }
-        guard weight <= limit + 1e-9 else {
+        // A huge value (1e308, or one that overflowed to infinity on the way) breaks the upper bound, and says so.
+        guard weight.isFinite, weight <= limit + 1e-9 else {
             let shown = unit == .kg ? "2000 kg" : String(format: "%.0f lb", limit.rounded(.down))
             throw ValidationError(field: "weight", message: "must be at most \(shown)")
         }

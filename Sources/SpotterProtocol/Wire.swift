@@ -15,11 +15,12 @@ public enum Route {
     public static let sets = "/v1/sets"
     public static let batch = "/v1/batch"
     public static let changes = "/v1/changes"
+    /// `GET /v1/me`: who the bearer token belongs to, `{"user": "…"}`.
+    public static let me = "/v1/me"
     public static let favorites = "/v1/favorites"
     public static let healthz = "/healthz"
     public static let metrics = "/metrics"
 
-    public static func workout(_ id: UUID) -> String { "\(workouts)/\(id.wireString)" }
     public static func set(_ id: UUID) -> String { "\(sets)/\(id.wireString)" }
     public static func favorite(_ exercise: String) -> String {
         "\(favorites)/\(exercise.addingPercentEncoding(withAllowedCharacters: .urlPathAllowedComponent) ?? exercise)"
@@ -268,11 +269,6 @@ public enum WireJSON {
     /// Encodes a wire value into a `JSONValue`, e.g. to embed it in a batch.
     public static func value(_ encodable: some Encodable) throws -> JSONValue {
         try decoder().decode(JSONValue.self, from: encoder().encode(encodable))
-    }
-
-    /// Decodes a wire type out of a `JSONValue`.
-    public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        try decoder().decode(type, from: value.canonicalData)
     }
 }
 

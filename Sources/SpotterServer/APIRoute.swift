@@ -55,12 +55,46 @@ enum APIRoute: Sendable, Equatable {
 
     var takesJSONBody: Bool { requiresIdempotencyKey || self == .batch }
 
+    /// A write on an entity route: what an operation inside `POST /v1/batch` may be (SPEC 5.1).
+    var isEntityWrite: Bool { isMutating && self != .batch }
+
+    /// The path in its one canonical spelling (ids as lower-case UUIDs), whatever case or
+    /// spelling the request used: what idempotency scopes and fingerprints are computed over,
+    /// so `/v1/sets/ABC…` and `/v1/sets/abc…` are one resource and one key scope (SPEC 5.2).
+    var canonicalPath: String {
+        switch self {
+        case .createWorkout, .listWorkouts: "/v1/workouts"
+        case .updateWorkout(let id), .deleteWorkout(let id): "/v1/workouts/\(id)"
+        case .createSet, .listSets: "/v1/sets"
+        case .updateSet(let id), .deleteSet(let id): "/v1/sets/\(id)"
+        case .putFavorite(let exercise), .deleteFavorite(let exercise):
+            Route.favorite(exercise)
+        case .listFavorites: "/v1/favorites"
+        case .changes: "/v1/changes"
+        case .batch: "/v1/batch"
+        }
+    }
+
     var isMutating: Bool {
         switch self {
         case .listWorkouts, .listSets, .listFavorites, .changes: false
         default: true
         }
     }
+
+    /// The methods `path` answers, for the `Allow` header of a 405.
+    static func allowedMethods(path: String) -> String {
+        ["GET", "POST", "PUT", "PATCH", "DELETE"].filter {
+            (try? resolve(method: $0, path: path).get()) != nil
+        }.joined(separator: ", ")
+    }
+
+    /// Every route, once (the sample ids are placeholders): what `openapi.yaml` must describe.
+    static let all: [APIRoute] = [
+        .createWorkout, .updateWorkout(id: ""), .deleteWorkout(id: ""), .listWorkouts, .createSet,
+        .updateSet(id: ""), .deleteSet(id: ""), .listSets, .putFavorite(exercise: ""), .deleteFavorite(exercise: ""),
+        .listFavorites, .changes, .batch,
+    ]
 
     /// Resolves `path` (without its query); ids in the path that are not UUIDs name nothing (404).
     static func resolve(method: String, path: String) -> Result<APIRoute, Failure> {

@@ -33,14 +33,13 @@ struct EntityHandlers {
     private func createWorkout(_ fields: [String: JSONValue]) throws -> APIResponse {
         let incoming: WorkoutDTO
         do { incoming = try EntityRules.newWorkout(from: fields) } catch { return .problem(Problems.validation(error)) }
-        if let existing = try transaction.workout(id: incoming.id) {
-            // Second idempotency layer: the client id. Same owner, same content → the existing entity.
-            guard existing.owner == user, existing.value.deleted != true,
-                EntityRules.clientContent(existing.value) == incoming
-            else {
+        if let existing = try transaction.workout(id: incoming.id, owner: user) {
+            // Second idempotency layer: the client id (this user's only; another user's id is
+            // another entity). Same content → the existing entity.
+            guard existing.deleted != true, EntityRules.clientContent(existing) == incoming else {
                 return .problem(Problems.conflict("a different workout with this id already exists", field: "id"))
             }
-            return .json(200, existing.value)
+            return .json(200, existing)
         }
         var workout = incoming
         stamp(
@@ -72,12 +71,10 @@ struct EntityHandlers {
         return .noContent
     }
 
-    /// The user's workout, unless it is absent, deleted or someone else's (all look the same: 404).
+    /// The user's workout, unless it is absent or deleted (both 404; other users' ids are not looked at).
     private func liveWorkout(_ id: String) throws -> WorkoutDTO? {
-        guard let found = try transaction.workout(id: id), found.owner == user, found.value.deleted != true else {
-            return nil
-        }
-        return found.value
+        guard let found = try transaction.workout(id: id, owner: user), found.deleted != true else { return nil }
+        return found
     }
 
     // MARK: Sets
@@ -85,13 +82,11 @@ struct EntityHandlers {
     private func createSet(_ fields: [String: JSONValue]) throws -> APIResponse {
         let incoming: SetDTO
         do { incoming = try EntityRules.newSet(from: fields) } catch { return .problem(Problems.validation(error)) }
-        if let existing = try transaction.set(id: incoming.id) {
-            guard existing.owner == user, existing.value.deleted != true,
-                EntityRules.clientContent(existing.value) == incoming
-            else {
+        if let existing = try transaction.set(id: incoming.id, owner: user) {
+            guard existing.deleted != true, EntityRules.clientContent(existing) == incoming else {
                 return .problem(Problems.conflict("a different set with this id already exists", field: "id"))
             }
-            return .json(200, existing.value)
+            return .json(200, existing)
         }
         guard try liveWorkout(incoming.workoutID) != nil else {
             return .problem(Problems.validation(workoutMissing))
@@ -119,10 +114,8 @@ struct EntityHandlers {
     }
 
     private func liveSet(_ id: String) throws -> SetDTO? {
-        guard let found = try transaction.set(id: id), found.owner == user, found.value.deleted != true else {
-            return nil
-        }
-        return found.value
+        guard let found = try transaction.set(id: id, owner: user), found.deleted != true else { return nil }
+        return found
     }
 
     private var workoutMissing: ValidationError {

@@ -194,3 +194,35 @@ enum EntityRules {
         }
     }
 }
+
+/// Which characters a text field may hold. SQLite and terminals do not keep control
+/// characters faithfully (a NUL cut "Bench\u{0}Press" to "Bench"), so they are refused
+/// (400 naming the field) rather than stored differently from what was answered.
+enum TextRules {
+    /// Shown on one line (lists, the terminal UI): no control characters at all.
+    static let singleLineFields: Set<String> = ["name", "exercise"]
+
+    /// The 400 for the first string field holding a control character, or nil.
+    /// Free text (notes) may keep tabs and line breaks; nothing may hold NUL or other controls.
+    static func problem(in fields: [String: JSONValue]) -> Problem? {
+        for (field, value) in fields.sorted(by: { $0.key < $1.key }) {
+            guard let text = value.stringValue else { continue }
+            if let problem = problem(field: field, text: text) { return problem }
+        }
+        return nil
+    }
+
+    static func problem(field: String, text: String) -> Problem? {
+        let singleLine = singleLineFields.contains(field)
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            guard value < 0x20 || (0x7F...0x9F).contains(value) else { continue }
+            if !singleLine, value == 0x09 || value == 0x0A || value == 0x0D { continue }
+            let code = String(value, radix: 16, uppercase: true)
+            return Problems.malformed(
+                "\(field) must not contain control characters (found U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code))",
+                field: field)
+        }
+        return nil
+    }
+}

@@ -6,13 +6,62 @@ import SpotterCore
 enum IdempotencyKeyRules {
     static let maxLength = 255
 
-    /// nil when `key` is acceptable, otherwise why not.
-    static func problem(with key: String?) -> String? {
-        guard let key else { return "the Idempotency-Key header is required on POST and PATCH" }
-        guard !key.isEmpty else { return "the Idempotency-Key must not be empty" }
-        guard key.utf8.count <= maxLength else { return "the Idempotency-Key must be at most \(maxLength) characters" }
+    /// Why a key is refused, worded for the 400's detail.
+    struct Refusal: Error, Equatable {
+        var reason: String
+    }
+
+    /// The key a header value names. The IETF draft defines the field as a structured-field
+    /// string (`"abc"`, RFC 8941 sf-string); clients such as Stripe's send the bare token
+    /// (`abc`). Both spell the same key, so both land in the same scope.
+    static func key(from raw: String?) -> Result<String, Refusal> {
+        guard let raw else {
+            return .failure(Refusal(reason: "the Idempotency-Key header is required on POST and PATCH"))
+        }
+        let key: String
+        if raw.hasPrefix("\"") {
+            guard let unquoted = sfString(raw) else {
+                return .failure(
+                    Refusal(
+                        reason:
+                            "the Idempotency-Key is not a valid structured-field string (a quoted value with only \\\" and \\\\ escaped)"
+                    ))
+            }
+            key = unquoted
+        } else {
+            key = raw
+        }
+        guard !key.isEmpty else { return .failure(Refusal(reason: "the Idempotency-Key must not be empty")) }
+        guard key.utf8.count <= maxLength else {
+            return .failure(Refusal(reason: "the Idempotency-Key must be at most \(maxLength) characters"))
+        }
         guard key.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
-            return "the Idempotency-Key must be printable ASCII"
+            return .failure(Refusal(reason: "the Idempotency-Key must be printable ASCII"))
+        }
+        return .success(key)
+    }
+
+    /// Parses an RFC 8941 sf-string filling the whole field value: printable ASCII between
+    /// double quotes, where `\"` and `\\` are the only escapes. nil when it is not one.
+    static func sfString(_ raw: String) -> String? {
+        var bytes = raw.utf8.makeIterator()
+        guard bytes.next() == UInt8(ascii: "\"") else { return nil }
+        var out: [UInt8] = []
+        while let byte = bytes.next() {
+            switch byte {
+            case UInt8(ascii: "\\"):
+                guard let escaped = bytes.next(), escaped == UInt8(ascii: "\"") || escaped == UInt8(ascii: "\\") else {
+                    return nil
+                }
+                out.append(escaped)
+            case UInt8(ascii: "\""):
+                // The closing quote must end the value (parameters are not part of this field).
+                return bytes.next() == nil ? String(decoding: out, as: UTF8.self) : nil
+            case 0x20...0x7E:
+                out.append(byte)
+            default:
+                return nil
+            }
         }
         return nil
     }

@@ -58,6 +58,12 @@ enum Problems {
             detail: "the request body exceeds \(limit) bytes")
     }
 
+    static func uriTooLong(limit: Int) -> Problem {
+        Problem(
+            type: ProblemType.malformed, title: "URI too long", status: 414,
+            detail: "the request path exceeds \(limit) bytes")
+    }
+
     static let injectedUnavailable = Problem(
         type: ProblemType.unavailable, title: "Service unavailable", status: 503,
         detail: "injected failure (chaos mode); retry later")

@@ -88,6 +88,63 @@ public struct SQLiteServerStore: ServerStore {
                     CREATE INDEX idempotency_by_created ON idempotency_records(created_at);
                     """)
         }
+        migrator.registerMigration("v2-entity-ids-per-user") { db in
+            // v1 keyed workouts and sets by id alone, so a second user sending an id another
+            // user already had got a 409 that revealed it. The key is now (owner, id); rows
+            // are copied as they are (v1 ids were unique, so no two rows collide).
+            try db.execute(
+                sql: """
+                    CREATE TABLE workouts_v2 (
+                        id TEXT NOT NULL,
+                        owner TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        started_at TEXT NOT NULL,
+                        ended_at TEXT,
+                        notes TEXT,
+                        updated_at TEXT NOT NULL,
+                        server_version INTEGER NOT NULL,
+                        deleted INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (owner, id)
+                    );
+                    INSERT INTO workouts_v2
+                        (id, owner, name, started_at, ended_at, notes, updated_at, server_version, deleted)
+                    SELECT id, owner, name, started_at, ended_at, notes, updated_at, server_version, deleted
+                    FROM workouts;
+                    DROP TABLE workouts;
+                    ALTER TABLE workouts_v2 RENAME TO workouts;
+                    CREATE INDEX workouts_by_owner_version ON workouts(owner, server_version);
+                    CREATE TABLE sets_v2 (
+                        id TEXT NOT NULL,
+                        owner TEXT NOT NULL,
+                        workout_id TEXT NOT NULL,
+                        exercise TEXT NOT NULL,
+                        position INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        weight REAL NOT NULL,
+                        unit TEXT NOT NULL,
+                        reps INTEGER NOT NULL,
+                        rpe REAL,
+                        distance_m REAL,
+                        duration_s REAL,
+                        notes TEXT,
+                        performed_at TEXT NOT NULL,
+                        updated_at TEXT NOT NULL,
+                        server_version INTEGER NOT NULL,
+                        deleted INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (owner, id)
+                    );
+                    INSERT INTO sets_v2
+                        (id, owner, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
+                         duration_s, notes, performed_at, updated_at, server_version, deleted)
+                    SELECT id, owner, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
+                         duration_s, notes, performed_at, updated_at, server_version, deleted
+                    FROM sets;
+                    DROP TABLE sets;
+                    ALTER TABLE sets_v2 RENAME TO sets;
+                    CREATE INDEX sets_by_owner_version ON sets(owner, server_version);
+                    CREATE INDEX sets_by_owner_workout ON sets(owner, workout_id);
+                    """)
+        }
         return migrator
     }
 
@@ -242,10 +299,10 @@ struct SQLiteServerTransaction: ServerTransaction {
         return try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM change_sequence WHERE id = 1")) ?? 0
     }
 
-    func workout(id: String) throws -> Owned<WorkoutDTO>? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM workouts WHERE id = ?"), arguments: [id]).map {
-            Owned(owner: $0["owner"], value: Self.workout(from: $0))
-        }
+    func workout(id: String, owner: String) throws -> WorkoutDTO? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM workouts WHERE owner = ? AND id = ?"), arguments: [owner, id]
+        ).map(Self.workout(from:))
     }
 
     func saveWorkout(_ workout: WorkoutDTO, owner: String) throws {
@@ -261,10 +318,10 @@ struct SQLiteServerTransaction: ServerTransaction {
         ])
     }
 
-    func set(id: String) throws -> Owned<SetDTO>? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sets WHERE id = ?"), arguments: [id]).map {
-            Owned(owner: $0["owner"], value: Self.set(from: $0))
-        }
+    func set(id: String, owner: String) throws -> SetDTO? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM sets WHERE owner = ? AND id = ?"), arguments: [owner, id]
+        ).map(Self.set(from:))
     }
 
     func saveSet(_ set: SetDTO, owner: String) throws {

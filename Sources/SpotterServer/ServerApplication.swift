@@ -43,6 +43,7 @@ struct ServerComponents: Sendable {
     ) -> Application<SpotterResponder> {
         Application(
             responder: responder,
+            server: GuardedHTTP1Channel.builder(configuration.connections),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             services: [

@@ -47,7 +47,15 @@ public struct ServerConfiguration: Sendable {
     public var maxBatchBodyBytes = 1024 * 1024
     /// Most operations accepted in one batch.
     public var maxBatchOperations = 1000
+    /// Budget of one batch response: once the results reach it, the remaining operations are
+    /// not run (503 each, sent again by the client). Writes answer with about what they sent,
+    /// so a batch within `maxBatchBodyBytes` stays well inside it.
+    public var maxBatchResponseBytes = 4 * 1024 * 1024
     public var clock: any SpotterClock = SystemClock()
+    /// Read and idle timeouts and the connection limit (`spotter serve --read-timeout` …).
+    public var connections = ConnectionLimits()
+    /// Longest request path accepted; a longer one is 414 (problem+json).
+    public var maxPathBytes = 8 * 1024
 
     /// Test seam: awaited after an idempotency key is claimed and before the effect runs,
     /// so a test can hold a request "still running" while another one arrives.

@@ -46,10 +46,23 @@ struct SpotterResponder: HTTPResponder {
         var drop = false
         let answer: APIResponse
 
-        if path == Route.healthz, request.method == .get {
+        if path.utf8.count > configuration.maxPathBytes {
+            label = "unknown"
+            answer = .problem(Problems.uriTooLong(limit: configuration.maxPathBytes))
+        } else if path == Route.healthz || path == Route.metrics || path == Route.me, request.method != .get {
+            label = "unknown"
+            answer = .problem(Problems.methodNotAllowed(method, path), headers: ["Allow": "GET"])
+        } else if path == Route.healthz {
             label = "GET /healthz"
             answer = await health()
-        } else if path == Route.metrics, request.method == .get {
+        } else if path == Route.me, request.method == .get {
+            // Who the token belongs to: the client names its account by this, not by the token's text.
+            label = "GET /v1/me"
+            user = authenticatedUser(request)
+            answer =
+                user.map { APIResponse.json(200, ["user": $0]) }
+                ?? .problem(Problems.unauthorized, headers: ["WWW-Authenticate": "Bearer"])
+        } else if path == Route.metrics {
             label = "GET /metrics"
             answer = APIResponse(
                 status: 200, body: Data(metrics.prometheusText().utf8), contentType: "text/plain; version=0.0.4")
@@ -60,7 +73,8 @@ struct SpotterResponder: HTTPResponder {
                 answer = .problem(Problems.notFound("no such resource: \(path)"))
             case .failure(.methodNotAllowed):
                 label = "unknown"
-                answer = .problem(Problems.methodNotAllowed(method, path))
+                answer = .problem(
+                    Problems.methodNotAllowed(method, path), headers: ["Allow": APIRoute.allowedMethods(path: path)])
             case .success(let route):
                 label = route.template
                 let outcome = await handle(route, request: request, context: context)
@@ -72,7 +86,7 @@ struct SpotterResponder: HTTPResponder {
 
         metrics.recordRequest(route: label, status: answer.status)
         var metadata: Logger.Metadata = [
-            "http.method": "\(method)", "http.path": "\(path)", "http.route": "\(label)",
+            "http.method": "\(method)", "http.path": "\(path.prefix(256))", "http.route": "\(label)",
             "http.status": "\(answer.status)",
             "duration_ms": "\((ContinuousClock.now - started).milliseconds)",
         ]
@@ -136,6 +150,9 @@ struct SpotterResponder: HTTPResponder {
 
     /// `POST /v1/batch`: every operation through `SyncAPI.performBatch`, in order, one result each.
     private func batch(_ body: RequestBody, user: String) async -> APIResponse {
+        if case .bytes(let data) = body, String(validating: data, as: UTF8.self) == nil {
+            return .problem(Problems.malformed("the body is not valid UTF-8"))
+        }
         guard case .bytes(let data) = body, let value = JSONValue.parse(data) else {
             return .problem(Problems.malformed("the body is not valid JSON"))
         }

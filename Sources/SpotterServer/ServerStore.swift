@@ -1,21 +1,6 @@
 import Foundation
 import SpotterProtocol
 
-/// An entity together with the user who owns it.
-///
-/// Ids are global (a client-generated UUID names one thing everywhere), so the store can
-/// tell "this id belongs to someone else" apart from "this id is free" without ever
-/// showing one user another's data.
-public struct Owned<Value: Sendable>: Sendable {
-    public var owner: String
-    public var value: Value
-
-    public init(owner: String, value: Value) {
-        self.owner = owner
-        self.value = value
-    }
-}
-
 /// Where an idempotency record lives: the same key from two users, or on two routes, is two records.
 public struct IdempotencyScope: Sendable, Hashable {
     public var user: String
@@ -78,9 +63,12 @@ public struct IdempotencyClaimLost: Error, CustomStringConvertible {
 public protocol ServerTransaction {
     /// The next value of the global change sequence; every write stamps its row with one.
     func nextChangeVersion() throws -> Int64
-    func workout(id: String) throws -> Owned<WorkoutDTO>?
+    /// The workout `owner` has under `id`, deleted or not. Entity ids are scoped per user
+    /// (SPEC 5.2): another user's workout with the same id is a different entity, never seen here.
+    func workout(id: String, owner: String) throws -> WorkoutDTO?
     func saveWorkout(_ workout: WorkoutDTO, owner: String) throws
-    func set(id: String) throws -> Owned<SetDTO>?
+    /// The set `owner` has under `id`, deleted or not (per-user, like workouts).
+    func set(id: String, owner: String) throws -> SetDTO?
     func saveSet(_ set: SetDTO, owner: String) throws
     /// Sets of a workout that are not deleted.
     func liveSets(workoutID: String, owner: String) throws -> [SetDTO]

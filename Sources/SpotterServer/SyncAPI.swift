@@ -58,13 +58,20 @@ struct SyncAPI: Sendable {
         case .success(let resolved): route = resolved
         case .failure(.notFound): return .answered(.problem(Problems.notFound("no such resource: \(target.path)")))
         case .failure(.methodNotAllowed):
-            return .answered(.problem(Problems.methodNotAllowed(call.method, target.path)))
+            return .answered(
+                .problem(
+                    Problems.methodNotAllowed(call.method, target.path),
+                    headers: ["Allow": APIRoute.allowedMethods(path: target.path)]))
         }
         if route == .batch {
             return .answered(.problem(Problems.malformed("a batch operation cannot itself be a batch", field: "path")))
         }
-        if route.requiresIdempotencyKey, let reason = IdempotencyKeyRules.problem(with: call.idempotencyKey) {
-            return .answered(.problem(Problems.missingKey(reason)))
+        var idempotencyKey: String?
+        if route.requiresIdempotencyKey {
+            switch IdempotencyKeyRules.key(from: call.idempotencyKey) {
+            case .success(let key): idempotencyKey = key
+            case .failure(let refusal): return .answered(.problem(Problems.missingKey(refusal.reason)))
+            }
         }
         var fields: [String: JSONValue] = [:]
         var bodyValue: JSONValue?
@@ -76,13 +83,23 @@ struct SyncAPI: Sendable {
             case .failure(let problem):
                 return .answered(.problem(problem))
             }
+            if let problem = TextRules.problem(in: fields) { return .answered(.problem(problem)) }
+        }
+        switch route {
+        case .putFavorite(let exercise), .deleteFavorite(let exercise):
+            if let problem = TextRules.problem(field: "exercise", text: exercise) {
+                return .answered(.problem(problem))
+            }
+        default: break
         }
         if !route.isMutating { return .read(route, query: target.query, user: call.user) }
         var scope: IdempotencyScope?
         var fingerprint = ""
-        if route.requiresIdempotencyKey, let key = call.idempotencyKey {
+        if let key = idempotencyKey {
+            // The canonical path, not the one sent: an upper-cased id names the same entity,
+            // so it must land in the same scope (and fingerprint) as the lower-case one.
             let claimed = IdempotencyScope(
-                user: call.user, method: call.method.uppercased(), path: target.path, key: key)
+                user: call.user, method: call.method.uppercased(), path: route.canonicalPath, key: key)
             scope = claimed
             fingerprint = IdempotencyKeyRules.fingerprint(method: claimed.method, path: claimed.path, body: bodyValue)
         }
@@ -147,23 +164,42 @@ struct SyncAPI: Sendable {
     /// transaction (one commit, one fsync) — each in its own savepoint, so every operation still
     /// behaves exactly as its single route: its claim, effect and record commit together, a replay
     /// replays, and a 5xx undoes only that operation and stores nothing for it.
+    ///
+    /// Only writes on entity routes may ride in a batch (SPEC 5.1); anything else is a 422 for
+    /// that operation. The response has a budget (`maxBatchResponseBytes`): once the results
+    /// reach it, the remaining operations are not run and answer 503, so the client sends them again.
     func performBatch(_ calls: [APICall]) async -> [APIResponse] {
         var responses: [APIResponse] = []
         responses.reserveCapacity(calls.count)
         var pending: [Mutation] = []
+        var spent = 0
+        let budget = configuration.maxBatchResponseBytes
         func flush() async {
             guard !pending.isEmpty else { return }
-            responses += await runInOneTransaction(pending)
+            let outcomes = await runInOneTransaction(pending, spent: spent, budget: budget)
+            spent += outcomes.reduce(0) { $0 + Self.resultSize($1) }
+            responses += outcomes
             pending.removeAll()
         }
         for call in calls {
+            if let refusal = Self.batchRefusal(call) {
+                await flush()
+                responses.append(refusal)
+                spent += Self.resultSize(refusal)
+                continue
+            }
             switch prepare(call) {
             case .answered(let response):
                 await flush()
-                responses.append(response)
-            case .read(let route, let query, let user):
+                let answer = spent < budget ? response : Self.notRun(budget: budget)
+                responses.append(answer)
+                spent += Self.resultSize(answer)
+            case .read:
+                // batchRefusal lets no read through; should one ever pass, it is refused the same way.
                 await flush()
-                responses.append(await read(route, query: query, user: user))
+                responses.append(
+                    .problem(
+                        Problems.validation(ValidationError(field: "method", message: "a batch carries only writes"))))
             case .mutate(let mutation):
                 pending.append(mutation)
             }
@@ -172,7 +208,48 @@ struct SyncAPI: Sendable {
         return responses
     }
 
-    private func runInOneTransaction(_ mutations: [Mutation]) async -> [APIResponse] {
+    /// Why an operation may not ride in a batch at all, or nil when it is a write on an entity route.
+    static func batchRefusal(_ call: APICall) -> APIResponse? {
+        let path = PathAndQuery(call.target).path
+        let what = "\(call.method) \(path)"
+        switch APIRoute.resolve(method: call.method, path: path) {
+        case .success(let route) where route.isEntityWrite:
+            return nil
+        case .success(.batch):
+            return .problem(
+                Problems.validation(ValidationError(field: "path", message: "cannot name a batch inside a batch")))
+        case .success:
+            return .problem(
+                Problems.validation(
+                    ValidationError(
+                        field: "method",
+                        message: "\(what) is a read; a batch carries only writes (POST, PUT, PATCH, DELETE)")))
+        case .failure:
+            return .problem(
+                Problems.validation(
+                    ValidationError(
+                        field: "path",
+                        message:
+                            "\(what) is not a write on an entity route (/v1/workouts, /v1/sets, /v1/favorites)")))
+        }
+    }
+
+    /// What one result adds to the batch response: its body and the envelope around it.
+    private static func resultSize(_ response: APIResponse) -> Int { (response.body?.count ?? 0) + 320 }
+
+    /// The answer of an operation left unrun because the batch response reached its budget.
+    static func notRun(budget: Int) -> APIResponse {
+        .problem(
+            Problem(
+                type: ProblemType.unavailable, title: "Service unavailable", status: 503,
+                detail: "not run: this batch's response reached its \(budget)-byte budget; send the operation again"))
+    }
+
+    private func runInOneTransaction(
+        _ mutations: [Mutation], spent alreadySpent: Int, budget: Int
+    ) async
+        -> [APIResponse]
+    {
         let now = clock.now()
         let stamp = Timestamp.format(now)
         let ttl = configuration.idempotencyTTL
@@ -182,7 +259,12 @@ struct SyncAPI: Sendable {
             let outcomes: [(APIResponse, IdempotencyClaim?)] = try await store.write { transaction in
                 var outcomes: [(APIResponse, IdempotencyClaim?)] = []
                 outcomes.reserveCapacity(mutations.count)
+                var spent = alreadySpent
                 for mutation in mutations {
+                    guard spent < budget else {
+                        outcomes.append((Self.notRun(budget: budget), nil))
+                        continue
+                    }
                     var response = APIResponse.problem(Problems.internalError)
                     var claim: IdempotencyClaim?
                     do {
@@ -209,6 +291,11 @@ struct SyncAPI: Sendable {
                             metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
                         response = .problem(Problems.internalError)
                         claim = nil
+                    }
+                    if case .completed(let stored) = claim {
+                        spent += Self.resultSize(APIResponse(replaying: stored))
+                    } else {
+                        spent += Self.resultSize(response)
                     }
                     outcomes.append((response, claim))
                 }
@@ -303,6 +390,10 @@ struct SyncAPI: Sendable {
         case .bytes(let data):
             guard data.count <= configuration.maxBodyBytes else {
                 return .failure(Problems.tooLarge(limit: configuration.maxBodyBytes))
+            }
+            // Invalid UTF-8 must not be repaired into U+FFFD and stored as something else.
+            guard String(validating: data, as: UTF8.self) != nil else {
+                return .failure(Problems.malformed("the body is not valid UTF-8"))
             }
             guard let parsed = JSONValue.parse(data) else {
                 return .failure(Problems.malformed("the body is not valid JSON"))

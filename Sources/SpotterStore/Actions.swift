@@ -117,12 +117,12 @@ extension SpotterStore {
     func insertWorkout(_ workout: Workout, db: Database, now: Date) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO workouts (id, name, started_at, ended_at, notes, updated_at, sync_state)
-                VALUES (?, ?, ?, ?, ?, ?, 'pending')
+                INSERT INTO workouts (id, name, started_at, ended_at, notes, updated_at, sync_state, account)
+                VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)
                 """
         ).execute(arguments: [
             workout.id.wireString, workout.name, Timestamp.format(workout.startedAt),
-            workout.endedAt.map(Timestamp.format), workout.notes, Timestamp.format(now),
+            workout.endedAt.map(Timestamp.format), workout.notes, Timestamp.format(now), userID,
         ])
         _ = try Outbox.appendCreate(
             db, user: userID, type: .workout, id: workout.id.wireString, payload: workout.wireFields, dependency: nil,
@@ -136,16 +136,18 @@ extension SpotterStore {
         try writer.write { db in
             guard
                 let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL"),
+                    db.cachedStatement(
+                        sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL AND \(visible())"),
                     arguments: [key])
             else { throw StoreError.notFound("workout \(key)") }
-            var workout = Workout(row: row)
+            var workout = try Workout(row: row)
             if let name = changes.name { workout.name = name.trimmingCharacters(in: .whitespaces) }
-            if let notes = changes.notes { workout.notes = notes }
+            if let notes = changes.notes { workout.notes = notes.isEmpty ? nil : notes }
             if let endedAt = changes.endedAt { workout.endedAt = Timestamp.truncated(endedAt) }
             try checked { () throws(ValidationError) in try Validation.workout(workout) }
             try applyChanges(
-                type: .workout, id: key, from: Workout(row: row).wireFields, to: workout.wireFields, db: db, now: now)
+                type: .workout, id: key, from: try Workout(row: row).wireFields, to: workout.wireFields, db: db,
+                now: now)
         }
     }
 
@@ -209,7 +211,21 @@ extension SpotterStore {
                 weight: input.weight, unit: input.unit, reps: input.reps, rpe: input.rpe, distanceM: input.distanceM,
                 durationS: input.durationS, notes: input.notes,
                 performedAt: Timestamp.truncated(input.performedAt ?? now))
-            let (opID, isPR) = try insertSet(set, db: db, now: now)
+            var (opID, isPR) = try insertSet(set, db: db, now: now)
+            if try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM records_dirty WHERE exercise = ?)"),
+                arguments: [set.exercise]) == true
+            {
+                // Not the newest set of its exercise (or its records were stale): walk it now.
+                try Self.recomputeRecords(exercise: set.exercise, db: db)
+                try db.cachedStatement(sql: "DELETE FROM records_dirty WHERE exercise = ?").execute(arguments: [
+                    set.exercise
+                ])
+                isPR =
+                    try Int.fetchOne(
+                        db.cachedStatement(sql: "SELECT is_pr FROM sets WHERE id = ?"), arguments: [set.id.wireString])
+                    == RecordKind.oneRepMax.rawValue
+            }
             return LoggedSet(set: set, workout: workout, createdWorkout: created, isPR: isPR, opID: opID)
         }
     }
@@ -218,27 +234,29 @@ extension SpotterStore {
     /// still queued); marks a new estimated-1RM record. Shared by logging and importing.
     func insertSet(_ set: WorkoutSet, db: Database, now: Date) throws -> (opID: String, isPR: Bool) {
         let e1rm = set.estimatedOneRepMaxKg
-        var isPR = false
-        if let e1rm, set.kind != .warmup {
-            let best = try Double.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'"),
-                arguments: [set.exercise])
-            isPR = best.map { e1rm > $0 + 1e-9 } ?? false
-        }
+        // A set logged now comes after every other: its record is known from indexed lookups.
+        // Otherwise (an import, a back-dated set) the exercise is recomputed before the next read.
+        let appended = try Self.appendedRecord(set, db: db)
+        let record = appended ?? nil
+        let isPR = record == .oneRepMax
         let setKey = set.id.wireString
         let workoutKey = set.workoutID.wireString
         try db.cachedStatement(
             sql: """
                 INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
-                    duration_s, notes, performed_at, e1rm_kg, is_pr, updated_at, sync_state)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')
+                    duration_s, notes, performed_at, e1rm_kg, is_pr, updated_at, sync_state, account)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)
                 """
         ).execute(arguments: [
             setKey, workoutKey, set.exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue, set.reps,
-            set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt), e1rm, isPR,
-            Timestamp.format(now),
+            set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt), e1rm,
+            record?.rawValue ?? 0, Timestamp.format(now), userID,
         ])
+        if appended != nil {
+            try db.cachedStatement(sql: "DELETE FROM records_dirty WHERE exercise = ?").execute(arguments: [
+                set.exercise
+            ])
+        }
         let workoutCreate = try String.fetchOne(
             db.cachedStatement(
                 sql: """
@@ -263,9 +281,10 @@ extension SpotterStore {
         try writer.write { db in
             guard
                 let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM sets WHERE id = ? AND deleted_at IS NULL"), arguments: [key])
+                    db.cachedStatement(sql: "SELECT * FROM sets WHERE id = ? AND deleted_at IS NULL AND \(visible())"),
+                    arguments: [key])
             else { throw StoreError.notFound("set \(key)") }
-            let current = WorkoutSet(row: row)
+            let current = try WorkoutSet(row: row)
             var updated = current
             if let exercise = changes.exercise {
                 try checked { () throws(ValidationError) in try Validation.exercise(exercise) }
@@ -306,13 +325,20 @@ extension SpotterStore {
     func queueDelete(type: EntityType, id: String, db: Database, now: Date) throws -> Bool {
         guard let table = EntityTable.table(type),
             try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM \(table) WHERE id = ? AND deleted_at IS NULL)"),
+                db.cachedStatement(
+                    sql: "SELECT EXISTS(SELECT 1 FROM \(table) WHERE id = ? AND deleted_at IS NULL AND \(visible()))"),
                 arguments: [id])
                 == true
         else { throw StoreError.notFound("\(type.rawValue) \(id)") }
         if try Outbox.createNeverAccepted(db, type: type, id: id) {
             try discardEntity(type: type, id: id, db: db)
             return true
+        }
+        if let gaveUp = try Outbox.rejectedCreate(db, type: type, id: id) {
+            // The engine gave up on the create without a definite answer: it may exist on the
+            // server, so the delete is sent, and it replaces the failed create as the intent.
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [gaveUp.opID])
+            try releaseBlocked(behind: gaveUp.opID, db: db, now: now)
         }
         let outcome = try Outbox.enqueue(
             db, user: userID, type: type, id: id, kind: .delete, payload: [:], before: ["deleted_at": .null], now: now)
@@ -346,7 +372,8 @@ extension SpotterStore {
         try EntityTable.write(
             patch, type: type, id: id,
             extra: [
-                "updated_at": Timestamp.format(now).databaseValue, "sync_state": "pending".databaseValue,
+                "updated_at": Timestamp.format(now).databaseValue,
+                "sync_state": SyncState.pending.rawValue.databaseValue,
                 "sync_error": .null,
             ],
             db: db)
@@ -370,7 +397,7 @@ extension SpotterStore {
             else {
                 return
             }
-            fields = WorkoutSet(row: row).wireFields
+            fields = try WorkoutSet(row: row).wireFields
         case .workout:
             guard
                 let row = try Row.fetchOne(
@@ -378,7 +405,7 @@ extension SpotterStore {
             else {
                 return
             }
-            fields = Workout(row: row).wireFields
+            fields = try Workout(row: row).wireFields
         case .favorite:
             fields = rejected.payload
         }
@@ -395,7 +422,8 @@ extension SpotterStore {
                 """
         ).execute(arguments: [
             newOp, UUID().uuidString.lowercased(), JSONValue.object(fields).canonicalString,
-            stillBlocked ? "blocked" : "pending", stillBlocked ? "waiting on a rejected operation" : nil,
+            (stillBlocked ? OperationState.blocked : .pending).rawValue,
+            stillBlocked ? "waiting on a rejected operation" : nil,
             now.timeIntervalSince1970, now.timeIntervalSince1970, rejected.opID,
         ])
         try db.cachedStatement(sql: "UPDATE outbox SET depends_on = ?, updated_at = ? WHERE depends_on = ?").execute(
@@ -406,31 +434,10 @@ extension SpotterStore {
         if let table = EntityTable.table(rejected.entityType) {
             try db.cachedStatement(sql: "UPDATE \(table) SET sync_state = ?, sync_error = ? WHERE id = ?").execute(
                 arguments: [
-                    stillBlocked ? "rejected" : "pending", stillBlocked ? "waiting on a rejected workout" : nil,
+                    (stillBlocked ? SyncState.rejected : .pending).rawValue,
+                    stillBlocked ? "waiting on a rejected workout" : nil,
                     rejected.entityID,
                 ])
-        }
-    }
-
-    /// Returns blocked dependants of `opID` (transitively) to pending.
-    func releaseBlocked(behind opID: String, db: Database, now: Date) throws {
-        for dependant in try Outbox.dependants(of: opID, db: db) {
-            guard
-                let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ? AND state = 'blocked'"),
-                    arguments: [dependant])
-            else { continue }
-            let op = OutboxOperation(row: row)
-            try db.cachedStatement(
-                sql:
-                    "UPDATE outbox SET state = 'pending', last_error = NULL, next_attempt_at = NULL, updated_at = ? WHERE op_id = ?"
-            ).execute(arguments: [now.timeIntervalSince1970, dependant])
-            if let table = EntityTable.table(op.entityType) {
-                try db.cachedStatement(
-                    sql:
-                        "UPDATE \(table) SET sync_state = 'pending', sync_error = NULL WHERE id = ? AND sync_state = 'rejected'"
-                ).execute(arguments: [op.entityID])
-            }
         }
     }
 
@@ -477,10 +484,11 @@ extension SpotterStore {
         case .existing(let id):
             guard
                 let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL"),
+                    db.cachedStatement(
+                        sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL AND \(visible())"),
                     arguments: [id.wireString])
             else { throw StoreError.notFound("workout \(id.wireString)") }
-            return (Workout(row: row), false)
+            return (try Workout(row: row), false)
         case .new(let name):
             let workout = Workout(name: name.trimmingCharacters(in: .whitespaces), startedAt: now)
             try insertWorkout(workout, db: db, now: now)
@@ -491,10 +499,10 @@ extension SpotterStore {
                 db.cachedStatement(
                     sql: """
                         SELECT * FROM workouts WHERE deleted_at IS NULL AND ended_at IS NULL AND started_at >= ?
-                        ORDER BY started_at DESC LIMIT 1
+                        AND \(visible()) ORDER BY started_at DESC LIMIT 1
                         """), arguments: [Timestamp.format(startOfDay)])
             {
-                return (Workout(row: row), false)
+                return (try Workout(row: row), false)
             }
             let workout = Workout(name: Self.timeOfDayName(now), startedAt: now)
             try insertWorkout(workout, db: db, now: now)

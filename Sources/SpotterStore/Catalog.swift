@@ -21,7 +21,26 @@ public struct Exercise: Sendable, Equatable, Decodable {
 
 /// The shipped exercise catalogue (`Assets/exercises.json`), seeded on first open.
 enum Catalog {
-    private struct File: Decodable { var exercises: [Exercise] }
+    private struct File: Decodable {
+        var exercises: [Exercise]
+        /// Names other apps use (Strong, Hevy and FitNotes default lists) → the catalogue's name.
+        var aliases: [String: String]?
+    }
+
+    /// The alias table, keyed by `aliasKey`; empty when the file is missing (import then keeps names as they are).
+    static let aliases: [String: String] = {
+        guard let url = SpotterAssets.exercisesURL, let data = try? Data(contentsOf: url),
+            let file = try? JSONDecoder().decode(File.self, from: data)
+        else { return [:] }
+        var table: [String: String] = [:]
+        for (alias, name) in file.aliases ?? [:] { table[aliasKey(alias)] = name }
+        return table
+    }()
+
+    /// Case and spacing do not matter: "Barbell  squat" is "Barbell Squat".
+    static func aliasKey(_ name: String) -> String {
+        name.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
 
     static func bundled() throws -> [Exercise] {
         guard let url = SpotterAssets.exercisesURL else {

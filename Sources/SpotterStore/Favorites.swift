@@ -80,3 +80,50 @@ extension SpotterStore {
         }
     }
 }
+
+/// A starred exercise and whether the server has its latest star or unstar.
+public struct StarredExercise: Sendable, Equatable {
+    public var exercise: String
+    /// `synced`, `pending` (a star not yet sent) or `rejected` (the server refused it).
+    public var syncState: SyncState
+}
+
+extension SpotterStore {
+    /// Starred exercises as the user sees them, each with its sync state.
+    public func starredExercises() throws -> [StarredExercise] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT f.exercise AS exercise, NULL AS state FROM favorites f
+                    WHERE f.exercise NOT IN (SELECT exercise FROM favorite_pending)
+                    UNION ALL
+                    SELECT p.exercise, COALESCE(o.state, 'pending') FROM favorite_pending p
+                    LEFT JOIN outbox o ON o.op_id = p.op_id WHERE p.action = 'add'
+                    ORDER BY 1 COLLATE NOCASE
+                    """
+            ).map { row in
+                let state: String? = row["state"]
+                let syncState: SyncState =
+                    switch state {
+                    case nil, "succeeded": .synced
+                    case "failed_permanent": .rejected
+                    default: .pending
+                    }
+                return StarredExercise(exercise: row["exercise"], syncState: syncState)
+            }
+        }
+    }
+
+    /// Stars (`true`) or unstars an exercise through the same toggle as the UI's `f`, so repeated
+    /// offline changes still queue at most one operation. Returns false when it already was so.
+    @discardableResult
+    public func setStarred(_ exercise: String, _ starred: Bool) throws -> Bool {
+        let name = exercise.trimmingCharacters(in: .whitespacesAndNewlines)
+        try checked { () throws(ValidationError) in try Validation.exercise(name) }
+        let current = try favorites().contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+        guard current != starred else { return false }
+        try toggleFavorite(exercise: name)
+        return true
+    }
+}

@@ -53,23 +53,54 @@ extension SpotterStore {
             if pendingCount >= chunkSize { try flush() }
         }
         try flush()
+        // Imported sets come in file order, not performed order: recompute their exercises now.
+        try refreshRecords()
         return result
     }
+
+    /// Import ids derive from the account as well as the content, so two users importing the same
+    /// file (on one device, or on the server) never share an id. The device's own imports keep the
+    /// derivation older versions used; a file imported before the first login and again after it
+    /// is still found by its workout and content, and adds nothing — also when the workout was
+    /// renamed meanwhile: ids derived under the owners this account took over (a token before
+    /// its user was known) are looked for too.
+    private var importNamespace: String { userID == QueueOwner.deviceID ? "" : "\(userID)|" }
+
+    /// The owners whose rows `reassign` moved to this account.
+    func importAliases(db: Database) throws -> [String] {
+        guard
+            let text = try String.fetchOne(
+                db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.aliasesKey(userID)])
+        else { return [] }
+        guard case .array(let owners)? = JSONValue.parse(text) else { return [] }
+        return owners.compactMap { $0.stringValue }
+    }
+
+    static func aliasesKey(_ owner: String) -> String { "import_aliases|\(owner)" }
 
     private func importWorkout(
         key: String, rows: [ImportedSet], db: Database, now: Date, result: inout ImportResult
     ) throws {
         guard let first = rows.first else { return }
         let start = Timestamp.truncated(first.workoutStart)
-        let derivedID = ContentID.uuid("spotter-import-workout|\(key)")
+        let derivedID = ContentID.uuid("spotter-import-workout|\(importNamespace)\(key)")
         let workoutID: UUID
         if let existing = try String.fetchOne(
             db.cachedStatement(
                 sql: """
-                    SELECT id FROM workouts WHERE deleted_at IS NULL AND (id = ? OR (name = ? AND started_at = ?))
+                    SELECT id FROM workouts WHERE deleted_at IS NULL
+                    AND (id = ? OR (name = ? AND started_at = ?) OR id IN (SELECT value FROM json_each(?)))
+                    AND \(visible())
                     ORDER BY id = ? DESC LIMIT 1
                     """),
-            arguments: [derivedID.wireString, first.workoutName, Timestamp.format(start), derivedID.wireString]
+            arguments: [
+                derivedID.wireString, first.workoutName, Timestamp.format(start),
+                JSONValue.array(
+                    try importAliases(db: db).map {
+                        .string(ContentID.uuid("spotter-import-workout|\($0)|\(key)").wireString)
+                    }
+                ).canonicalString, derivedID.wireString,
+            ]
         ) {
             workoutID = UUID(uuidString: existing) ?? derivedID
         } else {
@@ -87,7 +118,7 @@ extension SpotterStore {
             ?? 0
         var occurrences: [String: Int] = [:]
         for row in rows {
-            let exercise = try resolveExercise(row.exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
+            let exercise = try resolveImportedExercise(row.exercise, db: db)
             let content = [
                 exercise, row.kind.rawValue, Formatting.number(row.weight), row.unit.rawValue, "\(row.reps)",
                 row.rpe.map(Formatting.number) ?? "", row.distanceM.map(Formatting.number) ?? "",
@@ -95,7 +126,7 @@ extension SpotterStore {
             ].joined(separator: "|")
             occurrences[content, default: 0] += 1
             let occurrence = occurrences[content]!
-            let setID = ContentID.uuid("spotter-import-set|\(key)|\(content)|\(occurrence)")
+            let setID = ContentID.uuid("spotter-import-set|\(importNamespace)\(key)|\(content)|\(occurrence)")
             // Already here: this file imported before, or these very sets exported and read back.
             // (`+exercise` keeps SQLite on the workout's index: the exercise index would walk
             // every set of that exercise ever logged, for every row.)
@@ -132,25 +163,34 @@ extension SpotterStore {
         }
     }
 
+    /// The catalogue's name for an exported name: the catalogue's own spelling first, then the
+    /// alias table (FitNotes' "Barbell Squat" is "Squat (Barbell)"), else a custom exercise.
+    func resolveImportedExercise(_ raw: String, db: Database) throws -> String {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let known = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE AND is_custom = 0"),
+            arguments: [name])
+        {
+            return known
+        }
+        if let alias = Catalog.aliases[Catalog.aliasKey(name)] { return try resolveExercise(alias, db: db) }
+        return try resolveExercise(name, db: db)
+    }
+
     /// Every live set with its workout, in workout and set order, for export.
     public func exportRows() throws -> [(workout: Workout, set: WorkoutSet)] {
         try writer.read { db in
-            try Row.fetchAll(
+            let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT s.*, w.name AS w_name, w.started_at AS w_started_at, w.ended_at AS w_ended_at,
-                        w.notes AS w_notes
+                    SELECT s.*, w.id AS w_id, w.name AS w_name, w.started_at AS w_started_at,
+                        w.ended_at AS w_ended_at, w.notes AS w_notes
                     FROM sets s JOIN workouts w ON w.id = s.workout_id
-                    WHERE s.deleted_at IS NULL AND w.deleted_at IS NULL
+                    WHERE s.deleted_at IS NULL AND w.deleted_at IS NULL AND \(visible("s."))
                     ORDER BY w.started_at, w.id, s.position
                     """
-            ).map { row in
-                let workout = Workout(
-                    id: UUID(uuidString: row["workout_id"]) ?? UUID(), name: row["w_name"],
-                    startedAt: Timestamp.parse(row["w_started_at"]) ?? Date(timeIntervalSince1970: 0),
-                    endedAt: (row["w_ended_at"] as String?).flatMap(Timestamp.parse), notes: row["w_notes"])
-                return (workout, WorkoutSet(row: row))
-            }
+            )
+            return try readable(rows) { row in (try Workout(row: row, prefix: "w_"), try WorkoutSet(row: row)) }
         }
     }
 }

@@ -23,27 +23,43 @@ public struct OutboxOperation: Sendable, Equatable {
     public var createdAt: Date
     public var updatedAt: Date
     public var completedAt: Date?
+    /// When a try first left; nil while it never has.
+    public var firstSentAt: Date?
 
-    init(row: Row) {
-        seq = row["seq"]
-        opID = row["op_id"]
-        userID = row["user_id"]
-        entityType = EntityType(rawValue: row["entity_type"]) ?? .set
-        entityID = row["entity_id"]
-        kind = OperationKind(rawValue: row["kind"]) ?? .update
-        payload = JSONValue.parse(row["payload"] as String)?.objectValue ?? [:]
-        before = (row["before"] as String?).flatMap { JSONValue.parse($0)?.objectValue } ?? [:]
-        idempotencyKey = row["idempotency_key"]
-        state = OperationState(rawValue: row["state"]) ?? .pending
-        attemptCount = row["attempt_count"]
-        nextAttemptAt = (row["next_attempt_at"] as Double?).map(Date.init(timeIntervalSince1970:))
-        leaseExpiresAt = (row["lease_expires_at"] as Double?).map(Date.init(timeIntervalSince1970:))
-        dependsOn = row["depends_on"]
-        lastStatus = row["last_status"]
-        lastError = row["last_error"]
-        createdAt = Date(timeIntervalSince1970: row["created_at"])
-        updatedAt = Date(timeIntervalSince1970: row["updated_at"])
-        completedAt = (row["completed_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+    /// Reads an `outbox` row. A row that cannot be read (a BLOB payload, an unknown kind or
+    /// state) throws `UnreadableRow`: syncing made-up defaults would send an empty create.
+    init(row: Row) throws {
+        let cells = RowCells(row, table: "outbox", idColumn: "op_id")
+        seq = try cells.value("seq")
+        opID = try cells.value("op_id")
+        userID = try cells.value("user_id")
+        entityType = try cells.enumeration("entity_type")
+        entityID = try cells.value("entity_id")
+        kind = try cells.enumeration("kind")
+        guard let payload = JSONValue.parse(try cells.value("payload") as String)?.objectValue else {
+            throw cells.unreadable("payload", "a JSON object")
+        }
+        self.payload = payload
+        if let text = try cells.value("before") as String? {
+            guard let before = JSONValue.parse(text)?.objectValue else {
+                throw cells.unreadable("before", "a JSON object")
+            }
+            self.before = before
+        } else {
+            before = [:]
+        }
+        idempotencyKey = try cells.value("idempotency_key")
+        state = try cells.enumeration("state")
+        attemptCount = try cells.value("attempt_count")
+        nextAttemptAt = (try cells.value("next_attempt_at") as Double?).map(Date.init(timeIntervalSince1970:))
+        leaseExpiresAt = (try cells.value("lease_expires_at") as Double?).map(Date.init(timeIntervalSince1970:))
+        dependsOn = try cells.value("depends_on")
+        lastStatus = try cells.value("last_status")
+        lastError = try cells.value("last_error")
+        createdAt = Date(timeIntervalSince1970: try cells.value("created_at"))
+        updatedAt = Date(timeIntervalSince1970: try cells.value("updated_at"))
+        completedAt = (try cells.value("completed_at") as Double?).map(Date.init(timeIntervalSince1970:))
+        firstSentAt = (try cells.value("first_sent_at") as Double?).map(Date.init(timeIntervalSince1970:))
     }
 }
 
@@ -56,25 +72,23 @@ enum EnqueueOutcome: Equatable {
 }
 
 enum Outbox {
-    static let queuedStates = "('pending','in_flight','failed_transient','blocked')"
+    static let queuedStates = OperationState.sqlList(OperationState.queued)
 
     /// The entity's newest operation that is still queued or blocked.
     static func newestQueued(_ db: Database, type: EntityType, id: String) throws -> QueuedOperation? {
         let row = try Row.fetchOne(
             db.cachedStatement(
                 sql: """
-                    SELECT op_id, kind, state, attempt_count, first_sent_at, payload, before FROM outbox
+                    SELECT * FROM outbox
                     WHERE entity_type = ? AND entity_id = ? AND state IN \(queuedStates)
                     ORDER BY seq DESC LIMIT 1
                     """), arguments: [type.rawValue, id])
         guard let row else { return nil }
-        let sent = (row["first_sent_at"] as Double?) != nil
+        let op = try OutboxOperation(row: row)
+        let sent = (row["first_sent_at"] as DatabaseValue? ?? .null) != .null
         return QueuedOperation(
-            opID: row["op_id"], kind: OperationKind(rawValue: row["kind"]) ?? .update,
-            state: OperationState(rawValue: row["state"]) ?? .pending,
-            attemptCount: sent ? max(1, row["attempt_count"]) : row["attempt_count"],
-            payload: JSONValue.parse(row["payload"] as String)?.objectValue ?? [:],
-            before: (row["before"] as String?).flatMap { JSONValue.parse($0)?.objectValue } ?? [:])
+            opID: op.opID, kind: op.kind, state: op.state,
+            attemptCount: sent ? max(1, op.attemptCount) : op.attemptCount, payload: op.payload, before: op.before)
     }
 
     /// The entity's create when the server refused it (or the engine gave up on it).
@@ -82,20 +96,31 @@ enum Outbox {
         try Row.fetchOne(
             db.cachedStatement(
                 sql: """
-                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'create' AND state = 'failed_permanent'
+                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'create'
+                        AND state = \(OperationState.failedPermanent.sql)
                     ORDER BY seq DESC LIMIT 1
                     """), arguments: [type.rawValue, id]
-        ).map(OutboxOperation.init(row:))
+        ).map { try OutboxOperation(row: $0) }
     }
 
-    /// Whether the entity's create was refused or is blocked: the server has never had it.
+    /// Whether the entity's create is certain never to have reached the server: it was never
+    /// sent (blocked behind a refused parent), or the server refused it. A create the engine
+    /// gave up on after tries without a definite answer (dropped replies, 5xx) may well exist
+    /// there, so it is not "never accepted".
     static func createNeverAccepted(_ db: Database, type: EntityType, id: String) throws -> Bool {
-        try Bool.fetchOne(
+        let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT EXISTS (SELECT 1 FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'create'
-                        AND state IN ('failed_permanent','blocked'))
-                    """), arguments: [type.rawValue, id]) ?? false
+                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'create'
+                        AND state IN \(OperationState.sqlList([.failedPermanent, .blocked]))
+                    """), arguments: [type.rawValue, id])
+        return try rows.contains { row in
+            let op = try OutboxOperation(row: row)
+            return OutboxMachine.createNeverAccepted(
+                .init(
+                    kind: op.kind, state: op.state, attemptCount: op.attemptCount, everSent: op.firstSentAt != nil,
+                    lastStatus: op.lastStatus))
+        }
     }
 
     static func hasQueued(_ db: Database, type: EntityType, id: String, excluding opID: String? = nil) throws -> Bool {
@@ -189,30 +214,6 @@ enum Outbox {
         return (opID, blocked)
     }
 
-    /// Marks every operation waiting on `opID`, directly or not, as blocked.
-    static func blockDependants(of opID: String, reason: String, now: Date, db: Database) throws {
-        var frontier = [opID]
-        while let current = frontier.popLast() {
-            let dependants = try String.fetchAll(
-                db.cachedStatement(
-                    sql:
-                        "SELECT op_id FROM outbox WHERE depends_on = ? AND state IN ('pending','failed_transient','blocked')"
-                ), arguments: [current])
-            for dependant in dependants {
-                try db.cachedStatement(
-                    sql: "UPDATE outbox SET state = 'blocked', last_error = ?, updated_at = ? WHERE op_id = ?"
-                ).execute(arguments: [reason, now.timeIntervalSince1970, dependant])
-                try db.cachedStatement(
-                    sql: """
-                        UPDATE sets SET sync_state = 'rejected', sync_error = ?
-                        WHERE id = (SELECT entity_id FROM outbox WHERE op_id = ? AND entity_type = 'set' AND kind = 'create')
-                        """
-                ).execute(arguments: [reason, dependant])
-                frontier.append(dependant)
-            }
-        }
-    }
-
     /// Every operation that waits on `opID`, directly or not.
     static func dependants(of opID: String, db: Database) throws -> [String] {
         var result: [String] = []
@@ -231,12 +232,18 @@ enum Outbox {
         guard let table = EntityTable.table(type) else { return }
         if try hasQueued(db, type: type, id: id) {
             try db.cachedStatement(
-                sql: "UPDATE \(table) SET sync_state = 'pending' WHERE id = ? AND sync_state != 'rejected'"
+                sql: """
+                    UPDATE \(table) SET sync_state = \(SyncState.pending.sql)
+                    WHERE id = ? AND sync_state != \(SyncState.rejected.sql)
+                    """
             ).execute(arguments: [id])
         } else {
             try db.cachedStatement(
                 sql:
-                    "UPDATE \(table) SET sync_state = 'synced', sync_error = NULL WHERE id = ? AND sync_state = 'pending'"
+                    """
+                    UPDATE \(table) SET sync_state = \(SyncState.synced.sql), sync_error = NULL
+                    WHERE id = ? AND sync_state = \(SyncState.pending.sql)
+                    """
             ).execute(arguments: [id])
         }
     }

@@ -36,30 +36,28 @@ extension SpotterStore {
                 db.cachedStatement(
                     sql: """
                         SELECT o.* FROM outbox o
-                        WHERE o.user_id = ? AND o.state IN ('pending','failed_transient')
+                        WHERE o.user_id = ? AND o.state IN \(OperationState.sqlList([.pending, .failedTransient]))
                           AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
                           AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
                                 AND p.entity_id = o.entity_id AND p.seq < o.seq AND p.state IN \(Outbox.queuedStates))
                           AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
-                                AND p.entity_id = o.entity_id AND p.state = 'in_flight')
+                                AND p.entity_id = o.entity_id AND p.state = \(OperationState.inFlight.sql))
                           AND (o.depends_on IS NULL OR NOT EXISTS (SELECT 1 FROM outbox d WHERE d.op_id = o.depends_on
-                                AND NOT (d.state = 'succeeded' OR (d.state = 'failed_permanent' AND d.kind != 'create'))))
+                                AND NOT (d.state = \(OperationState.succeeded.sql)
+                                    OR (d.state = \(OperationState.failedPermanent.sql) AND d.kind != 'create'))))
                         ORDER BY o.seq LIMIT ?
                         """), arguments: [userID, now.timeIntervalSince1970, limit])
             var claimed: [OutboxOperation] = []
             claimed.reserveCapacity(rows.count)
-            let claim = try db.cachedStatement(
-                sql: """
-                    UPDATE outbox SET state = 'in_flight', lease_expires_at = ?, attempt_count = attempt_count + 1,
-                        first_sent_at = COALESCE(first_sent_at, ?), updated_at = ?
-                    WHERE op_id = ?
-                    """)
             for row in rows {
-                var op = OutboxOperation(row: row)
-                try claim.execute(arguments: [
-                    now.addingTimeInterval(lease).timeIntervalSince1970, now.timeIntervalSince1970,
-                    now.timeIntervalSince1970, op.opID,
-                ])
+                var op: OutboxOperation
+                do {
+                    op = try OutboxOperation(row: row)
+                } catch let unreadable as UnreadableRow {
+                    try failUnreadable(row, unreadable, db: db, now: now)
+                    continue
+                }
+                try transition(op, .claimed, db: db, now: now, lease: lease)
                 op.state = .inFlight
                 op.attemptCount += 1
                 op.leaseExpiresAt = now.addingTimeInterval(lease)
@@ -69,18 +67,63 @@ extension SpotterStore {
         }
     }
 
-    /// Returns operations whose lease ran out (their process died mid-send) to pending.
+    /// An operation whose row cannot be read is never sent (it would go out with made-up
+    /// fields): it fails for good with the reason, its entity says so, its dependants wait.
+    private func failUnreadable(_ row: Row, _ unreadable: UnreadableRow, db: Database, now: Date) throws {
+        onUnreadable(unreadable)
+        let reason = "unreadable operation: \(unreadable.reason)"
+        let seq = row["seq"] as DatabaseValue? ?? .null
+        try db.cachedStatement(
+            sql: """
+                UPDATE outbox SET state = \(OperationState.failedPermanent.sql), last_error = ?, completed_at = ?, updated_at = ?,
+                    lease_expires_at = NULL, next_attempt_at = NULL
+                WHERE seq = ?
+                """
+        ).execute(arguments: [reason, now.timeIntervalSince1970, now.timeIntervalSince1970, seq])
+        let cells = RowCells(row, table: "outbox", idColumn: "op_id")
+        if let type = try? cells.enumeration("entity_type") as EntityType, let table = EntityTable.table(type),
+            let entityID = try? cells.value("entity_id") as String
+        {
+            try db.cachedStatement(
+                sql: "UPDATE \(table) SET sync_state = \(SyncState.rejected.sql), sync_error = ? WHERE id = ?"
+            ).execute(arguments: [reason, entityID])
+        }
+        if let opID = try? cells.value("op_id") as String {
+            try blockDependants(of: opID, reason: "waiting on an unreadable operation", db: db, now: now)
+        }
+    }
+
+    /// Returns operations whose lease ran out, or whose holder is a process that no longer runs
+    /// (killed mid-send), to pending. They keep their keys: a retry replays what may have landed.
     @discardableResult
     public func releaseExpiredLeases() throws -> Int {
         let now = clock.now().timeIntervalSince1970
+        // Where a lost lease leaves an operation, as the machine says (applied in bulk).
+        let back = (try? OutboxMachine.apply(.leaseLost, to: .init(kind: .create, state: .inFlight)).state) ?? .pending
         return try writer.write { db in
             try db.cachedStatement(
                 sql: """
-                    UPDATE outbox SET state = 'pending', lease_expires_at = NULL, updated_at = ?
-                    WHERE state = 'in_flight' AND lease_expires_at < ?
+                    UPDATE outbox SET state = \(back.sql), lease_expires_at = NULL, lease_owner = NULL, updated_at = ?
+                    WHERE state = \(OperationState.inFlight.sql) AND lease_expires_at < ?
                     """
             ).execute(arguments: [now, now])
-            return db.changesCount
+            var released = db.changesCount
+            let holders = try String.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT DISTINCT lease_owner FROM outbox
+                        WHERE state = \(OperationState.inFlight.sql) AND lease_owner IS NOT NULL AND lease_owner != ?
+                        """), arguments: [LeaseOwner.current])
+            for holder in holders where !LeaseOwner.isAlive(holder) {
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE outbox SET state = \(back.sql), lease_expires_at = NULL, lease_owner = NULL, updated_at = ?
+                        WHERE state = \(OperationState.inFlight.sql) AND lease_owner = ?
+                        """
+                ).execute(arguments: [now, holder])
+                released += db.changesCount
+            }
+            return released
         }
     }
 
@@ -102,24 +145,22 @@ extension SpotterStore {
                     let row = try Row.fetchOne(
                         db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ?"), arguments: [opID])
                 else { continue }  // discarded meanwhile: nothing left to record
-                let op = OutboxOperation(row: row)
-                guard op.state != .succeeded else { continue }
+                let op = try OutboxOperation(row: row)
+                let event: OutboxMachine.Event
+                var answer: JSONValue?
                 switch result {
                 case .succeeded(let status, let body):
-                    try markSucceeded(op, status: status, body: body, db: db, now: now)
+                    event = .succeeded(status: status)
+                    answer = body
                 case .transient(let status, let error, let retryAt):
-                    try db.cachedStatement(
-                        sql: """
-                            UPDATE outbox SET state = 'failed_transient', next_attempt_at = ?, lease_expires_at = NULL,
-                                last_status = ?, last_error = ?, updated_at = ?
-                            WHERE op_id = ?
-                            """
-                    ).execute(arguments: [
-                        retryAt.timeIntervalSince1970, status, error, now.timeIntervalSince1970, opID,
-                    ])
+                    event = .transient(status: status, error: error, retryAt: retryAt)
                 case .permanent(let status, let error):
-                    notices += try markFailedPermanently(op, status: status, error: error, db: db, now: now)
+                    event = .permanent(status: status, error: error)
                 }
+                guard (try? OutboxMachine.apply(event, to: .init(kind: op.kind, state: op.state))) != nil else {
+                    continue  // already answered (a late duplicate), or no longer waiting for one
+                }
+                notices += try transition(op, event, db: db, now: now, answer: answer)
             }
             return notices
         }
@@ -129,17 +170,16 @@ extension SpotterStore {
     /// came on, or they did not fit the batch), so the try must not count.
     public func releaseUnsent(opIDs: [String]) throws {
         guard !opIDs.isEmpty else { return }
-        let now = clock.now().timeIntervalSince1970
+        let now = clock.now()
         try writer.write { db in
             for opID in opIDs {
-                try db.cachedStatement(
-                    sql: """
-                        UPDATE outbox SET state = CASE WHEN attempt_count > 1 THEN 'failed_transient' ELSE 'pending' END,
-                            first_sent_at = CASE WHEN attempt_count <= 1 THEN NULL ELSE first_sent_at END,
-                            attempt_count = MAX(0, attempt_count - 1), lease_expires_at = NULL, updated_at = ?
-                        WHERE op_id = ? AND state = 'in_flight'
-                        """
-                ).execute(arguments: [now, opID])
+                guard
+                    let row = try Row.fetchOne(
+                        db.cachedStatement(
+                            sql: "SELECT * FROM outbox WHERE op_id = ? AND state = \(OperationState.inFlight.sql)"),
+                        arguments: [opID])
+                else { continue }
+                try transition(try OutboxOperation(row: row), .notSent, db: db, now: now)
             }
         }
     }
@@ -149,138 +189,69 @@ extension SpotterStore {
         try writer.read { db in
             try Double.fetchOne(
                 db.cachedStatement(
-                    sql: "SELECT MIN(next_attempt_at) FROM outbox WHERE user_id = ? AND state = 'failed_transient'"),
+                    sql: """
+                        SELECT MIN(next_attempt_at) FROM outbox
+                        WHERE user_id = ? AND state = \(OperationState.failedTransient.sql)
+                        """),
                 arguments: [userID]
             ).map(Date.init(timeIntervalSince1970:))
         }
     }
 
-    private func markSucceeded(_ op: OutboxOperation, status: Int, body: JSONValue?, db: Database, now: Date) throws {
-        try db.cachedStatement(
-            sql: """
-                UPDATE outbox SET state = 'succeeded', completed_at = ?, lease_expires_at = NULL, last_status = ?,
-                    last_error = NULL, next_attempt_at = NULL, updated_at = ?
-                WHERE op_id = ?
-                """
-        ).execute(arguments: [now.timeIntervalSince1970, status, now.timeIntervalSince1970, op.opID])
-        try db.cachedStatement(sql: "INSERT INTO sync_latency (ms) VALUES (?)").execute(arguments: [
-            max(0, now.timeIntervalSince(op.createdAt) * 1000)
-        ])
-        switch op.entityType {
-        case .favorite:
-            if op.kind == .create {
-                try db.cachedStatement(sql: "INSERT OR IGNORE INTO favorites (exercise) VALUES (?)").execute(
-                    arguments: [op.entityID])
-            } else {
-                try db.cachedStatement(sql: "DELETE FROM favorites WHERE exercise = ?").execute(arguments: [op.entityID]
-                )
-            }
-            try db.cachedStatement(sql: "DELETE FROM favorite_pending WHERE op_id = ?").execute(arguments: [op.opID])
-        case .set, .workout:
-            let table = EntityTable.table(op.entityType)!
-            if op.kind == .delete {
-                if try !Outbox.hasQueued(db, type: op.entityType, id: op.entityID) {
-                    try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ? AND deleted_at IS NOT NULL").execute(
-                        arguments: [op.entityID])
-                }
-                return
-            }
-            let laterQueued = try Outbox.hasQueued(db, type: op.entityType, id: op.entityID)
-            if let canonical = body?.objectValue, !laterQueued {
-                // Only the fields this operation touched, and only when nothing later is queued:
-                // the server's rounding wins, a newer local edit is never overwritten.
-                let touched = canonical.filter { op.payload[$0.key] != nil && $0.key != "id" }
-                var extra: [String: DatabaseValue] = [:]
-                if let version = canonical["server_version"], !version.isNull {
-                    extra["server_version"] = version.databaseValue
-                }
-                if let updated = canonical["updated_at"], !updated.isNull {
-                    extra["updated_at"] = updated.databaseValue
-                }
-                try EntityTable.write(touched, type: op.entityType, id: op.entityID, extra: extra, db: db)
-            }
-            if !laterQueued {
-                try db.cachedStatement(
-                    sql: "UPDATE \(table) SET sync_state = 'synced', sync_error = NULL WHERE id = ?"
-                ).execute(arguments: [op.entityID])
-            }
+    /// The last queued operation of an entity succeeded: the entity takes the newest row the
+    /// server has shown — this answer, or a change another device made that waited here while
+    /// the operation was queued. A replayed answer can be older than that change; taking only
+    /// the fields this device touched would lose the other device's fields for good.
+    func reconcile(_ op: OutboxOperation, canonical body: JSONValue?, db: Database) throws {
+        let answer = body.flatMap { PulledEntity(op.entityType, row: $0) }
+        let waiting = try waiting(op.entityType, op.entityID, db: db)
+        try forgetWaiting(op.entityType, op.entityID, db: db)
+        let local = try Row.fetchOne(
+            db.cachedStatement(
+                sql:
+                    "SELECT server_version, deleted_at IS NOT NULL AS deleted FROM \(EntityTable.table(op.entityType)!) WHERE id = ?"
+            ),
+            arguments: [op.entityID])
+        let newest = [answer, waiting].compactMap { $0 }.max {
+            ($0.stamp.serverVersion ?? 0) < ($1.stamp.serverVersion ?? 0)
         }
-    }
-
-    private func markFailedPermanently(
-        _ op: OutboxOperation, status: Int?, error: String, db: Database, now: Date
-    ) throws
-        -> [StoreNotice]
-    {
-        try db.cachedStatement(
-            sql: """
-                UPDATE outbox SET state = 'failed_permanent', completed_at = ?, lease_expires_at = NULL, last_status = ?,
-                    last_error = ?, next_attempt_at = NULL, updated_at = ?
-                WHERE op_id = ?
-                """
-        ).execute(arguments: [now.timeIntervalSince1970, status, error, now.timeIntervalSince1970, op.opID])
-        let label = try describe(type: op.entityType, id: op.entityID, db: db)
-        switch (op.entityType, op.kind) {
-        case (.favorite, _):
-            try db.cachedStatement(sql: "DELETE FROM favorite_pending WHERE op_id = ?").execute(arguments: [op.opID])
-            return [StoreNotice("Starring \(op.entityID) failed: \(error)")]
-        case (_, .create):
-            let table = EntityTable.table(op.entityType)!
-            if try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT deleted_at IS NOT NULL FROM \(table) WHERE id = ?"),
-                arguments: [op.entityID]) == true
-            {
-                // The user deleted it meanwhile: it is gone either way.
-                try discardEntity(type: op.entityType, id: op.entityID, db: db)
-                return []
-            }
-            try db.cachedStatement(sql: "UPDATE \(table) SET sync_state = 'rejected', sync_error = ? WHERE id = ?")
-                .execute(arguments: [error, op.entityID])
-            try Outbox.blockDependants(of: op.opID, reason: "waiting on rejected \(label)", now: now, db: db)
-            return [StoreNotice("\(label.capitalizedFirst) was rejected: \(error)")]
-        case (_, .update):
-            let table = EntityTable.table(op.entityType)!
-            if status == 404 || status == 410 {
-                try discardLocally(type: op.entityType, id: op.entityID, db: db)
-                return [
-                    StoreNotice("\(label.capitalizedFirst) was deleted on another device; your edit was not applied")
-                ]
-            }
-            // Roll back each touched field unless a later queued operation changed it again.
-            let laterFields = try laterQueuedFields(after: op, db: db)
-            let rollback = op.before.filter { !laterFields.contains($0.key) }
-            try EntityTable.write(rollback, type: op.entityType, id: op.entityID, db: db)
-            try Outbox.refreshSyncState(type: op.entityType, id: op.entityID, db: db)
-            try db.cachedStatement(sql: "UPDATE \(table) SET sync_error = ? WHERE id = ?").execute(arguments: [
-                "edit rolled back: \(error)", op.entityID,
-            ])
-            return [StoreNotice("Edit of \(label) was rejected and rolled back: \(error)")]
-        case (_, .delete):
-            let table = EntityTable.table(op.entityType)!
-            let deletedAt = try String.fetchOne(
-                db.cachedStatement(sql: "SELECT deleted_at FROM \(table) WHERE id = ?"), arguments: [op.entityID])
-            try db.cachedStatement(sql: "UPDATE \(table) SET deleted_at = NULL, sync_error = ? WHERE id = ?").execute(
-                arguments: ["delete rejected: \(error)", op.entityID])
-            if op.entityType == .workout, let deletedAt {
-                try db.cachedStatement(sql: "UPDATE sets SET deleted_at = NULL WHERE workout_id = ? AND deleted_at = ?")
-                    .execute(arguments: [op.entityID, deletedAt])
-            }
-            try Outbox.refreshSyncState(type: op.entityType, id: op.entityID, db: db)
-            return [StoreNotice("Delete of \(label) was rejected; it is back: \(error)")]
+        if let newest, (local?["deleted"] as Bool?) != true,
+            (newest.stamp.serverVersion ?? 0) >= (local?["server_version"] as Int64? ?? 0)
+        {
+            // Nothing is queued for this entity: it is not locally owned (and asking the whole outbox
+            // whether anything is would scan it once per acknowledged operation).
+            var seen = PageLookups(nothingLocal: ())
+            _ = try applyPulled(newest, db: db, now: Timestamp.format(self.now), seen: &seen)
+            return
         }
+        // Not a whole entity (or this copy is deleted here, its workout's delete still queued):
+        // the server's rounding of the touched fields, and its version.
+        guard let canonical = body?.objectValue else { return }
+        let touched = canonical.filter { op.payload[$0.key] != nil && $0.key != "id" }
+        var extra: [String: DatabaseValue] = [:]
+        if let version = canonical["server_version"], !version.isNull {
+            extra["server_version"] = version.databaseValue
+        }
+        if let updated = canonical["updated_at"], !updated.isNull {
+            extra["updated_at"] = updated.databaseValue
+        }
+        try EntityTable.write(touched, type: op.entityType, id: op.entityID, extra: extra, db: db)
     }
 
     /// The entity is gone on the server: remove it here and drop what was queued for it.
-    private func discardLocally(type: EntityType, id: String, db: Database) throws {
+    func discardLocally(type: EntityType, id: String, db: Database) throws {
         guard let table = EntityTable.table(type) else { return }
         try db.cachedStatement(
             sql:
-                "DELETE FROM outbox WHERE entity_type = ? AND entity_id = ? AND state IN ('pending','failed_transient','blocked')"
+                """
+                DELETE FROM outbox WHERE entity_type = ? AND entity_id = ?
+                AND state IN \(OperationState.sqlList([.pending, .failedTransient, .blocked]))
+                """
         ).execute(arguments: [type.rawValue, id])
         try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ?").execute(arguments: [id])
     }
 
-    private func laterQueuedFields(after op: OutboxOperation, db: Database) throws -> Set<String> {
+    func laterQueuedFields(after op: OutboxOperation, db: Database) throws -> Set<String> {
         let payloads = try String.fetchAll(
             db.cachedStatement(
                 sql: """
@@ -320,8 +291,8 @@ extension SpotterStore {
         try writer.write { db in
             try db.cachedStatement(
                 sql: """
-                    DELETE FROM outbox WHERE state = 'succeeded' AND seq NOT IN
-                        (SELECT seq FROM outbox WHERE state = 'succeeded' ORDER BY seq DESC LIMIT ?)
+                    DELETE FROM outbox WHERE state = \(OperationState.succeeded.sql) AND seq NOT IN
+                        (SELECT seq FROM outbox WHERE state = \(OperationState.succeeded.sql) ORDER BY seq DESC LIMIT ?)
                     """
             ).execute(arguments: [keep])
             try db.execute(
@@ -343,7 +314,7 @@ extension SpotterStore {
                     db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ? AND user_id = ?"),
                     arguments: [opID, userID])
             else { throw StoreError.notFound("operation \(opID)") }
-            try retry(OutboxOperation(row: row), db: db, now: now)
+            try retry(try OutboxOperation(row: row), db: db, now: now)
         }
     }
 
@@ -354,35 +325,22 @@ extension SpotterStore {
         return try writer.write { db in
             let rows = try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT * FROM outbox WHERE user_id = ? AND state = 'failed_permanent' ORDER BY seq"),
+                    sql: """
+                        SELECT * FROM outbox WHERE user_id = ? AND state = \(OperationState.failedPermanent.sql) ORDER BY seq
+                        """),
                 arguments: [userID])
-            for row in rows { try retry(OutboxOperation(row: row), db: db, now: now) }
+            for row in rows { try retry(try OutboxOperation(row: row), db: db, now: now) }
             return rows.count
         }
     }
 
     private func retry(_ op: OutboxOperation, db: Database, now: Date) throws {
-        guard op.state == .failedPermanent else {
-            throw StoreError.notAllowed(
-                "operation \(op.opID) is \(op.state.rawValue); only failed operations can be retried")
-        }
-        let refused = op.lastStatus.map { (400..<500).contains($0) } ?? false
-        if !refused {
-            try db.cachedStatement(
-                sql: """
-                    UPDATE outbox SET state = 'pending', attempt_count = 0, next_attempt_at = NULL, last_error = NULL,
-                        created_at = ?, completed_at = NULL, updated_at = ?
-                    WHERE op_id = ?
-                    """
-            ).execute(arguments: [now.timeIntervalSince1970, now.timeIntervalSince1970, op.opID])
-            try releaseBlocked(behind: op.opID, db: db, now: now)
-            if let table = EntityTable.table(op.entityType) {
-                try db.cachedStatement(
-                    sql: "UPDATE \(table) SET sync_state = 'pending', sync_error = NULL WHERE id = ?"
-                ).execute(arguments: [op.entityID])
-            }
-            return
-        }
+        try transition(op, .retry, db: db, now: now)
+    }
+
+    /// A refusal retried: the same intent, as a new operation with a new key (resending the old
+    /// key would only replay the refusal).
+    func requeueAsNewIntent(_ op: OutboxOperation, db: Database, now: Date) throws {
         switch op.kind {
         case .create:
             try requeueCreate(of: op, db: db, now: now)
@@ -392,54 +350,39 @@ extension SpotterStore {
         case .delete:
             try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [op.opID])
             if let table = EntityTable.table(op.entityType) {
-                try db.cachedStatement(sql: "UPDATE \(table) SET deleted_at = ?, sync_state = 'pending' WHERE id = ?")
-                    .execute(arguments: [Timestamp.format(now), op.entityID])
+                try db.cachedStatement(
+                    sql: "UPDATE \(table) SET deleted_at = ?, sync_state = \(SyncState.pending.sql) WHERE id = ?"
+                ).execute(arguments: [Timestamp.format(now), op.entityID])
             }
             _ = try Outbox.insert(
                 db, user: op.userID, type: op.entityType, id: op.entityID, kind: .delete, payload: [:],
-                before: op.before,
-                dependsOn: nil, blocked: false, now: now)
+                before: op.before, dependsOn: nil, blocked: false, now: now)
         }
     }
 
     /// Gives up on a failed or blocked operation. A create the server never accepted takes its
     /// entity (and what depends on it) with it; nothing is sent.
     public func discard(opID: String) throws {
+        let now = self.now
         try writer.write { db in
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ? AND user_id = ?"),
                     arguments: [opID, userID])
             else { throw StoreError.notFound("operation \(opID)") }
-            let op = OutboxOperation(row: row)
-            guard op.state == .failedPermanent || op.state == .blocked else {
+            let op: OutboxOperation
+            do {
+                op = try OutboxOperation(row: row)
+            } catch is UnreadableRow {
+                // Nothing of it can be trusted: the row goes, and with it nothing is sent.
+                try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [opID])
+                return
+            }
+            do {
+                try transition(op, .discard, db: db, now: now)
+            } catch StoreError.notAllowed {
                 throw StoreError.notAllowed(
                     "operation \(opID) is \(op.state.rawValue); only failed or blocked operations can be discarded")
-            }
-            if op.kind == .create {
-                let workoutID =
-                    op.entityType == .set
-                    ? try String.fetchOne(
-                        db.cachedStatement(sql: "SELECT workout_id FROM sets WHERE id = ?"), arguments: [op.entityID])
-                    : nil
-                try discardEntity(type: op.entityType, id: op.entityID, db: db)
-                // A workout kept only because it held this set (it was deleted on another device) goes with it.
-                if let workoutID,
-                    try String.fetchOne(
-                        db.cachedStatement(sql: "SELECT sync_error FROM workouts WHERE id = ?"), arguments: [workoutID])
-                        == Self.deletedElsewhere,
-                    try !workoutHoldsUnresolvedSets(workoutID, db: db)
-                {
-                    try db.cachedStatement(sql: "DELETE FROM workouts WHERE id = ?").execute(arguments: [workoutID])
-                }
-            } else {
-                try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [opID])
-                if op.entityType == .favorite {
-                    try db.cachedStatement(sql: "DELETE FROM favorite_pending WHERE op_id = ?").execute(arguments: [
-                        opID
-                    ])
-                }
-                try Outbox.refreshSyncState(type: op.entityType, id: op.entityID, db: db)
             }
         }
     }
@@ -450,8 +393,9 @@ extension SpotterStore {
             try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND state IN ('failed_permanent','blocked')
-                        ORDER BY CASE state WHEN 'failed_permanent' THEN 0 ELSE 1 END, seq LIMIT 1
+                        SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ?
+                            AND state IN \(OperationState.sqlList([.failedPermanent, .blocked]))
+                        ORDER BY CASE state WHEN \(OperationState.failedPermanent.sql) THEN 0 ELSE 1 END, seq LIMIT 1
                         """), arguments: [entityType.rawValue, entityID]
             ).map(OutboxOperation.init(row:))
         }

@@ -15,8 +15,12 @@ public struct SetRow: Sendable, Equatable {
     public var set: WorkoutSet
     public var syncState: SyncState
     public var syncError: String?
+    /// The set was an estimated-1RM record when performed (`record == .oneRepMax`).
     public var isPR: Bool
     public var serverVersion: Int64?
+    /// The record the set set among the sets performed before it; recomputed for its exercise
+    /// after any edit, delete, import or pull there (see `refreshRecords`).
+    public var record: RecordKind?
 }
 
 extension SpotterStore {
@@ -27,34 +31,48 @@ extension SpotterStore {
                 db.cachedStatement(
                     sql: """
                         SELECT w.*, (SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL) AS set_count
-                        FROM workouts w WHERE w.deleted_at IS NULL ORDER BY w.started_at DESC LIMIT ?
+                        FROM workouts w WHERE w.deleted_at IS NULL AND \(visible("w.")) ORDER BY w.started_at DESC LIMIT ?
                         """), arguments: [limit]
-            ).map(Self.workoutSummary)
+            ).compactMap { try readable([$0], Self.workoutSummary).first }
         }
     }
 
     /// A workout's live sets in order; all live sets when `workoutID` is nil.
     public func sets(workoutID: UUID?) throws -> [SetRow] {
-        try writer.read { db in
+        refreshRecordsBeforeReading()
+        return try writer.read { db in
             let rows: [Row]
             if let workoutID {
                 rows = try Row.fetchAll(
                     db.cachedStatement(
-                        sql: "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL ORDER BY position"),
+                        sql:
+                            "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL AND \(visible()) ORDER BY position"
+                    ),
                     arguments: [workoutID.wireString])
             } else {
                 rows = try Row.fetchAll(
-                    db, sql: "SELECT * FROM sets WHERE deleted_at IS NULL ORDER BY performed_at, workout_id, position")
+                    db,
+                    sql: """
+                        SELECT * FROM sets WHERE deleted_at IS NULL AND \(visible())
+                        ORDER BY performed_at, workout_id, position
+                        """)
             }
-            return rows.map(Self.setRow)
+            return try readable(rows, Self.setRow)
         }
     }
 
     public func set(id: UUID) throws -> SetRow? {
-        try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ?", arguments: [id.wireString]).map(
-                Self.setRow)
+        refreshRecordsBeforeReading()
+        return try writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ? AND \(visible())", arguments: [id.wireString])
+                .map { try Self.setRow($0) }
         }
+    }
+
+    /// Brings records up to date before sets are read; a database that cannot be written
+    /// (read-only file) keeps the records it has.
+    func refreshRecordsBeforeReading() {
+        do { try refreshRecords() } catch {}
     }
 
     public func workout(id: UUID) throws -> WorkoutSummary? {
@@ -63,38 +81,44 @@ extension SpotterStore {
                 db,
                 sql: """
                     SELECT w.*, (SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL) AS set_count
-                    FROM workouts w WHERE w.id = ? AND w.deleted_at IS NULL
+                    FROM workouts w WHERE w.id = ? AND w.deleted_at IS NULL AND \(visible("w."))
                     """, arguments: [id.wireString]
-            ).map(Self.workoutSummary)
+            ).map { try Self.workoutSummary($0) }
         }
     }
 
-    static func workoutSummary(_ row: Row) -> WorkoutSummary {
-        WorkoutSummary(
-            workout: Workout(row: row), setCount: row["set_count"],
-            syncState: SyncState(rawValue: row["sync_state"]) ?? .pending, syncError: row["sync_error"])
+    static func workoutSummary(_ row: Row) throws -> WorkoutSummary {
+        let cells = RowCells(row, table: "workouts")
+        return WorkoutSummary(
+            workout: try Workout(row: row), setCount: try cells.value("set_count"),
+            syncState: try cells.enumeration("sync_state"), syncError: try cells.value("sync_error"))
     }
 
-    static func setRow(_ row: Row) -> SetRow {
-        SetRow(
-            set: WorkoutSet(row: row), syncState: SyncState(rawValue: row["sync_state"]) ?? .pending,
-            syncError: row["sync_error"], isPR: row["is_pr"], serverVersion: row["server_version"])
+    static func setRow(_ row: Row) throws -> SetRow {
+        let cells = RowCells(row, table: "sets")
+        let record = RecordKind(rawValue: try cells.value("is_pr") as Int? ?? 0)
+        return SetRow(
+            set: try WorkoutSet(row: row), syncState: try cells.enumeration("sync_state"),
+            syncError: try cells.value("sync_error"), isPR: record == .oneRepMax,
+            serverVersion: try cells.value("server_version"), record: record)
     }
 
     /// The newest operations of this user, newest first (the debug pane and `spotter outbox`).
     public func outbox(limit: Int = 20) throws -> [OutboxOperation] {
         try writer.read { db in
-            try Row.fetchAll(
+            let rows = try Row.fetchAll(
                 db.cachedStatement(sql: "SELECT * FROM outbox WHERE user_id = ? ORDER BY seq DESC LIMIT ?"),
                 arguments: [userID, limit]
-            ).map(OutboxOperation.init(row:))
+            )
+            return try readable(rows) { try OutboxOperation(row: $0) }
         }
     }
 
     public func operation(id: String) throws -> OutboxOperation? {
         try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ?", arguments: [id]).map(
-                OutboxOperation.init(row:))
+            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ?", arguments: [id]).map {
+                try OutboxOperation(row: $0)
+            }
         }
     }
 
@@ -131,10 +155,10 @@ extension SpotterStore {
             try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL
+                        SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL AND \(visible())
                         ORDER BY performed_at DESC LIMIT 1
                         """), arguments: [try Self.canonicalExercise(exercise, db: db)]
-            ).map(WorkoutSet.init(row:))
+            ).flatMap { try readable([$0]) { try WorkoutSet(row: $0) }.first }
         }
     }
 
@@ -148,14 +172,13 @@ extension SpotterStore {
     /// Catalogue names matching a type-ahead query: starred first, then prefix matches, then the rest.
     public func exercises(matching query: String, limit: Int = 10) throws -> [String] {
         let trimmed = query.trimmingCharacters(in: .whitespaces)
+        // No exercise name is longer: a longer query matches nothing, and costs nothing.
+        guard trimmed.count <= Validation.maxExerciseLength else { return [] }
         let starred = Set(try favorites().map { $0.lowercased() })
         return try writer.read { db in
             let names = try String.fetchAll(
                 db, sql: "SELECT name FROM exercises WHERE name LIKE ? ESCAPE '\\' ORDER BY name",
-                arguments: [
-                    "%" + trimmed.replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-                        + "%"
-                ])
+                arguments: ["%" + Self.likeEscaped(trimmed) + "%"])
             let lower = trimmed.lowercased()
             return names.sorted { lhs, rhs in
                 let key = { (name: String) -> (Int, Int, String) in
@@ -169,6 +192,18 @@ extension SpotterStore {
         }
     }
 
+    /// `text` as a LIKE pattern that matches it literally (with `ESCAPE '\\'`): the escape
+    /// character itself first, then the wildcards.
+    static func likeEscaped(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
     public func exerciseCount() throws -> Int {
         try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM exercises") ?? 0 }
     }
@@ -178,7 +213,10 @@ extension SpotterStore {
         try writer.read { db in
             try Double.fetchOne(
                 db.cachedStatement(
-                    sql: "SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'"),
+                    sql: """
+                        SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                        AND \(visible()) AND reps <= \(OneRepMax.maxReps)
+                        """),
                 arguments: [try Self.canonicalExercise(exercise, db: db)])
         }
     }
@@ -217,9 +255,6 @@ public enum MetaKey {
     public static let airplane = "airplane"
     public static let pullCursor = "pull_cursor"
     public static let lastSyncAt = "last_sync_at"
-    public static let lastSyncError = "last_sync_error"
     public static let deviceID = "device_id"
-    public static let user = "user"
-    public static let server = "server"
     public static let authRequired = "auth_required"
 }

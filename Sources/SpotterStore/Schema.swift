@@ -104,8 +104,68 @@ enum Schema {
                     """)
             try Catalog.seed(db)
             try db.execute(
-                sql: "INSERT INTO meta(key, value) VALUES ('device_id', ?)", arguments: [UUID().uuidString.lowercased()]
+                sql: "INSERT INTO meta(key, value) VALUES (?, ?)",
+                arguments: [MetaKey.deviceID, UUID().uuidString.lowercased()]
             )
+        }
+        migrator.registerMigration("v2-accounts") { db in
+            // Whose data each row is (SPEC section 4, per-account scoping): the device's own data
+            // ('local', adopted by the first login) or an account's. Existing rows are the device's.
+            try db.execute(
+                sql: """
+                    ALTER TABLE workouts ADD COLUMN account TEXT NOT NULL DEFAULT 'local';
+                    ALTER TABLE sets ADD COLUMN account TEXT NOT NULL DEFAULT 'local';
+                    CREATE INDEX workouts_by_account ON workouts(account);
+                    CREATE INDEX sets_by_account ON sets(account);
+                    """)
+        }
+        migrator.registerMigration("v3: pulled changes wait, leases name their process") { db in
+            // Changes from the server that cannot be applied yet: the entity has operations queued
+            // here, or (parent_id) a set whose workout has not arrived. Never dropped (SPEC section 4).
+            try db.execute(
+                sql: """
+                    CREATE TABLE pulled_waiting (
+                        account TEXT NOT NULL,
+                        entity_type TEXT NOT NULL,
+                        entity_id TEXT NOT NULL,
+                        parent_id TEXT,
+                        server_version INTEGER,
+                        change TEXT NOT NULL,
+                        PRIMARY KEY (account, entity_type, entity_id)
+                    );
+                    CREATE INDEX pulled_waiting_by_parent ON pulled_waiting(account, parent_id)
+                        WHERE parent_id IS NOT NULL;
+                    ALTER TABLE outbox ADD COLUMN lease_owner TEXT;
+                    """)
+        }
+        // Records (PR / rep record per set, in `is_pr`) depend on every earlier set of the exercise.
+        // Any change to a set marks its exercise here, whoever makes it (an action, an import,
+        // a pull, a rollback); the store recomputes marked exercises before it next reads sets.
+        // (NOT EXISTS rather than OR IGNORE: an upsert's conflict clause overrides a trigger's.)
+        migrator.registerMigration("v4-records") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE records_dirty (exercise TEXT PRIMARY KEY NOT NULL);
+                    CREATE INDEX sets_high_reps ON sets(exercise, weight)
+                        WHERE deleted_at IS NULL AND kind != 'warmup' AND reps > 12;
+                    INSERT OR IGNORE INTO records_dirty SELECT DISTINCT exercise FROM sets;
+                    CREATE TRIGGER sets_records_insert AFTER INSERT ON sets BEGIN
+                        INSERT INTO records_dirty (exercise) SELECT NEW.exercise
+                            WHERE NOT EXISTS (SELECT 1 FROM records_dirty WHERE exercise = NEW.exercise);
+                    END;
+                    CREATE TRIGGER sets_records_update
+                    AFTER UPDATE OF exercise, kind, weight, unit, reps, performed_at, deleted_at, workout_id, position
+                    ON sets BEGIN
+                        INSERT INTO records_dirty (exercise) SELECT OLD.exercise
+                            WHERE NOT EXISTS (SELECT 1 FROM records_dirty WHERE exercise = OLD.exercise);
+                        INSERT INTO records_dirty (exercise) SELECT NEW.exercise
+                            WHERE NOT EXISTS (SELECT 1 FROM records_dirty WHERE exercise = NEW.exercise);
+                    END;
+                    CREATE TRIGGER sets_records_delete AFTER DELETE ON sets BEGIN
+                        INSERT INTO records_dirty (exercise) SELECT OLD.exercise
+                            WHERE NOT EXISTS (SELECT 1 FROM records_dirty WHERE exercise = OLD.exercise);
+                    END;
+                    """)
         }
         return migrator
     }

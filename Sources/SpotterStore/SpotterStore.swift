@@ -8,14 +8,28 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case notFound(String)
     case notAllowed(String)
     case catalogMissing
+    case readOnly(path: String, why: String)
+    case unreadable(path: String, reason: String)
 
     public var description: String {
         switch self {
+        case .readOnly(let path, let why): "the database \(path) is read-only: \(why)"
+        case .unreadable(let path, let reason): "cannot open the database \(path): \(reason)"
         case .invalid(let error): "invalid \(error.field): \(error.message)"
         case .notFound(let what): "not found: \(what)"
         case .notAllowed(let why): why
         case .catalogMissing: "the exercise catalogue (exercises.json) is missing from the installation"
         }
+    }
+}
+
+extension StoreError {
+    /// An underlying error in one line (SQLite's errors carry the statement on further lines).
+    public static func oneLine(_ error: any Error) -> String {
+        if let database = error as? DatabaseError {
+            return database.message ?? "SQLite error \(database.resultCode.rawValue)"
+        }
+        return "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
     }
 }
 
@@ -33,20 +47,74 @@ public struct SpotterStore: Sendable {
     /// The user whose operations this store enqueues and claims.
     public let userID: String
     public let clock: any SpotterClock
+    /// Told of every unreadable row a read skipped (which table, which id, why): the CLI prints
+    /// it on stderr, the UI writes it to its log and shows a notice. Never silent.
+    public var onUnreadable: @Sendable (UnreadableRow) -> Void = SpotterStore.reportOnStandardError
 
     /// Opens (creating if needed) a database file in WAL mode and migrates it.
+    ///
+    /// - Parameter readOnly: for commands that only read: the file is opened without write
+    ///   access, so a read-only database can still be listed and exported. (A file that does not
+    ///   exist yet is created as usual: there is nothing to protect.)
     public static func open(
-        path: String, userID: String, clock: any SpotterClock = SystemClock()
+        path: String, userID: String, clock: any SpotterClock = SystemClock(), readOnly: Bool = false
     ) throws
         -> SpotterStore
     {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let exists = FileManager.default.fileExists(atPath: path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        return try SpotterStore(writer: pool, userID: userID, clock: clock)
+        if exists && !readOnly && !FileManager.default.isWritableFile(atPath: path) {
+            throw StoreError.readOnly(path: path, why: "nothing can be saved until it is writable again")
+        }
+        if exists && readOnly {
+            configuration.readonly = true
+            let pool: DatabasePool
+            do {
+                pool = try DatabasePool(path: path, configuration: configuration)
+            } catch {
+                throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
+            }
+            if try pool.read({ try Schema.migrator.hasCompletedMigrations($0) }) {
+                return SpotterStore(migrated: pool, userID: userID, clock: clock)
+            }
+            // An older schema: a file we may write is upgraded first (below); one we may not says so.
+            guard FileManager.default.isWritableFile(atPath: path) else {
+                throw StoreError.readOnly(
+                    path: path, why: "it was made by an older Spotter; open it once with write access to upgrade it")
+            }
+            configuration.readonly = false
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        do {
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try migrateOnce(pool, lockingDirectory: directory)
+            return SpotterStore(migrated: pool, userID: userID, clock: clock)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
+        }
+    }
+
+    /// Migrates unless the schema is current. Two processes opening a new file at once must not
+    /// both create its tables: the migration runs under an exclusive lock on the directory
+    /// (not on the database file, whose locks belong to SQLite).
+    static func migrateOnce(_ writer: any DatabaseWriter, lockingDirectory directory: URL) throws {
+        if try writer.read({ try Schema.migrator.hasCompletedMigrations($0) }) { return }
+        let descriptor = Foundation.open(directory.path, O_RDONLY)
+        if descriptor >= 0 {
+            flock(descriptor, LOCK_EX)
+        }
+        defer {
+            if descriptor >= 0 {
+                flock(descriptor, LOCK_UN)
+                close(descriptor)
+            }
+        }
+        try Schema.migrator.migrate(writer)
     }
 
     /// Wraps an open database (tests pass a queue on a temporary file) and migrates it.
@@ -57,10 +125,36 @@ public struct SpotterStore: Sendable {
         try Schema.migrator.migrate(writer)
     }
 
+    private init(migrated writer: any DatabaseWriter, userID: String, clock: any SpotterClock) {
+        self.writer = writer
+        self.userID = userID
+        self.clock = clock
+    }
+
     private init(sharing other: SpotterStore, userID: String) {
         writer = other.writer
         self.userID = userID
         clock = other.clock
+        onUnreadable = other.onUnreadable
+    }
+
+    /// The default report of an unreadable row: one line on stderr.
+    public static let reportOnStandardError: @Sendable (UnreadableRow) -> Void = { row in
+        FileHandle.standardError.write(Data("spotter: skipped an \(row)\n".utf8))
+    }
+
+    /// Reads each row, reporting and skipping the ones that cannot be read.
+    func readable<T>(_ rows: [Row], _ read: (Row) throws -> T) throws -> [T] {
+        var result: [T] = []
+        result.reserveCapacity(rows.count)
+        for row in rows {
+            do {
+                result.append(try read(row))
+            } catch let unreadable as UnreadableRow {
+                onUnreadable(unreadable)
+            }
+        }
+        return result
     }
 
     /// The same database acting for another user: their queue, not this one's.
@@ -172,13 +266,17 @@ enum EntityTable {
 }
 
 extension WorkoutSet {
-    init(row: Row) {
+    /// Reads a `sets` row; a cell that does not hold what the column means (a mistyped weight,
+    /// a BLOB, an unknown kind) throws `UnreadableRow` rather than making a value up.
+    init(row: Row) throws {
+        let cells = RowCells(row, table: "sets")
         self.init(
-            id: UUID(uuidString: row["id"]) ?? UUID(), workoutID: UUID(uuidString: row["workout_id"]) ?? UUID(),
-            exercise: row["exercise"], position: row["position"], kind: SetKind(rawValue: row["kind"]) ?? .normal,
-            weight: row["weight"], unit: WeightUnit(rawValue: row["unit"]) ?? .kg, reps: row["reps"], rpe: row["rpe"],
-            distanceM: row["distance_m"], durationS: row["duration_s"], notes: row["notes"],
-            performedAt: Timestamp.parse(row["performed_at"]) ?? Date(timeIntervalSince1970: 0))
+            id: try cells.uuid("id"), workoutID: try cells.uuid("workout_id"), exercise: try cells.value("exercise"),
+            position: try cells.value("position"), kind: try cells.enumeration("kind"),
+            weight: try cells.value("weight"),
+            unit: try cells.enumeration("unit"), reps: try cells.value("reps"), rpe: try cells.value("rpe"),
+            distanceM: try cells.value("distance_m"), durationS: try cells.value("duration_s"),
+            notes: try cells.value("notes"), performedAt: try cells.timestamp("performed_at"))
     }
 
     /// The client-owned fields as a create sends them (wire names; nil fields omitted).
@@ -203,11 +301,13 @@ extension WorkoutSet {
 }
 
 extension Workout {
-    init(row: Row) {
+    /// Reads a `workouts` row (or the `w_`-prefixed columns of a join); throws `UnreadableRow`.
+    init(row: Row, prefix: String = "", table: String = "workouts") throws {
+        let cells = RowCells(row, table: table, idColumn: prefix + "id")
         self.init(
-            id: UUID(uuidString: row["id"]) ?? UUID(), name: row["name"],
-            startedAt: Timestamp.parse(row["started_at"]) ?? Date(timeIntervalSince1970: 0),
-            endedAt: (row["ended_at"] as String?).flatMap(Timestamp.parse), notes: row["notes"])
+            id: try cells.uuid(prefix + "id"), name: try cells.value(prefix + "name"),
+            startedAt: try cells.timestamp(prefix + "started_at"),
+            endedAt: try cells.optionalTimestamp(prefix + "ended_at"), notes: try cells.value(prefix + "notes"))
     }
 
     var wireFields: [String: JSONValue] {
@@ -219,5 +319,85 @@ extension Workout {
         if let endedAt { fields["ended_at"] = .string(Timestamp.format(endedAt)) }
         if let notes { fields["notes"] = .string(notes) }
         return fields
+    }
+}
+
+/// A row on disk that cannot be read as what its table holds: a cell edited by hand to the wrong
+/// type, a BLOB where text belongs. It is reported (table and id) and skipped, never guessed at.
+public struct UnreadableRow: Error, CustomStringConvertible, Sendable, Equatable {
+    public let table: String
+    public let id: String
+    public let reason: String
+
+    public var description: String { "unreadable row of \(table) (id \(id)): \(reason)" }
+}
+
+/// Typed, throwing reads of one row's cells.
+struct RowCells {
+    let row: Row
+    let table: String
+    let idColumn: String
+
+    init(_ row: Row, table: String, idColumn: String = "id") {
+        self.row = row
+        self.table = table
+        self.idColumn = idColumn
+    }
+
+    var id: String {
+        let cell = row[idColumn] as DatabaseValue? ?? .null
+        if case .string(let text) = cell.storage { return text }
+        return cell.description
+    }
+
+    func unreadable(_ column: String, _ what: String) -> UnreadableRow {
+        let cell = row[column] as DatabaseValue? ?? .null
+        let shown: String
+        switch cell.storage {
+        case .blob(let data): shown = "a \(data.count)-byte BLOB"
+        case .null: shown = "NULL"
+        default: shown = cell.description
+        }
+        return UnreadableRow(table: table, id: id, reason: "\(column) holds \(shown), not \(what)")
+    }
+
+    func value<T: DatabaseValueConvertible>(_ column: String) throws -> T {
+        do {
+            return try row.decode(T.self, forColumn: column)
+        } catch {
+            throw unreadable(column, Self.noun(T.self))
+        }
+    }
+
+    func uuid(_ column: String) throws -> UUID {
+        guard let id = UUID(uuidString: try value(column) as String) else { throw unreadable(column, "a UUID") }
+        return id
+    }
+
+    func enumeration<E: RawRepresentable>(_ column: String) throws -> E where E.RawValue == String {
+        guard let value = E(rawValue: try value(column) as String) else {
+            throw unreadable(column, "one of the known values")
+        }
+        return value
+    }
+
+    func timestamp(_ column: String) throws -> Date {
+        guard let date = Timestamp.parse(try value(column) as String) else { throw unreadable(column, "a timestamp") }
+        return date
+    }
+
+    func optionalTimestamp(_ column: String) throws -> Date? {
+        guard let text = try value(column) as String? else { return nil }
+        guard let date = Timestamp.parse(text) else { throw unreadable(column, "a timestamp") }
+        return date
+    }
+
+    static func noun<T>(_ type: T.Type) -> String {
+        switch type {
+        case is Double.Type, is Double?.Type: "a number"
+        case is Int.Type, is Int?.Type, is Int64.Type, is Int64?.Type: "a whole number"
+        case is Bool.Type, is Bool?.Type: "a flag"
+        default: "text"
+        }
     }
 }

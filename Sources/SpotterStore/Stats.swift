@@ -25,9 +25,9 @@ extension SpotterStore {
     public func exerciseStats(exercise: String? = nil) throws -> [ExerciseStats] {
         try writer.read { db in
             var sql = """
-                SELECT exercise, COUNT(*) AS n, MAX(e1rm_kg) AS best,
+                SELECT exercise, COUNT(*) AS n, MAX(CASE WHEN reps <= \(OneRepMax.maxReps) THEN e1rm_kg END) AS best,
                     MAX(CASE WHEN reps > 0 THEN weight * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END END) AS heaviest
-                FROM sets WHERE deleted_at IS NULL AND kind != 'warmup'
+                FROM sets WHERE deleted_at IS NULL AND kind != 'warmup' AND \(visible())
                 """
             var arguments: StatementArguments = []
             if let exercise {
@@ -41,6 +41,7 @@ extension SpotterStore {
                     db,
                     sql: """
                         SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                        AND \(visible()) AND reps <= \(OneRepMax.maxReps) AND e1rm_kg IS NOT NULL
                         ORDER BY e1rm_kg DESC LIMIT 1
                         """, arguments: [name]
                 ).map(WorkoutSet.init(row:))
@@ -56,7 +57,7 @@ extension SpotterStore {
         let rows: [(Date, Double, Int)] = try writer.read { db in
             var sql = """
                 SELECT performed_at, weight * reps * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END AS volume
-                FROM sets WHERE deleted_at IS NULL AND kind != 'warmup'
+                FROM sets WHERE deleted_at IS NULL AND kind != 'warmup' AND \(visible())
                 """
             var arguments: StatementArguments = []
             if let exercise {

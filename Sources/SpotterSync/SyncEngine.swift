@@ -4,6 +4,26 @@ import SpotterCore
 import SpotterProtocol
 import SpotterStore
 
+/// One operation's answer, as the engine classifies it.
+struct OperationAnswer {
+    let op: OutboxOperation
+    let status: Int
+    let body: JSONValue?
+    /// The server replayed a stored answer (`Idempotent-Replayed: true`).
+    let replayed: Bool
+    /// What `Retry-After` asked for, in seconds.
+    let retryAfter: TimeInterval?
+}
+
+/// A page of the change feed in local terms.
+struct ChangePage {
+    let entities: [PulledEntity]
+    /// Entries the server sent that could not be read (skipped and logged).
+    let unreadable: Int
+    let cursor: String
+    let hasMore: Bool
+}
+
 /// Tunables of the engine (SPEC section 4 defaults).
 public struct SyncConfiguration: Sendable {
     /// Operations per `POST /v1/batch`; 1 sends each on its own route (the naive loop).
@@ -66,7 +86,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         self.clock = store.clock
         self.random = random
         self.logger = logger
-        self.transport = AirplaneGatedTransport(base: transport) { [store] in (try? store.isAirplaneOn) ?? false }
+        // Fail closed: a switch that cannot be read counts as on, so no request leaves.
+        self.transport = AirplaneGatedTransport(base: transport) { [store] in (try? store.isAirplaneOn) ?? true }
     }
 
     // MARK: Control (any thread; returns at once)
@@ -132,7 +153,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             if counts.pending == 0 { return true }
             let now = Date()
             if now >= deadline { return false }
-            if (try? store.isAirplaneOn) == true { return false }
+            if airplaneOn { return false }
             let due = (try? store.nextRetryAt()) ?? nil
             let wait = min(
                 deadline.timeIntervalSince(now),
@@ -162,7 +183,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     private func pushNext() {
         dispatchPrecondition(condition: .onQueue(queue))
-        if (try? store.isAirplaneOn) == true {
+        if airplaneOn {
             post(connectivity: .airplane)
             finishFlush()
             return
@@ -201,7 +222,10 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     let body = JSONValue.parse(response.body)
                     let replayed = response.headers[HeaderName.idempotentReplayed.lowercased()] == "true"
                     let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: clock.now()) }
-                    let wholeFailure = apply([(op, response.status, body, replayed, retryAfter)])
+                    let wholeFailure = apply([
+                        OperationAnswer(
+                            op: op, status: response.status, body: body, replayed: replayed, retryAfter: retryAfter)
+                    ])
                     afterResponse(status: response.status, stopPushing: wholeFailure)
                 case .failure(let error):
                     applyNoResponse([op], error: error)
@@ -248,7 +272,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                         decoded.results.count == sentOps.count
                     {
                         let rows = zip(sentOps, decoded.results).map { op, result in
-                            (op, result.status, result.body, result.replayed, nil as TimeInterval?)
+                            OperationAnswer(
+                                op: op, status: result.status, body: result.body, replayed: result.replayed,
+                                retryAfter: nil)
                         }
                         let stop = apply(rows)
                         afterResponse(status: 200, stopPushing: stop)
@@ -256,7 +282,11 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                         // The batch as a whole was answered (503, 429, 401, …): every op shares it.
                         let body = JSONValue.parse(response.body)
                         let status = response.status == 200 ? 502 : response.status
-                        _ = apply(sentOps.map { ($0, status, body, false, retryAfter) })
+                        _ = apply(
+                            sentOps.map {
+                                OperationAnswer(
+                                    op: $0, status: status, body: body, replayed: false, retryAfter: retryAfter)
+                            })
                         afterResponse(status: status, stopPushing: true)
                     }
                 }
@@ -266,26 +296,34 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     /// Records per-operation answers; returns whether pushing should pause (nothing but
     /// transient failures came back, so hammering on would not help).
-    private func apply(_ rows: [(OutboxOperation, Int, JSONValue?, Bool, TimeInterval?)]) -> Bool {
+    private func apply(_ rows: [OperationAnswer]) -> Bool {
         let now = clock.now()
         var results: [(opID: String, result: OperationResult)] = []
         var progressed = false
-        for (op, status, body, replayed, retryAfter) in rows {
+        for answer in rows {
+            let (op, status, body) = (answer.op, answer.status, answer.body)
             let keyInUse = body?["type"]?.stringValue == ProblemType.keyInUse
-            switch ResultClassifier.classify(status: status, kind: op.kind, keyInUse: keyInUse) {
+            let idTaken = body?["type"]?.stringValue == ProblemType.conflict && body?["field"]?.stringValue == "id"
+            switch ResultClassifier.classify(status: status, kind: op.kind, keyInUse: keyInUse, idTaken: idTaken) {
             case .success:
                 progressed = true
                 metricDeltas["succeeded", default: 0] += 1
-                if replayed { metricDeltas["replays", default: 0] += 1 }
-                results.append((op.opID, .succeeded(status: status, body: body)))
+                if answer.replayed { metricDeltas["replays", default: 0] += 1 }
+                // A taken id answers with a problem, not the entity, and the server's row may be one
+                // this device's pull already went past (deleted, or edited, long ago): the next pull
+                // reads the whole feed again, so the device ends with that row whatever it is.
+                results.append((op.opID, .succeeded(status: status, body: idTaken ? nil : body)))
+                if idTaken {
+                    saving("a fresh pull after a taken id") { try store.setMeta(store.pullCursorKey, nil) }
+                }
                 events.post(.opSucceeded(opID: op.opID))
             case .transient(let reason):
                 if reason == .unauthorized {
                     authPaused = true
-                    try? store.setMeta(MetaKey.authRequired, "1")
+                    saving("sign-in required") { try store.setMeta(MetaKey.authRequired, "1") }
                     post(connectivity: .signInRequired)
                 }
-                let retry = retryAfter ?? (reason == .keyInUse ? 1 : nil)
+                let retry = answer.retryAfter ?? (reason == .keyInUse ? 1 : nil)
                 results.append(
                     transient(
                         op, status: status, reason: reason, error: OperationRequest.reason(status: status, body: body),
@@ -299,7 +337,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             }
         }
         record(results)
-        if rows.contains(where: { $0.1 != 401 }) && !authPaused { post(connectivity: .online) }
+        if rows.contains(where: { $0.status != 401 }) && !authPaused { post(connectivity: .online) }
         return !progressed
     }
 
@@ -370,7 +408,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             finishFlush()
             return
         }
-        let since = first ? ((try? store.meta(MetaKey.pullCursor)) ?? nil) : cursor
+        let since = first ? ((try? store.meta(store.pullCursorKey)) ?? nil) : cursor
         var path = "\(Route.changes)?limit=\(configuration.pullPageSize)"
         if let since, !since.isEmpty {
             path += "&since=\(since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? since)"
@@ -421,8 +459,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     /// A page of the change feed, read straight from JSON into local terms (a page is thousands
     /// of rows; decoding them into wire structs first cost more than merging them).
-    static func readChanges(_ body: Data) -> (entities: [PulledEntity], unreadable: Int, cursor: String, hasMore: Bool)?
-    {
+    static func readChanges(_ body: Data) -> ChangePage? {
         guard let page = JSONValue.parse(body), case .array(let changes)? = page["changes"],
             let cursor = page["cursor"]?.stringValue
         else { return nil }
@@ -430,48 +467,10 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         entities.reserveCapacity(changes.count)
         var unreadable = 0
         for change in changes {
-            if let entity = pulled(change) { entities.append(entity) } else { unreadable += 1 }
+            if let entity = PulledEntity(change: change) { entities.append(entity) } else { unreadable += 1 }
         }
-        return (entities, unreadable, cursor, page["has_more"] == .bool(true))
-    }
-
-    /// One feed entry in local terms; nil when the server sent something unreadable.
-    static func pulled(_ change: JSONValue) -> PulledEntity? {
-        func stamp(_ row: JSONValue) -> ServerStamp {
-            ServerStamp(
-                serverVersion: row["server_version"]?.intValue.map(Int64.init),
-                updatedAt: row["updated_at"]?.stringValue)
-        }
-        func optionalText(_ value: JSONValue?) -> String? { value?.stringValue }
-        if let row = change["workout"], row.objectValue != nil {
-            guard let id = row["id"]?.stringValue.flatMap(UUID.init(uuidString:)) else { return nil }
-            if row["deleted"] == .bool(true) { return .deletedWorkout(id) }
-            guard let name = row["name"]?.stringValue,
-                let started = row["started_at"]?.stringValue.flatMap(Timestamp.parse)
-            else { return nil }
-            let workout = Workout(
-                id: id, name: name, startedAt: started, endedAt: row["ended_at"]?.stringValue.flatMap(Timestamp.parse),
-                notes: optionalText(row["notes"]))
-            return .workout(workout, stamp(row))
-        }
-        if let row = change["set"], row.objectValue != nil {
-            guard let id = row["id"]?.stringValue.flatMap(UUID.init(uuidString:)) else { return nil }
-            if row["deleted"] == .bool(true) { return .deletedSet(id) }
-            guard let workoutID = row["workout_id"]?.stringValue.flatMap(UUID.init(uuidString:)),
-                let exercise = row["exercise"]?.stringValue, let position = row["position"]?.intValue,
-                let kind = row["kind"]?.stringValue.flatMap(SetKind.init(rawValue:)),
-                let weight = row["weight"]?.doubleValue,
-                let unit = row["unit"]?.stringValue.flatMap(WeightUnit.init(rawValue:)),
-                let reps = row["reps"]?.intValue,
-                let performed = row["performed_at"]?.stringValue.flatMap(Timestamp.parse)
-            else { return nil }
-            let set = WorkoutSet(
-                id: id, workoutID: workoutID, exercise: exercise, position: position, kind: kind, weight: weight,
-                unit: unit, reps: reps, rpe: row["rpe"]?.doubleValue, distanceM: row["distance_m"]?.doubleValue,
-                durationS: row["duration_s"]?.doubleValue, notes: optionalText(row["notes"]), performedAt: performed)
-            return .set(set, stamp(row))
-        }
-        return nil
+        return ChangePage(
+            entities: entities, unreadable: unreadable, cursor: cursor, hasMore: page["has_more"] == .bool(true))
     }
 
     private func pullFavorites() {
@@ -481,7 +480,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 if case .success(let response) = result, response.status == 200,
                     let list = try? WireJSON.decoder().decode(FavoritesDTO.self, from: response.body)
                 {
-                    try? store.replaceServerFavorites(list.favorites)
+                    saving("the server's favorites") { try store.replaceServerFavorites(list.favorites) }
                 }
                 finishFlush()
             }
@@ -492,9 +491,11 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     private func finishFlush() {
         dispatchPrecondition(condition: .onQueue(queue))
-        if flushSucceeded, (try? store.isAirplaneOn) != true {
-            try? store.setMeta(MetaKey.lastSyncAt, Timestamp.format(clock.now()))
-            try? store.setMeta(MetaKey.authRequired, nil)
+        if flushSucceeded, !airplaneOn {
+            saving("the last sync time") {
+                try store.setMeta(MetaKey.lastSyncAt, Timestamp.format(clock.now()))
+                try store.setMeta(MetaKey.authRequired, nil)
+            }
         }
         do {
             try store.incrementMetrics(metricDeltas)
@@ -534,6 +535,22 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             self.beginFlush(.periodic)
             self.schedulePeriodic()
         }
+    }
+
+    /// The airplane switch; one that cannot be read counts as on (fail closed: no network I/O
+    /// on a guess), and the failure is logged.
+    private var airplaneOn: Bool {
+        do {
+            return try store.isAirplaneOn
+        } catch {
+            logger.error("airplane switch unreadable, staying offline: \(error)")
+            return true
+        }
+    }
+
+    /// A write whose loss the user would notice is never swallowed: it is logged.
+    private func saving(_ what: String, _ write: () throws -> Void) {
+        do { try write() } catch { logger.error("could not save \(what): \(error)") }
     }
 
     private func postCounts() {

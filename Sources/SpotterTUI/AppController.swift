@@ -13,12 +13,16 @@ public final class AppController {
     public let sync: (any SyncControlling)?
     let clock: any SpotterClock
     let logger: Logger
-    /// How many workouts the list loads (the newest); older ones are reached with `spotter workouts`.
+    /// How many workouts the list loads at a time (the newest first); scrolling near the end
+    /// of the list loads the next page, so every workout is reachable.
     public static let workoutLimit = 200
+    private var loadedWorkouts = AppController.workoutLimit
     private let calendar = Calendar.current
     private let weekdayFormatter: DateFormatter
     private let dayMonthFormatter: DateFormatter
+    private let dayMonthYearFormatter: DateFormatter
     private let longFormatter: DateFormatter
+    private let longYearFormatter: DateFormatter
 
     public init(
         store: SpotterStore, sync: (any SyncControlling)?, clock: any SpotterClock = SystemClock(), columns: Int,
@@ -41,8 +45,12 @@ public final class AppController {
         }
         weekdayFormatter = formatter("EEE")
         dayMonthFormatter = formatter("d MMM")
+        dayMonthYearFormatter = formatter("d MMM yyyy")
         longFormatter = formatter("EEE d MMM")
+        longYearFormatter = formatter("EEE d MMM yyyy")
         state.airplane = (try? store.isAirplaneOn) ?? false
+        state.restBell = (try? store.restBell) ?? true
+        state.displayUnit = try? store.displayUnit
         reloadAll()
     }
 
@@ -82,6 +90,17 @@ public final class AppController {
         if dataChanged { reloadAll() }
     }
 
+    /// Names the account in the header; says what waits for another account, and how to send it.
+    public func showAccount(_ label: String, strandedHint: String?) {
+        state.account = label
+        state.stranded = (try? store.strandedQueues()) ?? []
+        let waiting = state.stranded.reduce(0) { $0 + $1.operations }
+        if waiting > 0, let first = state.stranded.first {
+            state.say(
+                "\(waiting) operation(s) wait for \(first.owner)\(strandedHint.map { ": \($0)" } ?? "")", seconds: 15)
+        }
+    }
+
     /// The terminal changed size.
     public func resize(columns: Int, rows: Int) {
         state.columns = columns
@@ -119,26 +138,54 @@ public final class AppController {
         switch effect {
         case .loadSets(let workoutID):
             state.sets = try workoutID.map { try store.sets(workoutID: $0) } ?? []
+        case .loadMoreWorkouts:
+            loadedWorkouts += Self.workoutLimit
+            reloadAll()
         case .loadSuggestions(let query):
             guard case .setForm(var form) = state.overlay else { return }
             form.suggestions = try store.exercises(matching: query, limit: 5)
             form.starred = Set(try store.favorites().map { $0.lowercased() })
             form.highlighted = min(form.highlighted, max(0, form.suggestions.count - 1))
             state.overlay = .setForm(form)
-        case .prefill(let exercise):
+        case .prefill(let exercise, let workoutID):
             guard case .setForm(var form) = state.overlay else { return }
-            if let last = try store.lastSet(exercise: exercise) {
-                form.prefill(from: last)
+            if let previous = try store.previousSet(exercise: exercise, workoutID: workoutID) {
+                form.prefill(from: previous.set, note: prefillNote(previous), display: state.displayUnit)
             } else {
-                form.prefilledFrom = exercise
+                form.clearPrefill(exercise: exercise)
             }
+            let sessions = try store.exerciseSessions(exercise: exercise, limit: 12)
+            form.history =
+                sessions.isEmpty
+                ? nil
+                : FormHistory(
+                    exercise: exercise, lines: sessions.prefix(3).map { sessionLine($0, withName: false) },
+                    trend: sessions.reversed().compactMap(\.bestOneRepMaxKg))
             state.overlay = .setForm(form)
+        case .loadHistory(let exercise, let offset):
+            guard case .history(var view) = state.overlay else { return }
+            view.total = try store.exerciseSessionCount(exercise: exercise)
+            view.offset = min(offset, max(0, view.total - 1))
+            view.lines = try store.exerciseSessions(
+                exercise: exercise, limit: state.historyPageSize, offset: view.offset
+            ).map { sessionLine($0, withName: true) }
+            state.overlay = .history(view)
         case .logSet(let input):
             let logged = try store.logSet(input)
-            state.restEndsAt = clock.now().addingTimeInterval(TimeInterval(state.restSeconds))
+            // No rest after a warm-up: the work sets follow straight on.
+            if input.kind == .warmup {
+                state.restEndsAt = nil
+            } else {
+                let seconds = (try? store.restSeconds(exercise: logged.set.exercise)) ?? state.restSeconds
+                state.restEndsAt = seconds > 0 ? clock.now().addingTimeInterval(TimeInterval(seconds)) : nil
+            }
             afterLocalWrite(selectWorkout: logged.workout.id, selectSet: logged.set.id)
-            let described = AppState.describe(logged.set)
-            state.say(logged.isPR ? "New PR! \(described) (est. 1RM record)" : "Logged \(described)")
+            let described = state.describe(logged.set)
+            switch state.sets.first(where: { $0.set.id == logged.set.id })?.record {
+            case .oneRepMax: state.say("New PR! \(described) (est. 1RM record)")
+            case .reps: state.say("New rep record! \(described)")
+            case nil: state.say("Logged \(described)")
+            }
         case .editSet(let id, let changes):
             try store.editSet(id: id, changes: changes)
             afterLocalWrite(selectSet: id)
@@ -169,6 +216,8 @@ public final class AppController {
             let starred = try store.toggleFavorite(exercise: exercise)
             state.say(starred ? "Starred \(exercise): it comes first in the type-ahead" : "Unstarred \(exercise)")
             afterLocalWrite()
+        case .setDisplayUnit(let unit):
+            try store.setDisplayUnit(unit)
         case .syncNow:
             sync?.trigger(.manual)
         case .retry(let type, let id):
@@ -194,6 +243,44 @@ public final class AppController {
         case .quit:
             break
         }
+    }
+
+    /// "set 2/3 on Thu 9 Apr · Bench Press (Barbell)": which set filled the form, and when.
+    private func prefillNote(_ previous: PreviousSet) -> String {
+        let day = day(previous.set.performedAt)
+        if let ordinal = previous.ordinal, let count = previous.sessionSetCount {
+            return "set \(ordinal)/\(count) on \(day) · \(previous.set.exercise)"
+        }
+        return "last set on \(day) · \(previous.set.exercise)"
+    }
+
+    /// "Thu 9 Apr  100×5 100×5 105×3  e1RM 116.7 kg  PR": one session of an exercise. Warm-ups
+    /// carry a "w"; weights are in the unit the lifter chose (or the first set's).
+    func sessionLine(_ session: ExerciseSession, withName: Bool) -> String {
+        let unit = state.displayUnit ?? session.sets.first?.unit ?? .kg
+        let sets = session.sets.map { set in
+            (set.kind == .warmup ? "w" : "")
+                + "\(Formatting.number(Formatting.converted(set.weight, from: set.unit, to: unit)))×\(set.reps)"
+        }
+        var line = day(session.date) + "  "
+        if withName { line += session.workoutName + "  " }
+        line += sets.joined(separator: " ")
+        if let best = session.bestOneRepMaxKg {
+            let shown = Formatting.converted(best, from: .kg, to: unit)
+            line += "  e1RM \(Formatting.number((shown * 10).rounded() / 10)) \(unit.rawValue)"
+        }
+        if session.records.values.contains(.oneRepMax) {
+            line += "  PR"
+        } else if session.records.values.contains(.reps) {
+            line += "  RR"
+        }
+        return line
+    }
+
+    /// "Thu 9 Apr", or "Thu 9 Apr 2025" for another year.
+    private func day(_ date: Date) -> String {
+        calendar.component(.year, from: date) == calendar.component(.year, from: clock.now())
+            ? longFormatter.string(from: date) : longYearFormatter.string(from: date)
     }
 
     /// A refused save (validation the form could not see) reopens the form with the reason,
@@ -249,8 +336,9 @@ public final class AppController {
             state.now = now
             let previousWorkout = selectWorkout ?? state.currentWorkout?.id
             let previousSet = selectSet ?? state.currentSet?.set.id
-            let summaries = try store.workoutSummaries(limit: Self.workoutLimit)
-            state.workouts = summaries.map { item($0, now: now) }
+            let summaries = try store.workoutSummaries(limit: loadedWorkouts + 1)
+            state.moreWorkouts = summaries.count > loadedWorkouts
+            state.workouts = summaries.prefix(loadedWorkouts).map { item($0, now: now) }
             if let previousWorkout, let index = state.visibleWorkouts.firstIndex(where: { $0.id == previousWorkout }) {
                 state.selectedWorkout = index
             } else if selectWorkout != nil, state.visibleWorkouts.isEmpty == false {
@@ -261,6 +349,7 @@ public final class AppController {
                 state.selectedSet = index
             }
             state.counts = try store.queueCounts()
+            state.nextRetryAt = try store.nextRetryAt()
             if state.debugVisible { loadOutbox() }
         } catch {
             logger.error("reload failed: \(error)")
@@ -288,10 +377,19 @@ public final class AppController {
             days > 0, days < 7
         {
             day = days == 1 ? "yesterday" : weekdayFormatter.string(from: started)
-        } else {
+        } else if calendar.component(.year, from: started) == calendar.component(.year, from: now) {
             day = dayMonthFormatter.string(from: started)
+        } else {
+            day = dayMonthYearFormatter.string(from: started)
         }
-        return WorkoutItem(summary: summary, dayLabel: day, longDateLabel: longFormatter.string(from: started))
+        let inProgress =
+            summary.workout.endedAt == nil && started >= calendar.startOfDay(for: now)
+            && calendar.isDate(started, inSameDayAs: now)
+        let sameYear = calendar.component(.year, from: started) == calendar.component(.year, from: now)
+        return WorkoutItem(
+            summary: summary, dayLabel: day,
+            longDateLabel: (sameYear ? longFormatter : longYearFormatter).string(from: started),
+            isInProgress: inProgress)
     }
 
     /// Draws the current state (pure; see `Renderer`).

@@ -11,11 +11,14 @@ public struct WorkoutItem: Sendable, Equatable {
     public var dayLabel: String
     /// "Mon 23 Nov", for the header.
     public var longDateLabel: String
+    /// Started today and not ended: where `n` logs (the store's "workout in progress").
+    public var isInProgress: Bool
 
-    public init(summary: WorkoutSummary, dayLabel: String, longDateLabel: String) {
+    public init(summary: WorkoutSummary, dayLabel: String, longDateLabel: String, isInProgress: Bool = false) {
         self.summary = summary
         self.dayLabel = dayLabel
         self.longDateLabel = longDateLabel
+        self.isInProgress = isInProgress
     }
 
     public var id: UUID { summary.workout.id }
@@ -67,6 +70,17 @@ public struct SetForm: Sendable, Equatable {
     public var browsedSuggestions = false
     /// The exercise whose last set filled the numbers, so they are refilled only when it changes.
     public var prefilledFrom: String?
+    /// Where the numbers came from, with the date ("set 2 of your Bench Press (Barbell) on Thu 9 Apr");
+    /// nil when the exercise has no history (the numbers were cleared).
+    public var prefillNote: String?
+    /// The workout the set goes into, when it exists: the prefill counts the exercise's sets there
+    /// to pick the matching set of its last session.
+    public var targetWorkoutID: UUID?
+    /// The chosen exercise's last sessions and its e1RM trend, shown under the fields.
+    public var history: FormHistory?
+    /// Fields whose text was filled for the lifter and not touched since: like a selected text
+    /// field, the first typed character replaces the text; arrows or Backspace edit it instead.
+    public var pristine: Set<Field> = []
     public var error: String?
 
     public init(purpose: Purpose) {
@@ -78,6 +92,54 @@ public struct SetForm: Sendable, Equatable {
         case .log(_, let name): name.map { "Log set · \($0)" } ?? "Log set"
         case .edit: "Edit set"
         }
+    }
+
+    /// The most a field holds: what the server accepts (SPEC 5.1), so a paste cannot grow a
+    /// field (and the type-ahead query) without bound. Longer input is refused with a message.
+    public static func maxLength(_ field: Field) -> Int {
+        switch field {
+        case .exercise: Validation.maxExerciseLength
+        // "2000 kg", "4409.24 lb": a number and a unit; generous, but bounded.
+        case .weight: 16
+        case .reps: String(Validation.maxReps).count
+        case .rpe: 4
+        case .kind: 0
+        }
+    }
+}
+
+/// The log form's glance at an exercise's history.
+public struct FormHistory: Sendable, Equatable {
+    public var exercise: String
+    /// Its last sessions, newest first, as drawn: "Thu 9 Apr  100×5 100×5 105×3  e1RM 116.7 kg".
+    public var lines: [String]
+    /// Best estimated 1RM of each of its last twelve sessions, oldest first (the sparkline).
+    public var trend: [Double]
+
+    public init(exercise: String, lines: [String], trend: [Double]) {
+        self.exercise = exercise
+        self.lines = lines
+        self.trend = trend
+    }
+}
+
+/// The history view: every session of one exercise, a page at a time.
+public struct HistoryView: Sendable, Equatable {
+    public var exercise: String
+    /// The sessions of the page on screen, newest first, as drawn.
+    public var lines: [String]
+    /// Sessions in all, and the index of the first one on screen.
+    public var total: Int
+    public var offset: Int
+    /// The form the view was opened from, given back when it closes.
+    public var returnTo: SetForm?
+
+    public init(exercise: String, lines: [String] = [], total: Int = 0, offset: Int = 0, returnTo: SetForm? = nil) {
+        self.exercise = exercise
+        self.lines = lines
+        self.total = total
+        self.offset = offset
+        self.returnTo = returnTo
     }
 }
 
@@ -93,6 +155,7 @@ public enum Overlay: Sendable, Equatable {
     case setForm(SetForm)
     case confirmDelete(DeleteTarget)
     case newWorkout(name: String)
+    case history(HistoryView)
     case help
 }
 
@@ -127,6 +190,9 @@ public struct AppState: Sendable, Equatable {
         didSet { applyWorkoutFilter() }
     }
     public private(set) var visibleWorkouts: [WorkoutItem] = []
+    /// The list holds a page of the newest workouts and older ones exist: scrolling near its
+    /// end loads the next page.
+    public var moreWorkouts = false
     public var selectedWorkout = 0
     /// Sets of the selected workout (only those: the database may hold 100 000).
     public var sets: [SetRow] = [] {
@@ -144,6 +210,12 @@ public struct AppState: Sendable, Equatable {
     public var filterInput: FilterInput?
 
     public var counts = QueueCounts()
+    /// Where this UI syncs, for the header: "alice@sync.example", "this device only".
+    public var account = ""
+    /// When the engine next retries (persisted), so "offline" can count down to it.
+    public var nextRetryAt: Date?
+    /// What waits for an account other than this one, with the command that sends it.
+    public var stranded: [StrandedQueue] = []
     public var airplane = false
     public var connectivity: Connectivity?
     public var syncing = false
@@ -154,6 +226,12 @@ public struct AppState: Sendable, Equatable {
     public var now: Date
     public var restEndsAt: Date?
     public var restSeconds: Int
+    /// The unit every weight is shown in (`u` cycles it; `spotter config unit`); nil: as logged.
+    public var displayUnit: WeightUnit?
+    /// Ring the bell (and show "Rest over") when rest ends; off with `spotter config bell off`.
+    public var restBell = true
+    /// How many times the bell was asked for; the terminal rings once per increase.
+    public var bellRequests = 0
 
     public var debugVisible = false
     public var outbox: [OutboxOperation] = []
@@ -180,6 +258,11 @@ public struct AppState: Sendable, Equatable {
     public static let minimumRows = 24
 
     public var isTooSmall: Bool { columns < Self.minimumColumns || rows < Self.minimumRows }
+
+    /// The workout `n` logs into: started today and not ended (nil: `n` starts one).
+    public var workoutInProgress: WorkoutItem? {
+        workouts.first { $0.isInProgress }
+    }
 
     public var currentWorkout: WorkoutItem? {
         visibleWorkouts.indices.contains(selectedWorkout) ? visibleWorkouts[selectedWorkout] : nil
@@ -226,6 +309,12 @@ public struct AppState: Sendable, Equatable {
         self.now = now
         spinnerFrame &+= 1
         if let message, message.expiresAt <= now { self.message = nil }
-        if let restEndsAt, restEndsAt <= now { self.restEndsAt = nil }
+        if let restEndsAt, restEndsAt <= now {
+            self.restEndsAt = nil
+            if restBell {
+                bellRequests &+= 1
+                say("Rest over: time for the next set", seconds: 6)
+            }
+        }
     }
 }

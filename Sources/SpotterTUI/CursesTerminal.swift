@@ -54,6 +54,7 @@ final class CursesTerminal {
         cbreak()
         noecho()
         nonl()
+        disableFlowControl()
         keypad(spotter_stdscr(), true)
         nodelay(spotter_stdscr(), true)
         set_escdelay(25)
@@ -76,6 +77,17 @@ final class CursesTerminal {
         let terminal = CursesTerminal(screen: screen, unicode: unicode, colors: colors)
         terminal.setFocusReporting(true)
         return terminal
+    }
+
+    /// Turns off XON/XOFF flow control, as editors and htop do: otherwise Ctrl-S stops all output
+    /// (the UI looks frozen) until Ctrl-Q. The keys then reach the UI as ordinary controls.
+    /// `def_prog_mode` records the change, so curses restores it after a suspend.
+    private static func disableFlowControl() {
+        var attributes = termios()
+        guard tcgetattr(STDIN_FILENO, &attributes) == 0 else { return }
+        attributes.c_iflag &= ~tcflag_t(IXON | IXOFF)
+        _ = tcsetattr(STDIN_FILENO, TCSANOW, &attributes)
+        def_prog_mode()
     }
 
     var columns: Int { Int(spotter_cols()) }
@@ -122,6 +134,11 @@ final class CursesTerminal {
         let sequence = on ? "\u{1b}[?1004h" : "\u{1b}[?1004l"
         _ = spotter_flush_stdout()
         _ = sequence.utf8CString.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count - 1) }
+    }
+
+    /// Rings the terminal bell (curses flashes the screen where there is none): rest is over.
+    func bell() {
+        beep()
     }
 
     /// Every key waiting on stdin, without blocking.

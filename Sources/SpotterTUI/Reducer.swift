@@ -6,9 +6,14 @@ import SpotterStore
 /// changes `AppState`; `AppController` runs these, so key handling is testable on its own.
 public enum AppEffect: Sendable, Equatable {
     case loadSets(workoutID: UUID?)
+    /// Load the next page of older workouts (the list was scrolled near its end).
+    case loadMoreWorkouts
+    /// Fill the history view with the sessions of its exercise from `offset`.
+    case loadHistory(exercise: String, offset: Int)
     case loadSuggestions(query: String)
-    /// Fill the form's numbers from the last set of this exercise.
-    case prefill(exercise: String)
+    /// Fill the form's numbers from this exercise's last session (the set at the same place as
+    /// the next one in `workoutID`), or clear them when it has none.
+    case prefill(exercise: String, workoutID: UUID?)
     case logSet(LogSetInput)
     case editSet(id: UUID, changes: SetChanges)
     case deleteSet(id: UUID)
@@ -16,6 +21,8 @@ public enum AppEffect: Sendable, Equatable {
     case createWorkout(name: String)
     case setAirplane(Bool)
     case toggleFavorite(exercise: String)
+    /// Keep the unit weights are shown in (nil: as logged).
+    case setDisplayUnit(WeightUnit?)
     case syncNow
     case retry(entityType: EntityType, entityID: String)
     case discard(entityType: EntityType, entityID: String)
@@ -39,6 +46,8 @@ extension AppState {
             return reduceConfirm(target, key)
         case .newWorkout(let name):
             return reduceNewWorkout(name, key)
+        case .history(let view):
+            return reduceHistory(view, key)
         case .help:
             if key == .escape || key == .character("?") || key == .character("q") || key == .enter { overlay = .none }
             return []
@@ -59,9 +68,16 @@ extension AppState {
         case .character("?"):
             overlay = .help
         case .character("n"):
-            return openLogForm()
+            return openLogForm(intoSelected: false)
+        case .character("N"):
+            return openLogForm(intoSelected: true)
         case .character("e"):
             return openEditForm()
+        case .character("h") where focus == .sets && currentSet != nil:
+            // History of the selected set's exercise (from the workouts pane, h stays "left").
+            let exercise = currentSet!.set.exercise
+            overlay = .history(HistoryView(exercise: exercise))
+            return [.loadHistory(exercise: exercise, offset: 0)]
         case .character("d"):
             askToDelete()
         case .character("w"):
@@ -76,6 +92,29 @@ extension AppState {
                 return []
             }
             return [.toggleFavorite(exercise: set.set.exercise)]
+        case .character("u"):
+            displayUnit =
+                switch displayUnit {
+                case nil: .kg
+                case .kg: .lb
+                case .lb: nil
+                }
+            say("Weights shown \(displayUnit.map { "in \($0.rawValue)" } ?? "as logged")")
+            return [.setDisplayUnit(displayUnit)]
+        case .character("t"):
+            guard restEndsAt != nil else {
+                say("No rest timer running", isError: true)
+                return []
+            }
+            restEndsAt = nil
+            say("Rest skipped")
+        case .character("+"):
+            guard let ends = restEndsAt else {
+                say("No rest timer running", isError: true)
+                return []
+            }
+            restEndsAt = ends.addingTimeInterval(30)
+            say("Rest +30 s")
         case .character("D"):
             debugVisible.toggle()
             return debugVisible ? [.loadOutbox] : []
@@ -139,9 +178,13 @@ extension AppState {
             guard !visibleWorkouts.isEmpty else { return [] }
             let before = selectedWorkout
             selectedWorkout = Self.clamp(selectedWorkout, delta, count: visibleWorkouts.count)
-            guard before != selectedWorkout else { return [] }
+            var effects: [AppEffect] = []
+            if moreWorkouts, delta > 0, selectedWorkout >= visibleWorkouts.count - max(1, rows - 6) {
+                effects.append(.loadMoreWorkouts)
+            }
+            guard before != selectedWorkout else { return effects }
             selectedSet = 0
-            return [.loadSets(workoutID: currentWorkout?.id)]
+            return [.loadSets(workoutID: currentWorkout?.id)] + effects
         }
     }
 
@@ -157,7 +200,7 @@ extension AppState {
                 say("No set selected", isError: true)
                 return
             }
-            overlay = .confirmDelete(.set(id: row.set.id, description: Self.describe(row.set)))
+            overlay = .confirmDelete(.set(id: row.set.id, description: describe(row.set)))
         case .workouts:
             guard let item = currentWorkout else {
                 say("No workout selected", isError: true)
@@ -168,8 +211,8 @@ extension AppState {
         }
     }
 
-    static func describe(_ set: WorkoutSet) -> String {
-        "\(set.exercise) \(Formatting.weight(set.weight, unit: set.unit)) × \(set.reps)"
+    func describe(_ set: WorkoutSet) -> String {
+        "\(set.exercise) \(Formatting.weight(set.weight, unit: set.unit, shownIn: displayUnit)) × \(set.reps)"
     }
 
     private mutating func resolveRejected(retry: Bool) -> [AppEffect] {
@@ -205,6 +248,10 @@ extension AppState {
         case .control("u"):
             input.text = ""
         case .character(let character):
+            guard input.text.count < Self.maxFilterLength else {
+                say("A filter holds at most \(Self.maxFilterLength) characters", isError: true)
+                return []
+            }
             input.text.append(character)
         default:
             return []
@@ -218,6 +265,33 @@ extension AppState {
             if currentWorkout?.id != before { return [.loadSets(workoutID: currentWorkout?.id)] }
         }
         return []
+    }
+
+    // MARK: History view
+
+    /// Sessions per page of the history view.
+    var historyPageSize: Int { max(1, rows - 8) }
+
+    private mutating func reduceHistory(_ view: HistoryView, _ key: Key) -> [AppEffect] {
+        let page = historyPageSize
+        var offset = view.offset
+        switch key {
+        case .escape, .character("q"), .character("h"), .enter:
+            overlay = view.returnTo.map { .setForm($0) } ?? .none
+            return []
+        case .pageDown, .character("j"), .down, .character(" "):
+            offset = min(view.offset + page, max(0, view.total - 1))
+        case .pageUp, .character("k"), .up:
+            offset = max(0, view.offset - page)
+        case .home, .character("g"):
+            offset = 0
+        case .end, .character("G"):
+            offset = max(0, view.total - 1) / page * page
+        default:
+            return []
+        }
+        guard offset != view.offset else { return [] }
+        return [.loadHistory(exercise: view.exercise, offset: offset)]
     }
 
     // MARK: New workout and delete confirmation
@@ -236,6 +310,10 @@ extension AppState {
         case .control("u"):
             name = ""
         case .character(let character):
+            guard name.count < Validation.maxNameLength else {
+                say("A workout name holds at most \(Validation.maxNameLength) characters", isError: true)
+                return []
+            }
             name.append(character)
         default:
             break
@@ -262,19 +340,42 @@ extension AppState {
 
     // MARK: The set form
 
-    private mutating func openLogForm() -> [AppEffect] {
-        let workout = currentWorkout
-        var form = SetForm(purpose: .log(workoutID: workout?.id, workoutName: workout?.summary.workout.name))
+    /// The longest `/` filter: an exercise name is at most this long.
+    static let maxFilterLength = Validation.maxExerciseLength
+
+    /// `n` logs into the workout in progress (started today, not ended) or starts one, whatever
+    /// workout is selected; `N` logs into the selected workout on purpose (an old one too).
+    private mutating func openLogForm(intoSelected: Bool) -> [AppEffect] {
+        var form: SetForm
+        if intoSelected {
+            guard let workout = currentWorkout else {
+                say("Select a workout to log into, or press n", isError: true)
+                return []
+            }
+            let name =
+                workout.isInProgress
+                ? workout.summary.workout.name : "\(workout.summary.workout.name) (\(workout.longDateLabel))"
+            form = SetForm(purpose: .log(workoutID: workout.id, workoutName: name))
+            form.targetWorkoutID = workout.id
+        } else if let workout = workoutInProgress {
+            form = SetForm(purpose: .log(workoutID: nil, workoutName: workout.summary.workout.name))
+            form.targetWorkoutID = workout.id
+        } else {
+            form = SetForm(purpose: .log(workoutID: nil, workoutName: "new workout"))
+        }
         // Between sets the next one is most often the same exercise: start from the selected
-        // (or last) set of this workout, so `n` then Enter logs it again.
+        // (or last) set on screen, so `n` then Enter logs it again.
         let template = currentSet ?? sets.last
         if let template {
             form.exercise = template.set.exercise
+            form.pristine = [.exercise]
             form.focus = .weight
         }
         overlay = .setForm(form)
         var effects: [AppEffect] = [.loadSuggestions(query: form.exercise)]
-        if let template { effects.append(.prefill(exercise: template.set.exercise)) }
+        if let template {
+            effects.append(.prefill(exercise: template.set.exercise, workoutID: form.targetWorkoutID))
+        }
         return effects
     }
 
@@ -291,6 +392,7 @@ extension AppState {
         form.rpe = row.set.rpe.map(Formatting.number) ?? ""
         form.kind = row.set.kind
         form.prefilledFrom = row.set.exercise
+        form.pristine = [.exercise, .weight, .reps, .rpe]
         form.focus = .weight
         overlay = .setForm(form)
         return [.loadSuggestions(query: form.exercise)]
@@ -306,6 +408,16 @@ extension AppState {
             var effects: [AppEffect] = []
             if form.focus == .exercise, form.browsedSuggestions, form.suggestions.indices.contains(form.highlighted) {
                 form.exercise = form.suggestions[form.highlighted]
+                form.browsedSuggestions = false
+            }
+            // Choosing another exercise with Enter fills its numbers first (and moves to them);
+            // the next Enter saves. Saving with the previous exercise's numbers would be wrong.
+            if form.focus == .exercise, case .log = form.purpose,
+                !form.exercise.trimmingCharacters(in: .whitespaces).isEmpty,
+                form.prefilledFrom?.caseInsensitiveCompare(form.exercise) != .orderedSame
+            {
+                form.focus = .weight
+                return [.prefill(exercise: form.exercise, workoutID: form.targetWorkoutID)]
             }
             switch Self.submission(of: form) {
             case .failure(let problem):
@@ -336,6 +448,15 @@ extension AppState {
             return leave(&form, forward: true)
         case .up:
             return leave(&form, forward: false)
+        case .control("o"):
+            // Ctrl-O: the chosen exercise's whole history; Esc comes back to the form.
+            let exercise = form.exercise.trimmingCharacters(in: .whitespaces)
+            guard !exercise.isEmpty else {
+                form.error = "Choose an exercise to see its history"
+                return []
+            }
+            overlay = .history(HistoryView(exercise: exercise, returnTo: form))
+            return [.loadHistory(exercise: exercise, offset: 0)]
         case .control("f"):
             // Ctrl-F stars the highlighted suggestion without leaving the form.
             if form.focus == .exercise, form.suggestions.indices.contains(form.highlighted) {
@@ -365,14 +486,26 @@ extension AppState {
             return []
         }
         var text = form.text(of: form.focus)
+        let wasPristine = form.pristine.remove(form.focus) != nil
         switch key {
         case .backspace:
             if !text.isEmpty { text.removeLast() }
         case .control("u"):
             text = ""
         case .character(let character):
+            // The first character typed into a filled-in field replaces it (a selected field).
+            if wasPristine { text = "" }
+            let limit = SetForm.maxLength(form.focus)
+            guard text.count < limit else {
+                form.error = "\(form.focus.label) holds at most \(limit) characters; the rest was not typed"
+                return []
+            }
             text.append(character)
+        case .left, .right, .home, .end:
+            // Arrows keep the text and edit it from its end.
+            return []
         default:
+            if wasPristine { form.pristine.insert(form.focus) }
             return []
         }
         form.setText(text, of: form.focus)
@@ -397,8 +530,10 @@ extension AppState {
                 form.exercise = form.suggestions[form.highlighted]
             }
             form.browsedSuggestions = false
-            if !form.exercise.isEmpty, form.prefilledFrom?.caseInsensitiveCompare(form.exercise) != .orderedSame {
-                effects.append(.prefill(exercise: form.exercise))
+            if case .log = form.purpose, !form.exercise.isEmpty,
+                form.prefilledFrom?.caseInsensitiveCompare(form.exercise) != .orderedSame
+            {
+                effects.append(.prefill(exercise: form.exercise, workoutID: form.targetWorkoutID))
             }
         }
         let fields = SetForm.Field.allCases
@@ -491,13 +626,29 @@ extension SetForm {
         }
     }
 
-    /// Fills the numbers from the last set of the exercise (Strong's "previous" column).
-    public mutating func prefill(from set: WorkoutSet) {
-        weight = Formatting.weight(set.weight, unit: set.unit)
-        unit = set.unit
+    /// Fills the numbers from a set of the exercise's last session (Strong's "previous"
+    /// column), its weight in `display` when the lifter chose a unit; `note` says which set
+    /// and when. The filled fields are selected: typing replaces them.
+    public mutating func prefill(from set: WorkoutSet, note: String?, display: WeightUnit? = nil) {
+        let shownUnit = display ?? set.unit
+        weight = Formatting.weight(Formatting.converted(set.weight, from: set.unit, to: shownUnit), unit: shownUnit)
+        unit = shownUnit
         reps = String(set.reps)
         rpe = set.rpe.map(Formatting.number) ?? ""
-        kind = set.kind == .warmup ? .normal : set.kind
+        kind = set.kind
         prefilledFrom = set.exercise
+        prefillNote = note
+        pristine.formUnion([.weight, .reps, .rpe])
+    }
+
+    /// The exercise has no history: no numbers are better than another exercise's.
+    public mutating func clearPrefill(exercise: String) {
+        weight = ""
+        reps = ""
+        rpe = ""
+        kind = .normal
+        prefilledFrom = exercise
+        prefillNote = nil
+        pristine.subtract([.weight, .reps, .rpe])
     }
 }

@@ -47,6 +47,7 @@ public enum Renderer {
         switch state.overlay {
         case .setForm(let form): drawForm(form, state, &buffer)
         case .help: drawHelp(state, &buffer)
+        case .history(let view): drawHistory(view, state, &buffer)
         case .confirmDelete, .newWorkout, .none: break
         }
     }
@@ -70,10 +71,26 @@ public enum Renderer {
         }
         if state.counts.pending > 0 {
             if !state.syncAvailable { return ("\(state.counts.pending) queued (no sync)", .colored(.yellow)) }
+            if badgeSaysOffline(state) {
+                // Offline reads as offline: what waits, and when the next try comes (the persisted time).
+                let left = state.nextRetryAt.map { Int($0.timeIntervalSince(state.now).rounded(.up)) } ?? 0
+                let retry = left > 0 ? "retry in \(left) s" : "retrying\(g.ellipsis)"
+                return (
+                    "\(g.offline) offline \(g.middleDot) \(state.counts.pending) queued \(g.middleDot) \(retry)",
+                    .colored(.yellow, bold: true)
+                )
+            }
             let spin = g.spinner[state.spinnerFrame % g.spinner.count]
             return ("\(g.syncing) Syncing\(g.ellipsis) \(state.counts.pending) \(spin)", .colored(.cyan, bold: true))
         }
         return ("\(g.synced) Synced", .colored(.green, bold: true))
+    }
+
+    /// Whether the badge reads "offline · N queued · retry in S s": operations wait and the last
+    /// try could not reach the server (failures and airplane mode have badges of their own).
+    static func badgeSaysOffline(_ state: AppState) -> Bool {
+        guard case .offline = state.connectivity else { return false }
+        return state.counts.failed == 0 && !state.airplane && state.counts.pending > 0 && state.syncAvailable
     }
 
     static func connectivityLabel(_ state: AppState) -> (String, CellStyle) {
@@ -95,7 +112,11 @@ public enum Renderer {
         if let workout = state.currentWorkout {
             title += " \(g.middleDot) \(workout.summary.workout.name) (\(workout.longDateLabel))"
         }
-        var segments: [(String, CellStyle)] = [connectivityLabel(state), badge(state)]
+        var segments: [(String, CellStyle)] = []
+        if !state.account.isEmpty { segments.append((state.account, .dim)) }
+        // When the badge says "offline" itself, the connectivity label would only repeat it.
+        if !badgeSaysOffline(state) { segments.append(connectivityLabel(state)) }
+        segments.append(badge(state))
         if let rest = state.restRemaining {
             segments.append((String(format: "rest %02d:%02d", rest / 60, rest % 60), .colored(.magenta, bold: true)))
         }
@@ -253,14 +274,14 @@ public enum Renderer {
             let index = offset + row
             drawSetRow(
                 rows[index], selected: index == state.selectedSet, focused: state.focus == .sets, columns: columns, g,
-                &buffer, x: x + 1, y: y + 2 + row, inner: inner)
+                &buffer, x: x + 1, y: y + 2 + row, inner: inner, unit: state.displayUnit)
         }
     }
 
     static func drawSetRow(
         _ row: SetRow, selected: Bool, focused: Bool, columns: SetColumns, _ g: Glyphs, _ buffer: inout ScreenBuffer,
         x: Int, y: Int,
-        inner: Int
+        inner: Int, unit: WeightUnit? = nil
     ) {
         let set = row.set
         let base: CellStyle = selected ? (focused ? .reverse : .bold) : .plain
@@ -275,13 +296,19 @@ public enum Renderer {
         var text =
             " " + position.leftPadded(to: columns.position) + " "
             + set.exercise.padded(to: columns.exercise, ellipsis: g.ellipsis) + " "
-        text += Formatting.weight(set.weight, unit: set.unit).leftPadded(to: columns.weight) + " "
+        text += Formatting.weight(set.weight, unit: set.unit, shownIn: unit).leftPadded(to: columns.weight) + " "
         text += String(set.reps).leftPadded(to: columns.reps) + " "
         text += (set.rpe.map(Formatting.number) ?? "").padded(to: columns.rpe) + " "
         var column = x + buffer.put(text, x: x, y: y, style: base, maxWidth: inner)
         var prStyle = CellStyle.colored(.yellow, bold: true)
         prStyle.reverse = base.reverse
-        column += buffer.put(row.isPR ? "PR" : "  ", x: column, y: y, style: prStyle, maxWidth: x + inner - column)
+        let badge =
+            switch row.record {
+            case .oneRepMax: "PR"
+            case .reps: "RR"
+            case nil: "  "
+            }
+        column += buffer.put(badge, x: column, y: y, style: prStyle, maxWidth: x + inner - column)
         column += 1
         let room = x + inner - column
         guard room > 0 else { return }
@@ -434,7 +461,9 @@ public enum Renderer {
         let g = state.glyphs
         let width = min(64, state.columns - 4)
         let suggestionRows = 5
-        let height = 2 + 1 + suggestionRows + 4 + 1 + 1
+        // Three sessions of history and the trend line, when there is history.
+        let historyRows = form.history == nil ? 0 : 4
+        let height = 2 + 1 + suggestionRows + 4 + historyRows + 1 + 1
         let x = (state.columns - width) / 2
         let y = max(1, (state.rows - height) / 2)
         for row in y..<(y + height) { buffer.fill(x: x, y: row, count: width) }
@@ -445,8 +474,10 @@ public enum Renderer {
         func field(_ field: SetForm.Field, row: Int, value: String, hint: String = "") {
             let focused = form.focus == field
             buffer.put(field.label, x: x + 2, y: row, style: focused ? .bold : .plain)
-            let shown = focused && field != .kind ? value + "_" : value
-            let style = focused ? CellStyle(underline: true) : CellStyle.plain
+            // A filled-in field that typing would replace is drawn selected.
+            let selected = focused && form.pristine.contains(field) && !value.isEmpty
+            let shown = focused && field != .kind && !selected ? value + "_" : value
+            let style = selected ? CellStyle.reverse : focused ? CellStyle(underline: true) : CellStyle.plain
             buffer.fill(x: valueX, y: row, count: min(valueWidth, 30), style: style)
             let used = buffer.put(
                 shown.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX, y: row, style: style,
@@ -470,9 +501,8 @@ public enum Renderer {
                     style: highlighted ? .reverse : .plain)
             }
         } else if let prefilled = form.prefilledFrom, case .log = form.purpose {
-            buffer.put(
-                "prefilled from your last \(prefilled) set".clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX,
-                y: row, style: .dim)
+            let note = form.prefillNote.map { "prefilled: \($0)" } ?? "no earlier \(prefilled) set: type the numbers"
+            buffer.put(note.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .dim)
         }
         row += suggestionRows
         let unitHint =
@@ -484,31 +514,82 @@ public enum Renderer {
             .kind, row: row + 3, value: form.kind.rawValue,
             hint: "n/w/f/d or ←→".replacingOccurrences(of: "←→", with: g == .ascii ? "<>" : "←→"))
         row += 4
+        if let history = form.history {
+            var title = "Last sessions"
+            if history.trend.count > 1 {
+                title += "  e1RM \(sparkline(history.trend, glyphs: g)) (\(history.trend.count))"
+            }
+            buffer.put(title.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .bold)
+            for (index, line) in history.lines.prefix(3).enumerated() {
+                buffer.put(
+                    line.clipped(to: width - 6, ellipsis: g.ellipsis), x: x + 4, y: row + 1 + index, style: .dim)
+            }
+            row += historyRows
+        }
         if let error = form.error {
             buffer.put(
                 error.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .colored(.red, bold: true))
         }
         row += 1
         buffer.put(
-            "Enter save  Tab next  S-Tab back  ^U clear  ^F star  Esc cancel".clipped(
+            "Enter save  Tab next  ^U clear  ^F star  ^O history  Esc".clipped(
                 to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .dim)
     }
 
+    /// Block characters for a trend, lowest to highest; ASCII without a UTF-8 locale.
+    static func sparkline(_ values: [Double], glyphs: Glyphs) -> String {
+        let levels: [Character] =
+            glyphs == .ascii ? ["_", ".", "-", "~", "=", "+", "*", "#"] : ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
+        guard let low = values.min(), let high = values.max() else { return "" }
+        let span = high - low
+        return String(
+            values.map { value in
+                let level =
+                    span <= 1e-9 ? levels.count / 2 : Int(((value - low) / span * Double(levels.count - 1)).rounded())
+                return levels[min(max(level, 0), levels.count - 1)]
+            })
+    }
+
+    static func drawHistory(_ view: HistoryView, _ state: AppState, _ buffer: inout ScreenBuffer) {
+        let g = state.glyphs
+        let width = min(max(72, state.columns * 3 / 4), state.columns - 4)
+        let height = state.historyPageSize + 4
+        let x = (state.columns - width) / 2
+        let y = max(1, (state.rows - height) / 2)
+        for row in y..<(y + height) { buffer.fill(x: x, y: row, count: width) }
+        let shown = view.lines.isEmpty ? 0 : view.offset + view.lines.count
+        let title = "History \(g.middleDot) \(view.exercise) \(g.middleDot) \(view.total) sessions"
+        drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: title, focused: true)
+        if view.lines.isEmpty {
+            buffer.put("No sessions yet", x: x + 2, y: y + 1, style: .dim)
+        }
+        for (index, line) in view.lines.enumerated() {
+            buffer.put(line.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + 1 + index)
+        }
+        let footer =
+            "\(view.lines.isEmpty ? 0 : view.offset + 1)-\(shown) of \(view.total)  j/k PgDn/PgUp page  g/G first/last  Esc close"
+        buffer.put(footer.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + height - 2, style: .dim)
+    }
+
     static let helpLines: [(String, String)] = [
-        ("n", "log a set (type-ahead; prefilled from the last set)"),
-        ("e", "edit the selected set"),
+        ("n", "log a set into today's workout (starts one); prefilled from the last session"),
+        ("N", "log a set into the selected workout (an old one too)"),
+        ("e / h", "edit the selected set / its exercise's history (^O in the form)"),
         ("d", "delete the selected set or workout (asks first)"),
         ("w", "start a new workout"),
         ("a", "airplane mode on/off (changes stay queued)"),
         ("f", "star / unstar the selected set's exercise"),
-        ("D", "debug pane: the newest 20 outbox operations"),
-        ("s", "sync now"),
+        ("s / D", "sync now / debug pane: the newest 20 outbox operations"),
         ("r / x", "retry / discard a rejected set"),
+        ("t / +", "rest timer: skip / add 30 s (spotter config rest)"),
+        ("u", "show weights in kg, lb, or as logged"),
+        ("PR / RR", "est. 1RM record (1-12 reps) / rep record, when performed"),
         ("/", "filter the focused pane; Esc clears"),
         ("j k ↑ ↓", "move;  g G  first / last"),
         ("Tab", "switch between workouts and sets"),
         ("In the form", "Tab/S-Tab move, ^U clears, Enter saves, Esc cancels"),
         ("?", "this help;  q  quit"),
+        ("Account", "spotter login --server URL --token T (then restart)"),
     ]
 
     static func drawHelp(_ state: AppState, _ buffer: inout ScreenBuffer) {

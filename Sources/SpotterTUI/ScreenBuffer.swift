@@ -102,14 +102,6 @@ public struct ScreenBuffer: Sendable, Equatable {
         }
     }
 
-    /// Restyles `count` cells from (x, y) without changing their characters (selection bars).
-    public mutating func restyle(x: Int, y: Int, count: Int, _ change: (inout CellStyle) -> Void) {
-        guard y >= 0, y < height else { return }
-        for column in max(0, x)..<min(width, x + count) {
-            change(&cells[y * width + column].style)
-        }
-    }
-
     private mutating func setCell(_ x: Int, _ y: Int, _ cell: Cell) {
         let index = y * width + x
         // Overwriting half of a wide character blanks its other half, as a terminal would.

@@ -17,6 +17,10 @@ public struct TerminalUIOptions: Sendable {
     /// Where logs go (never the screen); nil discards them.
     public var logFile: String?
     public var restSeconds: Int = 90
+    /// Where it syncs, named in the header next to the badge.
+    public var accountLabel = "this device only"
+    /// The command that sends operations waiting for another account, shown when there are any.
+    public var strandedHint: String?
     public var clock: any SpotterClock = SystemClock()
 
     public init(store: SpotterStore, sync: (any SyncControlling)?, events: SyncEventChannel) {
@@ -72,6 +76,7 @@ public func runTerminalUI(_ options: TerminalUIOptions) -> Int32 {
         store: options.store, sync: options.sync, clock: options.clock, columns: terminal.columns, rows: terminal.rows,
         glyphs: terminal.unicode ? .unicode : .ascii, colorEnabled: terminal.colors, restSeconds: options.restSeconds,
         logger: logger)
+    controller.showAccount(options.accountLabel, strandedHint: options.strandedHint)
     let loop = InputLoop(
         controller: controller, terminal: terminal, signals: signals, events: options.events, logger: logger)
     let code = loop.run()
@@ -110,6 +115,7 @@ final class InputLoop {
     }
 
     func run() -> Int32 {
+        var bells = controller.state.bellRequests
         controller.handle(events.drain())
         var dirty = true
         while true {
@@ -175,6 +181,10 @@ final class InputLoop {
                 lastTick = now
                 controller.tick()
                 dirty = true
+            }
+            if controller.state.bellRequests != bells {
+                bells = controller.state.bellRequests
+                terminal.bell()
             }
         }
     }

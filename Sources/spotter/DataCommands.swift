@@ -27,7 +27,7 @@ struct Import: AsyncParsableCommand {
         do {
             parsed = try ImportParser.parse(text, format: format, defaultUnit: unit)
         } catch let error as ImportError {
-            throw CLIError("\(file): \(error.description)")
+            throw CLIError("\(file): \(error.description)", code: error.isFormatMismatch ? 2 : 1)
         }
         let store = try global.openStore()
         let result = try store.importSets(parsed.sets)
@@ -37,7 +37,11 @@ struct Import: AsyncParsableCommand {
         print(
             "imported \(result.added) sets into \(result.workoutsAdded) new workouts from \(parsed.format.rawValue) export"
                 + (result.alreadyPresent > 0 ? "; \(result.alreadyPresent) already present" : "")
-                + (parsed.problems.isEmpty ? "" : "; \(parsed.problems.count) malformed rows skipped"))
+                + (parsed.repaired == 0
+                    ? "" : "; \(parsed.repaired) rows with a comma in an exercise name repaired")
+                + (parsed.problems.isEmpty ? "" : "; \(parsed.problems.count) malformed rows skipped")
+                + (parsed.assumedUnit.map { "; weights read as \($0.rawValue) (the file names no unit: --unit)" } ?? "")
+        )
         try await EagerSync.attempt(global: global, store: store)
     }
 }
@@ -51,7 +55,7 @@ struct Export: AsyncParsableCommand {
     @Option(name: [.customShort("o"), .long], help: "Write to this file instead of stdout.") var output: String?
 
     func run() async throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let csv = StrongExport.csv(try store.exportRows())
         if let output {
             do {
@@ -71,31 +75,81 @@ struct Stats: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "Only this exercise.") var exercise: String?
+    @Flag(help: "One JSON document on stdout.") var json = false
 
     func run() async throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let records = try store.exerciseStats(exercise: exercise)
-        if let exercise, records.isEmpty { throw CLIError("no sets of \(exercise) yet") }
-        print("Records (estimated 1RM by Epley, warm-ups excluded)")
+        if let exercise, records.isEmpty { throw CLIError(try Self.noSets(of: exercise, store: store)) }
+        let weeks = try store.weeklyVolume(exercise: exercise)
+        if json {
+            printJSON(Self.json(records: records, weeks: weeks))
+            return
+        }
+        // Shown in the unit the lifter chose (`spotter config unit`); kg when none.
+        let unit = try store.displayUnit ?? .kg
+        func shown(_ kilograms: Double, places: Double = 10) -> String {
+            let value = Formatting.converted(kilograms, from: .kg, to: unit)
+            return "\(Formatting.number((value * places).rounded() / places)) \(unit.rawValue)"
+        }
+        print("Records (estimated 1RM by Epley from 1-\(OneRepMax.maxReps) reps, warm-ups excluded)")
         for record in records {
             var line = "  \(record.exercise.padding(toLength: 34, withPad: " ", startingAt: 0))"
             line += " \(String(record.sets).leftPadded(5)) sets"
             if let best = record.bestOneRepMaxKg, let set = record.bestOneRepMaxSet {
-                line += "   e1RM \(Formatting.number((best * 10).rounded() / 10)) kg"
+                line += "   e1RM \(shown(best))"
                 line +=
-                    " (\(Formatting.weight(set.weight, unit: set.unit)) × \(set.reps), \(Timestamp.format(set.performedAt).prefix(10)))"
+                    " (\(Formatting.weight(set.weight, unit: set.unit, shownIn: unit)) × \(set.reps), \(Timestamp.format(set.performedAt).prefix(10)))"
             }
             if let heaviest = record.heaviestKg {
-                line += "   heaviest \(Formatting.number((heaviest * 10).rounded() / 10)) kg"
+                line += "   heaviest \(shown(heaviest))"
             }
             print(line)
         }
-        print("Volume per week (kg × reps)")
-        for week in try store.weeklyVolume(exercise: exercise) {
+        print("Volume per week (\(unit.rawValue) × reps)")
+        for week in weeks {
             print(
-                "  week of \(Timestamp.format(week.weekStart).prefix(10))  \(Formatting.number(week.volumeKg.rounded())) kg in \(week.sets) sets"
+                "  week of \(Timestamp.format(week.weekStart).prefix(10))  \(shown(week.volumeKg, places: 1)) in \(week.sets) sets"
             )
         }
+    }
+}
+
+extension Stats {
+    /// "no sets of bench yet; did you mean Bench Press (Barbell)?": names with sets first.
+    static func noSets(of exercise: String, store: SpotterStore) throws -> String {
+        let needle = exercise.trimmingCharacters(in: .whitespaces).lowercased()
+        let logged = try store.exerciseStats().map(\.exercise).filter { $0.lowercased().contains(needle) }
+        let candidates = logged.isEmpty ? try store.exercises(matching: needle, limit: 3) : Array(logged.prefix(3))
+        let hint = candidates.isEmpty ? "" : "; did you mean \(candidates.joined(separator: ", "))?"
+        return "no sets of \(exercise) yet\(hint)"
+    }
+
+    static func json(records: [ExerciseStats], weeks: [WeeklyVolume]) -> JSONValue {
+        .object([
+            "records": .array(
+                records.map { record in
+                    .object([
+                        "exercise": .string(record.exercise), "sets": .int(Int64(record.sets)),
+                        "best_e1rm_kg": JSONValue(record.bestOneRepMaxKg.map { ($0 * 10).rounded() / 10 }),
+                        "best_e1rm_set": record.bestOneRepMaxSet.map { set in
+                            .object([
+                                "id": .string(set.id.wireString), "weight": .double(set.weight),
+                                "unit": .string(set.unit.rawValue), "reps": .int(Int64(set.reps)),
+                                "performed_at": .string(Timestamp.format(set.performedAt)),
+                            ])
+                        } ?? .null,
+                        "heaviest_kg": JSONValue(record.heaviestKg.map { ($0 * 10).rounded() / 10 }),
+                    ])
+                }),
+            "weekly_volume": .array(
+                weeks.map { week in
+                    .object([
+                        "week_start": .string(String(Timestamp.format(week.weekStart).prefix(10))),
+                        "volume_kg": .double(week.volumeKg.rounded()), "sets": .int(Int64(week.sets)),
+                    ])
+                }),
+        ])
     }
 }
 

@@ -6,6 +6,14 @@ import SpotterStore
 extension WeightUnit: ExpressibleByArgument {}
 extension SetKind: ExpressibleByArgument {}
 
+/// A negative weight or rep count is a usage error with its reason, not "Missing value".
+func refuseNegative(weight: Double?, reps: Int?) throws {
+    if let weight, weight < 0 {
+        throw CLIError("weights cannot be negative (--weight \(Formatting.number(weight)))", code: 2)
+    }
+    if let reps, reps < 0 { throw CLIError("reps cannot be negative (--reps \(reps))", code: 2) }
+}
+
 func parseID(_ text: String, what: String) throws -> UUID {
     guard let id = UUID(uuidString: text) else { throw CLIError("\(what) must be a UUID, got '\(text)'", code: 2) }
     return id
@@ -18,8 +26,9 @@ struct Log: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Option(help: "Exercise name (catalogue lookup is case-insensitive; unknown names become custom exercises).")
     var exercise: String
-    @Option(help: "Weight, in --unit.") var weight: Double
-    @Option(help: "Repetitions.") var reps: Int
+    // Unconditional: "-5" is the value (refused below with the reason), not an unknown flag.
+    @Option(parsing: .unconditional, help: "Weight, in --unit.") var weight: Double
+    @Option(parsing: .unconditional, help: "Repetitions.") var reps: Int
     @Option(help: "kg or lb.") var unit: WeightUnit = .kg
     @Option(help: "Rate of perceived exertion, 1 to 10 in steps of 0.5.") var rpe: Double?
     @Option(help: "normal, warmup, failure or drop.") var kind: SetKind = .normal
@@ -28,6 +37,7 @@ struct Log: AsyncParsableCommand {
     @Option(name: .customLong("new-workout"), help: "Start a new workout with this name.") var newWorkout: String?
 
     func run() async throws {
+        try refuseNegative(weight: weight, reps: reps)
         if workout != nil && newWorkout != nil {
             throw CLIError("use either --workout or --new-workout, not both", code: 2)
         }
@@ -56,9 +66,9 @@ struct Edit: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The set's id.") var setID: String
     @Option var exercise: String?
-    @Option var weight: Double?
+    @Option(parsing: .unconditional) var weight: Double?
     @Option var unit: WeightUnit?
-    @Option var reps: Int?
+    @Option(parsing: .unconditional) var reps: Int?
     @Option var rpe: Double?
     @Flag(name: .customLong("clear-rpe"), help: "Remove the RPE.") var clearRPE = false
     @Option var kind: SetKind?
@@ -66,6 +76,7 @@ struct Edit: AsyncParsableCommand {
 
     func run() async throws {
         let id = try parseID(setID, what: "SET_ID")
+        try refuseNegative(weight: weight, reps: reps)
         let changes = SetChanges(
             exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, clearRPE: clearRPE, kind: kind,
             notes: notes)
@@ -115,7 +126,7 @@ struct SetsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let workoutID = try workout.map { try parseID($0, what: "--workout") }
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let rows = try store.sets(workoutID: workoutID)
         if json {
             printJSON(.object(["sets": .array(rows.map(Render.setJSON))]))
@@ -124,7 +135,8 @@ struct SetsCommand: AsyncParsableCommand {
         if rows.isEmpty {
             print("No sets yet. Log one with: spotter log --exercise \"Bench Press (Barbell)\" --weight 100 --reps 5")
         }
-        for row in rows { print(Render.setLine(row)) }
+        let unit = try store.displayUnit
+        for row in rows { print(Render.setLine(row, unit: unit)) }
     }
 }
 
@@ -136,7 +148,7 @@ struct WorkoutsCommand: AsyncParsableCommand {
     @Flag(help: "One JSON document on stdout.") var json = false
 
     func run() async throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let rows = try store.workoutSummaries(limit: 100_000)
         if json {
             printJSON(.object(["workouts": .array(rows.map(Render.workoutJSON))]))

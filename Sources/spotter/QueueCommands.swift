@@ -6,18 +6,21 @@ import SpotterSync
 
 /// `spotter status`
 struct Status: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Queue counts, airplane mode, last sync and metrics.")
+    static let configuration = CommandConfiguration(
+        abstract: "The account, queue counts (stranded included), airplane mode, last sync and metrics.")
 
     @OptionGroup var global: GlobalOptions
     @Flag(help: "One JSON document on stdout.") var json = false
 
     func run() async throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let counts = try store.queueCounts()
+        let stranded = try store.strandedQueues()
+        let strandedCount = stranded.reduce(0) { $0 + $1.operations }
         let airplane = try store.isAirplaneOn
         let lastSync = try store.meta(MetaKey.lastSyncAt)
         let metrics = try store.syncMetrics()
-        let server = global.serverURL ?? "embedded"
+        let server = store.owner.server ?? "embedded"
         if json {
             var metricFields = metrics.counters.mapValues { JSONValue.int(Int64($0)) }
             metricFields["latency_p50_ms"] = JSONValue(metrics.latencyP50ms)
@@ -26,14 +29,20 @@ struct Status: AsyncParsableCommand {
                 .object([
                     "pending": .int(Int64(counts.pending)), "in_flight": .int(Int64(counts.inFlight)),
                     "failed": .int(Int64(counts.failed)), "blocked": .int(Int64(counts.blocked)),
-                    "airplane": .bool(airplane),
+                    "stranded": .int(Int64(strandedCount)), "stranded_for": .array(stranded.map(Render.strandedJSON)),
+                    "account": Render.ownerJSON(store.owner), "airplane": .bool(airplane),
                     "last_sync_at": JSONValue(lastSync), "server": .string(server), "metrics": .object(metricFields),
                 ]))
             return
         }
+        print("account    \(store.owner)")
         print("pending    \(counts.pending)\(counts.inFlight > 0 ? " (\(counts.inFlight) in flight)" : "")")
         print("failed     \(counts.failed)")
         print("blocked    \(counts.blocked)")
+        print("stranded   \(strandedCount)")
+        for queue in stranded {
+            print("  \(queue.operations) wait for \(queue.owner): \(resolveHint(for: queue.owner))")
+        }
         print("airplane   \(airplane ? "on" : "off")")
         print("last sync  \(lastSync ?? "never")")
         print("server     \(server)")
@@ -58,7 +67,7 @@ struct OutboxCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard limit > 0 else { throw CLIError("--limit must be at least 1", code: 2) }
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let ops = try store.outbox(limit: limit)
         if json {
             printJSON(.object(["operations": .array(ops.map(Render.operationJSON))]))
@@ -128,16 +137,17 @@ struct Discard: AsyncParsableCommand {
 }
 
 /// The one bounded sync attempt a write command makes after enqueueing (SPEC section 6):
-/// only with `--server` (without it, writes only enqueue and `spotter sync` does the rest),
+/// only with a remote server (without one, writes only enqueue and `spotter sync` does the rest),
 /// at most 2 seconds, and never a failure — the operation is safe in the outbox either way.
 enum EagerSync {
     static func attempt(global: GlobalOptions, store: SpotterStore) async throws {
-        guard global.serverURL != nil, (try? store.isAirplaneOn) != true else { return }
+        guard store.owner.server != nil, (try? store.isAirplaneOn) != true else { return }
         var configuration = SyncConfiguration()
         configuration.requestTimeout = 2
         guard
             let session = try? await SyncSession.start(
-                global: global, store: store, configuration: configuration, logger: commandLogger("spotter.sync"))
+                global: global, store: store, configuration: configuration, accountCheckTimeout: 2,
+                logger: commandLogger("spotter.sync"))
         else { return }
         _ = await session.engine.drain(until: Date().addingTimeInterval(2))
         await session.shutdown()
@@ -147,25 +157,56 @@ enum EagerSync {
 /// `spotter sync`
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Push and pull until the queue is empty or time is up (exit 0 empty, 3 operations remain).")
+        abstract:
+            "Push and pull until all is sent or time is up (exit 0 all sent; 3 something unsent, failed or stranded).")
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "Seconds to keep trying.") var timeout: Double = 30
 
     func run() async throws {
         guard timeout > 0 else { throw CLIError("--timeout must be more than 0", code: 2) }
-        let store = try global.openStore()
-        if try store.isAirplaneOn {
-            let pending = try store.queueCounts().pending
-            FileHandle.standardError.write(
-                Data("spotter: airplane mode is on; \(pending) operation(s) stay queued\n".utf8))
-            throw ExitCode(pending == 0 ? 0 : 3)
+        var store = try global.openStore()
+        let airplane = try store.isAirplaneOn
+        if !airplane {
+            let session = try await SyncSession.start(
+                global: global, store: store, logger: commandLogger("spotter.sync"))
+            _ = await session.engine.drain(until: Date().addingTimeInterval(timeout))
+            await session.shutdown()
+            store = session.store
         }
-        let session = try await SyncSession.start(global: global, store: store, logger: commandLogger("spotter.sync"))
-        let empty = await session.engine.drain(until: Date().addingTimeInterval(timeout))
-        await session.shutdown()
         let counts = try store.queueCounts()
-        print("pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked)")
-        if !empty { throw ExitCode(3) }
+        let stranded = try store.strandedQueues()
+        print(
+            "pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked), stranded \(stranded.reduce(0) { $0 + $1.operations })"
+        )
+        // All is sent only when nothing the user can see waits, failed or is stranded.
+        if let reason = Self.unsentReason(counts: counts, stranded: stranded, owner: store.owner, airplane: airplane) {
+            FileHandle.standardError.write(Data("spotter: not all sent: \(reason)\n".utf8))
+            throw ExitCode(3)
+        }
+    }
+
+    /// One line saying what is not sent, or nil when everything is.
+    static func unsentReason(
+        counts: QueueCounts, stranded: [StrandedQueue], owner: QueueOwner, airplane: Bool
+    ) -> String? {
+        var reasons: [String] = []
+        if airplane, counts.pending > 0 {
+            reasons.append("airplane mode is on: \(counts.pending) operation(s) stay queued (spotter airplane off)")
+        } else if case .unverified(let server, _) = owner, counts.pending > 0 {
+            reasons.append(
+                "\(counts.pending) operation(s) wait until \(server) accepts the token (spotter sync when it is reachable)"
+            )
+        } else if counts.pending > 0 {
+            reasons.append("\(counts.pending) operation(s) still queued for \(owner)")
+        }
+        if counts.failed > 0 {
+            reasons.append("\(counts.failed) failed permanently (spotter outbox; spotter retry --all-failed)")
+        }
+        if counts.blocked > 0 { reasons.append("\(counts.blocked) blocked behind a rejected operation") }
+        for queue in stranded {
+            reasons.append("\(queue.operations) wait for \(queue.owner) (\(resolveHint(for: queue.owner)))")
+        }
+        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
     }
 }

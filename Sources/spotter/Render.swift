@@ -8,6 +8,26 @@ enum Render {
         seconds.map { .string(Timestamp.format($0)) } ?? .null
     }
 
+    /// An owner for scripts: `{"name","server","user","verified"}` (server and user null for the device).
+    static func ownerJSON(_ owner: QueueOwner) -> JSONValue {
+        var user: String?
+        if case .account(_, let name) = owner { user = name }
+        var verified = false
+        if case .account = owner { verified = true }
+        return .object([
+            "name": .string(owner.description), "server": JSONValue(owner.server), "user": JSONValue(user),
+            "verified": .bool(verified),
+        ])
+    }
+
+    /// Operations waiting for another owner: who, how many, and the command that sends them.
+    static func strandedJSON(_ queue: StrandedQueue) -> JSONValue {
+        .object([
+            "account": ownerJSON(queue.owner), "operations": .int(Int64(queue.operations)),
+            "resolve": .string(resolveHint(for: queue.owner)),
+        ])
+    }
+
     static func setJSON(_ row: SetRow) -> JSONValue {
         let set = row.set
         return .object([
@@ -21,13 +41,19 @@ enum Render {
         ])
     }
 
-    static func setLine(_ row: SetRow) -> String {
+    /// One set as `spotter sets` prints it, its weight in `unit` when the lifter chose one
+    /// (`--json` always gives the stored weight and unit).
+    static func setLine(_ row: SetRow, unit: WeightUnit? = nil) -> String {
         let set = row.set
         var line =
-            "\(set.id.wireString)  \(set.exercise)  \(Formatting.weight(set.weight, unit: set.unit)) × \(set.reps)"
+            "\(set.id.wireString)  \(set.exercise)  \(Formatting.weight(set.weight, unit: set.unit, shownIn: unit)) × \(set.reps)"
         if let rpe = set.rpe { line += " @\(Formatting.number(rpe))" }
         if set.kind != .normal { line += " [\(set.kind.rawValue)]" }
-        if row.isPR { line += " PR" }
+        switch row.record {
+        case .oneRepMax: line += " PR"
+        case .reps: line += " rep-PR"
+        case nil: break
+        }
         switch row.syncState {
         case .synced: break
         case .pending: line += "  (pending)"

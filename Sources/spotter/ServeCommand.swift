@@ -47,6 +47,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("idempotency-ttl-days"), help: "Days an idempotency record is kept.")
     var idempotencyTTLDays = 8.0
 
+    @Option(
+        name: .customLong("read-timeout"),
+        help: "Seconds a request may take to arrive completely (headers and body) before a 408.")
+    var readTimeout = 30.0
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds an idle connection is kept open.")
+    var idleTimeout = 75.0
+
+    @Option(
+        name: .customLong("max-connections"), help: "Most connections open at once; one more is answered 503.")
+    var maxConnections = 512
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -56,6 +68,13 @@ struct Serve: AsyncParsableCommand {
         }
         guard chaosLatency >= 0 else { throw ValidationError("--chaos-latency must be 0 or more") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard readTimeout > 0, readTimeout <= 3600 else {
+            throw ValidationError("--read-timeout must be more than 0 and at most 3600 seconds")
+        }
+        guard idleTimeout > 0, idleTimeout <= 86400 else {
+            throw ValidationError("--idle-timeout must be more than 0 and at most 86400 seconds")
+        }
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be 1 or more") }
         guard idempotencyTTLDays > 0 else { throw ValidationError("--idempotency-ttl-days must be more than 0") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         if databaseURL != nil {
@@ -74,6 +93,9 @@ struct Serve: AsyncParsableCommand {
         configuration.chaos.rate429 = chaos429
         configuration.chaos.latencyMS = chaosLatency
         configuration.chaos.seed = chaosSeed
+        configuration.connections.readTimeout = .milliseconds(Int64(readTimeout * 1000))
+        configuration.connections.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        configuration.connections.maxConnections = maxConnections
 
         var logger = Logger(label: "spotter.server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info

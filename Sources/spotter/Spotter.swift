@@ -10,14 +10,48 @@ struct Spotter: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "spotter",
         abstract: "An offline-first workout logger for the terminal.",
-        discussion: "Without a subcommand, opens the full-screen UI.",
+        discussion: """
+            Without a subcommand, opens the full-screen UI. --db, --server and --token go before or after \
+            the subcommand.
+            """,
+        version: Spotter.version,
         subcommands: [
             Interactive.self, Log.self, Edit.self, Delete.self, SetsCommand.self, WorkoutsCommand.self, Status.self,
-            OutboxCommand.self, Airplane.self, Retry.self, Discard.self, Sync.self, Serve.self, Bench.self, Import.self,
-            Export.self, Stats.self,
+            OutboxCommand.self, Airplane.self, Retry.self, Discard.self, Sync.self, Login.self, Logout.self,
+            Whoami.self, Serve.self, Bench.self, Import.self, Export.self, Stats.self, WorkoutCommand.self, Star.self,
+            Unstar.self, Stars.self, Exercises.self, Config.self,
         ],
         defaultSubcommand: Interactive.self
     )
+
+    static let version = "0.9.0"
+
+    /// Moves global options written before the subcommand (`spotter --db X import F`) to just
+    /// after it, where every subcommand's option group reads them — the order git, kubectl and
+    /// docker users type.
+    static func arrangingGlobalOptions(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            guard GlobalOptions.optionNames.contains(name) else { break }
+            if argument.contains("=") {
+                leading.append(argument)
+                index += 1
+            } else {
+                leading += arguments[index..<min(index + 2, arguments.count)]
+                index += 2
+            }
+        }
+        guard !leading.isEmpty else { return arguments }
+        let rest = Array(arguments[min(index, arguments.count)...])
+        let names = Set(configuration.subcommands.map { $0._commandName })
+        if let subcommand = rest.first, names.contains(subcommand) {
+            return [subcommand] + leading + rest.dropFirst()
+        }
+        return leading + rest
+    }
 }
 
 /// `spotter` with no subcommand: the full-screen UI. (A default subcommand rather than
@@ -29,14 +63,26 @@ struct Interactive: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let store = try global.openStore()
+        var store = try global.openStore()
         let events = SyncEventChannel()
-        var options = TerminalUIOptions(store: store, sync: nil, events: events)
-        options.logFile =
+        let logFile =
             URL(fileURLWithPath: global.databasePath).deletingLastPathComponent().appendingPathComponent("spotter.log")
             .path
+        // stderr belongs to the screen: an unreadable row is told as a notice and written to the log.
+        store.onUnreadable = { [events] row in
+            events.post(.notice("Skipped an \(row)"))
+            if let log = FileHandle(forWritingAtPath: logFile) {
+                log.seekToEndOfFile()
+                log.write(Data("skipped an \(row)\n".utf8))
+                try? log.close()
+            }
+        }
         let session = try await SyncSession.start(
-            global: global, store: store, events: events, logger: commandLogger("spotter.sync"))
+            global: global, store: store, events: events, accountCheckTimeout: 2, logger: commandLogger("spotter.sync"))
+        var options = TerminalUIOptions(store: session.store, sync: nil, events: events)
+        options.logFile = logFile
+        options.accountLabel = shortAccountLabel(session.store.owner)
+        options.strandedHint = try session.store.strandedQueues().first.map { resolveHint(for: $0.owner) }
         session.engine.start()
         options.sync = session.engine
         // The UI blocks its thread in poll(); give it a thread of its own, not one of the executor's.
@@ -55,7 +101,12 @@ struct Interactive: AsyncParsableCommand {
 enum Main {
     static func main() async {
         do {
-            var command = try Spotter.parseAsRoot()
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if arguments == ["--version"] {
+                print("spotter \(Spotter.version)")
+                return
+            }
+            var command = try Spotter.parseAsRoot(Spotter.arrangingGlobalOptions(arguments))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

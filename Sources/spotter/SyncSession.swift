@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SpotterCore
 import SpotterServer
 import SpotterStore
 import SpotterSync
@@ -10,29 +11,60 @@ import SpotterSync
 final class SyncSession: Sendable {
     let engine: SyncEngine
     let embeddedServer: BackgroundServer?
-    let serverDescription: String
+    /// The store acting for the account the server named (the one passed in, when it did not say).
+    var store: SpotterStore { engine.store }
 
-    private init(engine: SyncEngine, embeddedServer: BackgroundServer?, serverDescription: String) {
+    private init(engine: SyncEngine, embeddedServer: BackgroundServer?) {
         self.engine = engine
         self.embeddedServer = embeddedServer
-        self.serverDescription = serverDescription
     }
 
+    /// - Parameter accountCheckTimeout: how long to wait for the server to name the account of a
+    ///   token not yet verified (`GET /v1/me`); without an answer the run syncs nothing new and the
+    ///   queue waits, owned by the token's fingerprint.
     static func start(
         global: GlobalOptions, store: SpotterStore, events: SyncEventChannel = SyncEventChannel(),
-        configuration: SyncConfiguration = SyncConfiguration(), logger: Logger
+        configuration: SyncConfiguration = SyncConfiguration(), accountCheckTimeout: TimeInterval = 5,
+        logger: Logger
     ) async throws -> SyncSession {
         var configuration = configuration
         // How long a claim holds an operation before another process may take it over
         // (crash recovery); tests shorten it to see recovery without waiting a minute.
-        if let lease = ProcessInfo.processInfo.environment["SPOTTER_LEASE_SECONDS"].flatMap(Double.init), lease > 0 {
+        let environment = ProcessInfo.processInfo.environment
+        if let lease = environment["SPOTTER_LEASE_SECONDS"].flatMap(Double.init), lease > 0 {
             configuration.lease = lease
         }
-        if let url = global.serverURL {
-            let transport = HTTPSyncTransport(baseURL: url, token: global.serverToken)
+        // The retry schedule and the safety valve, shortened by tests and demos that need to see
+        // an operation give up without waiting a quarter of an hour.
+        if let base = environment["SPOTTER_RETRY_BASE_SECONDS"].flatMap(Double.init), base > 0 {
+            configuration.retryPolicy.base = base
+            configuration.retryPolicy.cap = max(base, min(configuration.retryPolicy.cap, base * 60))
+        }
+        if let attempts = environment["SPOTTER_MAX_ATTEMPTS"].flatMap(Int.init), attempts > 0 {
+            configuration.retryPolicy.maxAttempts = attempts
+        }
+        let target = try global.target()
+        if let url = target.server {
+            let transport = HTTPSyncTransport(baseURL: url, token: target.token)
+            let fingerprint = target.tokenFingerprint ?? QueueOwner.fingerprint(token: "")
+            var store = store
+            switch store.owner {
+            case .unverified:
+                if (try? store.isAirplaneOn) != true {
+                    let check = await AccountCheck.ask(transport, timeout: accountCheckTimeout)
+                    store = try AccountCheck.settle(
+                        store, server: url, tokenFingerprint: fingerprint, check: check,
+                        legacyOwners: global.legacyOwners(of: target))
+                }
+            case .account:
+                try AccountCheck.adoptAliases(
+                    store, server: url, tokenFingerprint: fingerprint, legacyOwners: global.legacyOwners(of: target))
+            case .device, .legacy:
+                break
+            }
             let engine = SyncEngine(
                 store: store, transport: transport, events: events, configuration: configuration, logger: logger)
-            return SyncSession(engine: engine, embeddedServer: nil, serverDescription: url)
+            return SyncSession(engine: engine, embeddedServer: nil)
         }
         let token = UUID().uuidString.lowercased()
         let serverPath = URL(fileURLWithPath: global.databasePath).deletingLastPathComponent()
@@ -49,7 +81,7 @@ final class SyncSession: Sendable {
         let transport = HTTPSyncTransport(baseURL: server.baseURL, token: token)
         let engine = SyncEngine(
             store: store, transport: transport, events: events, configuration: configuration, logger: logger)
-        return SyncSession(engine: engine, embeddedServer: server, serverDescription: "embedded (\(server.baseURL))")
+        return SyncSession(engine: engine, embeddedServer: server)
     }
 
     func shutdown() async {

@@ -17,7 +17,12 @@ struct CoalescingTests {
         let decision = Coalescing.decide(
             existing: queued(.create, payload: ["reps": .int(5), "weight": .double(100)]), kind: .update,
             payload: ["reps": .int(6)], before: ["reps": .int(5)])
-        #expect(decision == .rewrite(kind: .create, payload: ["reps": .int(6), "weight": .double(100)], before: [:]))
+        // The before-image names the field edited after the create (for a create the server turns
+        // out to have already: that edit still goes out as an update).
+        #expect(
+            decision
+                == .rewrite(
+                    kind: .create, payload: ["reps": .int(6), "weight": .double(100)], before: ["reps": .int(5)]))
     }
 
     @Test func updateThenUpdateMergesLaterWinsAndKeepsOldestBefore() {
@@ -145,5 +150,14 @@ struct ValidationTests {
         #expect(OneRepMax.epley(weight: 100, reps: 1) == 100)
         #expect(OneRepMax.epley(weight: 100, reps: 5)! > 116.6)
         #expect(OneRepMax.epley(weight: 100, reps: 0) == nil)
+    }
+}
+
+@Suite("Classification of a taken id")
+struct TakenIDClassificationTests {
+    @Test func aCreateWhoseIdIsTakenIsFulfilledButAnEditConflictIsNot() {
+        #expect(ResultClassifier.classify(status: 409, kind: .create, idTaken: true) == .success)
+        #expect(ResultClassifier.classify(status: 409, kind: .create) == .permanent)
+        #expect(ResultClassifier.classify(status: 409, kind: .update, idTaken: true) == .permanent)
     }
 }

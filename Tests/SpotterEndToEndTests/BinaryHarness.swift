@@ -24,24 +24,31 @@ enum SpotterBinary {
     /// The waiting happens on a thread of its own: a blocked cooperative thread would starve the
     /// in-process servers that tests running in parallel depend on (there are two on this machine).
     @discardableResult
+    /// - Parameter launcher: a command that runs the binary (e.g. `setpriv` to run it as another user).
     static func run(
-        _ arguments: [String], db: String, environment: [String: String] = [:], timeout: TimeInterval = 60
+        _ arguments: [String], db: String, environment: [String: String] = [:], timeout: TimeInterval = 60,
+        launcher: [String] = []
     ) async throws -> Result {
-        try await offThePool { try runBlocking(arguments, db: db, environment: environment, timeout: timeout) }
+        try await offThePool {
+            try runBlocking(arguments, db: db, environment: environment, timeout: timeout, launcher: launcher)
+        }
     }
 
     static func runBlocking(
-        _ arguments: [String], db: String, environment: [String: String] = [:], timeout: TimeInterval = 60
+        _ arguments: [String], db: String, environment: [String: String] = [:], timeout: TimeInterval = 60,
+        launcher: [String] = []
     ) throws
         -> Result
     {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? path)
+        process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [path] + arguments
         var env = ProcessInfo.processInfo.environment
         env["SPOTTER_DB"] = db
         env.removeValue(forKey: "SPOTTER_SERVER")
         env.removeValue(forKey: "SPOTTER_TOKEN")
+        // The account file `spotter login` writes lives beside the test's database, never in the real home.
+        env["XDG_CONFIG_HOME"] = configHome(for: db)
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()
@@ -70,6 +77,11 @@ enum SpotterBinary {
         return Result(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// The `XDG_CONFIG_HOME` a test's runs share: a directory beside its database.
+    static func configHome(for db: String) -> String {
+        URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("config").path
     }
 
     static func temporaryDatabase() -> String {

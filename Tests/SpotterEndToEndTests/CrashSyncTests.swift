@@ -8,10 +8,13 @@ final class ServerProcess: @unchecked Sendable {
     let url: String
     static let token = "crash-secret"
 
-    init(db: String, extra: [String] = []) throws {
+    /// - Parameter port: 0 for any free port; a restart passes the port it had, so devices keep their account.
+    /// - Parameter tokens: `user=secret` pairs (default: alice with `token`).
+    init(db: String, port: Int = 0, extra: [String] = [], tokens: [String] = ["alice=\(ServerProcess.token)"]) throws {
         process.executableURL = URL(fileURLWithPath: SpotterBinary.path)
         process.arguments =
-            ["serve", "--port", "0", "--db", db, "--token", "alice=\(Self.token)", "--log-level", "error"] + extra
+            ["serve", "--port", "\(port)", "--db", db] + tokens.flatMap { ["--token", $0] } + ["--log-level", "error"]
+            + extra
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -90,7 +93,8 @@ struct CrashSyncTests {
         // A second device that only pulls sees exactly what the server holds.
         let laptop = directory.appendingPathComponent("laptop.db").path
         try await SpotterBinary.run(["sync", "--timeout", "30"] + remote, db: laptop)
-        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: laptop).stdout)
+        // (Each account has its own view: the laptop lists alice's sets as alice.)
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"] + remote, db: laptop).stdout)
         let ids = (sets["sets"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
         #expect(ids.count == logged.count, "no set doubled")
         #expect(Set(ids) == logged, "no set lost")

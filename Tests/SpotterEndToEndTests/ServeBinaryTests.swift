@@ -8,8 +8,9 @@ struct ServeBinaryTests {
     @Test func sigtermLetsTheRequestInFlightFinishThenExitsZero() async throws {
         let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
         let serverDB = directory.appendingPathComponent("server.db").path
-        // Every write waits 1.5 s before it is handled: long enough to signal mid-request.
-        let server = try await offThePool { try ServerProcess(db: serverDB, extra: ["--chaos-latency", "1500"]) }
+        // Every write waits 4 s before it is handled: long enough to signal mid-request even on a
+        // machine busy enough that the request takes a second to arrive.
+        let server = try await offThePool { try ServerProcess(db: serverDB, extra: ["--chaos-latency", "4000"]) }
         let client = HTTPClient.shared
 
         var request = HTTPClientRequest(url: server.url + "/v1/workouts")
@@ -21,7 +22,7 @@ struct ServeBinaryTests {
         request.body = .bytes(
             ByteBuffer(string: #"{"id":"\#(id)","name":"Late","started_at":"2026-11-22T08:00:00.000Z"}"#))
         async let response = client.execute(request, timeout: .seconds(20))
-        try await Task.sleep(nanoseconds: 500_000_000)  // the request is now waiting inside the server
+        try await Task.sleep(nanoseconds: 1_500_000_000)  // the request is now waiting inside the server
         kill(server.process.processIdentifier, SIGTERM)
 
         let answered = try await response

@@ -20,14 +20,16 @@ struct TUIEndToEndTests {
     }
 
     /// Starts the UI in a fresh tmux session and waits for its first frame.
-    static func launch(columns: Int = 100, rows: Int = 30, workspace: Workspace) async throws -> TmuxSession {
+    static func launch(
+        columns: Int = 100, rows: Int = 30, workspace: Workspace, arguments: String = ""
+    ) async throws -> TmuxSession {
         let binary = TmuxSession.spotterBinary
         try #require(
             FileManager.default.isExecutableFile(atPath: binary),
             "build the binary first: swift build (looked at \(binary))")
         let session = try TmuxSession(tmux: try #require(TmuxSession.executable), columns: columns, rows: rows)
         let command =
-            "env -u SPOTTER_SERVER -u SPOTTER_TOKEN LANG=C.UTF-8 LC_ALL=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) \(shellQuoted(binary))"
+            "env -u SPOTTER_SERVER -u SPOTTER_TOKEN LANG=C.UTF-8 LC_ALL=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) XDG_CONFIG_HOME=\(shellQuoted(workspace.directory.appendingPathComponent("config").path)) \(shellQuoted(binary)) \(arguments)"
         try session.type(command)
         try session.press("Enter")
         let started = try await session.waitFor(timeout: 20) { $0.contains(" Spotter") && $0.contains("┌ Workouts") }
@@ -110,6 +112,40 @@ struct TUIEndToEndTests {
         step = try await tmux.waitFor { Self.lines($0, containing: "Bench Press (Barbell)", "✓").count == 3 }
         #expect(step.ok, "the three rows are synced:\n\(step.screen)")
 
+        try await Self.quitExpectingExitZero(tmux)
+    }
+
+    @Test("the header names the account (this device only when embedded) and counts down to the next try offline")
+    func headerNamesTheAccountAndCountsDownWhenOffline() async throws {
+        let workspace = try Workspace()
+        var tmux = try await Self.launch(workspace: workspace)
+        var step = try await tmux.waitFor("this device only")
+        #expect(step.ok, "the embedded server is named as such:\n\(step.screen)")
+        try await Self.quitExpectingExitZero(tmux)
+
+        let serverDB = workspace.directory.appendingPathComponent("server.db").path
+        let server = try await offThePool { try ServerProcess(db: serverDB) }
+        defer { if server.process.isRunning { server.stop() } }
+        let login = try await SpotterBinary.run(
+            ["login", "--server", server.url, "--token", ServerProcess.token], db: workspace.database)
+        #expect(login.status == 0, "\(login.stderr)")
+        let account = "alice@" + server.url.replacingOccurrences(of: "http://", with: "")
+        tmux = try await Self.launch(workspace: workspace)
+        step = try await tmux.waitFor { $0.contains(account) && $0.contains("✓ Synced") }
+        #expect(step.ok, "the header names the account (from the file login wrote):\n\(step.screen)")
+        try await Self.quitExpectingExitZero(tmux)
+
+        // The server goes away; a set is logged; the UI says offline and counts down to the next try.
+        server.stop()
+        let logged = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5"], db: workspace.database)
+        #expect(logged.status == 0)
+        tmux = try await Self.launch(workspace: workspace)
+        let countdown = /offline · 2 queued · retry in (\d+) s/
+        step = try await tmux.waitFor(timeout: 20) { $0.contains(countdown) }
+        #expect(step.ok, "offline with a countdown:\n\(step.screen)")
+        #expect(!step.screen.contains("Syncing"), "no spinner that turns forever:\n\(step.screen)")
+        #expect(step.screen.contains(account))
         try await Self.quitExpectingExitZero(tmux)
     }
 

@@ -79,9 +79,9 @@ struct PoisonedTransaction: ServerTransaction {
     struct Poison: Error {}
 
     func nextChangeVersion() throws -> Int64 { try base.nextChangeVersion() }
-    func workout(id: String) throws -> Owned<WorkoutDTO>? { try base.workout(id: id) }
+    func workout(id: String, owner: String) throws -> WorkoutDTO? { try base.workout(id: id, owner: owner) }
     func saveWorkout(_ workout: WorkoutDTO, owner: String) throws { try base.saveWorkout(workout, owner: owner) }
-    func set(id: String) throws -> Owned<SetDTO>? { try base.set(id: id) }
+    func set(id: String, owner: String) throws -> SetDTO? { try base.set(id: id, owner: owner) }
     func saveSet(_ set: SetDTO, owner: String) throws {
         if set.id == poisonedSetID { throw Poison() }
         try base.saveSet(set, owner: owner)

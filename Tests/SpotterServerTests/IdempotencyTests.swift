@@ -327,7 +327,7 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("creates are idempotent by client id: same content 200, other content or other owner 409")
+    @Test("creates are idempotent by client id: same content 200, other content 409; another user's id is his own")
     func clientIDIsTheSecondLayer() async throws {
         let server = try await TestServer.start()
         try await stopping(server) { server in
@@ -345,12 +345,15 @@ struct IdempotencyTests {
             #expect(otherContent.status == 409)
             #expect(try otherContent.decode(Problem.self).type == ProblemType.conflict)
 
+            // SPEC 5.2: entity ids are scoped per user — bob's workout with the same id is a new
+            // entity of his, and nothing in the answer hints that alice has that id.
             let bob = try await server.send(
-                .POST, Route.workouts, json: body, key: UUID().uuidString, token: TestServer.bobToken)
-            #expect(bob.status == 409)
+                .POST, Route.workouts, json: Fixtures.workout(id: workoutID, name: "Bob's"), key: UUID().uuidString,
+                token: TestServer.bobToken)
+            #expect(bob.status == 201)
             #expect(!bob.text.contains("Private Session"))
             #expect(!bob.text.contains("alice"))
-            #expect(try await server.store.allWorkouts(user: "bob").isEmpty)
+            #expect(try await server.store.allWorkouts(user: "bob").map(\.name) == ["Bob's"])
             #expect(try await server.store.allWorkouts(user: "alice").map(\.name) == ["Private Session"])
         }
     }

@@ -167,6 +167,23 @@ struct RoutesTests {
         }
     }
 
+    @Test("GET /v1/me names the token's user; a wrong or missing token is 401")
+    func meNamesTheTokensUser() async throws {
+        let server = try await TestServer.start()
+        try await stopping(server) { server in
+            let alice = try await server.send(.GET, Route.me)
+            #expect(alice.status == 200)
+            #expect(JSONValue.parse(alice.body)?["user"]?.stringValue == "alice")
+            let bob = try await server.send(.GET, Route.me, token: TestServer.bobToken)
+            #expect(JSONValue.parse(bob.body)?["user"]?.stringValue == "bob")
+            for token in [nil, "wrong-secret"] as [String?] {
+                let refused = try await server.send(.GET, Route.me, token: token)
+                #expect(refused.status == 401)
+                #expect(refused.contentType == "application/problem+json")
+            }
+        }
+    }
+
     @Test("one user never reads or changes another's data")
     func usersAreIsolated() async throws {
         let server = try await TestServer.start()

@@ -47,6 +47,27 @@ struct ImportTests {
         #expect(try store.count("SELECT COUNT(*) FROM sets") == 3)
     }
 
+    /// Imported under a token not yet verified, its workout renamed, the queue then moved to the
+    /// account the server named: importing the file again (ids now derived for the account)
+    /// still finds the workout, by its start, and adds nothing. (The soak's seed 204.)
+    @Test func aFileImportedBeforeTheFirstSyncAndRenamedImportsAgainAsNothing() throws {
+        let unverified = try makeStore(user: "unverified|http://127.0.0.1:8080|abc")
+        let text = """
+            Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+            2026-03-02 18:00:00,Push,Bench Press (Barbell),1,80,8,0,0,,,
+            2026-03-02 18:00:00,Push,Bench Press (Barbell),2,85,6,0,0,,,
+            """
+        let parsed = try ImportParser.parse(text)
+        #expect(try unverified.importSets(parsed.sets).added == 2)
+        let workout = try #require(try unverified.workoutSummaries().first)
+        try unverified.editWorkout(id: workout.workout.id, changes: WorkoutChanges(name: "Push (heavy)"))
+        let account = unverified.forUser("http://127.0.0.1:8080|alice")
+        try account.reassign(from: [unverified.userID])
+        #expect(try account.importSets(parsed.sets).added == 0)
+        #expect(try account.count("SELECT COUNT(*) FROM sets") == 2)
+        #expect(try account.count("SELECT COUNT(*) FROM workouts") == 1)
+    }
+
     @Test func anExportImportsIntoAFreshDatabaseUnchangedAndIntoItsOwnAddsNothing() throws {
         let store = try makeStore()
         try store.log("Bench Press (Barbell)", weight: 100, reps: 5)

@@ -131,6 +131,16 @@ struct EngineTests {
         #expect(try rig.store.queueCounts().pending == 0, "turning airplane off flushes at once")
     }
 
+    @Test func anAirplaneSwitchThatCannotBeReadMeansOfflineAndNoRequest() async throws {
+        let rig = try EngineRig()
+        try rig.store.log(count: 2)
+        try await rig.store.writer.write { db in try db.execute(sql: "ALTER TABLE meta RENAME TO meta_lost") }
+        #expect(throws: (any Error).self) { try rig.store.isAirplaneOn }
+        for _ in 0..<3 { await rig.engine.syncOnce() }
+        #expect(rig.transport.requests.isEmpty, "a failed read of the switch is 'on': nothing is sent")
+        #expect(try rig.store.queueCounts().pending == 3, "the operations wait, untouched")
+    }
+
     @Test func resultsAreClassifiedPerOperation() async throws {
         let rig = try EngineRig()
         let workout = try rig.store.createWorkout(name: "Mixed")
@@ -271,7 +281,7 @@ struct PullFeedTests {
         #expect(sets.map(\.set.id.wireString) == [good])
         #expect(sets.first?.set.exercise == "Squat (Barbell)", "the catalogue's spelling")
         #expect(sets.first?.syncState == .synced)
-        #expect(try rig.store.meta(MetaKey.pullCursor) == "3")
+        #expect(try rig.store.meta(rig.store.pullCursorKey) == "3")
         let pulls = rig.transport.requests.filter { $0.path.hasPrefix(Route.changes) }.map(\.path)
         #expect(pulls.count == 2 && pulls[1].contains("since=2"), "the second page starts after the first")
     }

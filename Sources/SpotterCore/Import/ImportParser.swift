@@ -36,12 +36,34 @@ public struct ParsedImport: Sendable, Equatable {
     public var format: ImportFormat
     public var sets: [ImportedSet]
     public var problems: [ImportProblem]
+    /// Rows with more fields than the header whose extra commas sat inside parentheses of a
+    /// name (FitNotes writes "Overhead Press (Each Side, Dumbbells)" unquoted), read as one field.
+    public var repaired: Int = 0
+    /// The unit weights were read in because the file does not say (Strong without a Weight
+    /// Unit column); nil when every weight's unit came from the file.
+    public var assumedUnit: WeightUnit?
+
+    public init(
+        format: ImportFormat, sets: [ImportedSet], problems: [ImportProblem], repaired: Int = 0,
+        assumedUnit: WeightUnit? = nil
+    ) {
+        self.format = format
+        self.sets = sets
+        self.problems = problems
+        self.repaired = repaired
+        self.assumedUnit = assumedUnit
+    }
 }
 
 /// Why a whole file cannot be read.
 public struct ImportError: Error, Equatable, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// The file is not in the format asked for (`--format`): a usage error, nothing was read.
+    public var isFormatMismatch: Bool
+    public init(_ description: String, isFormatMismatch: Bool = false) {
+        self.description = description
+        self.isFormatMismatch = isFormatMismatch
+    }
 }
 
 /// Reads Strong, Hevy and FitNotes CSV exports (SPEC section 8). Pure: text in, sets out.
@@ -59,10 +81,24 @@ public enum ImportParser {
         guard let header = records.first else { throw ImportError("the file is empty") }
         let columns = header.fields.map { normalize($0) }
         let format = requested == .auto ? try detect(columns) : requested
+        if requested != .auto, !matches(columns, requested) {
+            let detected = (try? detect(columns)).map {
+                "; it looks like a \($0.rawValue) export (try --format \($0.rawValue) or auto)"
+            }
+            throw ImportError(
+                "the header is not a \(requested.rawValue) export\(detected ?? "")", isFormatMismatch: true)
+        }
         var reader = RowReader(columns: columns, defaultUnit: defaultUnit, timeZone: timeZone)
         var sets: [ImportedSet] = []
         var problems: [ImportProblem] = []
-        for record in records.dropFirst() {
+        var repaired = 0
+        for var record in records.dropFirst() {
+            if record.fields.count > columns.count, let merged = mergeParenthesised(record.fields),
+                merged.count == columns.count
+            {
+                record.fields = merged
+                repaired += 1
+            }
             guard record.fields.count == columns.count else {
                 problems.append(
                     ImportProblem(
@@ -86,11 +122,52 @@ public enum ImportParser {
                 problems.append(ImportProblem(line: record.line, message: error.description))
             }
         }
-        return ParsedImport(format: format, sets: sets, problems: problems)
+        return ParsedImport(
+            format: format, sets: sets, problems: problems, repaired: repaired,
+            assumedUnit: reader.usedDefaultUnit ? defaultUnit : nil)
+    }
+
+    /// Joins fields split by a comma inside parentheses ("Press (Each Side", " Dumbbells)") back
+    /// into one; nil when nothing was split that way.
+    static func mergeParenthesised(_ fields: [String]) -> [String]? {
+        var merged: [String] = []
+        var open: String?
+        var depth = 0
+        var changed = false
+        for field in fields {
+            let balance = field.reduce(0) { $0 + ($1 == "(" ? 1 : $1 == ")" ? -1 : 0) }
+            if let current = open {
+                open = current + "," + field
+                depth += balance
+                changed = true
+                if depth <= 0 {
+                    merged.append(open!)
+                    open = nil
+                    depth = 0
+                }
+            } else if balance > 0 {
+                open = field
+                depth = balance
+            } else {
+                merged.append(field)
+            }
+        }
+        if let open { merged.append(open) }
+        return changed ? merged : nil
     }
 
     static func normalize(_ header: String) -> String {
         header.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    /// Whether the header has the columns `format` cannot do without.
+    static func matches(_ columns: [String], _ format: ImportFormat) -> Bool {
+        switch format {
+        case .hevy: columns.contains("exercise_title") && columns.contains("start_time")
+        case .strong: columns.contains("exercise name") && columns.contains("date")
+        case .fitnotes: columns.contains("exercise") && columns.contains("date")
+        case .auto: true
+        }
     }
 
     static func detect(_ columns: [String]) throws -> ImportFormat {
@@ -121,6 +198,8 @@ struct RowReader {
     let defaultUnit: WeightUnit
     let timeZone: TimeZone
     private var formatters: [String: DateFormatter] = [:]
+    /// A weight was read in `defaultUnit` because neither a column nor the header named its unit.
+    var usedDefaultUnit = false
 
     init(columns: [String], defaultUnit: WeightUnit, timeZone: TimeZone) {
         self.columns = columns
@@ -231,9 +310,13 @@ struct RowReader {
             }
         }
         let weightColumn = column(startingWith: "weight")
-        var unit = try unit(value(record, "weight unit")) ?? defaultUnit
+        let stated = try unit(value(record, "weight unit"))
+        var unit = stated ?? defaultUnit
         if let weightColumn, weightColumn.contains("(lb") { unit = .lb }
         if let weightColumn, weightColumn.contains("(kg") { unit = .kg }
+        if stated == nil, let weightColumn, !weightColumn.contains("(lb"), !weightColumn.contains("(kg") {
+            usedDefaultUnit = true
+        }
         let weight = try number(weightColumn.flatMap { value(record, $0) }, field: "Weight") ?? 0
         let reps = try wholeNumber(value(record, "reps"), field: "Reps") ?? 0
         let distanceColumn = column(startingWith: "distance")
@@ -288,9 +371,13 @@ struct RowReader {
         let day = try date(value(record, "date"), formats: ["yyyy-MM-dd"], field: "Date")
         guard let exercise = value(record, "exercise") else { throw ImportError("Exercise is missing") }
         let weightColumn = column(startingWith: "weight")
-        var unit = try unit(value(record, "weight unit")) ?? defaultUnit
+        let stated = try unit(value(record, "weight unit"))
+        var unit = stated ?? defaultUnit
         if let weightColumn, weightColumn.contains("(lb") { unit = .lb }
         if let weightColumn, weightColumn.contains("(kg") { unit = .kg }
+        if stated == nil, let weightColumn, !weightColumn.contains("(lb"), !weightColumn.contains("(kg") {
+            usedDefaultUnit = true
+        }
         let distance = try metres(
             number(value(record, "distance"), field: "Distance"), unit: value(record, "distance unit"))
         return ImportedSet(

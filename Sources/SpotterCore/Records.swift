@@ -1,0 +1,39 @@
+import Foundation
+
+/// What record a set set when it was performed.
+public enum RecordKind: Int, Sendable, Equatable {
+    /// The best estimated 1RM of the exercise so far (sets of 1 to `OneRepMax.maxReps` reps).
+    case oneRepMax = 1
+    /// More reps at this weight (or more weight for this many reps) than ever before, when the
+    /// estimated 1RM is not a record: "a heavier set with more reps".
+    case reps = 2
+}
+
+/// Walks one exercise's sets in the order they were performed and says which set a record.
+/// The first set of an exercise has nothing to beat and sets none; warm-ups never count.
+public struct RecordTracker: Sendable {
+    private var bestOneRepMax: Double?
+    /// Earlier (weight kg, reps) points that no other earlier point beats on both.
+    private var frontier: [(weight: Double, reps: Int)] = []
+    private var seen = false
+
+    public init() {}
+
+    /// Takes the next set in performed order; returns the record it sets, if any.
+    public mutating func add(weightKg: Double, reps: Int, kind: SetKind) -> RecordKind? {
+        guard kind != .warmup, reps > 0, weightKg >= 0, weightKg.isFinite else { return nil }
+        defer { seen = true }
+        var record: RecordKind?
+        if let estimate = OneRepMax.epley(weight: weightKg, reps: reps) {
+            if let best = bestOneRepMax, estimate > best + 1e-9, seen { record = .oneRepMax }
+            bestOneRepMax = max(bestOneRepMax ?? 0, estimate)
+        }
+        let beaten = !frontier.contains { $0.weight >= weightKg - 1e-9 && $0.reps >= reps }
+        if beaten {
+            if record == nil, seen { record = .reps }
+            frontier.removeAll { $0.weight <= weightKg + 1e-9 && $0.reps <= reps }
+            frontier.append((weightKg, reps))
+        }
+        return record
+    }
+}

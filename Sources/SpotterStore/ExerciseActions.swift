@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// What renaming or merging an exercise did.
+public struct ExerciseMove: Sendable, Equatable {
+    /// The catalogue spelling of the exercise the sets left, and of the one they went to.
+    public var from: String
+    public var into: String
+    /// Sets whose exercise changed; each is a queued update that syncs like an edit.
+    public var setsMoved: Int
+    /// The custom exercise `from` was removed from the local list (it has no sets left).
+    public var removedCustom: Bool
+    /// `from` was starred: the star moved to `into`.
+    public var movedStar: Bool
+}
+
+extension SpotterStore {
+    /// Moves every set of `old` to `new`, each as an ordinary set edit (a queued update), so the
+    /// change reaches the server and other devices with no new server operation. `create` lets
+    /// `new` be a name not yet known (a rename); otherwise it must exist (a merge). A custom
+    /// `old` left without sets leaves the exercise list; a star moves with it.
+    public func moveExercise(_ old: String, to new: String, create: Bool) throws -> ExerciseMove {
+        let now = self.now
+        let oldName = old.trimmingCharacters(in: .whitespacesAndNewlines)
+        let newName = new.trimmingCharacters(in: .whitespacesAndNewlines)
+        try checked { () throws(ValidationError) in
+            try Validation.exercise(oldName)
+            try Validation.exercise(newName)
+        }
+        var move = try writer.write { db -> ExerciseMove in
+            let from = try Self.canonicalExercise(oldName, db: db)
+            let known =
+                try Bool.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT EXISTS(SELECT 1 FROM exercises WHERE name = ?)
+                                OR EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL)
+                            """), arguments: [from, from]) ?? false
+            guard known else { throw StoreError.notFound("exercise '\(oldName)'") }
+            let existing = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE"),
+                arguments: [newName])
+            if existing == nil, !create {
+                throw StoreError.notFound("exercise '\(newName)' (merge moves sets into an existing exercise)")
+            }
+            if create, let existing, existing.caseInsensitiveCompare(from) != .orderedSame {
+                throw StoreError.notAllowed(
+                    "'\(existing)' already exists: use `spotter exercises merge` to move the sets into it")
+            }
+            let into = existing ?? newName
+            guard into != from else { throw StoreError.notAllowed("'\(from)' is already called that") }
+            let isCustom =
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT is_custom FROM exercises WHERE name = ?"), arguments: [from])
+                ?? true
+            if create, !isCustom, existing == nil {
+                throw StoreError.notAllowed(
+                    "'\(from)' is a catalogue exercise and keeps its name: merge its sets into another with `spotter exercises merge`"
+                )
+            }
+            if existing == nil {
+                if from.caseInsensitiveCompare(into) == .orderedSame {
+                    // Only the case changes: rename the list entry in place.
+                    try db.cachedStatement(sql: "UPDATE exercises SET name = ? WHERE name = ?").execute(arguments: [
+                        into, from,
+                    ])
+                } else {
+                    try db.cachedStatement(sql: "INSERT INTO exercises (name, is_custom) VALUES (?, 1)").execute(
+                        arguments: [into])
+                }
+            }
+            let setIDs = try String.fetchAll(
+                db.cachedStatement(sql: "SELECT id FROM sets WHERE exercise = ? AND deleted_at IS NULL ORDER BY id"),
+                arguments: [from])
+            for id in setIDs {
+                try applyEdit(type: .set, id: id, patch: ["exercise": .string(into)], db: db, now: now)
+            }
+            var removed = false
+            if isCustom, from.caseInsensitiveCompare(into) != .orderedSame {
+                try db.cachedStatement(sql: "DELETE FROM exercises WHERE name = ? AND is_custom = 1").execute(
+                    arguments: [from])
+                removed = db.changesCount > 0
+            }
+            return ExerciseMove(
+                from: from, into: into, setsMoved: setIDs.count, removedCustom: removed, movedStar: false)
+        }
+        if try favorites().contains(where: { $0.caseInsensitiveCompare(move.from) == .orderedSame }),
+            move.from.caseInsensitiveCompare(move.into) != .orderedSame
+        {
+            try setStarred(move.from, false)
+            try setStarred(move.into, true)
+            move.movedStar = true
+            if move.removedCustom {
+                // Unstarring went through the catalogue lookup, which lists the name again.
+                try writer.write { db in
+                    try db.execute(
+                        sql: "DELETE FROM exercises WHERE name = ? AND is_custom = 1", arguments: [move.from])
+                }
+            }
+        }
+        return move
+    }
+
+    /// Exercises with the number of live sets of each; custom ones only when `customOnly`.
+    public func exerciseList(customOnly: Bool) throws -> [(name: String, isCustom: Bool, sets: Int)] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.name AS name, e.is_custom AS is_custom,
+                        (SELECT COUNT(*) FROM sets s WHERE s.exercise = e.name AND s.deleted_at IS NULL) AS n
+                    FROM exercises e \(customOnly ? "WHERE e.is_custom = 1" : "") ORDER BY e.name COLLATE NOCASE
+                    """
+            ).map { ($0["name"], $0["is_custom"], $0["n"]) }
+        }
+    }
+}

@@ -1,0 +1,298 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// Carries out what `OutboxMachine` decides. Nothing here chooses a state: it persists the
+/// machine's transition and its effects on the entity and on the operations that wait.
+extension SpotterStore {
+    /// What the machine needs to know of an operation for `event`, read in the same transaction
+    /// (only what that event can depend on: claims and lease releases read nothing more).
+    func facts(of op: OutboxOperation, for event: OutboxMachine.Event, db: Database) throws -> OutboxMachine.Facts {
+        var facts = OutboxMachine.Facts(
+            kind: op.kind, state: op.state, attemptCount: op.attemptCount, everSent: op.firstSentAt != nil,
+            lastStatus: op.lastStatus)
+        switch event {
+        case .succeeded:
+            facts.laterQueued = try Outbox.hasQueued(db, type: op.entityType, id: op.entityID, excluding: op.opID)
+        case .permanent where op.kind == .create:
+            if let table = EntityTable.table(op.entityType) {
+                facts.entityDeletedLocally =
+                    try Bool.fetchOne(
+                        db.cachedStatement(sql: "SELECT deleted_at IS NOT NULL FROM \(table) WHERE id = ?"),
+                        arguments: [op.entityID]) ?? false
+            }
+        default:
+            break
+        }
+        return facts
+    }
+
+    /// Applies `event` to an operation: the machine decides, this persists. Returns notices for the user.
+    @discardableResult
+    func transition(
+        _ op: OutboxOperation, _ event: OutboxMachine.Event, db: Database, now: Date, answer: JSONValue? = nil,
+        lease: TimeInterval = 0
+    ) throws -> [StoreNotice] {
+        let transition: OutboxMachine.Transition
+        do {
+            transition = try OutboxMachine.apply(event, to: try facts(of: op, for: event, db: db))
+        } catch let refused as OutboxMachine.NotAllowed {
+            throw StoreError.notAllowed("operation \(op.opID): \(refused)")
+        }
+        // The row's own changes go in one statement (the drain makes thousands of these).
+        let stamp = now.timeIntervalSince1970
+        var assignments = ["updated_at = ?"]
+        var arguments: [DatabaseValueConvertible?] = [stamp]
+        if let state = transition.state {
+            assignments.append("state = ?")
+            arguments.append(state.rawValue)
+        }
+        var entityEffects: [OutboxMachine.Effect] = []
+        for effect in transition.effects {
+            switch effect {
+            case .startTry:
+                assignments += [
+                    "lease_expires_at = ?", "lease_owner = ?", "attempt_count = attempt_count + 1",
+                    "first_sent_at = COALESCE(first_sent_at, ?)",
+                ]
+                arguments += [stamp + lease, LeaseOwner.current, stamp]
+            case .undoTry:
+                assignments += [
+                    "first_sent_at = CASE WHEN attempt_count <= 1 THEN NULL ELSE first_sent_at END",
+                    "attempt_count = MAX(0, attempt_count - 1)", "lease_expires_at = NULL", "lease_owner = NULL",
+                ]
+            case .startAfresh:
+                assignments += [
+                    "attempt_count = 0", "next_attempt_at = NULL", "completed_at = NULL", "created_at = ?",
+                ]
+                arguments.append(stamp)
+            case .scheduleRetry(let at):
+                assignments += ["next_attempt_at = ?", "lease_expires_at = NULL", "lease_owner = NULL"]
+                arguments.append(at.timeIntervalSince1970)
+            case .recordAnswer(let status, let error):
+                assignments += ["last_status = ?", "last_error = ?"]
+                arguments += [status, error]
+            case .complete:
+                assignments += [
+                    "completed_at = ?", "next_attempt_at = NULL", "lease_expires_at = NULL", "lease_owner = NULL",
+                ]
+                arguments.append(stamp)
+            default:
+                entityEffects.append(effect)
+            }
+        }
+        if transition.state != nil || assignments.count > 1 {
+            arguments.append(op.opID)
+            try db.cachedStatement(sql: "UPDATE outbox SET \(assignments.joined(separator: ", ")) WHERE op_id = ?")
+                .execute(arguments: StatementArguments(arguments) ?? [])
+        }
+        if case .succeeded = event {
+            try db.cachedStatement(sql: "INSERT INTO sync_latency (ms) VALUES (?)").execute(arguments: [
+                max(0, now.timeIntervalSince(op.createdAt) * 1000)
+            ])
+        }
+        // A set's workout, read before the effects may remove the set.
+        let workoutID =
+            op.entityType == .set && !entityEffects.isEmpty
+            ? try String.fetchOne(
+                db.cachedStatement(sql: "SELECT workout_id FROM sets WHERE id = ?"), arguments: [op.entityID])
+                ?? op.payload["workout_id"]?.stringValue : nil
+        var notices: [StoreNotice] = []
+        var resent = false
+        for effect in entityEffects {
+            if effect == .resendLaterEdits {
+                resent = try resendLaterEdits(of: op, db: db, now: now)
+                continue
+            }
+            // Edits going out again keep the local values until their own answer comes.
+            if effect == .takeServerRow && resent { continue }
+            notices += try carryOut(effect, of: op, event: event, db: db, now: now, answer: answer)
+        }
+        if let workoutID { try forgetWorkoutDeletedElsewhere(workoutID, db: db) }
+        return notices
+    }
+
+    private func carryOut(
+        _ effect: OutboxMachine.Effect, of op: OutboxOperation, event: OutboxMachine.Event, db: Database, now: Date,
+        answer: JSONValue?
+    ) throws -> [StoreNotice] {
+        let table = EntityTable.table(op.entityType)
+        switch effect {
+        case .startTry, .undoTry, .startAfresh, .scheduleRetry, .recordAnswer, .complete, .resendLaterEdits:
+            break  // the row's own changes, made in `transition`
+        case .takeServerRow:
+            if op.entityType == .favorite {
+                try settleFavorite(op, db: db)
+            } else if let table {
+                try reconcile(op, canonical: answer, db: db)
+                try db.cachedStatement(
+                    sql: "UPDATE \(table) SET sync_state = \(SyncState.synced.sql), sync_error = NULL WHERE id = ?"
+                ).execute(arguments: [op.entityID])
+            }
+        case .removeDeletedEntity:
+            if op.entityType == .favorite {
+                try settleFavorite(op, db: db)
+            } else if let table {
+                try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ? AND deleted_at IS NOT NULL").execute(
+                    arguments: [op.entityID])
+                if db.changesCount > 0 {
+                    try forgetWaiting(op.entityType, op.entityID, db: db)
+                    if op.entityType == .workout {
+                        try db.cachedStatement(sql: "DELETE FROM pulled_waiting WHERE account = ? AND parent_id = ?")
+                            .execute(arguments: [userID, op.entityID])
+                    }
+                }
+            }
+        case .markEntityRejected(let reason):
+            if op.entityType == .favorite {
+                try db.cachedStatement(sql: "DELETE FROM favorite_pending WHERE op_id = ?").execute(arguments: [op.opID]
+                )
+                if case .permanent = event { return [StoreNotice("Starring \(op.entityID) failed: \(reason)")] }
+            } else if let table, op.kind == .create {
+                try db.cachedStatement(
+                    sql: "UPDATE \(table) SET sync_state = \(SyncState.rejected.sql), sync_error = ? WHERE id = ?"
+                ).execute(arguments: [reason, op.entityID])
+                if case .permanent = event {
+                    let label = try describe(type: op.entityType, id: op.entityID, db: db)
+                    return [StoreNotice("\(label.capitalizedFirst) was rejected: \(reason)")]
+                }
+            }
+        case .blockDependants(let reason):
+            let label = try describe(type: op.entityType, id: op.entityID, db: db)
+            let why = if case .permanent = event { "waiting on rejected \(label)" } else { reason }
+            try blockDependants(of: op.opID, reason: why, db: db, now: now)
+        case .releaseDependants:
+            try releaseBlocked(behind: op.opID, db: db, now: now)
+            if let table {
+                try db.cachedStatement(
+                    sql: "UPDATE \(table) SET sync_state = \(SyncState.pending.sql), sync_error = NULL WHERE id = ?"
+                ).execute(arguments: [op.entityID])
+            }
+        case .discardEntity:
+            if op.entityType == .favorite {
+                return try carryOut(.removeOperation, of: op, event: event, db: db, now: now, answer: nil)
+            }
+            try discardEntity(type: op.entityType, id: op.entityID, db: db)
+        case .removeOperation:
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [op.opID])
+            if op.entityType == .favorite {
+                try db.cachedStatement(sql: "DELETE FROM favorite_pending WHERE op_id = ?").execute(arguments: [op.opID]
+                )
+            } else {
+                try Outbox.refreshSyncState(type: op.entityType, id: op.entityID, db: db)
+            }
+        case .rollBack(let reason):
+            // Each touched field returns to its before-image unless a later queued operation changed it again.
+            let laterFields = try laterQueuedFields(after: op, db: db)
+            let rollback = op.before.filter { !laterFields.contains($0.key) }
+            try EntityTable.write(rollback, type: op.entityType, id: op.entityID, db: db)
+            try Outbox.refreshSyncState(type: op.entityType, id: op.entityID, db: db)
+            if let table {
+                try db.cachedStatement(sql: "UPDATE \(table) SET sync_error = ? WHERE id = ?").execute(arguments: [
+                    "edit rolled back: \(reason)", op.entityID,
+                ])
+            }
+            let label = try describe(type: op.entityType, id: op.entityID, db: db)
+            return [StoreNotice("Edit of \(label) was rejected and rolled back: \(reason)")]
+        case .removeEntityLocally:
+            let label = try describe(type: op.entityType, id: op.entityID, db: db)
+            try discardLocally(type: op.entityType, id: op.entityID, db: db)
+            return [StoreNotice("\(label.capitalizedFirst) was deleted on another device; your edit was not applied")]
+        case .restoreEntity(let reason):
+            guard let table else { return [] }
+            let label = try describe(type: op.entityType, id: op.entityID, db: db)
+            let deletedAt = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT deleted_at FROM \(table) WHERE id = ?"), arguments: [op.entityID])
+            try db.cachedStatement(sql: "UPDATE \(table) SET deleted_at = NULL, sync_error = ? WHERE id = ?").execute(
+                arguments: ["delete rejected: \(reason)", op.entityID])
+            if op.entityType == .workout, let deletedAt {
+                try db.cachedStatement(sql: "UPDATE sets SET deleted_at = NULL WHERE workout_id = ? AND deleted_at = ?")
+                    .execute(arguments: [op.entityID, deletedAt])
+            }
+            try Outbox.refreshSyncState(type: op.entityType, id: op.entityID, db: db)
+            return [StoreNotice("Delete of \(label) was rejected; it is back: \(reason)")]
+        case .requeueAsNewIntent:
+            try requeueAsNewIntent(op, db: db, now: now)
+        case .settleWaitingChange:
+            try settleWaiting(op.entityType, op.entityID, db: db)
+        }
+        return []
+    }
+
+    /// Queues the fields edited after a create as an update; returns whether there were any.
+    private func resendLaterEdits(of op: OutboxOperation, db: Database, now: Date) throws -> Bool {
+        let edited = op.payload.filter { op.before[$0.key] != nil && $0.key != "id" }
+        guard !edited.isEmpty, op.entityType != .favorite else { return false }
+        _ = try Outbox.enqueue(
+            db, user: op.userID, type: op.entityType, id: op.entityID, kind: .update, payload: edited,
+            before: op.before, now: now)
+        return true
+    }
+
+    /// A favorite's call finished (either way): the server list follows it, and the pending
+    /// entry leaves only when this call belongs to the latest toggle.
+    private func settleFavorite(_ op: OutboxOperation, db: Database) throws {
+        if op.kind == .create {
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO favorites (exercise) VALUES (?)").execute(arguments: [
+                op.entityID
+            ])
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM favorites WHERE exercise = ?").execute(arguments: [op.entityID])
+        }
+        try db.cachedStatement(sql: "DELETE FROM favorite_pending WHERE op_id = ?").execute(arguments: [op.opID])
+    }
+
+    /// A workout deleted on another device is kept here only while it holds sets whose fate the
+    /// user has not seen (queued, rejected); once the last of them is resolved, it goes too.
+    func forgetWorkoutDeletedElsewhere(_ workoutID: String, db: Database) throws {
+        if try String.fetchOne(
+            db.cachedStatement(sql: "SELECT sync_error FROM workouts WHERE id = ?"), arguments: [workoutID])
+            == Self.deletedElsewhere,
+            try !workoutHoldsUnresolvedSets(workoutID, db: db)
+        {
+            try db.cachedStatement(sql: "DELETE FROM workouts WHERE id = ?").execute(arguments: [workoutID])
+        }
+    }
+
+    /// Marks every operation waiting on `opID`, directly or not, as blocked.
+    func blockDependants(of opID: String, reason: String, db: Database, now: Date) throws {
+        var frontier = [opID]
+        while let current = frontier.popLast() {
+            let rows = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM outbox WHERE depends_on = ?
+                        AND state IN \(OperationState.sqlList([.pending, .failedTransient, .blocked]))
+                        """), arguments: [current])
+            for row in rows {
+                let dependant = try OutboxOperation(row: row)
+                try transition(dependant, .dependencyFailed(reason: reason), db: db, now: now)
+                frontier.append(dependant.opID)
+            }
+        }
+    }
+
+    /// Returns blocked dependants of `opID` (transitively) to pending.
+    func releaseBlocked(behind opID: String, db: Database, now: Date) throws {
+        for dependant in try Outbox.dependants(of: opID, db: db) {
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: "SELECT * FROM outbox WHERE op_id = ? AND state = \(OperationState.blocked.sql)"),
+                    arguments: [dependant])
+            else { continue }
+            let op = try OutboxOperation(row: row)
+            try transition(op, .dependencyRequeued, db: db, now: now)
+            try db.cachedStatement(sql: "UPDATE outbox SET next_attempt_at = NULL WHERE op_id = ?").execute(
+                arguments: [dependant])
+            if let table = EntityTable.table(op.entityType) {
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE \(table) SET sync_state = \(SyncState.pending.sql), sync_error = NULL
+                        WHERE id = ? AND sync_state = \(SyncState.rejected.sql)
+                        """
+                ).execute(arguments: [op.entityID])
+            }
+        }
+    }
+}

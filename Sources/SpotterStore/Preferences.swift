@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// This device's preferences, kept in the database's `meta` table (`spotter config` sets them).
+public enum Preference {
+    /// Default rest after a set, in seconds.
+    public static let restSeconds = "pref.rest_seconds"
+    /// "0" silences the bell and flash when rest is over.
+    public static let restBell = "pref.rest_bell"
+    /// The unit weights are shown in ("kg" or "lb"); nil shows each set in its own unit.
+    public static let unit = "pref.unit"
+    /// Rest for one exercise, overriding the default.
+    public static func rest(exercise: String) -> String { "pref.rest." + exercise.lowercased() }
+
+    public static let defaultRestSeconds = 90
+    /// Rest longer than an hour is a typo.
+    public static let maxRestSeconds = 3600
+}
+
+extension SpotterStore {
+    /// Rest after a set of `exercise`: its own setting, else the default, else 90 s.
+    public func restSeconds(exercise: String?) throws -> Int {
+        if let exercise,
+            let own = try meta(Preference.rest(exercise: try catalogueSpelling(exercise))).flatMap(Int.init)
+        {
+            return own
+        }
+        return try meta(Preference.restSeconds).flatMap(Int.init) ?? Preference.defaultRestSeconds
+    }
+
+    /// Sets the default rest (`exercise` nil) or one exercise's; nil clears the exercise's own.
+    public func setRestSeconds(_ seconds: Int?, exercise: String?) throws {
+        if let seconds, !(0...Preference.maxRestSeconds).contains(seconds) {
+            throw StoreError.invalid(
+                ValidationError(field: "rest", message: "must be 0 to \(Preference.maxRestSeconds) seconds"))
+        }
+        if let exercise {
+            try setMeta(Preference.rest(exercise: try catalogueSpelling(exercise)), seconds.map(String.init))
+        } else {
+            try setMeta(Preference.restSeconds, seconds.map(String.init))
+        }
+    }
+
+    /// Whether the end of rest rings the terminal bell (on unless turned off).
+    public var restBell: Bool {
+        get throws { try meta(Preference.restBell) != "0" }
+    }
+
+    public func setRestBell(_ on: Bool) throws {
+        try setMeta(Preference.restBell, on ? "1" : "0")
+    }
+
+    /// The unit to show weights in, if the user chose one.
+    public var displayUnit: WeightUnit? {
+        get throws { try meta(Preference.unit).flatMap(WeightUnit.init(rawValue:)) }
+    }
+
+    public func setDisplayUnit(_ unit: WeightUnit?) throws {
+        try setMeta(Preference.unit, unit?.rawValue)
+    }
+
+    /// Per-exercise settings for every exercise with its own rest.
+    public func exerciseRests() throws -> [(exercise: String, seconds: Int)] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT key, value FROM meta WHERE key LIKE 'pref.rest.%' ORDER BY key")
+                .compactMap { row in
+                    let key: String = row["key"]
+                    guard let seconds = Int(row["value"] as String) else { return nil }
+                    return (String(key.dropFirst("pref.rest.".count)), seconds)
+                }
+        }
+    }
+
+    private func catalogueSpelling(_ name: String) throws -> String {
+        try writer.read { db in
+            try Self.canonicalExercise(name.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
+        }
+    }
+}

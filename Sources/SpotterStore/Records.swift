@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+extension SpotterStore {
+    /// Recomputes the records of every exercise whose sets changed since (marked by the
+    /// `records_dirty` triggers): one walk per exercise, in the order the sets were performed
+    /// (time, then workout, then position — Hevy files list newest first, so file order means
+    /// nothing). Called before sets are read; a read-only database keeps the stored marks.
+    public func refreshRecords() throws {
+        let dirty = try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM records_dirty)") ?? false
+        }
+        guard dirty else { return }
+        try writer.write { db in try Self.refreshRecords(db) }
+    }
+
+    static func refreshRecords(_ db: Database) throws {
+        let exercises = try String.fetchAll(db, sql: "SELECT exercise FROM records_dirty")
+        for exercise in exercises { try recomputeRecords(exercise: exercise, db: db) }
+        try db.execute(sql: "DELETE FROM records_dirty")
+    }
+
+    /// Walks one exercise's live sets in performed order and stores each one's record.
+    static func recomputeRecords(exercise: String, db: Database) throws {
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT id, weight, unit, reps, kind, is_pr FROM sets WHERE exercise = ? AND deleted_at IS NULL
+                    ORDER BY performed_at, workout_id, position
+                    """), arguments: [exercise])
+        var tracker = RecordTracker()
+        var changes: [(String, Int)] = []
+        while let row = try rows.next() {
+            // A row that cannot be read takes no part in records (its read elsewhere reports it).
+            let cells = RowCells(row, table: "sets")
+            guard let id = try? cells.value("id") as String, let weight = try? cells.value("weight") as Double,
+                let reps = try? cells.value("reps") as Int, let unit = try? cells.enumeration("unit") as WeightUnit,
+                let kind = try? cells.enumeration("kind") as SetKind
+            else { continue }
+            let record = tracker.add(weightKg: weight * unit.kilograms, reps: reps, kind: kind)
+            let stored = (try? cells.value("is_pr") as Int?) ?? 0
+            let value = record?.rawValue ?? 0
+            if stored != value { changes.append((id, value)) }
+        }
+        let update = try db.cachedStatement(sql: "UPDATE sets SET is_pr = ? WHERE id = ?")
+        for (id, value) in changes { try update.execute(arguments: [value, id]) }
+    }
+
+    /// The record a new set sets when it comes after every other set of its exercise (the
+    /// usual case: logging now), from indexed lookups rather than a walk. Nil when it does not
+    /// come last, or the exercise awaits a recompute anyway.
+    static func appendedRecord(_ set: WorkoutSet, db: Database) throws -> RecordKind?? {
+        let performed = Timestamp.format(set.performedAt)
+        let pending =
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM records_dirty WHERE exercise = ?)"),
+                arguments: [set.exercise]) ?? true
+        let later =
+            try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND performed_at > ?)
+                        """), arguments: [set.exercise, performed]) ?? true
+        guard !pending, !later else { return nil }
+        let weightKg = set.weight * set.unit.kilograms
+        guard set.kind != .warmup, set.reps > 0, weightKg >= 0 else { return .some(nil) }
+        // No live set of the exercise comes later, so "before it" is "all of them"; the
+        // descending walk of sets_best_e1rm stops at the first row (older rows may hold an
+        // estimate from more than 12 reps: skipped).
+        if let estimate = set.estimatedOneRepMaxKg,
+            let best = try Double.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT e1rm_kg FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                        AND e1rm_kg IS NOT NULL AND reps BETWEEN 1 AND \(OneRepMax.maxReps)
+                        ORDER BY e1rm_kg DESC LIMIT 1
+                        """), arguments: [set.exercise]),
+            estimate > best + 1e-9
+        {
+            return .some(.oneRepMax)
+        }
+        let seen =
+            try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                        AND reps > 0)
+                        """), arguments: [set.exercise]) ?? false
+        guard seen else { return .some(nil) }
+        // Beaten by an earlier set with at least this weight and these reps? Such a set of at
+        // most 12 reps has at least this estimate (Epley grows with both), so a range of
+        // sets_best_e1rm holds it; one of more reps is in the small sets_high_reps index.
+        let dominated: Bool
+        if let estimate = set.estimatedOneRepMaxKg {
+            dominated =
+                try Bool.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                                AND e1rm_kg >= ? AND reps >= ? AND weight * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END >= ?)
+                            OR EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                                AND reps > \(OneRepMax.maxReps)
+                                AND weight * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END >= ?)
+                            """),
+                    arguments: [
+                        set.exercise, estimate - 1e-6, set.reps, weightKg - 1e-9, set.exercise, weightKg - 1e-9,
+                    ]) ?? true
+        } else {
+            dominated =
+                try Bool.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                            AND reps >= ? AND weight * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END >= ?)
+                            """), arguments: [set.exercise, set.reps, weightKg - 1e-9]) ?? true
+        }
+        return .some(dominated ? nil : .reps)
+    }
+}

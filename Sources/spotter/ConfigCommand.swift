@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import SpotterCore
+import SpotterStore
+
+/// `spotter config …`: this device's preferences (kept in its database).
+struct Config: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show or set preferences: rest timer, its bell, the unit weights are shown in.",
+        subcommands: [ConfigShow.self, ConfigRest.self, ConfigBell.self, ConfigUnit.self],
+        defaultSubcommand: ConfigShow.self)
+}
+
+struct ConfigShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Print every preference.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let store = try global.openStore()
+        print("rest \(try store.restSeconds(exercise: nil)) s")
+        for (exercise, seconds) in try store.exerciseRests() { print("rest \(seconds) s for \(exercise)") }
+        print("bell \(try store.restBell ? "on" : "off")")
+        print("unit \(try store.displayUnit?.rawValue ?? "as logged")")
+    }
+}
+
+struct ConfigRest: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rest", abstract: "Rest after a set, in seconds (0: no timer); per exercise with --exercise.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Seconds, 0 to 3600; 'default' clears an exercise's own setting.") var seconds: String
+    @Option(help: "Only after sets of this exercise.") var exercise: String?
+
+    func run() async throws {
+        let store = try global.openStore()
+        if seconds == "default" {
+            guard let exercise else { throw CLIError("'default' needs --exercise", code: 2) }
+            try store.setRestSeconds(nil, exercise: exercise)
+            print("rest for \(exercise): the default (\(try store.restSeconds(exercise: nil)) s)")
+            return
+        }
+        guard let value = Int(seconds), (0...Preference.maxRestSeconds).contains(value) else {
+            throw CLIError("rest must be a whole number of seconds from 0 to \(Preference.maxRestSeconds)", code: 2)
+        }
+        try store.setRestSeconds(value, exercise: exercise)
+        print("rest \(value) s" + (exercise.map { " for \($0)" } ?? ""))
+    }
+}
+
+struct ConfigBell: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bell", abstract: "Ring the bell when rest is over: on or off.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "on or off.") var state: String
+
+    func run() async throws {
+        guard state == "on" || state == "off" else { throw CLIError("bell is on or off, not '\(state)'", code: 2) }
+        try global.openStore().setRestBell(state == "on")
+        print("bell \(state)")
+    }
+}
+
+struct ConfigUnit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unit",
+        abstract: "Show weights in kg or lb ('auto': each set as logged). Stored values never change.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "kg, lb or auto.") var unit: String
+
+    func run() async throws {
+        let chosen: WeightUnit?
+        switch unit.lowercased() {
+        case "kg": chosen = .kg
+        case "lb", "lbs": chosen = .lb
+        case "auto": chosen = nil
+        default: throw CLIError("unit is kg, lb or auto, not '\(unit)'", code: 2)
+        }
+        try global.openStore().setDisplayUnit(chosen)
+        print("unit \(chosen?.rawValue ?? "auto")")
+    }
+}

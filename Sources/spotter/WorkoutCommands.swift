@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import SpotterCore
+import SpotterStore
+
+/// `spotter workout rename|notes|end`: the workout edits of the UI, queued like any other.
+struct WorkoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "workout", abstract: "Rename, annotate or end a workout.",
+        subcommands: [Rename.self, Notes.self, End.self])
+
+    /// `spotter workout rename ID NAME`
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give a workout a new name.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The workout's id.") var workoutID: String
+        @Argument(help: "The new name.") var name: String
+
+        func run() async throws {
+            try await WorkoutCommand.edit(workoutID, WorkoutChanges(name: name), global: global)
+        }
+    }
+
+    /// `spotter workout notes ID TEXT`
+    struct Notes: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set a workout's notes (empty text clears them).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The workout's id.") var workoutID: String
+        @Argument(help: "The notes.") var text: String
+
+        func run() async throws {
+            try await WorkoutCommand.edit(workoutID, WorkoutChanges(notes: text), global: global)
+        }
+    }
+
+    /// `spotter workout end ID`
+    struct End: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Mark a workout as finished now.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The workout's id.") var workoutID: String
+
+        func run() async throws {
+            try await WorkoutCommand.edit(workoutID, WorkoutChanges(endedAt: Date()), global: global)
+        }
+    }
+
+    static func edit(_ workoutID: String, _ changes: WorkoutChanges, global: GlobalOptions) async throws {
+        let id = try parseID(workoutID, what: "WORKOUT_ID")
+        let store = try global.openStore()
+        try store.editWorkout(id: id, changes: changes)
+        try await EagerSync.attempt(global: global, store: store)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+import Testing
+
+/// Damage a database by hand, as a user with the sqlite3 shell (or a bad disk) would.
+func corrupt(_ db: String, _ sql: String) throws {
+    let queue = try DatabaseQueue(path: db)
+    try queue.writeWithoutTransaction { db in
+        try db.execute(sql: "PRAGMA ignore_check_constraints = 1")
+        try db.execute(sql: sql)
+    }
+}
+
+@Suite("Unreadable rows are reported and skipped, never a crash", .enabled(if: SpotterBinary.exists, "build first"))
+struct CorruptRowTests {
+    @Test func aMistypedCellIsNamedAndTheOtherSetsStillListAndExport() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        var ids: [String] = []
+        for weight in ["100", "105"] {
+            let logged = try await SpotterBinary.run(
+                ["log", "--exercise", "Bench Press (Barbell)", "--weight", weight, "--reps", "5"], db: db)
+            ids.append(logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        try corrupt(db, "UPDATE sets SET weight = 'abc' WHERE id = '\(ids[0])'")
+
+        let sets = try await SpotterBinary.run(["sets", "--json"], db: db)
+        #expect(sets.status == 0, "\(sets.stderr)")
+        let listed = (try SpotterBinary.json(sets.stdout)["sets"] as? [[String: Any]] ?? []).compactMap {
+            $0["id"] as? String
+        }
+        #expect(listed == [ids[1]], "the readable set is still listed")
+        #expect(!sets.stderr.contains("Fatal error"))
+        #expect(sets.stderr.contains("sets") && sets.stderr.contains(ids[0]) && sets.stderr.contains("weight"))
+        #expect(sets.stderr.split(separator: "\n").count == 1)
+
+        let exported = try await SpotterBinary.run(["export"], db: db)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout.split(separator: "\n").count == 2, "header and the readable set")
+        #expect(exported.stderr.contains(ids[0]))
+        for command in [["workouts"], ["stats"], ["status"]] {
+            let result = try await SpotterBinary.run(command, db: db)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error"))
+        }
+    }
+
+    @Test func aBlobPayloadFailsThatOperationWithAReasonAndTheRestSync() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        var ids: [String] = []
+        for weight in ["60", "65", "70"] {
+            let logged = try await SpotterBinary.run(
+                ["log", "--exercise", "Squat (Barbell)", "--weight", weight, "--reps", "5"], db: db)
+            ids.append(logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        try corrupt(db, "UPDATE outbox SET payload = X'00FF10' WHERE entity_id = '\(ids[1])'")
+
+        let outbox = try await SpotterBinary.run(["outbox", "--json"], db: db)
+        #expect(outbox.status == 0, "\(outbox.stderr)")
+        #expect((try SpotterBinary.json(outbox.stdout)["operations"] as? [[String: Any]])?.count == 3)
+        #expect(outbox.stderr.contains("payload") && outbox.stderr.contains("BLOB"))
+
+        try await SpotterBinary.run(["airplane", "off"], db: db)
+        let sync = try await SpotterBinary.run(["sync", "--timeout", "20"], db: db)
+        #expect(!sync.stderr.contains("Fatal error"), "\(sync.stderr)")
+        let status = try SpotterBinary.json(try await SpotterBinary.run(["status", "--json"], db: db).stdout)
+        #expect(status["failed"] as? Int == 1, "the unreadable operation failed for good, visibly")
+        #expect(status["pending"] as? Int == 0, "the rest synced")
+        let shown = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        let rows = shown["sets"] as? [[String: Any]] ?? []
+        let broken = try #require(rows.first { $0["id"] as? String == ids[1] })
+        #expect(broken["sync_state"] as? String == "rejected")
+        #expect((broken["sync_error"] as? String ?? "").contains("unreadable"))
+        #expect(rows.filter { $0["sync_state"] as? String == "synced" }.count == 2)
+    }
+}

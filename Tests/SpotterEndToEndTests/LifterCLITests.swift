@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+/// Issue 12, defects 5 and 10: the command line a lifter scripts.
+@Suite("The lifter's command line", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+struct LifterCLITests {
+    static func log(_ db: String, _ exercise: String, _ weight: String, _ reps: String) async throws {
+        let result = try await SpotterBinary.run(
+            ["log", "--exercise", exercise, "--weight", weight, "--reps", reps], db: db)
+        #expect(result.status == 0, "log: \(result.stderr)")
+    }
+
+    @Test func importWithTheWrongFormatIsOneLineAndExitTwo() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let file = URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("strong.csv")
+        var lines = ["Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE"]
+        for index in 1...208 { lines.append("2026-04-08 16:50:00,A,Bench Press (Barbell),\(index),100,5,0,0,,,") }
+        try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        let result = try await SpotterBinary.run(["import", file.path, "--format", "fitnotes"], db: db)
+        #expect(result.status == 2)
+        let errors = result.stderr.split(separator: "\n")
+        #expect(errors.count == 1, "one line: \(result.stderr)")
+        #expect(result.stderr.contains("not a fitnotes export") && result.stderr.contains("strong"))
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        #expect((sets["sets"] as? [Any])?.isEmpty == true, "nothing imported")
+    }
+
+    @Test func aNegativeWeightSaysWeightsCannotBeNegative() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let result = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "-5", "--reps", "5"], db: db)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("spotter: weights cannot be negative"), "\(result.stderr)")
+        #expect(!result.stderr.contains("Missing value"))
+    }
+
+    @Test func statsAsJSONAndASuggestionForAShortName() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        try await Self.log(db, "Bench Press (Barbell)", "100", "5")
+        try await Self.log(db, "Bench Press (Barbell)", "18", "1000")
+        let stats = try SpotterBinary.json(try await SpotterBinary.run(["stats", "--json"], db: db).stdout)
+        let records = try #require(stats["records"] as? [[String: Any]])
+        #expect(records.first?["exercise"] as? String == "Bench Press (Barbell)")
+        #expect(records.first?["best_e1rm_kg"] as? Double == 116.7, "18 kg × 1000 estimates nothing")
+        #expect((stats["weekly_volume"] as? [Any])?.count == 1)
+
+        let missing = try await SpotterBinary.run(["stats", "--exercise", "bench"], db: db)
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("did you mean Bench Press (Barbell)?"), "\(missing.stderr)")
+    }
+
+    @Test func starUnstarAndStarsGoThroughTheUIsToggle() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        var result = try await SpotterBinary.run(["star", "bench press (barbell)"], db: db)
+        #expect(result.status == 0 && result.stdout == "starred Bench Press (Barbell)\n")
+        result = try await SpotterBinary.run(["star", "Bench Press (Barbell)"], db: db)
+        #expect(result.stdout == "Bench Press (Barbell) is already starred\n")
+        // Seventeen offline changes in all: still at most one queued operation.
+        for index in 0..<16 {
+            try await SpotterBinary.run([index % 2 == 0 ? "unstar" : "star", "Bench Press (Barbell)"], db: db)
+        }
+        let outbox = try SpotterBinary.json(try await SpotterBinary.run(["outbox", "--json"], db: db).stdout)
+        let ops = try #require(outbox["operations"] as? [[String: Any]])
+        #expect(ops.filter { $0["entity_type"] as? String == "favorite" }.count <= 1)
+        let stars = try SpotterBinary.json(try await SpotterBinary.run(["stars", "--json"], db: db).stdout)
+        let list = try #require(stars["stars"] as? [[String: Any]])
+        #expect(list.count == 1)
+        #expect(list.first?["exercise"] as? String == "Bench Press (Barbell)")
+        #expect(list.first?["sync_state"] as? String == "pending")
+        result = try await SpotterBinary.run(["star", "benchh"], db: db)
+        #expect(result.status == 2 && result.stderr.contains("no exercise named 'benchh'"))
+    }
+
+    @Test func exercisesMergeMovesACustomExercisesSets() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        try await Self.log(db, "Squats", "100", "5")
+        try await Self.log(db, "Squats", "105", "5")
+        let merged = try await SpotterBinary.run(["exercises", "merge", "squats", "Squat (Barbell)"], db: db)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(merged.stdout.hasPrefix("merged Squats into Squat (Barbell): 2 sets queued to sync"))
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        #expect(
+            (sets["sets"] as? [[String: Any]])?.allSatisfy { $0["exercise"] as? String == "Squat (Barbell)" } == true)
+        let custom = try SpotterBinary.json(
+            try await SpotterBinary.run(["exercises", "list", "--custom", "--json"], db: db).stdout)
+        #expect((custom["exercises"] as? [Any])?.isEmpty == true)
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import GRDB
+import SpotterCore
+import SpotterStore
+import Testing
+
+/// Store queries behind the lifter's session (issue 12) and the type-ahead (issue 10 item 3).
+@Suite("Prefill, type-ahead and records in the store")
+struct LifterStoreTests {
+    @Test func typeAheadTakesBackslashPercentAndUnderscoreLiterally() throws {
+        let store = try makeStore()
+        try store.log("Row \\ Cable")
+        try store.log("Row 50% Cable")
+        try store.log("Row_Cable")
+        #expect(try store.exercises(matching: "w \\") == ["Row \\ Cable"])
+        #expect(try store.exercises(matching: "w 50%") == ["Row 50% Cable"])
+        #expect(try store.exercises(matching: "row_") == ["Row_Cable"])
+        #expect(try store.exercises(matching: String(repeating: "_%", count: 5_000)).isEmpty)
+    }
+
+    @Test func previousSetFollowsThePositionInTheExercisesLastSession() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        let older = try store.createWorkout(name: "Push A", startedAt: clock.now().addingTimeInterval(-20 * 86_400))
+        let last = try store.createWorkout(name: "Push B", startedAt: clock.now().addingTimeInterval(-10 * 86_400))
+        for (workout, weights) in [(older, [90.0, 95.0]), (last, [100.0, 105.0, 110.0])] {
+            for (index, weight) in weights.enumerated() {
+                try store.logSet(
+                    LogSetInput(
+                        exercise: "Bench Press (Barbell)", weight: weight, reps: 5, workout: .existing(workout.id),
+                        performedAt: workout.startedAt.addingTimeInterval(Double(index) * 60)))
+            }
+        }
+        // A new workout: the first set of the last session.
+        var previous = try #require(try store.previousSet(exercise: "bench press (barbell)", workoutID: nil))
+        #expect(previous.set.weight == 100 && previous.ordinal == 1 && previous.sessionSetCount == 3)
+        // Two sets done today: the third.
+        let today = try store.log("Bench Press (Barbell)", weight: 100)
+        try store.log("Bench Press (Barbell)", weight: 105, workout: .existing(today.workout.id))
+        previous = try #require(try store.previousSet(exercise: "Bench Press (Barbell)", workoutID: today.workout.id))
+        #expect(previous.set.weight == 110 && previous.ordinal == 3)
+        // A fourth: the last session had three; the exercise's last set (today's) fills it.
+        try store.log("Bench Press (Barbell)", weight: 112.5, workout: .existing(today.workout.id))
+        previous = try #require(try store.previousSet(exercise: "Bench Press (Barbell)", workoutID: today.workout.id))
+        #expect(previous.set.weight == 112.5 && previous.ordinal == nil)
+        #expect(try store.previousSet(exercise: "Deadlift (Barbell)", workoutID: nil) == nil)
+    }
+
+    /// A Hevy export lists the newest workout first.
+    static let hevyNewestFirst = """
+        "title","start_time","end_time","description","exercise_title","superset_id","exercise_notes","set_index","set_type","weight_kg","reps","distance_km","duration_seconds","rpe"
+        "Push","15 Mar 2025, 07:00","15 Mar 2025, 08:00","","Bench Press (Barbell)",,"",0,"normal",110,5,,,
+        "Push","15 Mar 2025, 07:00","15 Mar 2025, 08:00","","Bench Press (Barbell)",,"",1,"normal",105,5,,,
+        "Push","8 Mar 2025, 07:00","8 Mar 2025, 08:00","","Bench Press (Barbell)",,"",0,"warmup",60,10,,,
+        "Push","8 Mar 2025, 07:00","8 Mar 2025, 08:00","","Bench Press (Barbell)",,"",1,"normal",100,5,,,
+        "Push","1 Mar 2025, 07:00","1 Mar 2025, 08:00","","Bench Press (Barbell)",,"",0,"normal",95,5,,,
+
+        """
+
+    @Test func recordsFollowThePerformedOrderOfANewestFirstHevyFile() throws {
+        let store = try makeStore()
+        let parsed = try ImportParser.parse(Self.hevyNewestFirst)
+        #expect(parsed.problems.isEmpty)
+        _ = try store.importSets(parsed.sets)
+        let all = try store.sets(workoutID: nil)
+        let records = all.filter { $0.record != nil }.map { "\(Formatting.number($0.set.weight))" }
+        #expect(records == ["100", "110"], "each session beat the one before it: \(all.map(\.set.weight))")
+        // The same answer through a single workout's listing (the UI's query).
+        let newest = try #require(all.first { $0.set.weight == 110 }?.set.workoutID)
+        let newestRows = try store.sets(workoutID: newest)
+        #expect(newestRows.map(\.isPR) == [true, false])
+        let oldest = try #require(all.first { $0.set.weight == 95 }?.set.workoutID)
+        #expect(try store.sets(workoutID: oldest).map(\.isPR) == [false], "the first session has nothing to beat")
+    }
+
+    @Test func anEditOrDeleteRecomputesRecords() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        try store.log("Bench Press (Barbell)", weight: 50)
+        clock.advance(by: 60)
+        let typo = try store.log("Bench Press (Barbell)", weight: 52)
+        #expect(try store.set(id: typo.set.id)?.isPR == true)
+        try store.editSet(id: typo.set.id, changes: SetChanges(weight: 25))
+        #expect(try store.set(id: typo.set.id)?.record == nil, "25 kg beats nothing")
+
+        clock.advance(by: 60)
+        let heavy = try store.log("Bench Press (Barbell)", weight: 60)
+        clock.advance(by: 60)
+        let next = try store.log("Bench Press (Barbell)", weight: 55)
+        #expect(try store.set(id: heavy.set.id)?.isPR == true)
+        #expect(try store.set(id: next.set.id)?.isPR == false)
+        try store.deleteSet(id: heavy.set.id)
+        #expect(try store.set(id: next.set.id)?.isPR == true, "with 60 kg gone, 55 kg is the record")
+    }
+
+    @Test func recordsOfSetsLoggedNowMatchAFullWalk() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        var seed: UInt64 = 42
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        for _ in 0..<400 {
+            clock.advance(by: 30)
+            let kind: SetKind = next(8) == 0 ? .warmup : .normal
+            let reps = next(5) == 0 ? 13 + next(10) : 1 + next(12)
+            let unit: WeightUnit = next(4) == 0 ? .lb : .kg
+            try store.logSet(
+                LogSetInput(
+                    exercise: ["Squat (Barbell)", "Pull Up"][next(2)],
+                    weight: Double(next(3) == 0 ? 0 : 20 + next(30) * 5),
+                    unit: unit, reps: reps, kind: kind))
+        }
+        let logged = try store.sets(workoutID: nil).map { ($0.set.id, $0.record) }
+        try store.writer.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO records_dirty SELECT DISTINCT exercise FROM sets")
+        }
+        let walked = try store.sets(workoutID: nil).map { ($0.set.id, $0.record) }
+        #expect(logged.count == 400)
+        #expect(logged.map(\.1) == walked.map(\.1), "indexed lookups at log time agree with a walk")
+        #expect(walked.contains { $0.1 == .reps } && walked.contains { $0.1 == .oneRepMax })
+    }
+
+    @Test func aPulledEarlierSetRecomputesTheRecordsAfterIt() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        let first = try store.log("Bench Press (Barbell)", weight: 50)
+        clock.advance(by: 60)
+        let second = try store.log("Bench Press (Barbell)", weight: 55)
+        #expect(try store.set(id: second.set.id)?.isPR == true)
+        // Another device logged 60 kg before both, in another workout; the pull brings it here.
+        let elsewhere = Workout(name: "Elsewhere", startedAt: first.set.performedAt.addingTimeInterval(-3600))
+        let pulled = WorkoutSet(
+            workoutID: elsewhere.id, exercise: "Bench Press (Barbell)", position: 1, weight: 60, reps: 5,
+            performedAt: elsewhere.startedAt)
+        let warmup = WorkoutSet(
+            workoutID: elsewhere.id, exercise: "Bench Press (Barbell)", position: 0, kind: .warmup, weight: 20,
+            reps: 10, performedAt: elsewhere.startedAt.addingTimeInterval(-60))
+        let stamp = ServerStamp(serverVersion: 7, updatedAt: "2026-09-21T10:00:00Z")
+        // Two sets of one exercise in a page: the second marks an exercise already marked.
+        try store.mergePulled([.workout(elsewhere, stamp), .set(warmup, stamp), .set(pulled, stamp)], cursor: "1")
+        #expect(try store.set(id: second.set.id)?.record == nil, "55 kg no longer beats anything")
+        #expect(try store.set(id: pulled.id)?.record == nil, "the first set has nothing to beat")
+    }
+
+    @Test func anEstimatedOneRepMaxOnlyFromOneToTwelveRepsAndRepRecordsBeyond() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        try store.log("Goblet Squat (Dumbbell)", weight: 20, reps: 10)
+        clock.advance(by: 60)
+        let endurance = try store.log("Goblet Squat (Dumbbell)", weight: 18, reps: 1000)
+        #expect(endurance.set.estimatedOneRepMaxKg == nil)
+        #expect(!endurance.isPR)
+        let row = try #require(try store.set(id: endurance.set.id))
+        #expect(row.record == .reps && !row.isPR)
+        let stats = try #require(try store.exerciseStats(exercise: "Goblet Squat (Dumbbell)").first)
+        #expect(abs((stats.bestOneRepMaxKg ?? 0) - 20 * (1 + 10.0 / 30)) < 1e-9)
+        #expect(stats.bestOneRepMaxSet?.reps == 10)
+        clock.advance(by: 60)
+        let heavier = try store.log("Goblet Squat (Dumbbell)", weight: 22, reps: 15)
+        #expect(try store.set(id: heavier.set.id)?.record == .reps, "heavier, more reps: a rep record")
+        clock.advance(by: 60)
+        let single = try store.log("Goblet Squat (Dumbbell)", weight: 30, reps: 1)
+        #expect(try store.set(id: single.set.id)?.record == .oneRepMax)
+    }
+}
+
+/// Issue 12, defect 5: history that does not split across names.
+@Suite("Exercise names: aliases on import, rename and merge")
+struct ExerciseNameTests {
+    @Test func importMapsTheNamesOtherAppsUseOntoTheCatalogue() throws {
+        let store = try makeStore()
+        let text = """
+            Date,Exercise,Category,Weight (kgs),Reps,Distance,Distance Unit,Time
+            2026-04-11,Squat,Legs,140.0,5,,,
+            2026-04-11,Barbell Squat,Legs,145.0,5,,,
+            2026-04-11,Flat Barbell Bench Press,Chest,100.0,5,,,
+            2026-04-11,Deadlift,Back,180.0,3,,,
+            2026-04-11,Overhead Press,Shoulders,60.0,5,,,
+            2026-04-11,Lat Pulldown,Back,60.0,10,,,
+            2026-04-11,My Odd Lift,Back,10.0,10,,,
+            """
+        _ = try store.importSets(try ImportParser.parse(text).sets)
+        let names = try store.sets(workoutID: nil).map(\.set.exercise)
+        #expect(
+            names == [
+                "Squat (Barbell)", "Squat (Barbell)", "Bench Press (Barbell)", "Deadlift (Barbell)",
+                "Overhead Press (Barbell)", "Lat Pulldown (Cable)", "My Odd Lift",
+            ])
+        #expect(try store.exerciseList(customOnly: true).map(\.name) == ["My Odd Lift"])
+    }
+
+    @Test func mergeMovesEverySetAsQueuedEditsAndRemovesTheCustomName() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        let first = try store.log("Squats", weight: 100)
+        clock.advance(by: 60)
+        try store.log("Squats", weight: 110)
+        try store.log("Squat (Barbell)", weight: 90)
+        try store.toggleFavorite(exercise: "Squats")
+        // The creates have reached the server: the merge is then two updates.
+        while true {
+            let claimed = try store.claimEligible(limit: 100)
+            if claimed.isEmpty { break }
+            for op in claimed { try store.complete(opID: op.opID, result: .succeeded(status: 201, body: nil)) }
+        }
+        let move = try store.moveExercise("squats", to: "squat (barbell)", create: false)
+        #expect(move.from == "Squats" && move.into == "Squat (Barbell)" && move.setsMoved == 2)
+        #expect(move.removedCustom && move.movedStar)
+        #expect(try store.sets(workoutID: nil).allSatisfy { $0.set.exercise == "Squat (Barbell)" })
+        let updates = try store.operations().filter {
+            $0.kind == .update && $0.entityType == .set && $0.state == .pending
+        }
+        #expect(updates.count == 2)
+        #expect(updates.allSatisfy { $0.payload["exercise"] == .string("Squat (Barbell)") })
+        #expect(try store.exerciseList(customOnly: true).isEmpty)
+        #expect(try store.favorites() == ["Squat (Barbell)"])
+        #expect(try store.set(id: first.set.id)?.record == nil)
+
+        #expect(throws: StoreError.self) { try store.moveExercise("Nope", to: "Squat (Barbell)", create: false) }
+        #expect(throws: StoreError.self) { try store.moveExercise("Squat (Barbell)", to: "Back Squat", create: true) }
+    }
+
+    @Test func renameGivesACustomExerciseANewNameThatSyncs() throws {
+        let store = try makeStore()
+        try store.log("Bench (paused)", weight: 90)
+        let move = try store.moveExercise("Bench (paused)", to: "Paused Bench Press", create: true)
+        #expect(move.setsMoved == 1 && move.removedCustom)
+        #expect(try store.exerciseList(customOnly: true).map(\.name) == ["Paused Bench Press"])
+        let ops = try store.operations().filter { $0.entityType == .set }
+        #expect(
+            ops.count == 1 && ops[0].payload["exercise"] == .string("Paused Bench Press"),
+            "the unsent create carries the new name")
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import GRDB
+import SpotterCore
+import SpotterStore
+import Testing
+
+/// The server's row of a set, as the feed and a write's answer carry it.
+func serverRow(
+    _ set: WorkoutSet, version: Int64, reps: Int? = nil, notes: String? = nil, deleted: Bool = false
+) -> JSONValue {
+    var row: [String: JSONValue] = [
+        "id": .string(set.id.wireString), "workout_id": .string(set.workoutID.wireString),
+        "exercise": .string(set.exercise), "position": .int(Int64(set.position)), "kind": .string(set.kind.rawValue),
+        "weight": .double(set.weight), "unit": .string(set.unit.rawValue), "reps": .int(Int64(reps ?? set.reps)),
+        "performed_at": .string(Timestamp.format(set.performedAt)), "server_version": .int(version),
+        "updated_at": .string("2026-11-23T10:00:00.000Z"), "deleted": .bool(deleted),
+    ]
+    if let notes { row["notes"] = .string(notes) }
+    return .object(row)
+}
+
+func serverRow(_ workout: Workout, version: Int64, name: String? = nil) -> JSONValue {
+    .object([
+        "id": .string(workout.id.wireString), "name": .string(name ?? workout.name),
+        "started_at": .string(Timestamp.format(workout.startedAt)), "server_version": .int(version),
+        "updated_at": .string("2026-11-23T10:00:00.000Z"), "deleted": .bool(false),
+    ])
+}
+
+func pulledSet(_ row: JSONValue) throws -> PulledEntity { try #require(PulledEntity(.set, row: row)) }
+func pulledWorkout(_ row: JSONValue) throws -> PulledEntity { try #require(PulledEntity(.workout, row: row)) }
+
+/// Sends everything queued and answers each operation with the canonical row at a new version.
+@discardableResult
+func acknowledgeAll(_ store: SpotterStore, logged: LoggedSet, from version: Int64 = 1) throws -> Int64 {
+    var version = version
+    while case let ops = try store.claimEligible(limit: 10), !ops.isEmpty {
+        for op in ops {
+            let body =
+                op.entityType == .set
+                ? serverRow(logged.set, version: version) : serverRow(logged.workout, version: version)
+            try store.complete(opID: op.opID, result: .succeeded(status: 201, body: body))
+            version += 1
+        }
+    }
+    return version
+}
+
+@Suite("Pulled changes are never dropped")
+struct PullMergeTests {
+    @Test func aChangeThatArrivesWhileAnEditIsQueuedWinsOverAnOlderReplayedAnswer() throws {
+        let store = try makeStore()
+        let logged = try store.log()
+        try acknowledgeAll(store, logged: logged)  // workout v1, set v2
+        try store.editSet(id: logged.set.id, changes: SetChanges(notes: "paused"))
+        let edit = try #require(try store.claimEligible(limit: 10).first)
+        // Meanwhile another device set the reps; the server's row now has both changes (v4).
+        try store.mergePulled([try pulledSet(serverRow(logged.set, version: 4, reps: 6, notes: "paused"))], cursor: "4")
+        #expect(try store.set(id: logged.set.id)?.set.reps == 5, "queued wins locally while it is queued")
+        // The edit's reply had been dropped; its retry replays the answer of the time (v3).
+        try store.complete(
+            opID: edit.opID, result: .succeeded(status: 200, body: serverRow(logged.set, version: 3, notes: "paused")))
+        let shown = try #require(try store.set(id: logged.set.id))
+        #expect(shown.set.reps == 6, "the other device's change is not lost")
+        #expect(shown.set.notes == "paused")
+        #expect(shown.serverVersion == 4)
+        #expect(shown.syncState == .synced)
+    }
+
+    @Test func anAnswerNewerThanTheWaitingChangeIsTakenWhole() throws {
+        let store = try makeStore()
+        let logged = try store.log()
+        try acknowledgeAll(store, logged: logged)
+        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
+        let edit = try #require(try store.claimEligible(limit: 10).first)
+        try store.mergePulled([try pulledSet(serverRow(logged.set, version: 3, notes: "paused"))], cursor: "3")
+        try store.complete(
+            opID: edit.opID,
+            result: .succeeded(status: 200, body: serverRow(logged.set, version: 4, reps: 6, notes: "paused")))
+        let shown = try #require(try store.set(id: logged.set.id))
+        #expect(shown.set.reps == 6)
+        #expect(shown.set.notes == "paused", "fields this device did not touch come from the server's row")
+        #expect(shown.serverVersion == 4)
+    }
+
+    @Test func aDeleteFromElsewhereWaitsBehindAQueuedEditAndIsAppliedAfterIt() throws {
+        let store = try makeStore()
+        let logged = try store.log()
+        try acknowledgeAll(store, logged: logged)
+        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 8))
+        let edit = try #require(try store.claimEligible(limit: 10).first)
+        try store.mergePulled([try pulledSet(serverRow(logged.set, version: 5, deleted: true))], cursor: "5")
+        #expect(try store.set(id: logged.set.id) != nil)
+        try store.complete(opID: edit.opID, result: .succeeded(status: 200, body: serverRow(logged.set, version: 4)))
+        #expect(try store.set(id: logged.set.id) == nil, "the newer tombstone wins once nothing is queued")
+    }
+
+    @Test func aWorkoutDeletedElsewhereGoesOnceTheEditThatKeptItIsAnswered() throws {
+        let store = try makeStore()
+        let logged = try store.log()
+        try acknowledgeAll(store, logged: logged)
+        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 9))
+        let edit = try #require(try store.claimEligible(limit: 10).first)
+        // Another device deleted the workout (and with it the set) while the edit was queued.
+        try store.mergePulled(
+            [
+                try pulledSet(serverRow(logged.set, version: 5, deleted: true)),
+                try #require(
+                    PulledEntity(
+                        .workout,
+                        row: .object([
+                            "id": .string(logged.workout.id.wireString), "deleted": .bool(true),
+                            "server_version": .int(6),
+                        ]))),
+            ], cursor: "6")
+        #expect(try store.workout(id: logged.workout.id) != nil, "kept while its edited set is unresolved")
+        try store.complete(opID: edit.opID, result: .permanent(status: 404, error: "no such set"))
+        #expect(try store.set(id: logged.set.id) == nil)
+        #expect(try store.count("SELECT COUNT(*) FROM workouts") == 0, "the workout goes once nothing holds it")
+    }
+
+    @Test func aSetThatArrivesBeforeItsWorkoutWaitsForIt() throws {
+        let source = try makeStore()
+        let logged = try source.log()
+        let store = try makeStore()
+        // The workout was renamed after the set was logged, so the feed carries the set first —
+        // here on a page of its own, with the workout on the next.
+        try store.mergePulled([try pulledSet(serverRow(logged.set, version: 2))], cursor: "2")
+        #expect(try store.sets(workoutID: nil).isEmpty)
+        try store.mergePulled([try pulledWorkout(serverRow(logged.workout, version: 3, name: "Leg Day"))], cursor: "3")
+        let sets = try store.sets(workoutID: logged.workout.id)
+        #expect(sets.map(\.set.id) == [logged.set.id])
+        #expect(sets.first?.syncState == .synced)
+        #expect(try store.count("SELECT COUNT(*) FROM pulled_waiting") == 0)
+    }
+
+    @Test func aPulledSetDoesNotComeBackIntoAWorkoutDeletedHere() throws {
+        let store = try makeStore()
+        let logged = try store.log()
+        try acknowledgeAll(store, logged: logged)
+        try store.deleteWorkout(id: logged.workout.id)
+        try store.mergePulled([try pulledSet(serverRow(logged.set, version: 5, reps: 9))], cursor: "5")
+        #expect(try store.sets(workoutID: nil).isEmpty, "the set stays deleted with its workout")
+        let delete = try #require(try store.claimEligible(limit: 10).first)
+        try store.complete(opID: delete.opID, result: .succeeded(status: 204, body: nil))
+        #expect(try store.count("SELECT COUNT(*) FROM workouts") == 0)
+        #expect(try store.count("SELECT COUNT(*) FROM pulled_waiting") == 0, "nothing waits for a workout that is gone")
+    }
+}
+
+@Suite("A create whose id the server already has")
+struct TakenIDTests {
+    /// The same file imported on another device first: this device's create is answered 409
+    /// (id taken). The create is fulfilled, but an edit made here before it was sent is still
+    /// the user's intent and goes out as an update. (The soak's seed 577467369.)
+    @Test func editsCoalescedIntoTheCreateGoOutAsAnUpdate() throws {
+        let store = try makeStore()
+        let logged = try store.log()
+        let workoutCreate = try #require(try store.claimEligible(limit: 10).first)
+        try store.complete(opID: workoutCreate.opID, result: .succeeded(status: 201, body: nil))
+        try store.editSet(id: logged.set.id, changes: SetChanges(rpe: 7.5, notes: "E86"))
+        let create = try #require(try store.claimEligible(limit: 10).first)
+        #expect(create.kind == .create)
+        try store.complete(opID: create.opID, result: .succeeded(status: 409, body: nil))
+        let resent = try store.claimEligible(limit: 10)
+        #expect(resent.map(\.kind) == [.update])
+        #expect(resent.first?.payload == ["rpe": .double(7.5), "notes": .string("E86")])
+        #expect(try store.set(id: logged.set.id)?.set.notes == "E86", "the local edit stays while it is sent")
+    }
+
+    @Test func aCreateWithoutLaterEditsSendsNothingMore() throws {
+        let store = try makeStore()
+        try store.log()
+        try acknowledgeAll(store, logged: try store.log())
+        #expect(try store.claimEligible(limit: 10).isEmpty)
+    }
+}
+
+@Suite("Deletes of creates that may have landed; leases of dead processes")
+struct UncertainOutcomeTests {
+    @Test func deletingAWorkoutWhoseCreateGaveUpSendsTheDelete() throws {
+        let store = try makeStore()
+        let logged = try store.log()
+        let create = try #require(try store.claimEligible(limit: 10).first)
+        try store.complete(
+            opID: create.opID, result: .permanent(status: nil, error: "gave up after 20 attempts: timed out"))
+        try store.deleteWorkout(id: logged.workout.id)
+        let sent = try store.claimEligible(limit: 10)
+        #expect(sent.map(\.kind) == [.delete], "the delete goes out: the create may have reached the server")
+        #expect(sent.first?.entityType == .workout)
+        #expect(try store.queueCounts().failed == 0, "the delete replaces the failed create as the intent")
+        try store.complete(opID: sent[0].opID, result: .succeeded(status: 404, body: nil))
+        #expect(try store.count("SELECT COUNT(*) FROM workouts") == 0)
+        #expect(try store.queueCounts() == QueueCounts())
+    }
+
+    @Test func deletingAWorkoutTheServerRefusedSendsNothing() throws {
+        let store = try makeStore()
+        let logged = try store.log()
+        let create = try #require(try store.claimEligible(limit: 10).first)
+        try store.complete(opID: create.opID, result: .permanent(status: 422, error: "name: too long"))
+        try store.deleteWorkout(id: logged.workout.id)
+        #expect(try store.claimEligible(limit: 10).isEmpty)
+        #expect(try store.count("SELECT COUNT(*) FROM outbox") == 0)
+    }
+
+    @Test func aLeaseHeldByAProcessThatIsGoneIsReleasedAtOnce() throws {
+        let store = try makeStore()
+        try store.createWorkout(name: "Legs")
+        try store.createWorkout(name: "Arms")
+        let claimed = try store.claimEligible(limit: 10)
+        #expect(claimed.count == 2)
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        try store.writer.write { db in
+            try db.execute(
+                sql: "UPDATE outbox SET lease_owner = ? WHERE op_id = ?",
+                arguments: ["\(finished.processIdentifier):1", claimed[0].opID])
+        }
+        #expect(try store.releaseExpiredLeases() == 1, "only the dead holder's lease is released")
+        #expect(try store.claimEligible(limit: 10).map(\.opID) == [claimed[0].opID])
+    }
+}

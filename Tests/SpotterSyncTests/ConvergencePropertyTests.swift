@@ -1,0 +1,189 @@
+import Foundation
+import PropertyBased
+import SpotterCore
+import SpotterProtocol
+import SpotterServer
+import SpotterStore
+import SpotterSync
+import Testing
+
+/// Real HTTP to the real server, with a switch that throws the answer away after the server has
+/// committed — the "timeout after success" case, decided by the test rather than by chance.
+// @unchecked Sendable: `dropping` is only read and written under `lock`.
+final class ReplyDroppingTransport: SyncTransport, @unchecked Sendable {
+    private let base: any SyncTransport
+    private let lock = NSLock()
+    private var dropping = false
+
+    init(base: any SyncTransport) { self.base = base }
+
+    var dropReplies: Bool {
+        get { lock.withLock { dropping } }
+        set { lock.withLock { dropping = newValue } }
+    }
+
+    func send(
+        _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
+    ) {
+        let drop = dropReplies
+        base.send(request) { result in
+            if drop, case .success = result {
+                completion(.failure(.connection("reply dropped by the test")))
+            } else {
+                completion(result)
+            }
+        }
+    }
+}
+
+/// One device of the property: its own database on a hand-moved clock, so whether a retry is due
+/// depends only on the generated steps, never on how fast the machine is.
+struct ClockedDevice {
+    let store: SpotterStore
+    let engine: SyncEngine
+    let transport: ReplyDroppingTransport
+
+    init(server: LiveServer, clock: ManualClock) throws {
+        store = try makeStore(clock: clock)
+        transport = ReplyDroppingTransport(
+            base: HTTPSyncTransport(baseURL: server.server.baseURL, token: LiveServer.token))
+        var configuration = SyncConfiguration()
+        configuration.requestTimeout = 10
+        engine = SyncEngine(
+            store: store, transport: transport, configuration: configuration, scheduler: ManualSyncScheduler(),
+            random: { 0.5 })
+    }
+
+    func sync(dropping: Bool = false) async {
+        transport.dropReplies = dropping
+        await engine.syncOnce()
+        transport.dropReplies = false
+    }
+}
+
+/// What one generated number asks for: which device, and what it does.
+enum ConvergenceStep: CustomStringConvertible {
+    case editReps(device: Int, reps: Int)
+    case editNotes(device: Int, notes: String)
+    case renameWorkout(device: Int, name: String)
+    case syncDroppingReplies(device: Int)
+    case sync(device: Int)
+    case logSet(device: Int, weight: Double)
+    case deleteNewestLoggedSet(device: Int)
+    case timePasses
+
+    init(_ code: Int) {
+        let device = code % 2
+        let value = code / 16
+        switch (code / 2) % 8 {
+        case 0: self = .editReps(device: device, reps: 3 + value % 10)
+        case 1: self = .editNotes(device: device, notes: "note \(value)")
+        case 2: self = .renameWorkout(device: device, name: "Workout \(value)")
+        case 3: self = .syncDroppingReplies(device: device)
+        case 4: self = .sync(device: device)
+        case 5: self = .logSet(device: device, weight: Double(40 + value))
+        case 6: self = .deleteNewestLoggedSet(device: device)
+        default: self = .timePasses
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .editReps(let device, let reps): "\(device): reps \(reps)"
+        case .editNotes(let device, let notes): "\(device): notes '\(notes)'"
+        case .renameWorkout(let device, let name): "\(device): rename '\(name)'"
+        case .syncDroppingReplies(let device): "\(device): sync, replies dropped"
+        case .sync(let device): "\(device): sync"
+        case .logSet(let device, let weight): "\(device): log \(weight) kg"
+        case .deleteNewestLoggedSet(let device): "\(device): delete newest set"
+        case .timePasses: "two minutes pass"
+        }
+    }
+}
+
+@Suite("Two devices converge on the server's state, whatever the interleaving")
+struct ConvergencePropertyTests {
+    /// Two devices share a workout and a set; generated steps interleave edits on both, renames,
+    /// new sets and deletes, syncs whose replies are dropped after the server committed, plain
+    /// syncs (each a push and a pull) and the passing of time that makes retries due. Afterwards,
+    /// with nothing dropped, both devices sync until their queues are empty: each must then show
+    /// exactly what the server holds, field for field.
+    @Test func devicesEndWithTheServersState() async throws {
+        await propertyCheck(count: 25, input: Gen.int(in: 0...255).array(of: 1...24)) { codes in
+            let steps = codes.map(ConvergenceStep.init)
+            do {
+                try await Self.check(steps)
+            } catch {
+                Issue.record("\(error) after \(steps)")
+            }
+        }
+    }
+
+    static func check(_ steps: [ConvergenceStep]) async throws {
+        let server = try await LiveServer.start()
+        defer { Task { await server.server.stop() } }
+        let clock = ManualClock()
+        let devices = [
+            try ClockedDevice(server: server, clock: clock), try ClockedDevice(server: server, clock: clock),
+        ]
+        let first = try devices[0].store.logSet(
+            LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .new(name: "Push")))
+        await devices[0].sync()
+        await devices[1].sync()
+        var logged: [[UUID]] = [[], []]
+        for step in steps {
+            switch step {
+            case .editReps(let device, let reps):
+                try? devices[device].store.editSet(id: first.set.id, changes: SetChanges(reps: reps))
+            case .editNotes(let device, let notes):
+                try? devices[device].store.editSet(id: first.set.id, changes: SetChanges(notes: notes))
+            case .renameWorkout(let device, let name):
+                try? devices[device].store.editWorkout(id: first.workout.id, changes: WorkoutChanges(name: name))
+            case .syncDroppingReplies(let device):
+                await devices[device].sync(dropping: true)
+            case .sync(let device):
+                await devices[device].sync()
+            case .logSet(let device, let weight):
+                if let set = try? devices[device].store.logSet(
+                    LogSetInput(
+                        exercise: "Squat (Barbell)", weight: weight, reps: 5, workout: .existing(first.workout.id)))
+                {
+                    logged[device].append(set.set.id)
+                }
+            case .deleteNewestLoggedSet(let device):
+                if let id = logged[device].popLast() { try? devices[device].store.deleteSet(id: id) }
+            case .timePasses:
+                clock.advance(by: 120)
+            }
+        }
+        // Quiet network: every device drains, then each pulls once more what the others pushed.
+        for _ in 0..<10 {
+            clock.advance(by: 120)
+            for device in devices { await device.sync() }
+            let queued = try devices.map { try $0.store.queueCounts() }
+            if queued.allSatisfy({ $0.pending == 0 }) { break }
+        }
+        for device in devices { await device.sync() }
+
+        let serverSets = try await server.sets()
+        let serverWorkouts = try await server.server.store.workouts(user: "alice", includeDeleted: false)
+        for (index, device) in devices.enumerated() {
+            let counts = try device.store.queueCounts()
+            #expect(counts == QueueCounts(), "device \(index) has nothing left to send: \(counts)")
+            let shown = try device.store.sets(workoutID: nil)
+            #expect(
+                Dictionary(
+                    uniqueKeysWithValues: shown.map {
+                        ($0.set.id.wireString, "\($0.set.reps) \($0.set.notes ?? "-") \($0.set.weight)")
+                    })
+                    == Dictionary(
+                        uniqueKeysWithValues: serverSets.map { ($0.id, "\($0.reps) \($0.notes ?? "-") \($0.weight)") }),
+                "device \(index) shows the server's sets")
+            let workouts = try device.store.workoutSummaries(limit: 100)
+            #expect(
+                Dictionary(uniqueKeysWithValues: workouts.map { ($0.workout.id.wireString, $0.workout.name) })
+                    == Dictionary(uniqueKeysWithValues: serverWorkouts.map { ($0.id, $0.name) }),
+                "device \(index) shows the server's workouts")
+        }
+    }
+}

@@ -1,0 +1,342 @@
+import Foundation
+import SpotterCore
+import SpotterStore
+import Testing
+
+@testable import SpotterTUI
+
+/// Issue 12 (the lifter's session) and issue 10 item 3 (paste), through the reducer and a real store.
+@Suite("A lifter's session: the right workout, the right prefill, fields that behave")
+struct LifterSessionTests {
+    /// A finished session months ago: "Lower" with squats, then bench.
+    @discardableResult
+    static func oldSession(_ fixture: Fixture, daysAgo: Double = 200) throws -> Workout {
+        let start = fixture.clock.now().addingTimeInterval(-daysAgo * 86_400)
+        let workout = try fixture.store.createWorkout(name: "Lower", startedAt: start)
+        for (index, (exercise, weight, reps)) in [
+            ("Squat (Barbell)", 140.0, 5), ("Squat (Barbell)", 150.0, 3), ("Bench Press (Barbell)", 100.0, 5),
+            ("Bench Press (Barbell)", 105.0, 3),
+        ].enumerated() {
+            try fixture.store.logSet(
+                LogSetInput(
+                    exercise: exercise, weight: weight, reps: reps, workout: .existing(workout.id),
+                    performedAt: start.addingTimeInterval(Double(index) * 180)))
+        }
+        try fixture.store.editWorkout(id: workout.id, changes: WorkoutChanges(endedAt: start.addingTimeInterval(3600)))
+        return workout
+    }
+
+    static func form(_ app: AppController) throws -> SetForm {
+        guard case .setForm(let form) = app.state.overlay else { throw FormMissing() }
+        return form
+    }
+
+    struct FormMissing: Error {}
+
+    @Test("n at launch logs into a new workout of today, not into the old workout that is selected")
+    func nLogsIntoTodayNotTheSelectedOldWorkout() throws {
+        let fixture = try Fixture()
+        let old = try Self.oldSession(fixture)
+        let app = fixture.controller()
+        #expect(app.state.currentWorkout?.id == old.id, "the newest (old) workout is selected at launch")
+        app.handle(.character("n"))
+        #expect(try Self.form(app).title == "Log set · new workout")
+        app.handle(.enter)
+        #expect(try fixture.store.sets(workoutID: old.id).count == 4, "nothing was added to the old workout")
+        let today = try #require(app.state.workoutInProgress)
+        #expect(today.id != old.id)
+        #expect(today.summary.workout.name == "Afternoon Workout")
+        let logged = try fixture.store.sets(workoutID: today.id)
+        #expect(logged.map(\.set.exercise) == ["Squat (Barbell)"])
+        #expect(logged.first?.set.weight == 140 && logged.first?.set.reps == 5, "the first set of the last session")
+
+        // A second n goes to the same workout in progress, even with the old workout selected.
+        app.handle(.tab)
+        app.handle(.character("j"))
+        #expect(app.state.currentWorkout?.id == old.id)
+        app.handle(.character("n"))
+        #expect(try Self.form(app).title == "Log set · Afternoon Workout")
+        app.handle(.enter)
+        #expect(try fixture.store.sets(workoutID: today.id).count == 2)
+        #expect(try fixture.store.sets(workoutID: old.id).count == 4)
+    }
+
+    @Test("N logs into the selected workout on purpose, an old one too")
+    func shiftNLogsIntoTheSelectedWorkout() throws {
+        let fixture = try Fixture()
+        let old = try Self.oldSession(fixture)
+        let app = fixture.controller()
+        app.handle(.character("N"))
+        #expect(try Self.form(app).title.hasPrefix("Log set · Lower ("))
+        app.handle(.enter)
+        #expect(try fixture.store.sets(workoutID: old.id).count == 5)
+        #expect(app.state.workoutInProgress == nil)
+    }
+
+    @Test(
+        "choosing another exercise with Enter prefills from that exercise's last session, by set position, with the date"
+    )
+    func enterOnASuggestionPrefillsThatExercise() throws {
+        let fixture = try Fixture()
+        try Self.oldSession(fixture)
+        // Today: one bench set done already, so the next is the second.
+        try fixture.log("Bench Press (Barbell)", 100, 5)
+        try fixture.log("Squat (Barbell)", 60, 10)
+        let app = fixture.controller()
+        app.handle(.character("j"))  // the squat set is selected: the form opens on squats
+        app.handle(.character("n"))
+        #expect(try Self.form(app).exercise == "Squat (Barbell)")
+        app.handle(.backTab)
+        app.type("bench pr")
+        app.handle(.up)  // browse the suggestions: Enter takes the highlighted one
+        app.handle(.enter)
+        let form = try Self.form(app)
+        #expect(form.exercise == "Bench Press (Barbell)")
+        #expect(form.focus == .weight, "Enter on a new exercise fills its numbers, it does not save")
+        #expect(form.weight == "105 kg" && form.reps == "3", "the second bench set of the last session")
+        let note = try #require(form.prefillNote)
+        #expect(note.contains("set 2/2") && note.contains("Bench Press (Barbell)"))
+        let oldDate = fixture.clock.now().addingTimeInterval(-200 * 86_400)
+        let year = String(Calendar.current.component(.year, from: oldDate))
+        let sameYear =
+            Calendar.current.component(.year, from: oldDate)
+            == Calendar.current.component(.year, from: fixture.clock.now())
+        #expect(sameYear || note.contains(year), "a date of another year shows the year: \(note)")
+        #expect(app.screen.contains("prefilled: set 2/2"))
+        app.handle(.enter)
+        let sets = try fixture.store.sets(workoutID: try #require(app.state.workoutInProgress).id)
+        #expect(sets.last?.set.exercise == "Bench Press (Barbell)" && sets.last?.set.weight == 105)
+    }
+
+    @Test("Tab to an exercise without history clears the previous exercise's numbers")
+    func tabToAnExerciseWithoutHistoryClears() throws {
+        let fixture = try Fixture()
+        try fixture.log("Squat (Barbell)", 140, 3, rpe: 9)
+        let app = fixture.controller()
+        app.handle(.character("n"))
+        #expect(try Self.form(app).weight == "140 kg")
+        app.handle(.backTab)
+        app.type("Deadlift (Barbell)")
+        app.handle(.tab)
+        let form = try Self.form(app)
+        #expect(form.exercise == "Deadlift (Barbell)")
+        #expect(form.weight.isEmpty && form.reps.isEmpty && form.rpe.isEmpty)
+        #expect(form.prefillNote == nil)
+        #expect(app.screen.contains("no earlier Deadlift (Barbell) set"))
+    }
+
+    @Test("the first key typed into a prefilled field replaces it; Backspace edits it")
+    func typingReplacesAPrefilledField() throws {
+        let fixture = try Fixture()
+        try fixture.log("Squat (Barbell)", 60, 5)
+        let app = fixture.controller()
+        app.handle(.character("n"))
+        app.type("80")
+        #expect(try Self.form(app).weight == "80")
+        app.handle(.tab)
+        app.handle(.backspace)
+        app.type("8")
+        #expect(try Self.form(app).reps == "8", "Backspace then typing edits: 5 → '' → 8")
+        app.handle(.enter)
+        let sets = try fixture.store.sets(workoutID: nil)
+        #expect(sets.last?.set.weight == 80 && sets.last?.set.reps == 8)
+
+        app.handle(.character("n"))
+        app.handle(.backspace)
+        #expect(try Self.form(app).weight == "80 k", "Backspace edits the prefilled text")
+        app.handle(.right)
+        app.handle(.tab)
+        app.handle(.right)
+        app.type("0")
+        #expect(try Self.form(app).reps == "80", "after an arrow, typing appends")
+    }
+
+    @Test("a 10 000-character paste fills the exercise field up to its limit and says the rest was refused")
+    func pasteIsBounded() throws {
+        let paste = String(repeating: "_%a", count: 3_334)
+        var state = AppState(columns: 80, rows: 24, syncAvailable: true, now: Date())
+        _ = state.reduce(.character("n"))
+        var effects = 0
+        for character in paste { effects += state.reduce(.character(character)).count }
+        guard case .setForm(let pasted) = state.overlay else { throw FormMissing() }
+        #expect(pasted.exercise.count == Validation.maxExerciseLength)
+        #expect(effects == Validation.maxExerciseLength, "one type-ahead query per accepted character, none after")
+        #expect(pasted.error == "Exercise holds at most 100 characters; the rest was not typed")
+
+        let fixture = try Fixture()
+        let app = fixture.controller()
+        app.handle(.character("n"))
+        app.type(paste)
+        #expect(try Self.form(app).exercise.count == Validation.maxExerciseLength)
+        #expect(app.screen.contains("Exercise holds at most 100 characters"))
+
+        app.handle(.escape)
+        app.handle(.character("/"))
+        app.type(String(repeating: "b", count: 500))
+        #expect(app.state.filterInput?.text.count == 100)
+        #expect(app.screen.line(23).contains("/bbbb"))
+        app.handle(.escape)
+        app.handle(.character("w"))
+        app.type(String(repeating: "w", count: 500))
+        #expect(app.state.overlay == .newWorkout(name: String(repeating: "w", count: Validation.maxNameLength)))
+    }
+
+    @Test("rest: per exercise, + adds 30 s, t skips, the bell rings at zero, none after a warm-up")
+    func restTimerIsConfigurable() throws {
+        let fixture = try Fixture()
+        try fixture.log("Squat (Barbell)", 140, 3)
+        try fixture.store.setRestSeconds(180, exercise: "squat (barbell)")
+        try fixture.store.setRestSeconds(60, exercise: nil)
+        let app = fixture.controller()
+        app.handle(.character("n"))
+        app.handle(.enter)
+        #expect(app.screen.line(0).contains("rest 03:00"), "the squat's own rest")
+        app.handle(.character("+"))
+        #expect(app.screen.line(0).contains("rest 03:30"))
+        app.handle(.character("t"))
+        #expect(!app.screen.line(0).contains("rest"))
+        #expect(app.state.bellRequests == 0)
+
+        // Another exercise: the default; at zero the bell rings once and the bar says so.
+        app.handle(.character("n"))
+        app.handle(.backTab)
+        app.type("Deadlift (Barbell)")
+        app.handle(.tab)
+        app.type("180")
+        app.handle(.tab)
+        app.type("3")
+        app.handle(.enter)
+        #expect(app.screen.line(0).contains("rest 01:00"))
+        fixture.clock.advance(by: 61)
+        app.tick()
+        #expect(app.state.bellRequests == 1)
+        #expect(app.screen.line(23).contains("Rest over"))
+        app.tick()
+        #expect(app.state.bellRequests == 1, "one bell per rest")
+
+        // A warm-up starts no timer.
+        app.handle(.character("n"))
+        for _ in 0..<3 { app.handle(.tab) }
+        app.handle(.character("w"))
+        #expect(try Self.form(app).kind == .warmup)
+        app.handle(.enter)
+        #expect(try fixture.store.sets(workoutID: nil).last?.set.kind == .warmup)
+        #expect(app.state.restEndsAt == nil)
+
+        // The bell can be turned off.
+        try fixture.store.setRestBell(false)
+        let quiet = fixture.controller()
+        quiet.handle(.character("n"))
+        quiet.handle(.tab)
+        quiet.handle(.tab)
+        quiet.handle(.tab)
+        quiet.handle(.character("n"))  // kind: normal
+        quiet.handle(.enter)
+        fixture.clock.advance(by: 200)
+        quiet.tick()
+        #expect(quiet.state.bellRequests == 0 && quiet.state.restEndsAt == nil)
+    }
+
+    @Test("a lb lifter sees pounds everywhere, the prefill too, while the stored kilograms stay")
+    func displayUnitPreference() throws {
+        let fixture = try Fixture()
+        try fixture.log("Squat (Barbell)", 90.72, 5)
+        try fixture.store.setDisplayUnit(.lb)
+        let app = fixture.controller()
+        #expect(app.screen.contains("200 lb"))
+        #expect(!app.screen.contains("90.72 kg"))
+        app.handle(.character("n"))
+        #expect(try Self.form(app).weight == "200 lb")
+        app.handle(.escape)
+        app.handle(.character("u"))  // lb → as logged
+        #expect(app.screen.contains("90.72 kg"))
+        #expect(try fixture.store.displayUnit == nil)
+        app.handle(.character("u"))
+        #expect(try fixture.store.displayUnit == .kg)
+        #expect(try fixture.store.sets(workoutID: nil).map(\.set.weight) == [90.72], "nothing stored changed")
+    }
+
+    @Test("every workout is reachable: scrolling to the end loads older ones, and old dates carry their year")
+    func longHistories() throws {
+        let fixture = try Fixture()
+        let now = fixture.clock.now()
+        for day in 1...205 {
+            try fixture.store.createWorkout(
+                name: "Session \(day)", startedAt: now.addingTimeInterval(-Double(day) * 2 * 86_400))
+        }
+        let app = fixture.controller()
+        #expect(app.state.workouts.count == 200)
+        #expect(app.state.moreWorkouts)
+        app.handle(.tab)
+        app.handle(.character("G"))
+        app.handle(.character("G"))
+        #expect(app.state.workouts.count == 205)
+        #expect(!app.state.moreWorkouts)
+        #expect(app.state.currentWorkout?.summary.workout.name == "Session 205")
+        let oldest = try #require(app.state.currentWorkout)
+        let year = Calendar.current.component(.year, from: oldest.summary.workout.startedAt)
+        #expect(year != Calendar.current.component(.year, from: now))
+        #expect(oldest.dayLabel.hasSuffix(String(year)), "\(oldest.dayLabel)")
+        #expect(app.screen.contains(oldest.dayLabel))
+    }
+
+    @Test("emoji in workout names are measured by display width: no border moves", arguments: [80, 120])
+    func wideCharactersKeepBorders(columns: Int) throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.createWorkout(name: "Leg day 🦵🔥🏋️‍♂️ 💪🏽 家 🇬🇧 and a long tail of words")
+        try fixture.log("Squat (Barbell)", 140, 3, workout: workout.id)
+        let app = fixture.controller(columns: columns, rows: 24)
+        let screen = app.screen
+        for y in 0..<24 {
+            #expect(DisplayWidth.of(screen.line(y)) == columns, "row \(y): \(screen.line(y))")
+        }
+        #expect(screen.contains("Leg day"))
+        for y in 1..<23 where screen.line(y).hasPrefix("│") {
+            #expect(screen.line(y).hasSuffix("│"), "row \(y)'s right border: \(screen.line(y))")
+        }
+    }
+
+    @Test("the form shows the exercise's last sessions and an e1RM sparkline; h and ^O open its whole history")
+    func historyAtAGlance() throws {
+        let fixture = try Fixture()
+        try Self.oldSession(fixture, daysAgo: 300)
+        let recent = try Self.oldSession(fixture, daysAgo: 200)
+        try fixture.store.logSet(
+            LogSetInput(
+                exercise: "Squat (Barbell)", weight: 160, reps: 2, workout: .existing(recent.id),
+                performedAt: recent.startedAt.addingTimeInterval(900)))
+        let app = fixture.controller()
+        app.handle(.character("n"))
+        let form = try Self.form(app)
+        let history = try #require(form.history)
+        #expect(history.exercise == "Squat (Barbell)")
+        #expect(history.lines.count == 2)
+        #expect(history.lines[0].contains("140×5 150×3 160×2"), "\(history.lines)")
+        #expect(history.lines[1].contains("140×5 150×3") && history.lines[1].contains("e1RM 165 kg"))
+        #expect(history.trend.count == 2 && history.trend[0] < history.trend[1], "oldest first, rising")
+        let screen = app.screen
+        #expect(screen.contains("Last sessions  e1RM ▁█ (2)"))
+        #expect(screen.contains("140×5 150×3 160×2"))
+        #expect(Renderer.sparkline([1, 2, 3, 4], glyphs: .ascii) == "_-+#")
+
+        app.handle(.control("o"))
+        guard case .history(let view) = app.state.overlay else {
+            Issue.record("^O did not open the history")
+            return
+        }
+        #expect(view.total == 2 && view.lines.count == 2)
+        #expect(app.screen.contains("History · Squat (Barbell) · 2 sessions"))
+        app.handle(.escape)
+        #expect(try Self.form(app).exercise == "Squat (Barbell)", "Esc goes back to the form")
+        app.handle(.escape)
+
+        app.handle(.character("h"))
+        guard case .history(let fromSet) = app.state.overlay else {
+            Issue.record("h did not open the history")
+            return
+        }
+        #expect(fromSet.exercise == "Squat (Barbell)" && fromSet.lines.first?.contains("PR") == true)
+        app.handle(.escape)
+        #expect(app.state.overlay == .none)
+    }
+}
