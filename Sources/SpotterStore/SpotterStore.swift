@@ -89,9 +89,16 @@ public struct SpotterStore: Sendable {
         }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         do {
-            let pool = try DatabasePool(path: path, configuration: configuration)
-            try migrateOnce(pool, lockingDirectory: directory)
-            return SpotterStore(migrated: pool, userID: userID, clock: clock)
+            // Creating the pool switches a new file to WAL, which needs SQLite's exclusive lock and
+            // answers "database is locked" at once (no busy handler) when another process is doing
+            // the same: the first open and the migration both run under the directory's lock.
+            return try withDirectoryLock(directory) {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                if try !pool.read({ try Schema.migrator.hasCompletedMigrations($0) }) {
+                    try Schema.migrator.migrate(pool)
+                }
+                return SpotterStore(migrated: pool, userID: userID, clock: clock)
+            }
         } catch let error as StoreError {
             throw error
         } catch {
@@ -99,11 +106,10 @@ public struct SpotterStore: Sendable {
         }
     }
 
-    /// Migrates unless the schema is current. Two processes opening a new file at once must not
-    /// both create its tables: the migration runs under an exclusive lock on the directory
-    /// (not on the database file, whose locks belong to SQLite).
-    static func migrateOnce(_ writer: any DatabaseWriter, lockingDirectory directory: URL) throws {
-        if try writer.read({ try Schema.migrator.hasCompletedMigrations($0) }) { return }
+    /// Runs `body` holding an exclusive lock on the database's directory (not on the database
+    /// file, whose locks belong to SQLite), so two processes opening a new file at once do not
+    /// both create it and its tables. Held only while opening: never while the store is in use.
+    static func withDirectoryLock<T>(_ directory: URL, _ body: () throws -> T) throws -> T {
         let descriptor = Foundation.open(directory.path, O_RDONLY)
         if descriptor >= 0 {
             flock(descriptor, LOCK_EX)
@@ -114,7 +120,7 @@ public struct SpotterStore: Sendable {
                 close(descriptor)
             }
         }
-        try Schema.migrator.migrate(writer)
+        return try body()
     }
 
     /// Wraps an open database (tests pass a queue on a temporary file) and migrates it.
