@@ -77,6 +77,16 @@ final class TmuxSession {
     /// The first command forks the tmux server, which keeps every descriptor the client had.
     /// Foundation's `Process` watches its child through descriptors of its own, so it would
     /// never see this client exit: spawn it directly, stdio on /dev/null, and reap it by pid.
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np`.
+    private static let addCloseFrom:
+        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+            else { return nil }
+            return unsafeBitCast(
+                symbol,
+                to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
+
     private func startServer(_ arguments: [String]) throws {
         var environment = ProcessInfo.processInfo.environment
         environment["LANG"] = "C.UTF-8"
@@ -108,6 +118,11 @@ final class TmuxSession {
             posix_spawn_file_actions_addopen(
                 &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
+        // Nothing else of the test process: the tmux server outlives this call, and a pipe it
+        // inherited from another test's child would keep that test waiting for an EOF forever.
+        // (glibc 2.34+ has the call; Swift's Glibc module does not show it, so it is looked up.)
+        guard let closeFrom = Self.addCloseFrom else { throw TmuxError("this C library cannot close inherited files") }
+        _ = closeFrom(&actions, 3)
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, tmux, &actions, &attributes, argv, envp)
         guard spawned == 0 else { throw TmuxError("cannot start tmux: error \(spawned)") }
