@@ -41,9 +41,17 @@ final class ServerProcess: @unchecked Sendable {
         url = found
     }
 
+    /// SIGINT (a graceful shutdown), then SIGKILL if it is still running after ten seconds.
+    /// Polls rather than `waitUntilExit()`, which spins a run loop at full speed on the caller's
+    /// thread, often a cooperative one.
     func stop() {
         process.interrupt()
-        process.waitUntilExit()
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            while process.isRunning { usleep(20_000) }
+        }
     }
 }
 
