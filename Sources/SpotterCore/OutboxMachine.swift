@@ -57,6 +57,9 @@ public enum OutboxMachine {
         case dependencyFailed(reason: String)
         /// The operation it depends on is queued again.
         case dependencyRequeued
+        /// The server's change feed shows the entity deleted: a delete that gave up without a
+        /// definite answer had in fact landed (or another device deleted it) — its intent is done.
+        case seenDeletedOnServer
         /// The user asks to send it again.
         case retry
         /// The user gives up on it.
@@ -79,6 +82,10 @@ public enum OutboxMachine {
         case takeServerRow
         /// A delete was acknowledged: the local tombstone goes.
         case removeDeletedEntity
+        /// A delete was acknowledged: operations on the same entity that failed for good before it
+        /// (a create that gave up, an edit refused) are moot now that the entity is gone from the
+        /// server as the user asked — the delete was their discard. They no longer count as failed.
+        case settleEarlierFailures
         /// A create found its entity already on the server (409, id taken): the edits made here
         /// after the create still go out, as an update.
         case resendLaterEdits
@@ -155,6 +162,7 @@ public enum OutboxMachine {
             var effects: [Effect] = [.recordAnswer(status: status, error: nil), .complete]
             if facts.kind == .create && status == 409 { effects.append(.resendLaterEdits) }
             if facts.kind == .delete {
+                effects.append(.settleEarlierFailures)
                 if !facts.laterQueued { effects.append(.removeDeletedEntity) }
             } else if !facts.laterQueued {
                 effects.append(.takeServerRow)
@@ -184,6 +192,12 @@ public enum OutboxMachine {
 
         case (.dependencyRequeued, .blocked):
             return Transition(.pending, [.recordAnswer(status: nil, error: nil)])
+
+        case (.seenDeletedOnServer, .failedPermanent)
+        where facts.kind == .delete && !isRefusal(status: facts.lastStatus):
+            return Transition(
+                .succeeded,
+                [.recordAnswer(status: nil, error: nil), .complete, .settleEarlierFailures, .removeDeletedEntity])
 
         case (.retry, .failedPermanent):
             if isRefusal(status: facts.lastStatus) {
@@ -235,6 +249,7 @@ public enum OutboxMachine {
         case .unreadable: "marked unreadable"
         case .dependencyFailed: "blocked"
         case .dependencyRequeued: "released"
+        case .seenDeletedOnServer: "settled by the server's feed"
         case .retry: "retry"
         case .discard: "discard"
         }

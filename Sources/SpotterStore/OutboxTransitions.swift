@@ -215,6 +215,13 @@ extension SpotterStore {
             try requeueAsNewIntent(op, db: db, now: now)
         case .settleWaitingChange:
             try settleWaiting(op.entityType, op.entityID, db: db)
+        case .settleEarlierFailures:
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM outbox WHERE entity_type = ? AND entity_id = ? AND op_id != ?
+                        AND state IN \(OperationState.sqlList([.failedPermanent, .blocked]))
+                    """
+            ).execute(arguments: [op.entityType.rawValue, op.entityID, op.opID])
         }
         return []
     }

@@ -198,6 +198,7 @@ extension SpotterStore {
             try forgetWaiting(.set, id, db: db, seen: seen)
             return true
         case .deletedWorkout:
+            try settleGivenUpDeletes(.workout, id, db: db)
             try forgetWaiting(.workout, id, db: db, seen: seen)
             if seen.anythingWaiting {
                 try db.cachedStatement(sql: "DELETE FROM pulled_waiting WHERE account = ? AND parent_id = ?").execute(
@@ -206,9 +207,30 @@ extension SpotterStore {
             seen.workouts[id] = nil
             return try mergeWorkoutTombstone(id, db: db)
         case .deletedSet:
+            try settleGivenUpDeletes(.set, id, db: db)
             try forgetWaiting(.set, id, db: db, seen: seen)
             try db.cachedStatement(sql: "DELETE FROM sets WHERE id = ? AND \(visible())").execute(arguments: [id])
             return db.changesCount > 0
+        }
+    }
+
+    /// A tombstone in the feed answers a delete here that gave up without an answer (its replies
+    /// were dropped, the server was away): the machine settles it, so nothing says "failed" for an
+    /// entity that is gone everywhere. A refused delete is left as it is: the machine refuses.
+    private func settleGivenUpDeletes(_ type: EntityType, _ id: String, db: Database) throws {
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'delete'
+                        AND state = \(OperationState.failedPermanent.sql)
+                    """), arguments: [type.rawValue, id])
+        for row in rows {
+            let op = try OutboxOperation(row: row)
+            guard
+                (try? OutboxMachine.apply(.seenDeletedOnServer, to: facts(of: op, for: .seenDeletedOnServer, db: db)))
+                    != nil
+            else { continue }
+            try transition(op, .seenDeletedOnServer, db: db, now: now)
         }
     }
 

@@ -8,7 +8,8 @@ struct OutboxMachineTests {
     static let events: [OutboxMachine.Event] = [
         .claimed, .notSent, .leaseLost, .succeeded(status: 200), .transient(status: 503, error: "busy", retryAt: later),
         .permanent(status: 422, error: "reps: too many"), .unreadable(reason: "payload holds a BLOB"),
-        .dependencyFailed(reason: "waiting on rejected workout"), .dependencyRequeued, .retry, .discard,
+        .dependencyFailed(reason: "waiting on rejected workout"), .dependencyRequeued, .seenDeletedOnServer, .retry,
+        .discard,
     ]
 
     /// Which state each (state, event) pair leads to for an update; `nil` means the row goes away,
@@ -45,6 +46,7 @@ struct OutboxMachineTests {
         case .unreadable: "unreadable"
         case .dependencyFailed: "dependencyFailed"
         case .dependencyRequeued: "dependencyRequeued"
+        case .seenDeletedOnServer: "seenDeletedOnServer"
         case .retry: "retry"
         case .discard: "discard"
         }
@@ -74,6 +76,33 @@ struct OutboxMachineTests {
         #expect(!followed.effects.contains(.takeServerRow), "a newer local edit is never overwritten")
         let delete = try OutboxMachine.apply(.succeeded(status: 200), to: .init(kind: .delete, state: .inFlight))
         #expect(delete.effects.contains(.removeDeletedEntity))
+    }
+
+    /// A delete that gave up without an answer, then the feed shows the entity deleted: it landed,
+    /// so it succeeded. A refused delete stays failed (the entity came back, the user must see why),
+    /// and a queued one goes out as usual (404 on a delete counts as done).
+    @Test func aGivenUpDeleteIsSettledByATombstoneInTheFeed() throws {
+        let gaveUp = try OutboxMachine.apply(
+            .seenDeletedOnServer, to: .init(kind: .delete, state: .failedPermanent, attemptCount: 20, lastStatus: 503))
+        #expect(gaveUp.state == .succeeded)
+        #expect(gaveUp.effects.contains(.removeDeletedEntity) && gaveUp.effects.contains(.settleEarlierFailures))
+        #expect(throws: OutboxMachine.NotAllowed.self) {
+            try OutboxMachine.apply(
+                .seenDeletedOnServer,
+                to: .init(kind: .delete, state: .failedPermanent, attemptCount: 1, lastStatus: 403))
+        }
+        #expect(throws: OutboxMachine.NotAllowed.self) {
+            try OutboxMachine.apply(.seenDeletedOnServer, to: .init(kind: .delete, state: .pending))
+        }
+    }
+
+    /// A create that gave up (it may have landed), then the user deleted the entity and the delete
+    /// went through: the failed create is moot and must not say "1 failed" for ever after.
+    @Test func anAcknowledgedDeleteSettlesTheEntitysEarlierFailures() throws {
+        let delete = try OutboxMachine.apply(.succeeded(status: 204), to: .init(kind: .delete, state: .inFlight))
+        #expect(delete.effects.contains(.settleEarlierFailures))
+        let update = try OutboxMachine.apply(.succeeded(status: 200), to: .init(kind: .update, state: .inFlight))
+        #expect(!update.effects.contains(.settleEarlierFailures), "only a delete makes earlier failures moot")
     }
 
     @Test func aTransientFailureWaitsForItsRetryTime() throws {

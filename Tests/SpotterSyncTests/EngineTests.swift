@@ -141,6 +141,36 @@ struct EngineTests {
         #expect(try rig.store.queueCounts().pending == 3, "the operations wait, untouched")
     }
 
+    /// An edit the server refused stays "failed" so the user sees it; once the user deletes the set
+    /// and the server acknowledges the delete, that failure is moot and no longer counts.
+    @Test func anAcknowledgedDeleteSettlesARefusedEditOfTheSameSet() async throws {
+        let rig = try EngineRig()
+        let logged = try rig.store.log()
+        rig.transport.script { _ in }
+        await rig.engine.syncOnce()
+        try rig.store.editSet(id: logged.set.id, changes: SetChanges(reps: 7))
+        rig.transport.script {
+            $0.perOp = { _ in
+                (
+                    422,
+                    .object([
+                        "type": .string(ProblemType.validation), "title": .string("Invalid"), "status": .int(422),
+                        "detail": .string("not allowed"), "field": .string("reps"),
+                    ])
+                )
+            }
+        }
+        await rig.engine.syncOnce()
+        #expect(try rig.store.queueCounts().failed == 1, "the refused edit is shown")
+
+        try rig.store.deleteSet(id: logged.set.id)
+        rig.transport.script { $0.perOp = { _ in (204, nil) } }
+        await rig.engine.syncOnce()
+        let counts = try rig.store.queueCounts()
+        #expect(counts.failed == 0 && counts.pending == 0 && counts.blocked == 0, "\(counts)")
+        #expect(try rig.store.set(id: logged.set.id) == nil)
+    }
+
     @Test func resultsAreClassifiedPerOperation() async throws {
         let rig = try EngineRig()
         let workout = try rig.store.createWorkout(name: "Mixed")
