@@ -31,8 +31,9 @@ extension SpotterStore {
             let now = self.now
             let batch = pending
             try writer.write { db in
+                let namespace = try importNamespace(db: db)
                 for (key, rows) in batch {
-                    try importWorkout(key: key, rows: rows, db: db, now: now, result: &result)
+                    try importWorkout(key: key, rows: rows, namespace: namespace, db: db, now: now, result: &result)
                 }
             }
             pending.removeAll()
@@ -64,7 +65,25 @@ extension SpotterStore {
     /// is still found by its workout and content, and adds nothing — also when the workout was
     /// renamed meanwhile: ids derived under the owners this account took over (a token before
     /// its user was known) are looked for too.
-    private var importNamespace: String { userID == QueueOwner.deviceID ? "" : "\(userID)|" }
+    ///
+    /// The namespace is the one this device first imported under for the account: an account
+    /// that took over an owner (a token before its user was known, the device's own data) keeps
+    /// deriving that owner's ids, so the same file imported again after the first sync gives the
+    /// same ids — even when its workout was deleted meanwhile and nothing of it is left here to
+    /// be found (the server's tombstone then answers the create, and nothing comes back).
+    func importNamespace(db: Database) throws -> String {
+        if let kept = try String.fetchOne(
+            db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.namespaceKey(userID)])
+        {
+            return kept
+        }
+        let namespace = userID == QueueOwner.deviceID ? "" : "\(userID)|"
+        try db.execute(
+            sql: "INSERT INTO meta (key, value) VALUES (?, ?)", arguments: [Self.namespaceKey(userID), namespace])
+        return namespace
+    }
+
+    static func namespaceKey(_ owner: String) -> String { "import_namespace|\(owner)" }
 
     /// The owners whose rows `reassign` moved to this account.
     func importAliases(db: Database) throws -> [String] {
@@ -79,7 +98,8 @@ extension SpotterStore {
     static func aliasesKey(_ owner: String) -> String { "import_aliases|\(owner)" }
 
     private func importWorkout(
-        key: String, rows: [ImportedSet], db: Database, now: Date, result: inout ImportResult
+        key: String, rows: [ImportedSet], namespace importNamespace: String, db: Database, now: Date,
+        result: inout ImportResult
     ) throws {
         guard let first = rows.first else { return }
         let start = Timestamp.truncated(first.workoutStart)
