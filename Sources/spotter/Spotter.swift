@@ -46,11 +46,17 @@ struct Spotter: AsyncParsableCommand {
         }
         guard !leading.isEmpty else { return arguments }
         let rest = Array(arguments[min(index, arguments.count)...])
-        let names = Set(configuration.subcommands.map { $0._commandName })
-        if let subcommand = rest.first, names.contains(subcommand) {
-            return [subcommand] + leading + rest.dropFirst()
+        // After the deepest subcommand named (`config rest`, `exercises merge`): a group such as
+        // `config` has no options of its own, its subcommands do.
+        var path: [String] = []
+        var commands = configuration.subcommands
+        while let next = rest.dropFirst(path.count).first,
+            let command = commands.first(where: { $0._commandName == next })
+        {
+            path.append(next)
+            commands = command.configuration.subcommands
         }
-        return leading + rest
+        return path + leading + rest.dropFirst(path.count)
     }
 }
 

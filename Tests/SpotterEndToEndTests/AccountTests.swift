@@ -269,5 +269,23 @@ struct AccountTests {
 
         let version = try await SpotterBinary.run(["--version"], db: envDB)
         #expect(version.status == 0 && version.stdout.hasPrefix("spotter "), "\(version.stdout)")
+
+        // Commands with actions of their own take the global options first too.
+        let workoutID = try #require(
+            (try SpotterBinary.json(
+                try await SpotterBinary.run(["--db", other, "workouts", "--json"], db: envDB).stdout)["workouts"]
+                as? [[String: Any]])?.first?["id"] as? String)
+        for arguments in [
+            ["--db", other, "config", "rest", "45"], ["--db", other, "config", "show"],
+            ["--db", other, "exercises", "list", "--custom"], ["--db", other, "workout", "rename", workoutID, "Pull"],
+        ] {
+            let result = try await SpotterBinary.run(arguments, db: envDB)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+        let shown = try await SpotterBinary.run(["config", "show", "--db", other], db: envDB)
+        #expect(shown.stdout.contains("45"), "the rest set with --db first is in that database: \(shown.stdout)")
+        let renamed = try SpotterBinary.json(
+            try await SpotterBinary.run(["workouts", "--json", "--db", other], db: envDB).stdout)
+        #expect((renamed["workouts"] as? [[String: Any]])?.contains { $0["name"] as? String == "Pull" } == true)
     }
 }
