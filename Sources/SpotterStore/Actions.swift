@@ -156,27 +156,33 @@ extension SpotterStore {
         let now = self.now
         let key = id.wireString
         try writer.write { db in
-            guard try !queueDelete(type: .workout, id: key, db: db, now: now) else { return }
-            // The server deletes the sets with their workout; queued set intents that were never
-            // sent are moot, and sets whose create never left the device were never there.
-            let setIDs = try String.fetchAll(
-                db.cachedStatement(sql: "SELECT id FROM sets WHERE workout_id = ? AND deleted_at IS NULL"),
-                arguments: [key])
-            for setID in setIDs {
-                let queued = try Outbox.newestQueued(db, type: .set, id: setID)
-                if let queued, queued.isRewritable {
-                    try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [queued.opID])
-                }
+            if try !queueDelete(type: .workout, id: key, db: db, now: now) {
+                try markWorkoutDeleted(key, db: db, now: now)
             }
-            try db.cachedStatement(
-                sql:
-                    "UPDATE sets SET deleted_at = ?, sync_state = 'pending' WHERE workout_id = ? AND deleted_at IS NULL"
-            ).execute(arguments: [Timestamp.format(now), key])
-            try db.cachedStatement(
-                sql:
-                    "UPDATE workouts SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?"
-            ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
+            try Self.refreshRecords(db)
         }
+    }
+
+    private func markWorkoutDeleted(_ key: String, db: Database, now: Date) throws {
+        // The server deletes the sets with their workout; queued set intents that were never
+        // sent are moot, and sets whose create never left the device were never there.
+        let setIDs = try String.fetchAll(
+            db.cachedStatement(sql: "SELECT id FROM sets WHERE workout_id = ? AND deleted_at IS NULL"),
+            arguments: [key])
+        for setID in setIDs {
+            let queued = try Outbox.newestQueued(db, type: .set, id: setID)
+            if let queued, queued.isRewritable {
+                try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [queued.opID])
+            }
+        }
+        try db.cachedStatement(
+            sql:
+                "UPDATE sets SET deleted_at = ?, sync_state = 'pending' WHERE workout_id = ? AND deleted_at IS NULL"
+        ).execute(arguments: [Timestamp.format(now), key])
+        try db.cachedStatement(
+            sql:
+                "UPDATE workouts SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?"
+        ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
     }
 
     // MARK: Sets
@@ -301,6 +307,8 @@ extension SpotterStore {
             if let duration = changes.durationS { updated.durationS = duration }
             try checked { () throws(ValidationError) in try Validation.set(updated) }
             try applyChanges(type: .set, id: key, from: current.wireFields, to: updated.wireFields, db: db, now: now)
+            // Records follow at once: a reading command may open the file read-only and could not.
+            try Self.refreshRecords(db)
         }
     }
 
@@ -309,11 +317,13 @@ extension SpotterStore {
         let now = self.now
         let key = id.wireString
         try writer.write { db in
-            guard try !queueDelete(type: .set, id: key, db: db, now: now) else { return }
-            try db.cachedStatement(
-                sql:
-                    "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?"
-            ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
+            if try !queueDelete(type: .set, id: key, db: db, now: now) {
+                try db.cachedStatement(
+                    sql:
+                        "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?"
+                ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
+            }
+            try Self.refreshRecords(db)
         }
     }
 

@@ -76,6 +76,7 @@ extension SpotterStore {
             for id in setIDs {
                 try applyEdit(type: .set, id: id, patch: ["exercise": .string(into)], db: db, now: now)
             }
+            try Self.refreshRecords(db)  // the merged history has records of its own
             var removed = false
             if isCustom, from.caseInsensitiveCompare(into) != .orderedSame {
                 try db.cachedStatement(sql: "DELETE FROM exercises WHERE name = ? AND is_custom = 1").execute(

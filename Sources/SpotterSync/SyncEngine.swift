@@ -451,6 +451,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 if page.hasMore && !(page.entities.isEmpty && page.unreadable == 0) {
                     pull(cursor: page.cursor, first: false)
                 } else {
+                    // Records follow the pulled sets once, after the last page (a page at a time
+                    // would walk a big exercise again for every page).
+                    do { try store.refreshRecords() } catch { logger.error("records not refreshed: \(error)") }
                     pullFavorites()
                 }
             }

@@ -10,6 +10,38 @@ struct LifterCLITests {
         #expect(result.status == 0, "log: \(result.stderr)")
     }
 
+    /// `sets` may open the file read-only and cannot recompute anything: an edit or a delete made
+    /// from the command line leaves the records right by itself.
+    @Test func recordsFollowAnEditAndADeleteMadeFromTheCommandLine() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        var ids: [String] = []
+        for weight in ["100", "110", "105"] {
+            let result = try await SpotterBinary.run(
+                ["log", "--exercise", "Bench Press (Barbell)", "--weight", weight, "--reps", "5"], db: db)
+            #expect(result.status == 0, "log: \(result.stderr)")
+            ids.append(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        func badges() async throws -> [String: Bool] {
+            let listing = try await SpotterBinary.run(["sets"], db: db).stdout
+            var marked: [String: Bool] = [:]
+            for line in listing.split(separator: "\n") {
+                if let id = ids.first(where: { line.hasPrefix($0) }) { marked[id] = line.contains(" PR") }
+            }
+            return marked
+        }
+        #expect(try await badges() == [ids[0]: false, ids[1]: true, ids[2]: false])
+
+        let edit = try await SpotterBinary.run(["edit", ids[1], "--weight", "90"], db: db)
+        #expect(edit.status == 0, "\(edit.stderr)")
+        #expect(
+            try await badges() == [ids[0]: false, ids[1]: false, ids[2]: true],
+            "the typo fixed to 90 kg is no record; 105 kg now is")
+
+        let delete = try await SpotterBinary.run(["delete", ids[2]], db: db)
+        #expect(delete.status == 0, "\(delete.stderr)")
+        #expect(try await badges() == [ids[0]: false, ids[1]: false], "with 105 kg gone, 90 kg beats nothing")
+    }
+
     @Test func importWithTheWrongFormatIsOneLineAndExitTwo() async throws {
         let db = SpotterBinary.temporaryDatabase()
         let file = URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("strong.csv")
