@@ -485,6 +485,11 @@ extension SpotterStore {
         {
             return known
         }
+        // "squat" typed at the command line is the catalogue's Squat (Barbell), as on import:
+        // a name of the apps' default lists never splits a history into a custom exercise.
+        if let alias = Catalog.aliases[Catalog.aliasKey(name)], alias.caseInsensitiveCompare(name) != .orderedSame {
+            return try resolveExercise(alias, db: db)
+        }
         try db.cachedStatement(sql: "INSERT INTO exercises (name, is_custom) VALUES (?, 1)").execute(arguments: [name])
         return name
     }

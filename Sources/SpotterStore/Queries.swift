@@ -163,10 +163,12 @@ extension SpotterStore {
     }
 
     /// Sets store the catalogue's spelling; queries look it up first so they hit the index exactly.
+    /// The list's spelling of a name; else the catalogue name it is an alias of ("squat" is
+    /// Squat (Barbell)); else the name as given.
     static func canonicalExercise(_ name: String, db: Database) throws -> String {
         try String.fetchOne(
             db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE"), arguments: [name])
-            ?? name
+            ?? Catalog.aliases[Catalog.aliasKey(name)] ?? name
     }
 
     /// Catalogue names matching a type-ahead query: starred first, then prefix matches, then the rest.

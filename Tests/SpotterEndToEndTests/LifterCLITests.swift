@@ -42,6 +42,25 @@ struct LifterCLITests {
         #expect(try await badges() == [ids[0]: false, ids[1]: false], "with 105 kg gone, 90 kg beats nothing")
     }
 
+    /// README's own example: "squat" typed at the command line is the catalogue's Squat (Barbell),
+    /// as on import, for logging and for a rest setting alike: no custom "squat" splits the history.
+    @Test func namesFromTheAppsDefaultListsFindTheCatalogue() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await Self.log(db, "squat", "100", "5")
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        #expect((sets["sets"] as? [[String: Any]])?.first?["exercise"] as? String == "Squat (Barbell)")
+        let custom = try await SpotterBinary.run(["exercises", "list", "--custom"], db: db)
+        #expect(!custom.stdout.lowercased().contains("squat"), "no custom exercise: \(custom.stdout)")
+
+        let rest = try await SpotterBinary.run(["config", "rest", "150", "--exercise", "squat"], db: db)
+        #expect(rest.status == 0, "\(rest.stderr)")
+        let shown = try await SpotterBinary.run(["config", "show"], db: db).stdout.lowercased()
+        #expect(shown.contains("squat (barbell)") && shown.contains("150"), "\(shown)")
+        #expect(
+            shown.split(separator: "\n").filter { $0.contains("squat") }.count == 1,
+            "one rule, for the catalogue's name: \(shown)")
+    }
+
     @Test func importWithTheWrongFormatIsOneLineAndExitTwo() async throws {
         let db = SpotterBinary.temporaryDatabase()
         let file = URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("strong.csv")
