@@ -212,11 +212,12 @@ extension SpotterStore {
                 (try Int.fetchOne(
                     db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"),
                     arguments: [workoutKey]) ?? 0) + 1
+            let performedAt = try input.performedAt ?? Self.performedTime(in: workout, now: now, db: db)
             let set = WorkoutSet(
                 id: id, workoutID: workout.id, exercise: exercise, position: position, kind: input.kind,
                 weight: input.weight, unit: input.unit, reps: input.reps, rpe: input.rpe, distanceM: input.distanceM,
                 durationS: input.durationS, notes: input.notes,
-                performedAt: Timestamp.truncated(input.performedAt ?? now))
+                performedAt: Timestamp.truncated(performedAt))
             var (opID, isPR) = try insertSet(set, db: db, now: now)
             if try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM records_dirty WHERE exercise = ?)"),
@@ -523,6 +524,18 @@ extension SpotterStore {
             try insertWorkout(workout, db: db, now: now)
             return (workout, true)
         }
+    }
+
+    /// When a set logged now was performed: now, in the workout in progress (started today, not
+    /// ended); in a past workout (a set added later on purpose) just after that workout's last
+    /// set, or at its start — so its date, records and weekly volume are that workout's.
+    static func performedTime(in workout: Workout, now: Date, db: Database) throws -> Date {
+        if workout.endedAt == nil && workout.startedAt >= Calendar.current.startOfDay(for: now) { return now }
+        let last = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT MAX(performed_at) FROM sets WHERE workout_id = ? AND deleted_at IS NULL"),
+            arguments: [workout.id.wireString]
+        ).flatMap(Timestamp.parse)
+        return min(now, last.map { $0.addingTimeInterval(1) } ?? workout.startedAt)
     }
 
     /// "Morning Workout", "Afternoon Workout"…, as Strong names a workout nobody named.

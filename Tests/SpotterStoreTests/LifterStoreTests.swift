@@ -18,6 +18,25 @@ struct LifterStoreTests {
         #expect(try store.exercises(matching: String(repeating: "_%", count: 5_000)).isEmpty)
     }
 
+    /// A set added on purpose to a workout seven months old belongs to that day: its date,
+    /// records and weekly volume are the workout's, not today's.
+    @Test func aSetAddedToAPastWorkoutTakesThatWorkoutsTime() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        let old = try store.createWorkout(name: "Lower", startedAt: clock.now().addingTimeInterval(-210 * 86_400))
+        let first = try store.logSet(
+            LogSetInput(
+                exercise: "Squat (Barbell)", weight: 100, reps: 5, workout: .existing(old.id),
+                performedAt: old.startedAt.addingTimeInterval(600)))
+        let added = try store.logSet(
+            LogSetInput(exercise: "Squat (Barbell)", weight: 105, reps: 5, workout: .existing(old.id)))
+        let row = try #require(try store.set(id: added.set.id))
+        #expect(row.set.performedAt == first.set.performedAt.addingTimeInterval(1), "just after its last set")
+        // Today's workout in progress still takes the time of logging.
+        let today = try store.log("Squat (Barbell)", weight: 100)
+        #expect(abs(today.set.performedAt.timeIntervalSince(clock.now())) < 1)
+    }
+
     @Test func previousSetFollowsThePositionInTheExercisesLastSession() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
