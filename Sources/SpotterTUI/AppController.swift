@@ -294,7 +294,7 @@ public final class AppController {
                     workoutID: id, workoutName: state.workouts.first { $0.id == id }?.summary.workout.name)
             }
             form.exercise = input.exercise
-            form.weight = Formatting.weight(input.weight, unit: input.unit)
+            form.weight = Formatting.number(input.weight)
             form.unit = input.unit
             form.reps = String(input.reps)
             form.rpe = input.rpe.map(Formatting.number) ?? ""
@@ -306,7 +306,7 @@ public final class AppController {
         case .editSet(let id, let changes):
             var form = SetForm(purpose: .edit(setID: id))
             form.exercise = changes.exercise ?? ""
-            form.weight = changes.weight.map { Formatting.weight($0, unit: changes.unit ?? .kg) } ?? ""
+            form.weight = changes.weight.map(Formatting.number) ?? ""
             form.unit = changes.unit ?? .kg
             form.reps = changes.reps.map(String.init) ?? ""
             form.rpe = changes.rpe.map(Formatting.number) ?? ""

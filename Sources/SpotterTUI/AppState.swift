@@ -81,7 +81,16 @@ public struct SetForm: Sendable, Equatable {
     /// Fields whose text was filled for the lifter and not touched since: like a selected text
     /// field, the first typed character replaces the text; arrows or Backspace edit it instead.
     public var pristine: Set<Field> = []
+    /// The weight the numbers came from, exactly as stored: saved unchanged while the field is
+    /// untouched, so showing 120 kg as 264.55 lb never stores 264.55 lb.
+    public var storedWeight: StoredWeight?
     public var error: String?
+
+    /// A weight as a set stores it.
+    public struct StoredWeight: Sendable, Equatable {
+        public var weight: Double
+        public var unit: WeightUnit
+    }
 
     public init(purpose: Purpose) {
         self.purpose = purpose

@@ -388,6 +388,7 @@ extension AppState {
         form.exercise = row.set.exercise
         form.weight = Formatting.number(row.set.weight)
         form.unit = row.set.unit
+        form.storedWeight = SetForm.StoredWeight(weight: row.set.weight, unit: row.set.unit)
         form.reps = String(row.set.reps)
         form.rpe = row.set.rpe.map(Formatting.number) ?? ""
         form.kind = row.set.kind
@@ -539,6 +540,9 @@ extension AppState {
         let fields = SetForm.Field.allCases
         let index = fields.firstIndex(of: form.focus) ?? 0
         form.focus = fields[(index + (forward ? 1 : fields.count - 1)) % fields.count]
+        // Tabbing into a filled field selects it, as in any form: typing replaces, never appends
+        // ("Deadlift (Barbell)x"); arrows or Backspace edit it.
+        if form.focus != .kind, !form.text(of: form.focus).isEmpty { form.pristine.insert(form.focus) }
         return effects
     }
 
@@ -558,8 +562,13 @@ extension AppState {
     static func submission(of form: SetForm) -> Result<AppEffect, FormProblem> {
         let exercise = form.exercise.trimmingCharacters(in: .whitespaces)
         guard !exercise.isEmpty else { return .failure(FormProblem(field: .exercise, message: "Exercise is required")) }
-        guard let (weight, unit) = parseWeight(form.weight, defaultUnit: form.unit) else {
+        guard
+            var (weight, unit) = parseWeight(form.weight, defaultUnit: form.unit)
+        else {
             return .failure(FormProblem(field: .weight, message: "Weight must be a number, like 100 or 225 lb"))
+        }
+        if form.pristine.contains(.weight), let stored = form.storedWeight {
+            (weight, unit) = (stored.weight, stored.unit)  // untouched: exactly what was stored
         }
         guard let reps = Int(form.reps.trimmingCharacters(in: .whitespaces)), reps >= 0 else {
             return .failure(FormProblem(field: .reps, message: "Reps must be a whole number"))
@@ -631,8 +640,10 @@ extension SetForm {
     /// and when. The filled fields are selected: typing replaces them.
     public mutating func prefill(from set: WorkoutSet, note: String?, display: WeightUnit? = nil) {
         let shownUnit = display ?? set.unit
-        weight = Formatting.weight(Formatting.converted(set.weight, from: set.unit, to: shownUnit), unit: shownUnit)
+        // The number alone (the unit is shown beside it): Backspace edits digits, never "kg".
+        weight = Formatting.number(Formatting.converted(set.weight, from: set.unit, to: shownUnit))
         unit = shownUnit
+        storedWeight = StoredWeight(weight: set.weight, unit: set.unit)
         reps = String(set.reps)
         rpe = set.rpe.map(Formatting.number) ?? ""
         kind = set.kind
@@ -649,6 +660,7 @@ extension SetForm {
         kind = .normal
         prefilledFrom = exercise
         prefillNote = nil
+        storedWeight = nil
         pristine.subtract([.weight, .reps, .rpe])
     }
 }

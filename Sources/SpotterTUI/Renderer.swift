@@ -471,7 +471,7 @@ public enum Renderer {
         let labelWidth = 10
         let valueX = x + 2 + labelWidth
         let valueWidth = width - labelWidth - 4
-        func field(_ field: SetForm.Field, row: Int, value: String, hint: String = "") {
+        func field(_ field: SetForm.Field, row: Int, value: String, unit: String = "", hint: String = "") {
             let focused = form.focus == field
             buffer.put(field.label, x: x + 2, y: row, style: focused ? .bold : .plain)
             // A filled-in field that typing would replace is drawn selected.
@@ -479,9 +479,16 @@ public enum Renderer {
             let shown = focused && field != .kind && !selected ? value + "_" : value
             let style = selected ? CellStyle.reverse : focused ? CellStyle(underline: true) : CellStyle.plain
             buffer.fill(x: valueX, y: row, count: min(valueWidth, 30), style: style)
-            let used = buffer.put(
+            var used = buffer.put(
                 shown.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX, y: row, style: style,
                 maxWidth: valueWidth)
+            if !unit.isEmpty, used < valueWidth {
+                // The unit stands right after the number ("200 kg") but is not part of the text:
+                // Backspace edits digits.
+                used += buffer.put(
+                    " " + unit, x: valueX + used, y: row,
+                    style: focused ? CellStyle(dim: true, underline: true) : .dim, maxWidth: valueWidth - used)
+            }
             if !hint.isEmpty {
                 buffer.put(
                     hint, x: valueX + max(used, min(valueWidth, 30)) + 1, y: row, style: .dim,
@@ -507,7 +514,7 @@ public enum Renderer {
         row += suggestionRows
         let unitHint =
             form.weight.lowercased().contains("k") || form.weight.lowercased().contains("l") ? "" : form.unit.rawValue
-        field(.weight, row: row, value: form.weight, hint: unitHint)
+        field(.weight, row: row, value: form.weight, unit: unitHint)
         field(.reps, row: row + 1, value: form.reps)
         field(.rpe, row: row + 2, value: form.rpe, hint: "optional, 1-10")
         field(

@@ -67,7 +67,7 @@ struct KeyHandlingTests {
             return
         }
         #expect(form.exercise == "Squat (Barbell)")
-        #expect(form.weight == "140 kg" && form.reps == "3" && form.rpe == "9")
+        #expect(form.weight == "140" && form.unit == .kg && form.reps == "3" && form.rpe == "9")
         app.handle(.enter)
         let sets = try fixture.store.sets(workoutID: nil)
         #expect(sets.count == 2)
@@ -92,8 +92,8 @@ struct KeyHandlingTests {
         }
         #expect(form.exercise == "Deadlift (Barbell)")
         #expect(form.focus == .weight)
-        #expect(form.weight == "200 kg" && form.reps == "2" && form.rpe == "9.5")
-        #expect(app.screen.contains("200 kg"))
+        #expect(form.weight == "200" && form.unit == .kg && form.reps == "2" && form.rpe == "9.5")
+        #expect(app.screen.contains("200 kg"), "\(app.screen)")
         app.handle(.control("u"))
         app.type("205")
         app.handle(.enter)

@@ -93,7 +93,8 @@ struct LifterSessionTests {
         let form = try Self.form(app)
         #expect(form.exercise == "Bench Press (Barbell)")
         #expect(form.focus == .weight, "Enter on a new exercise fills its numbers, it does not save")
-        #expect(form.weight == "105 kg" && form.reps == "3", "the second bench set of the last session")
+        #expect(
+            form.weight == "105" && form.unit == .kg && form.reps == "3", "the second bench set of the last session")
         let note = try #require(form.prefillNote)
         #expect(note.contains("set 2/2") && note.contains("Bench Press (Barbell)"))
         let oldDate = fixture.clock.now().addingTimeInterval(-200 * 86_400)
@@ -114,7 +115,7 @@ struct LifterSessionTests {
         try fixture.log("Squat (Barbell)", 140, 3, rpe: 9)
         let app = fixture.controller()
         app.handle(.character("n"))
-        #expect(try Self.form(app).weight == "140 kg")
+        #expect(try Self.form(app).weight == "140" && Self.form(app).unit == .kg)
         app.handle(.backTab)
         app.type("Deadlift (Barbell)")
         app.handle(.tab)
@@ -123,6 +124,27 @@ struct LifterSessionTests {
         #expect(form.weight.isEmpty && form.reps.isEmpty && form.rpe.isEmpty)
         #expect(form.prefillNote == nil)
         #expect(app.screen.contains("no earlier Deadlift (Barbell) set"))
+    }
+
+    @Test("Shift-Tab back into a chosen exercise selects it: typing replaces the name, never appends to it")
+    func tabbingIntoAFilledFieldSelectsIt() throws {
+        let fixture = try Fixture()
+        try fixture.log("Squat (Barbell)", 60, 5)
+        let app = fixture.controller()
+        app.handle(.character("n"))
+        app.handle(.backTab)  // the form opens on the weight
+        app.handle(.control("u"))
+        app.type("deadl")
+        app.handle(.tab)
+        #expect(try Self.form(app).exercise == "Deadlift (Barbell)")
+        app.handle(.backTab)
+        app.type("squat (barbell)")
+        #expect(try Self.form(app).exercise == "squat (barbell)", "not 'Deadlift (Barbell)squat (barbell)'")
+        app.handle(.left)
+        app.handle(.tab)
+        app.handle(.backTab)
+        app.handle(.backspace)
+        #expect(try Self.form(app).exercise == "Squat (Barbell", "Backspace edits a selected field")
     }
 
     @Test("the first key typed into a prefilled field replaces it; Backspace edits it")
@@ -143,7 +165,9 @@ struct LifterSessionTests {
 
         app.handle(.character("n"))
         app.handle(.backspace)
-        #expect(try Self.form(app).weight == "80 k", "Backspace edits the prefilled text")
+        #expect(try Self.form(app).weight == "8", "Backspace edits the prefilled number (the unit is beside it)")
+        app.type("5")
+        #expect(try Self.form(app).weight == "85", "and typing after it appends a digit, never to 'kg'")
         app.handle(.right)
         app.handle(.tab)
         app.handle(.right)
@@ -246,8 +270,11 @@ struct LifterSessionTests {
         #expect(app.screen.contains("200 lb"))
         #expect(!app.screen.contains("90.72 kg"))
         app.handle(.character("n"))
-        #expect(try Self.form(app).weight == "200 lb")
-        app.handle(.escape)
+        #expect(try Self.form(app).weight == "200" && Self.form(app).unit == .lb)
+        app.handle(.enter)  // saved untouched: the stored 90.72 kg, not a rounded 200 lb
+        let saved = try fixture.store.sets(workoutID: nil).map(\.set)
+        #expect(saved.count == 2 && saved.allSatisfy { $0.weight == 90.72 && $0.unit == .kg }, "\(saved)")
+        try fixture.store.deleteSet(id: try #require(saved.last).id)
         app.handle(.character("u"))  // lb → as logged
         #expect(app.screen.contains("90.72 kg"))
         #expect(try fixture.store.displayUnit == nil)
