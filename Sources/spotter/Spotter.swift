@@ -133,12 +133,10 @@ enum Main {
                 Foundation.exit(0)
             }
             let message = Spotter.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            FileHandle.standardError.write(Data("spotter: \(message)\n".utf8))
-            if code == .validationFailure {
-                FileHandle.standardError.write(Data("usage: see `spotter --help`\n".utf8))
-                Foundation.exit(2)
-            }
-            Foundation.exit(1)
+            // One line, also for a usage error: the pointer to the help goes on it.
+            let usage = code == .validationFailure ? " (see `spotter --help`)" : ""
+            FileHandle.standardError.write(Data("spotter: \(message)\(usage)\n".utf8))
+            Foundation.exit(code == .validationFailure ? 2 : 1)
         }
     }
 }

@@ -61,6 +61,15 @@ struct LifterCLITests {
             "one rule, for the catalogue's name: \(shown)")
     }
 
+    /// A value the parser refuses (`--format wrong`) is one line too, with the pointer to the help on it.
+    @Test func anUnknownFormatIsOneLineAndExitTwo() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let result = try await SpotterBinary.run(["import", "/nonexistent.csv", "--format", "wrong"], db: db)
+        #expect(result.status == 2)
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+        #expect(result.stderr.contains("'wrong'") && result.stderr.contains("spotter --help"))
+    }
+
     @Test func importWithTheWrongFormatIsOneLineAndExitTwo() async throws {
         let db = SpotterBinary.temporaryDatabase()
         let file = URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("strong.csv")
