@@ -224,15 +224,19 @@ public enum Renderer {
     struct SetColumns {
         var position = 3
         var exercise: Int
-        var weight = 8
+        /// As wide as the widest weight on screen, from 8 up to 10 ("4409.25 lb", the 2000 kg
+        /// limit shown in lb): a big weight shows whole, and the usual ones leave the exercise
+        /// name its room at 80 columns.
+        var weight: Int
         var reps = 4
         var rpe = 3
         var pr = 2
         var status: Int
 
-        init(inner: Int) {
+        init(inner: Int, widestWeight: Int = 8) {
+            weight = min(max(8, widestWeight), 10)
             // Leading space, #, exercise, weight, reps, RPE and PR with one space between each.
-            let fixed = 1 + 3 + 1 + 1 + 8 + 1 + 4 + 1 + 3 + 1 + 2 + 1
+            let fixed = 1 + 3 + 1 + 1 + weight + 1 + 4 + 1 + 3 + 1 + 2 + 1
             let rest = max(0, inner - fixed)
             exercise = min(max(8, rest - 7), 34)
             status = max(0, rest - exercise)
@@ -252,11 +256,14 @@ public enum Renderer {
         if !state.setFilter.isEmpty { title += " /\(state.setFilter)" }
         drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: title, focused: state.focus == .sets)
         let inner = width - 2
-        let columns = SetColumns(inner: inner)
-        buffer.put(
-            " " + columns.header(), x: x + 1, y: y + 1, style: CellStyle(bold: true, underline: false), maxWidth: inner)
         let visibleRows = height - 3
         let rows = state.visibleSets
+        let offset = scrollOffset(selected: state.selectedSet, count: rows.count, visibleRows: visibleRows)
+        let shown = rows.isEmpty ? [] : rows[offset..<min(rows.count, offset + visibleRows)]
+        let weights = shown.map { Formatting.weight($0.set.weight, unit: $0.set.unit, shownIn: state.displayUnit) }
+        let columns = SetColumns(inner: inner, widestWeight: weights.map(\.count).max() ?? 8)
+        buffer.put(
+            " " + columns.header(), x: x + 1, y: y + 1, style: CellStyle(bold: true, underline: false), maxWidth: inner)
         if rows.isEmpty {
             let text: String
             if !state.setFilter.isEmpty {
@@ -269,19 +276,18 @@ public enum Renderer {
             buffer.put(" " + text, x: x + 1, y: y + 2, style: .dim, maxWidth: inner)
             return
         }
-        let offset = scrollOffset(selected: state.selectedSet, count: rows.count, visibleRows: visibleRows)
-        for row in 0..<min(visibleRows, rows.count - offset) {
+        for row in 0..<shown.count {
             let index = offset + row
             drawSetRow(
-                rows[index], selected: index == state.selectedSet, focused: state.focus == .sets, columns: columns, g,
-                &buffer, x: x + 1, y: y + 2 + row, inner: inner, unit: state.displayUnit)
+                rows[index], weight: weights[row], selected: index == state.selectedSet, focused: state.focus == .sets,
+                columns: columns, g, &buffer, x: x + 1, y: y + 2 + row, inner: inner)
         }
     }
 
+    /// One row of the sets table; `weight` is the set's weight as shown (in the lifter's unit).
     static func drawSetRow(
-        _ row: SetRow, selected: Bool, focused: Bool, columns: SetColumns, _ g: Glyphs, _ buffer: inout ScreenBuffer,
-        x: Int, y: Int,
-        inner: Int, unit: WeightUnit? = nil
+        _ row: SetRow, weight: String, selected: Bool, focused: Bool, columns: SetColumns, _ g: Glyphs,
+        _ buffer: inout ScreenBuffer, x: Int, y: Int, inner: Int
     ) {
         let set = row.set
         let base: CellStyle = selected ? (focused ? .reverse : .bold) : .plain
@@ -296,7 +302,7 @@ public enum Renderer {
         var text =
             " " + position.leftPadded(to: columns.position) + " "
             + set.exercise.padded(to: columns.exercise, ellipsis: g.ellipsis) + " "
-        text += Formatting.weight(set.weight, unit: set.unit, shownIn: unit).leftPadded(to: columns.weight) + " "
+        text += weight.leftPadded(to: columns.weight) + " "
         text += String(set.reps).leftPadded(to: columns.reps) + " "
         text += (set.rpe.map(Formatting.number) ?? "").padded(to: columns.rpe) + " "
         var column = x + buffer.put(text, x: x, y: y, style: base, maxWidth: inner)

@@ -44,6 +44,19 @@ struct LayoutTests {
         }
     }
 
+    @Test("80x24: the widest weights show whole, as logged and in lb")
+    func widestWeightsShowWhole() throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.createWorkout(name: "Heavy")
+        try fixture.log("Deadlift (Barbell)", 122.25, 3, workout: workout.id)
+        try fixture.log("Deadlift (Barbell)", 2000, 1, workout: workout.id)
+        var app = fixture.controller()
+        #expect(app.screen.contains("122.25 kg") && app.screen.contains("2000 kg"), "\(app.screen)")
+        try fixture.store.setDisplayUnit(.lb)
+        app = fixture.controller()
+        #expect(app.screen.contains("4409.25 lb") && app.screen.contains("269.52 lb"), "\(app.screen)")
+    }
+
     @Test("200x60: wider panes keep long names whole and the list fills the height")
     func layoutAt200x60() throws {
         let fixture = try Fixture()
