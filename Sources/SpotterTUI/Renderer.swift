@@ -50,6 +50,9 @@ public enum Renderer {
         case .history(let view): drawHistory(view, state, &buffer)
         case .confirmDelete, .newWorkout, .none: break
         }
+        // Messages and names carry symbols of their own ("100 kg × 5", "Log set · new workout",
+        // an emoji in a workout's name): a terminal without UTF-8 gets ASCII for every cell.
+        if state.glyphs == .ascii { buffer.transliterateToASCII() }
     }
 
     static func workoutsPaneWidth(columns: Int) -> Int {

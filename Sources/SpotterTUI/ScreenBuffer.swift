@@ -237,3 +237,31 @@ extension String {
         return w < columns ? String(repeating: " ", count: columns - w) + self : clipped(to: columns)
     }
 }
+
+extension ScreenBuffer {
+    /// ASCII spellings of the symbols text may carry; anything else outside ASCII becomes "?".
+    static let asciiSpellings: [Character: Character] = [
+        "×": "x", "·": "-", "…": "~", "—": "-", "–": "-", "←": "<", "→": ">", "↑": "^", "↓": "v", "’": "'",
+        "‘": "'", "“": "\"", "”": "\"", "•": "*", "✓": "+", "✗": "x", "⏳": ".", "⚠": "!", "✈": ">", "⟳": "~",
+        "●": "*", "○": "o", "▸": ">", "★": "*", "☆": "*", "é": "e", "è": "e", "ü": "u", "ö": "o", "ä": "a",
+    ]
+
+    /// Replaces every character outside ASCII: a wide one (two cells) becomes "??", so the grid
+    /// and every border stay where they are.
+    mutating func transliterateToASCII() {
+        var replacedWide = false
+        for index in cells.indices {
+            let cell = cells[index]
+            if cell.width == 0 {
+                // The right half of a wide character: it becomes a cell of its own.
+                if replacedWide { cells[index] = Cell(character: "?", style: cell.style, width: 1) }
+                replacedWide = false
+                continue
+            }
+            replacedWide = false
+            guard !cell.character.isASCII else { continue }
+            replacedWide = cell.width == 2
+            cells[index] = Cell(character: Self.asciiSpellings[cell.character] ?? "?", style: cell.style, width: 1)
+        }
+    }
+}

@@ -112,6 +112,21 @@ struct LayoutTests {
         #expect(app.screen.line(0).contains("> Airplane - 2 queued"))
     }
 
+    @Test("without UTF-8, names and messages are ASCII too: an emoji is '??', × is x, and no border moves")
+    func asciiFallbackCoversNamesAndMessages() throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.createWorkout(name: "💪 Push · Day")
+        try fixture.log("Bench Press (Barbell)", 100, 5, workout: workout.id)
+        let app = fixture.controller(glyphs: .ascii)
+        app.handle(.character("n"))
+        app.handle(.enter)
+        let screen = app.screen
+        #expect(screen.text.unicodeScalars.allSatisfy { $0.isASCII }, "\(screen.text)")
+        #expect(screen.contains("?? Push - Day"), "\(screen.text)")
+        #expect(screen.contains("100 kg x 5"), "the logged message: \(screen.text)")
+        for y in 0..<screen.height { #expect(screen.line(y).count == screen.width, "row \(y) keeps its width") }
+    }
+
     @Test("wide characters take two cells and never break the column grid")
     func wideCharacters() {
         var buffer = ScreenBuffer(width: 10, height: 1)
