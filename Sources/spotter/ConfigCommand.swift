@@ -30,10 +30,16 @@ struct ConfigRest: AsyncParsableCommand {
         commandName: "rest", abstract: "Rest after a set, in seconds (0: no timer); per exercise with --exercise.")
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "Seconds, 0 to 3600; 'default' clears an exercise's own setting.") var seconds: String
+    // All unrecognized: "-5" is a value to refuse with its reason, not an unknown flag.
+    @Argument(parsing: .allUnrecognized, help: "Seconds, 0 to 3600; 'default' clears an exercise's own setting.")
+    var values: [String] = []
     @Option(help: "Only after sets of this exercise.") var exercise: String?
 
     func run() async throws {
+        guard values.count == 1, let seconds = values.first else {
+            throw CLIError(
+                "rest takes one value: seconds from 0 to \(Preference.maxRestSeconds), or 'default'", code: 2)
+        }
         let store = try global.openStore()
         if seconds == "default" {
             guard let exercise else { throw CLIError("'default' needs --exercise", code: 2) }

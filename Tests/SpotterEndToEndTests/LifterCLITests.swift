@@ -70,6 +70,15 @@ struct LifterCLITests {
         #expect(result.stderr.contains("'wrong'") && result.stderr.contains("spotter --help"))
     }
 
+    @Test func aNegativeRestSaysTheRangeNotMissingArgument() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let result = try await SpotterBinary.run(["config", "rest", "-5"], db: db)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("from 0 to 3600") && !result.stderr.contains("Missing"), "\(result.stderr)")
+        let shown = try await SpotterBinary.run(["config", "show"], db: db)
+        #expect(shown.stdout.contains("rest 90 s"), "nothing changed: \(shown.stdout)")
+    }
+
     @Test func importWithTheWrongFormatIsOneLineAndExitTwo() async throws {
         let db = SpotterBinary.temporaryDatabase()
         let file = URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("strong.csv")
