@@ -171,26 +171,31 @@ extension SpotterStore {
             ?? Catalog.aliases[Catalog.aliasKey(name)] ?? name
     }
 
-    /// Catalogue names matching a type-ahead query: starred first, then prefix matches, then the rest.
+    /// Catalogue names matching a type-ahead query: starred first, then those the lifter has sets
+    /// of ("dead" is Deadlift (Barbell) before Dead Bug), then prefix matches, then the rest.
     public func exercises(matching query: String, limit: Int = 10) throws -> [String] {
         let trimmed = query.trimmingCharacters(in: .whitespaces)
         // No exercise name is longer: a longer query matches nothing, and costs nothing.
         guard trimmed.count <= Validation.maxExerciseLength else { return [] }
         let starred = Set(try favorites().map { $0.lowercased() })
         return try writer.read { db in
-            let names = try String.fetchAll(
-                db, sql: "SELECT name FROM exercises WHERE name LIKE ? ESCAPE '\\' ORDER BY name",
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, EXISTS(SELECT 1 FROM sets WHERE exercise = exercises.name AND deleted_at IS NULL) AS used
+                    FROM exercises WHERE name LIKE ? ESCAPE '\\'
+                    """,
                 arguments: ["%" + Self.likeEscaped(trimmed) + "%"])
             let lower = trimmed.lowercased()
-            return names.sorted { lhs, rhs in
-                let key = { (name: String) -> (Int, Int, String) in
-                    (
-                        starred.contains(name.lowercased()) ? 0 : 1, name.lowercased().hasPrefix(lower) ? 0 : 1,
-                        name.lowercased()
-                    )
-                }
-                return key(lhs) < key(rhs)
-            }.prefix(limit).map { $0 }
+            let keyed = rows.map { row -> (key: (Int, Int, Int, String), name: String) in
+                let name: String = row["name"]
+                let used: Bool = row["used"]
+                let folded = name.lowercased()
+                return (
+                    (starred.contains(folded) ? 0 : 1, used ? 0 : 1, folded.hasPrefix(lower) ? 0 : 1, folded), name
+                )
+            }
+            return keyed.sorted { $0.key < $1.key }.prefix(limit).map(\.name)
         }
     }
 

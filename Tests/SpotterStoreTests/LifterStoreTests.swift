@@ -37,6 +37,13 @@ struct LifterStoreTests {
         #expect(abs(today.set.performedAt.timeIntervalSince(clock.now())) < 1)
     }
 
+    @Test func typeAheadPutsExercisesWithHistoryFirst() throws {
+        let store = try makeStore()
+        #expect(try store.exercises(matching: "dead").first == "Dead Bug", "alphabetical while nothing is logged")
+        try store.log("Deadlift (Barbell)")
+        #expect(try store.exercises(matching: "dead").first == "Deadlift (Barbell)", "the lift with history first")
+    }
+
     @Test func previousSetFollowsThePositionInTheExercisesLastSession() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
