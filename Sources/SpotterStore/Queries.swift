@@ -25,6 +25,13 @@ public struct SetRow: Sendable, Equatable {
 
 extension SpotterStore {
     /// Workouts newest first, with their live set counts.
+    /// How many workouts the current view holds (what `workoutSummaries` can list).
+    public func workoutCount() throws -> Int {
+        try writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM workouts WHERE deleted_at IS NULL AND \(visible())") ?? 0
+        }
+    }
+
     public func workoutSummaries(limit: Int = 200) throws -> [WorkoutSummary] {
         try writer.read { db in
             try Row.fetchAll(

@@ -141,6 +141,12 @@ public final class AppController {
         case .loadMoreWorkouts:
             loadedWorkouts += Self.workoutLimit
             reloadAll()
+        case .loadAllWorkoutsSelectingOldest:
+            loadedWorkouts = max(loadedWorkouts, try store.workoutCount())
+            reloadAll()
+            state.selectedWorkout = max(0, state.visibleWorkouts.count - 1)
+            state.selectedSet = 0
+            try perform(.loadSets(workoutID: state.currentWorkout?.id))
         case .loadSuggestions(let query):
             guard case .setForm(var form) = state.overlay else { return }
             form.suggestions = try store.exercises(matching: query, limit: 5)

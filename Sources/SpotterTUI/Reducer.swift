@@ -8,6 +8,8 @@ public enum AppEffect: Sendable, Equatable {
     case loadSets(workoutID: UUID?)
     /// Load the next page of older workouts (the list was scrolled near its end).
     case loadMoreWorkouts
+    /// Every workout, then the oldest selected (G / End with older ones not loaded yet).
+    case loadAllWorkoutsSelectingOldest
     /// Fill the history view with the sessions of its exercise from `offset`.
     case loadHistory(exercise: String, offset: Int)
     case loadSuggestions(query: String)
@@ -144,6 +146,8 @@ extension AppState {
         case .character("g"), .home:
             return move(by: -Int.max / 2)
         case .character("G"), .end:
+            // The end is the oldest workout, not the oldest loaded so far.
+            if focus == .workouts, moreWorkouts { return [.loadAllWorkoutsSelectingOldest] }
             return move(by: Int.max / 2)
         case .tab, .backTab:
             focus = focus == .sets ? .workouts : .sets

@@ -295,8 +295,7 @@ struct LifterSessionTests {
         #expect(app.state.workouts.count == 200)
         #expect(app.state.moreWorkouts)
         app.handle(.tab)
-        app.handle(.character("G"))
-        app.handle(.character("G"))
+        app.handle(.character("G"))  // one press: the oldest workout, not the oldest loaded
         #expect(app.state.workouts.count == 205)
         #expect(!app.state.moreWorkouts)
         #expect(app.state.currentWorkout?.summary.workout.name == "Session 205")
