@@ -588,9 +588,9 @@ public enum Renderer {
     }
 
     static let helpLines: [(String, String)] = [
-        ("n", "log a set into today's workout (starts one); prefilled from the last session"),
+        ("n", "log into today's workout (or start one), prefilled"),
         ("N", "log a set into the selected workout (an old one too)"),
-        ("e / h", "edit the selected set / its exercise's history (^O in the form)"),
+        ("e / h", "edit the set / its exercise's history (^O in the form)"),
         ("d", "delete the selected set or workout (asks first)"),
         ("w", "start a new workout"),
         ("a", "airplane mode on/off (changes stay queued)"),
@@ -610,7 +610,8 @@ public enum Renderer {
 
     static func drawHelp(_ state: AppState, _ buffer: inout ScreenBuffer) {
         let g = state.glyphs
-        let width = min(72, state.columns - 4)
+        // As wide as the longest line (key column, text, borders), within the screen.
+        let width = min((helpLines.map { DisplayWidth.of($0.1) }.max() ?? 40) + 19, state.columns - 4)
         let height = helpLines.count + 4
         let x = (state.columns - width) / 2
         let y = max(1, (state.rows - height) / 2)

@@ -127,6 +127,19 @@ struct LayoutTests {
         for y in 0..<screen.height { #expect(screen.line(y).count == screen.width, "row \(y) keeps its width") }
     }
 
+    @Test("help shows every line whole, at 80x24 and at 120 columns", arguments: [80, 120])
+    func helpIsNotClipped(columns: Int) throws {
+        let fixture = try Fixture()
+        let app = fixture.controller(columns: columns, rows: 24)
+        app.handle(.character("?"))
+        let screen = app.screen
+        let top = try #require(screen.row(containing: "Help"))
+        for (_, text) in Renderer.helpLines {
+            #expect(screen.contains(text), "'\(text)' whole at \(columns) columns")
+        }
+        #expect(!screen.line(top + 1).contains("…"))
+    }
+
     @Test("wide characters take two cells and never break the column grid")
     func wideCharacters() {
         var buffer = ScreenBuffer(width: 10, height: 1)
