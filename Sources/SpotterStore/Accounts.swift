@@ -84,18 +84,6 @@ extension SpotterStore {
             // Files imported under those owners derived their ids from them: remember them, so a
             // second import of the same file still finds its workouts.
             let aliases = Array(Set(try importAliases(db: db) + others)).sorted()
-            // And go on deriving ids as the first of them that imported anything did here.
-            if try String.fetchOne(
-                db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.namespaceKey(userID)]) == nil,
-                let inherited = try String.fetchOne(
-                    db,
-                    sql: "SELECT value FROM meta WHERE key IN (\(marks)) ORDER BY rowid LIMIT 1",
-                    arguments: StatementArguments(others.map(Self.namespaceKey)))
-            {
-                try db.execute(
-                    sql: "INSERT INTO meta (key, value) VALUES (?, ?)",
-                    arguments: [Self.namespaceKey(userID), inherited])
-            }
             try db.execute(
                 sql:
                     "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",

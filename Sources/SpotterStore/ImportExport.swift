@@ -31,9 +31,8 @@ extension SpotterStore {
             let now = self.now
             let batch = pending
             try writer.write { db in
-                let namespace = try importNamespace(db: db)
                 for (key, rows) in batch {
-                    try importWorkout(key: key, rows: rows, namespace: namespace, db: db, now: now, result: &result)
+                    try importWorkout(key: key, rows: rows, db: db, now: now, result: &result)
                 }
             }
             pending.removeAll()
@@ -59,31 +58,25 @@ extension SpotterStore {
         return result
     }
 
-    /// Import ids derive from the account as well as the content, so two users importing the same
-    /// file (on one device, or on the server) never share an id. The device's own imports keep the
-    /// derivation older versions used; a file imported before the first login and again after it
-    /// is still found by its workout and content, and adds nothing — also when the workout was
-    /// renamed meanwhile: ids derived under the owners this account took over (a token before
-    /// its user was known) are looked for too.
+    /// Import ids derive from the rows' content alone, so every device of an account derives the
+    /// same ids for the same file — before the account is known or after, and whether or not the
+    /// workout is still here to be found (a deleted one's tombstone answers the create on the
+    /// server, and nothing comes back). The server scopes ids per user, so two users importing
+    /// the same file never meet there. Only on one device can they meet: when another account
+    /// here already holds the workout's id, this account's rows derive under its own name.
     ///
-    /// The namespace is the one this device first imported under for the account: an account
-    /// that took over an owner (a token before its user was known, the device's own data) keeps
-    /// deriving that owner's ids, so the same file imported again after the first sync gives the
-    /// same ids — even when its workout was deleted meanwhile and nothing of it is left here to
-    /// be found (the server's tombstone then answers the create, and nothing comes back).
-    func importNamespace(db: Database) throws -> String {
-        if let kept = try String.fetchOne(
-            db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.namespaceKey(userID)])
-        {
-            return kept
-        }
-        let namespace = userID == QueueOwner.deviceID ? "" : "\(userID)|"
-        try db.execute(
-            sql: "INSERT INTO meta (key, value) VALUES (?, ?)", arguments: [Self.namespaceKey(userID), namespace])
-        return namespace
+    /// A file imported before the first login and again after it is still found by its workout
+    /// and content, also when renamed: ids derived under the owners this account took over (by
+    /// versions that derived per owner) are looked for too.
+    func importNamespace(forKey key: String, db: Database) throws -> String {
+        let plain = ContentID.uuid("spotter-import-workout|\(key)").wireString
+        let takenByAnother =
+            try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND NOT (\(visible())))"),
+                arguments: [plain]) ?? false
+        return takenByAnother ? "\(userID)|" : ""
     }
-
-    static func namespaceKey(_ owner: String) -> String { "import_namespace|\(owner)" }
 
     /// The owners whose rows `reassign` moved to this account.
     func importAliases(db: Database) throws -> [String] {
@@ -98,10 +91,10 @@ extension SpotterStore {
     static func aliasesKey(_ owner: String) -> String { "import_aliases|\(owner)" }
 
     private func importWorkout(
-        key: String, rows: [ImportedSet], namespace importNamespace: String, db: Database, now: Date,
-        result: inout ImportResult
+        key: String, rows: [ImportedSet], db: Database, now: Date, result: inout ImportResult
     ) throws {
         guard let first = rows.first else { return }
+        let importNamespace = try importNamespace(forKey: key, db: db)
         let start = Timestamp.truncated(first.workoutStart)
         let derivedID = ContentID.uuid("spotter-import-workout|\(importNamespace)\(key)")
         let workoutID: UUID
