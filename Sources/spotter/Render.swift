@@ -67,6 +67,8 @@ enum Render {
             "id": .string(row.workout.id.wireString), "name": .string(row.workout.name),
             "started_at": .string(Timestamp.format(row.workout.startedAt)), "ended_at": date(row.workout.endedAt),
             "set_count": .int(Int64(row.setCount)), "sync_state": .string(row.syncState.rawValue),
+            // Why a workout is rejected ("deleted on another device"), as `sets --json` says of a set.
+            "sync_error": row.syncError.map(JSONValue.string) ?? .null,
         ])
     }
 

@@ -139,6 +139,44 @@ struct ConvergenceTests {
         }
     }
 
+    /// A set logged offline into a workout that another device deletes meanwhile: the server
+    /// refuses the set, and the device keeps the workout visible, marked rejected and saying why,
+    /// so the set is not silently taken away; `workouts --json` carries the reason, `sync` exits
+    /// non-zero, and discarding the set lets the workout go.
+    @Test func aWorkoutDeletedElsewhereStaysVisibleWhileItHoldsARefusedSet() async throws {
+        let fleet = try await Fleet.start()
+        defer { fleet.server.stop() }
+        let first = try await fleet.run(
+            "a", ["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5", "--new-workout", "Legs"])
+        #expect(first.status == 0)
+        #expect(try await fleet.run("a", ["sync", "--timeout", "30"]).status == 0)
+        #expect(try await fleet.run("b", ["sync", "--timeout", "30"]).status == 0)
+        let workoutID = try #require(try await fleet.workouts("b").first?["id"] as? String)
+
+        #expect(try await fleet.run("a", ["airplane", "on"]).status == 0)
+        let late = try await fleet.run(
+            "a", ["log", "--exercise", "Squat (Barbell)", "--weight", "105", "--reps", "5", "--workout", workoutID])
+        #expect(late.status == 0)
+        #expect(try await fleet.run("b", ["delete", "--workout", workoutID]).status == 0)
+        #expect(try await fleet.run("b", ["sync", "--timeout", "30"]).status == 0)
+        #expect(try await fleet.run("a", ["airplane", "off"]).status == 0)
+        let sync = try await fleet.run("a", ["sync", "--timeout", "30"])
+        #expect(sync.status != 0, "a refused set is not 'all sent': \(sync.stdout) \(sync.stderr)")
+
+        let kept = try #require(try await fleet.workouts("a").first { $0["id"] as? String == workoutID })
+        #expect(kept["sync_state"] as? String == "rejected")
+        #expect(kept["sync_error"] as? String == "deleted on another device", "\(kept)")
+        let lateID = late.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await fleet.sets("a")[lateID]?["sync_state"] as? String == "rejected")
+
+        let outbox = try SpotterBinary.json(try await fleet.run("a", ["outbox", "--json"]).stdout)
+        let refused = try #require(
+            (outbox["operations"] as? [[String: Any]])?.first { $0["entity_id"] as? String == lateID })
+        #expect(try await fleet.run("a", ["discard", try #require(refused["op_id"] as? String)]).status == 0)
+        #expect(try await fleet.run("a", ["sync", "--timeout", "30"]).status == 0)
+        #expect(try await fleet.workouts("a").isEmpty, "with its refused set discarded, the workout goes too")
+    }
+
     /// A create the engine gave up on (its replies were dropped, yet it had committed) is
     /// deleted by the user: the delete must reach the server, not only this device.
     @Test func deletingAWorkoutWhoseCreateGaveUpDeletesItOnTheServer() async throws {
