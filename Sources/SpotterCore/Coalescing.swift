@@ -46,9 +46,12 @@ public enum Coalescing {
     ///   - kind: the new intent's kind.
     ///   - payload: the fields the new intent sets.
     ///   - before: the before-image of the fields it touches.
+    ///   - contentDerivedID: the entity's id comes from its content (an imported row): a create
+    ///     and a delete never cancel out, since another device importing the same file would
+    ///     create it again; the server must see both, so its tombstone answers that import.
     public static func decide(
         existing: QueuedOperation?, kind: OperationKind,
-        payload: [String: JSONValue], before: [String: JSONValue]
+        payload: [String: JSONValue], before: [String: JSONValue], contentDerivedID: Bool = false
     ) -> CoalesceDecision {
         guard let existing else { return .append(dependsOn: nil) }
         guard existing.isRewritable else { return .append(dependsOn: existing.opID) }
@@ -66,6 +69,8 @@ public enum Coalescing {
             let mergedBefore = existing.before.merging(before) { old, _ in old }
             return .rewrite(
                 kind: .update, payload: existing.payload.merging(payload) { _, new in new }, before: mergedBefore)
+        case (.create, .delete) where contentDerivedID:
+            return .append(dependsOn: existing.opID)
         case (.create, .delete):
             return .cancel
         case (.update, .delete):

@@ -166,12 +166,16 @@ extension SpotterStore {
     private func markWorkoutDeleted(_ key: String, db: Database, now: Date) throws {
         // The server deletes the sets with their workout; queued set intents that were never
         // sent are moot, and sets whose create never left the device were never there.
-        let setIDs = try String.fetchAll(
-            db.cachedStatement(sql: "SELECT id FROM sets WHERE workout_id = ? AND deleted_at IS NULL"),
+        // An imported set's create still goes out (its id comes from its content: the server's
+        // tombstone must answer the same file imported on another device).
+        let sets = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT id, imported FROM sets WHERE workout_id = ? AND deleted_at IS NULL"),
             arguments: [key])
-        for setID in setIDs {
+        for row in sets {
+            let setID: String = row["id"]
+            let imported: Bool = row["imported"]
             let queued = try Outbox.newestQueued(db, type: .set, id: setID)
-            if let queued, queued.isRewritable {
+            if let queued, queued.isRewritable, !(imported && queued.kind == .create) {
                 try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [queued.opID])
             }
         }
@@ -351,8 +355,12 @@ extension SpotterStore {
             try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [gaveUp.opID])
             try releaseBlocked(behind: gaveUp.opID, db: db, now: now)
         }
+        let imported =
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT imported FROM \(table) WHERE id = ?"), arguments: [id]) ?? false
         let outcome = try Outbox.enqueue(
-            db, user: userID, type: type, id: id, kind: .delete, payload: [:], before: ["deleted_at": .null], now: now)
+            db, user: userID, type: type, id: id, kind: .delete, payload: [:], before: ["deleted_at": .null],
+            contentDerivedID: imported, now: now)
         if outcome == .cancelled {
             try discardEntity(type: type, id: id, db: db)
             return true

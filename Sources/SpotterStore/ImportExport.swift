@@ -121,6 +121,9 @@ extension SpotterStore {
                 id: derivedID, name: String(first.workoutName.prefix(Validation.maxNameLength)), startedAt: start,
                 notes: rows.lazy.compactMap(\.workoutNotes).first)
             try insertWorkout(workout, db: db, now: now)
+            try db.cachedStatement(sql: "UPDATE workouts SET imported = 1 WHERE id = ?").execute(arguments: [
+                derivedID.wireString
+            ])
             workoutID = derivedID
             result.workoutsAdded += 1
         }
@@ -172,6 +175,9 @@ extension SpotterStore {
                 unit: row.unit, reps: row.reps, rpe: row.rpe, distanceM: row.distanceM, durationS: row.durationS,
                 notes: row.notes, performedAt: start)
             _ = try insertSet(set, db: db, now: now)
+            try db.cachedStatement(sql: "UPDATE sets SET imported = 1 WHERE id = ?").execute(arguments: [
+                set.id.wireString
+            ])
             result.added += 1
         }
     }

@@ -157,10 +157,13 @@ enum Outbox {
     /// - Parameter dependency: an operation of another entity this one must follow (a set's workout create).
     static func enqueue(
         _ db: Database, user: String, type: EntityType, id: String, kind: OperationKind,
-        payload: [String: JSONValue], before: [String: JSONValue], dependency: String? = nil, now: Date
+        payload: [String: JSONValue], before: [String: JSONValue], dependency: String? = nil,
+        contentDerivedID: Bool = false, now: Date
     ) throws -> EnqueueOutcome {
         let existing = try newestQueued(db, type: type, id: id)
-        switch Coalescing.decide(existing: existing, kind: kind, payload: payload, before: before) {
+        switch Coalescing.decide(
+            existing: existing, kind: kind, payload: payload, before: before, contentDerivedID: contentDerivedID)
+        {
         case .rewrite(let newKind, let newPayload, let newBefore):
             let opID = existing!.opID
             let newKey = newKind != existing!.kind

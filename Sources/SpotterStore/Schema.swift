@@ -167,6 +167,15 @@ enum Schema {
                     END;
                     """)
         }
+        // Rows made by an import: their ids come from their content, so deleting one before it
+        // was ever sent still sends its create and its delete (see Coalescing.decide).
+        migrator.registerMigration("v5-imported") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE workouts ADD COLUMN imported INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE sets ADD COLUMN imported INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 }

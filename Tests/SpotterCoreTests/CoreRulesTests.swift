@@ -38,6 +38,12 @@ struct CoalescingTests {
 
     @Test func createThenDeleteCancels() {
         #expect(Coalescing.decide(existing: queued(.create), kind: .delete, payload: [:], before: [:]) == .cancel)
+        // An imported row's id comes from its content: both go out, so the server keeps a tombstone
+        // that answers the same file imported on another device.
+        #expect(
+            Coalescing.decide(
+                existing: queued(.create), kind: .delete, payload: [:], before: [:], contentDerivedID: true)
+                == .append(dependsOn: "op1"))
     }
 
     @Test func updateThenDeleteIsOneDelete() {
