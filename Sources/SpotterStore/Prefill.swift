@@ -27,12 +27,19 @@ extension SpotterStore {
                     db.cachedStatement(
                         sql: "SELECT COUNT(*) FROM sets WHERE workout_id = ? AND exercise = ? AND deleted_at IS NULL"),
                     arguments: [target, name]) ?? 0
+            // Before that workout: a set added to a workout of last October prefills from the
+            // session before it, not from one after it.
+            let before =
+                try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT started_at FROM workouts WHERE id = ?"), arguments: [target])
+                ?? "9999"
             if let session = try String.fetchOne(
                 db.cachedStatement(
                     sql: """
                         SELECT workout_id FROM sets WHERE exercise = ? AND deleted_at IS NULL AND workout_id != ?
+                            AND performed_at < ?
                         ORDER BY performed_at DESC LIMIT 1
-                        """), arguments: [name, target])
+                        """), arguments: [name, target, before])
             {
                 let sets = try Row.fetchAll(
                     db.cachedStatement(
@@ -47,9 +54,12 @@ extension SpotterStore {
             }
             return try Row.fetchOne(
                 db.cachedStatement(
-                    sql:
-                        "SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL ORDER BY performed_at DESC, position DESC LIMIT 1"
-                ), arguments: [name]
+                    sql: """
+                        SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL
+                            AND (performed_at < ? OR workout_id = ?)
+                        ORDER BY performed_at DESC, position DESC LIMIT 1
+                        """
+                ), arguments: [name, before, target]
             ).map { PreviousSet(set: try WorkoutSet(row: $0), ordinal: nil, sessionSetCount: nil) }
         }
     }

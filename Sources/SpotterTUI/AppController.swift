@@ -178,8 +178,9 @@ public final class AppController {
             state.overlay = .history(view)
         case .logSet(let input):
             let logged = try store.logSet(input)
-            // No rest after a warm-up: the work sets follow straight on.
-            if input.kind == .warmup {
+            // No rest after a warm-up (the work sets follow straight on), nor after a set added
+            // to a past workout: nobody is between sets of last October.
+            if input.kind == .warmup || logged.set.performedAt < clock.now().addingTimeInterval(-60) {
                 state.restEndsAt = nil
             } else {
                 let seconds = (try? store.restSeconds(exercise: logged.set.exercise)) ?? state.restSeconds

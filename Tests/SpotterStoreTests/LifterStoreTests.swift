@@ -32,6 +32,21 @@ struct LifterStoreTests {
             LogSetInput(exercise: "Squat (Barbell)", weight: 105, reps: 5, workout: .existing(old.id)))
         let row = try #require(try store.set(id: added.set.id))
         #expect(row.set.performedAt == first.set.performedAt.addingTimeInterval(1), "just after its last set")
+        // Its prefill comes from the session before that workout, not from a later one.
+        let later = try store.createWorkout(name: "Lower B", startedAt: clock.now().addingTimeInterval(-30 * 86_400))
+        try store.logSet(
+            LogSetInput(
+                exercise: "Squat (Barbell)", weight: 140, reps: 3, workout: .existing(later.id),
+                performedAt: later.startedAt))
+        let older = try store.createWorkout(name: "Lower 0", startedAt: old.startedAt.addingTimeInterval(-7 * 86_400))
+        for (index, weight) in [90.0, 92.5, 95.0].enumerated() {
+            try store.logSet(
+                LogSetInput(
+                    exercise: "Squat (Barbell)", weight: weight, reps: 5, workout: .existing(older.id),
+                    performedAt: older.startedAt.addingTimeInterval(Double(index) * 60)))
+        }
+        let prefill = try #require(try store.previousSet(exercise: "Squat (Barbell)", workoutID: old.id))
+        #expect(prefill.set.weight == 95, "the third set of the session a week before, not one a month after (140)")
         // Today's workout in progress still takes the time of logging.
         let today = try store.log("Squat (Barbell)", weight: 100)
         #expect(abs(today.set.performedAt.timeIntervalSince(clock.now())) < 1)
