@@ -92,6 +92,19 @@ extension SpotterStore {
         }
     }
 
+    /// Operations waiting out a backoff after a 401 become due now: the token they were refused
+    /// with was wrong or expired, and the server has just accepted this account's token (a
+    /// corrected token syncs at once, not after the next try of a backoff meant for a server).
+    public func releaseUnauthorizedBackoff() throws {
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE outbox SET next_attempt_at = NULL
+                    WHERE user_id = ? AND state = \(OperationState.failedTransient.sql) AND last_status = 401
+                    """, arguments: [userID])
+        }
+    }
+
     /// Owners whose rows belong to this account under another name: the unverified fingerprints
     /// of this server whose token the server refused (typos the user has since corrected), plus
     /// the given ones.

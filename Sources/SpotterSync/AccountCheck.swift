@@ -67,5 +67,7 @@ public enum AccountCheck: Sendable, Equatable {
             [QueueOwner.unverified(server: server, tokenFingerprint: tokenFingerprint).storedID]
             + (try account.refusedTokenOwners(server: server)) + legacyOwners
         try account.reassign(from: aliases)
+        // A 401 backed these off until the server would take the token; it takes this one now.
+        try account.releaseUnauthorizedBackoff()
     }
 }

@@ -169,12 +169,16 @@ struct AccountTests {
         try await SpotterBinary.run(["airplane", "off"], db: db)
         // A typo: the server refuses the token (the eager sync asks), and the set waits.
         let typo = try await Self.log(db: db, weight: "72.5", ["--server", server.url, "--token", "alice-secrte"])
-        let refused = try await SpotterBinary.run(
-            ["sync", "--timeout", "2", "--server", server.url, "--token", "alice-secrte"], db: db)
-        #expect(refused.status == 3)
+        // Refused again and again: each 401 backs the operation off further (past 5 s by the fourth).
+        for _ in 0..<4 {
+            let refused = try await SpotterBinary.run(
+                ["sync", "--timeout", "2", "--server", server.url, "--token", "alice-secrte"], db: db)
+            #expect(refused.status == 3)
+        }
 
+        // The corrected token is accepted: what the 401s held back goes at once, not after the backoff.
         let corrected = try await SpotterBinary.run(
-            ["sync", "--server", server.url, "--token", Self.aliceToken], db: db)
+            ["sync", "--timeout", "5", "--server", server.url, "--token", Self.aliceToken], db: db)
         #expect(corrected.status == 0, "\(corrected.stdout) \(corrected.stderr)")
         #expect(try await Self.serverSetIDs(server, token: Self.aliceToken) == [slashed, typo].sorted())
     }
