@@ -244,6 +244,24 @@ struct AccountTests {
         #expect(try await Self.status(db: laptop)["failed"] as? Int == 1)
     }
 
+    @Test("login in airplane mode sends nothing and saves nothing; after airplane off it logs in")
+    func loginRespectsAirplaneMode() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let db = SpotterBinary.temporaryDatabase()
+        #expect(try await SpotterBinary.run(["airplane", "on"], db: db).status == 0)
+        let refused = try await SpotterBinary.run(
+            ["login", "--server", server.url, "--token", Self.aliceToken], db: db)
+        #expect(refused.status == 1 && refused.stderr.contains("airplane mode is on"), "\(refused.stderr)")
+        let whoami = try await SpotterBinary.run(["whoami"], db: db)
+        #expect(!whoami.stdout.contains("alice"), "nothing saved: \(whoami.stdout)")
+        let metrics = try await SpotterBinary.run(["status", "--json"], db: db)
+        #expect(metrics.status == 0)
+        #expect(try await SpotterBinary.run(["airplane", "off"], db: db).status == 0)
+        let login = try await SpotterBinary.run(["login", "--server", server.url, "--token", Self.aliceToken], db: db)
+        #expect(login.status == 0, "\(login.stderr)")
+    }
+
     @Test("--db and --server before or after the subcommand; --version")
     func globalOptionsGoEitherSide() async throws {
         let server = try await Self.startServer()
