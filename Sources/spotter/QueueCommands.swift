@@ -180,7 +180,13 @@ struct Sync: AsyncParsableCommand {
             "pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked), stranded \(stranded.reduce(0) { $0 + $1.operations })"
         )
         // All is sent only when nothing the user can see waits, failed or is stranded.
-        if let reason = Self.unsentReason(counts: counts, stranded: stranded, owner: store.owner, airplane: airplane) {
+        // Why the queued ones are still here, as their last try met it ("connection refused").
+        let lastError = try store.outbox(limit: 100).first {
+            ($0.state == .pending || $0.state == .failedTransient) && $0.lastError != nil
+        }?.lastError
+        if let reason = Self.unsentReason(
+            counts: counts, stranded: stranded, owner: store.owner, airplane: airplane, lastError: lastError)
+        {
             FileHandle.standardError.write(Data("spotter: not all sent: \(reason)\n".utf8))
             throw ExitCode(3)
         }
@@ -188,7 +194,7 @@ struct Sync: AsyncParsableCommand {
 
     /// One line saying what is not sent, or nil when everything is.
     static func unsentReason(
-        counts: QueueCounts, stranded: [StrandedQueue], owner: QueueOwner, airplane: Bool
+        counts: QueueCounts, stranded: [StrandedQueue], owner: QueueOwner, airplane: Bool, lastError: String? = nil
     ) -> String? {
         var reasons: [String] = []
         if airplane, counts.pending > 0 {
@@ -196,9 +202,11 @@ struct Sync: AsyncParsableCommand {
         } else if case .unverified(let server, _) = owner, counts.pending > 0 {
             reasons.append(
                 "\(counts.pending) operation(s) wait until \(server) accepts the token (spotter sync when it is reachable)"
-            )
+                    + (lastError.map { "; last try: \($0)" } ?? ""))
         } else if counts.pending > 0 {
-            reasons.append("\(counts.pending) operation(s) still queued for \(owner)")
+            reasons.append(
+                "\(counts.pending) operation(s) still queued for \(owner)"
+                    + (lastError.map { " (last try: \($0))" } ?? ""))
         }
         if counts.failed > 0 {
             reasons.append("\(counts.failed) failed permanently (spotter outbox; spotter retry --all-failed)")

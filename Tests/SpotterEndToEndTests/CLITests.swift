@@ -197,6 +197,10 @@ struct SyncCLITests {
         try await SpotterBinary.run(["airplane", "off"], db: db)
         let result = try await SpotterBinary.run(["sync", "--timeout", "2"] + Self.deadServer, db: db)
         #expect(result.status == 3)
+        #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+        #expect(
+            result.stderr.contains("last try:") && result.stderr.lowercased().contains("connect"),
+            "says why: \(result.stderr)")
         let outbox = try SpotterBinary.json(
             try await SpotterBinary.run(["outbox", "--json"] + Self.deadServer, db: db).stdout)
         let ops = outbox["operations"] as? [[String: Any]] ?? []
