@@ -339,6 +339,18 @@ extension SpotterStore {
             workout.id.wireString, workout.name, Timestamp.format(workout.startedAt),
             workout.endedAt.map(Timestamp.format), workout.notes, stamp.updatedAt ?? now, stamp.serverVersion, userID,
         ])
+        if db.changesCount == 0 { reportHeldByAnotherAccount("workouts", workout.id) }
+    }
+
+    /// A pulled row whose id another account on this device already holds (both imported the same
+    /// file: import ids come from content) cannot be stored beside it: said, never dropped silently.
+    func reportHeldByAnotherAccount(_ table: String, _ id: UUID) {
+        onUnreadable(
+            UnreadableRow(
+                table: table, id: id.wireString,
+                reason:
+                    "this id is held here by another account's data (the same file imported by both); "
+                    + "it is kept on the server and shows on this account's other devices"))
     }
 
     func upsert(_ set: WorkoutSet, stamp: ServerStamp, db: Database, now: String, seen: inout PageLookups) throws {
@@ -369,6 +381,7 @@ extension SpotterStore {
             Timestamp.format(set.performedAt), set.estimatedOneRepMaxKg, stamp.updatedAt ?? now, stamp.serverVersion,
             userID,
         ])
+        if db.changesCount == 0 { reportHeldByAnotherAccount("sets", set.id) }
     }
 
     func workoutHoldsUnresolvedSets(_ id: String, db: Database) throws -> Bool {

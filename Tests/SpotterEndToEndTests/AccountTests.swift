@@ -244,6 +244,31 @@ struct AccountTests {
         #expect(try await Self.status(db: laptop)["failed"] as? Int == 1)
     }
 
+    /// Alice and bob imported the same file (the same content ids), then bob signs in on alice's
+    /// device: his rows cannot stand beside hers under the same ids here, and that is said, not
+    /// dropped in silence; alice's rows stay hers.
+    @Test("another account's rows with the same ids on one device are reported, never dropped silently")
+    func sameImportIdsOnOneDeviceAreReported() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let phone = SpotterBinary.temporaryDatabase()
+        let tablet = SpotterBinary.temporaryDatabase()
+        let file = try Self.writeImportFile(beside: phone)
+        for (db, token) in [(phone, Self.aliceToken), (tablet, Self.bobToken)] {
+            #expect(try await SpotterBinary.run(["import", file], db: db).status == 0)
+            #expect(
+                try await SpotterBinary.run(["login", "--server", server.url, "--token", token], db: db).status == 0)
+            #expect(try await SpotterBinary.run(["sync"], db: db).status == 0)
+        }
+        #expect(try await SpotterBinary.run(["logout"], db: phone).status == 0)
+        #expect(
+            try await SpotterBinary.run(["login", "--server", server.url, "--token", Self.bobToken], db: phone).status
+                == 0)
+        let sync = try await SpotterBinary.run(["sync"], db: phone)
+        #expect(sync.stderr.contains("held here by another account"), "said: \(sync.stderr)")
+        #expect(try await Self.serverSetIDs(server, token: Self.bobToken).count == 2, "bob's rows are on the server")
+    }
+
     @Test("login in airplane mode sends nothing and saves nothing; after airplane off it logs in")
     func loginRespectsAirplaneMode() async throws {
         let server = try await Self.startServer()
