@@ -51,6 +51,9 @@ struct Login: AsyncParsableCommand {
         let queued = try account.queueCounts()
         if queued.pending + queued.failed + queued.blocked > 0 {
             print("\(queued.pending) queued for \(user); run `spotter sync` to send them")
+        } else if try account.meta(account.pullCursorKey) == nil {
+            // Nothing of this account has been fetched on this device yet: say how to get it.
+            print("run `spotter sync` to fetch \(user)'s workouts from \(server)")
         }
         for queue in try account.strandedQueues() {
             print("\(queue.operations) operations wait for \(queue.owner): \(resolveHint(for: queue.owner))")

@@ -129,6 +129,7 @@ struct AccountTests {
             ["login", "--server", server.url, "--token", Self.bobToken], db: db)
         #expect(bobLogin.status == 0, "\(bobLogin.stderr)")
         #expect(bobLogin.stdout.contains("3 operations wait for alice at \(server.url)"), "\(bobLogin.stdout)")
+        #expect(bobLogin.stdout.contains("run `spotter sync` to fetch bob's workouts"), "\(bobLogin.stdout)")
         let bobSync = try await SpotterBinary.run(["sync"], db: db)
         #expect(bobSync.status == 3, "alice's sets are unsent: \(bobSync.stdout)")
         #expect(bobSync.stderr.contains("3 wait for alice at \(server.url)"), "one line says why: \(bobSync.stderr)")
