@@ -137,6 +137,13 @@ struct SetsCommand: AsyncParsableCommand {
         }
         let unit = try store.displayUnit
         for row in rows { print(Render.setLine(row, unit: unit)) }
+        // Sets of another account are not listed here, but they are not forgotten: say so.
+        for queue in try store.strandedQueues() {
+            FileHandle.standardError.write(
+                Data(
+                    "spotter: \(queue.operations) operation(s) wait for \(queue.owner) (\(resolveHint(for: queue.owner)))\n"
+                        .utf8))
+        }
     }
 }
 

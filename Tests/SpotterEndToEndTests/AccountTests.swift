@@ -135,6 +135,8 @@ struct AccountTests {
         #expect(bobSync.stderr.contains("3 wait for alice at \(server.url)"), "one line says why: \(bobSync.stderr)")
         #expect(bobSync.stderr.split(separator: "\n").count == 1)
         #expect(try await Self.localSetIDs(db: db) == bobOld, "bob sees his older sets and none of alice's")
+        let listing = try await SpotterBinary.run(["sets"], db: db)
+        #expect(listing.stderr.contains("3 operation(s) wait for alice"), "the list says what waits: \(listing.stderr)")
         #expect(try await Self.serverSetIDs(server, token: Self.bobToken) == bobOld)
         #expect(try await Self.serverSetIDs(server, token: Self.aliceToken).isEmpty)
         let status = try await Self.status(db: db)
