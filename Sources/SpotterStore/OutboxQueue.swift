@@ -69,7 +69,7 @@ extension SpotterStore {
 
     /// An operation whose row cannot be read is never sent (it would go out with made-up
     /// fields): it fails for good with the reason, its entity says so, its dependants wait.
-    private func failUnreadable(_ row: Row, _ unreadable: UnreadableRow, db: Database, now: Date) throws {
+    func failUnreadable(_ row: Row, _ unreadable: UnreadableRow, db: Database, now: Date) throws {
         onUnreadable(unreadable)
         let reason = "unreadable operation: \(unreadable.reason)"
         let seq = row["seq"] as DatabaseValue? ?? .null

@@ -73,4 +73,36 @@ struct CorruptRowTests {
         #expect((broken["sync_error"] as? String ?? "").contains("unreadable"))
         #expect(rows.filter { $0["sync_state"] as? String == "synced" }.count == 2)
     }
+
+    /// A corrupt create and a corrupt operation that depends on it (a new workout and its first
+    /// set): both fail for good with their reasons, and the claim does not stall the whole queue.
+    @Test func aCorruptCreateAndItsCorruptDependantFailAndTheRestSync() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "60", "--reps", "5", "--new-workout", "Broken"], db: db
+        )
+        var fine: [String] = []
+        for weight in ["65", "70"] {
+            let logged = try await SpotterBinary.run(
+                [
+                    "log", "--exercise", "Bench Press (Barbell)", "--weight", weight, "--reps", "5", "--new-workout",
+                    "Fine",
+                ],
+                db: db)
+            fine.append(logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        // The first workout's create and its set's create (seq 1 and 2) are unreadable.
+        try corrupt(db, "UPDATE outbox SET payload = X'00FF' WHERE seq IN (1, 2)")
+        try await SpotterBinary.run(["airplane", "off"], db: db)
+        let sync = try await SpotterBinary.run(["sync", "--timeout", "10"], db: db)
+        #expect(sync.status == 3, "two operations failed: \(sync.stdout)")
+        #expect(!sync.stderr.contains("claim failed"), "\(sync.stderr.prefix(400))")
+        let status = try SpotterBinary.json(try await SpotterBinary.run(["status", "--json"], db: db).stdout)
+        #expect(status["failed"] as? Int == 2, "both unreadable operations failed for good, visibly: \(status)")
+        #expect(status["pending"] as? Int == 0, "the rest synced: \(status)")
+        let shown = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        let synced = (shown["sets"] as? [[String: Any]] ?? []).filter { $0["sync_state"] as? String == "synced" }
+        #expect(Set(synced.compactMap { $0["id"] as? String }) == Set(fine))
+    }
 }
