@@ -37,14 +37,17 @@ extension SpotterStore {
             sql += " GROUP BY exercise ORDER BY best DESC NULLS LAST, exercise"
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 let name: String = row["exercise"]
-                let bestSet = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
-                        AND \(visible()) AND reps <= \(OneRepMax.maxReps) AND e1rm_kg IS NOT NULL
-                        ORDER BY e1rm_kg DESC LIMIT 1
-                        """, arguments: [name]
-                ).map(WorkoutSet.init(row:))
+                // An unreadable best set is reported and left out, like every other read: one
+                // mistyped cell never takes the whole of `stats` down.
+                let bestSet = try readable(
+                    Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                            AND \(visible()) AND reps <= \(OneRepMax.maxReps) AND e1rm_kg IS NOT NULL
+                            ORDER BY e1rm_kg DESC LIMIT 1
+                            """, arguments: [name]), WorkoutSet.init(row:)
+                ).first
                 return ExerciseStats(
                     exercise: name, sets: row["n"], bestOneRepMaxKg: row["best"], bestOneRepMaxSet: bestSet,
                     heaviestKg: row["heaviest"])

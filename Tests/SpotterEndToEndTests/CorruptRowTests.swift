@@ -42,6 +42,13 @@ struct CorruptRowTests {
             #expect(result.status == 0, "\(command): \(result.stderr)")
             #expect(!result.stderr.contains("Fatal error"))
         }
+
+        // A kind no version knows, on the exercise's best set: stats reports it and still prints.
+        try corrupt(db, "UPDATE sets SET kind = 'superset' WHERE id = '\(ids[1])'")
+        let stats = try await SpotterBinary.run(["stats"], db: db)
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(stats.stdout.contains("Bench Press (Barbell)"), "\(stats.stdout)")
+        #expect(stats.stderr.contains(ids[1]), "the unreadable row is named: \(stats.stderr)")
     }
 
     @Test func aBlobPayloadFailsThatOperationWithAReasonAndTheRestSync() async throws {
