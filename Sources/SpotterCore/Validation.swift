@@ -50,21 +50,23 @@ public enum Validation {
 
     public static func exercise(_ name: String) throws(ValidationError) {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= maxExerciseLength else {
+        // Counted in code points, not in what a terminal draws: a "character" of 20 000 combining
+        // marks is 20 000 of them (and 40 KB every device would pull).
+        guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= maxExerciseLength else {
             throw ValidationError(field: "exercise", message: "must be 1 to \(maxExerciseLength) characters")
         }
     }
 
     public static func workoutName(_ name: String) throws(ValidationError) {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= maxNameLength else {
+        guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= maxNameLength else {
             throw ValidationError(field: "name", message: "must be 1 to \(maxNameLength) characters")
         }
     }
 
     public static func notes(_ notes: String?, field: String = "notes") throws(ValidationError) {
         guard let notes else { return }
-        guard notes.count <= maxNotesLength else {
+        guard notes.unicodeScalars.count <= maxNotesLength else {
             throw ValidationError(field: field, message: "must be at most \(maxNotesLength) characters")
         }
     }

@@ -132,6 +132,14 @@ struct RetryTests {
 
 @Suite("Validation and canonical JSON")
 struct ValidationTests {
+    @Test func lengthsAreCountedInCodePoints() {
+        #expect(throws: ValidationError.self) {
+            try Validation.exercise("e" + String(repeating: "\u{0301}", count: 200))
+        }
+        #expect(throws: ValidationError.self) { try Validation.workoutName(String(repeating: "🏋️‍♂️", count: 50)) }
+        #expect(throws: Never.self) { try Validation.exercise("Bench Press (Barbell)") }
+    }
+
     @Test func rulesNameTheField() {
         #expect(throws: ValidationError(field: "weight", message: "must be 0 or more")) {
             try Validation.weight(-1, unit: .kg)

@@ -12,6 +12,26 @@ import Testing
 struct HardeningTests {
     // MARK: Canonical paths (issue 8 item 5)
 
+    @Test("names are limited in code points: one 'character' of 20 000 combining marks is 422, nothing stored")
+    func namesAreLimitedInCodePoints() async throws {
+        let server = try await TestServer.start()
+        try await stopping(server) { server in
+            let workoutID = try await server.createWorkout()
+            let heavy = "e" + String(repeating: "\u{0301}", count: 20_000)
+            #expect(heavy.count == 1, "one character on screen")
+            let set = try await server.send(
+                .POST, Route.sets,
+                json: .object([
+                    "id": .string(UUID().uuidString.lowercased()), "workout_id": .string(workoutID),
+                    "exercise": .string(heavy), "weight": .double(1), "unit": .string("kg"), "reps": .int(1),
+                    "kind": .string("normal"), "position": .int(1), "performed_at": .string("2026-11-23T10:00:00.000Z"),
+                ]), key: UUID().uuidString)
+            #expect(set.status == 422, "\(set.status)")
+            #expect(set.json?["field"]?.stringValue == "exercise")
+            #expect(try await server.store.allSets(user: "alice").isEmpty)
+        }
+    }
+
     @Test("a key reused with the id upper-cased in the path and another body is 422, and applies once")
     func upperCasedPathIsTheSameScope() async throws {
         let server = try await TestServer.start()
