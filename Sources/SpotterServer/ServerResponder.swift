@@ -138,6 +138,10 @@ struct SpotterResponder: HTTPResponder {
         let response: APIResponse
         if route == .batch {
             response = await batch(body, user: user)
+        } else if request.headers[values: Self.idempotencyKeyField].count > 1 {
+            // Two keys are no key: joined into "a, b" they would make a third scope, and reusing
+            // either alone would run again instead of being refused.
+            response = .problem(Problems.malformed("send one Idempotency-Key header, not several"))
         } else {
             let target = request.uri.query.map { "\(request.uri.path)?\($0)" } ?? request.uri.path
             response = await api.perform(

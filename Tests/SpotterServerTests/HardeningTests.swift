@@ -12,6 +12,30 @@ import Testing
 struct HardeningTests {
     // MARK: Canonical paths (issue 8 item 5)
 
+    @Test("two Idempotency-Key headers are 400 and store nothing; each key alone still works after")
+    func twoKeyHeadersAreRefused() async throws {
+        let server = try await TestServer.start()
+        try await stopping(server) { server in
+            let id = UUID().uuidString.lowercased()
+            let body = "{\"id\":\"\(id)\",\"name\":\"Push\",\"started_at\":\"2026-11-23T10:00:00.000Z\"}"
+            let connection = try RawConnection(port: server.server.port)
+            try connection.transmit(
+                "POST /v1/workouts HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(TestServer.aliceToken)\r\n"
+                    + "Idempotency-Key: x1\r\nIdempotency-Key: x2\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+            let reply = await connection.readResponse()
+            #expect(reply.hasPrefix("HTTP/1.1 400"), "\(reply.prefix(300))")
+            #expect(reply.contains("application/problem+json") && reply.contains("one Idempotency-Key"))
+            #expect(try await server.store.allWorkouts(user: "alice").isEmpty, "nothing stored")
+            let alone = try await server.send(
+                .POST, Route.workouts,
+                json: .object([
+                    "id": .string(id), "name": .string("Push"), "started_at": .string("2026-11-23T10:00:00.000Z"),
+                ]), key: "x1")
+            #expect(alone.status == 201, "x1 was never used: \(alone.status)")
+        }
+    }
+
     @Test("names are limited in code points: one 'character' of 20 000 combining marks is 422, nothing stored")
     func namesAreLimitedInCodePoints() async throws {
         let server = try await TestServer.start()
