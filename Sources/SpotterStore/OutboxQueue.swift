@@ -50,13 +50,7 @@ extension SpotterStore {
             var claimed: [OutboxOperation] = []
             claimed.reserveCapacity(rows.count)
             for row in rows {
-                var op: OutboxOperation
-                do {
-                    op = try OutboxOperation(row: row)
-                } catch let unreadable as UnreadableRow {
-                    try failUnreadable(row, unreadable, db: db, now: now)
-                    continue
-                }
+                guard var op = try operationOrFailUnreadable(row, db: db, now: now) else { continue }
                 try transition(op, .claimed, db: db, now: now, lease: lease)
                 op.state = .inFlight
                 op.attemptCount += 1
@@ -67,9 +61,20 @@ extension SpotterStore {
         }
     }
 
+    /// The operation a row holds, or nil when it cannot be read: then it has failed for good
+    /// (see `failUnreadable`) and is skipped, never sent and never the end of the caller's work.
+    func operationOrFailUnreadable(_ row: Row, db: Database, now: Date) throws -> OutboxOperation? {
+        do {
+            return try OutboxOperation(row: row)
+        } catch let unreadable as UnreadableRow {
+            try failUnreadable(row, unreadable, db: db, now: now)
+            return nil
+        }
+    }
+
     /// An operation whose row cannot be read is never sent (it would go out with made-up
     /// fields): it fails for good with the reason, its entity says so, its dependants wait.
-    func failUnreadable(_ row: Row, _ unreadable: UnreadableRow, db: Database, now: Date) throws {
+    private func failUnreadable(_ row: Row, _ unreadable: UnreadableRow, db: Database, now: Date) throws {
         onUnreadable(unreadable)
         let reason = "unreadable operation: \(unreadable.reason)"
         let seq = row["seq"] as DatabaseValue? ?? .null

@@ -272,15 +272,9 @@ extension SpotterStore {
                         AND state IN \(OperationState.sqlList([.pending, .failedTransient, .blocked]))
                         """), arguments: [current])
             for row in rows {
-                let dependant: OutboxOperation
-                do {
-                    dependant = try OutboxOperation(row: row)
-                } catch let unreadable as UnreadableRow {
-                    // A dependant that cannot be read fails for good itself (and blocks its own
-                    // dependants) rather than aborting the claim that found its parent broken.
-                    try failUnreadable(row, unreadable, db: db, now: now)
-                    continue
-                }
+                // A dependant that cannot be read fails for good itself (and blocks its own
+                // dependants) rather than aborting the claim that found its parent broken.
+                guard let dependant = try operationOrFailUnreadable(row, db: db, now: now) else { continue }
                 try transition(dependant, .dependencyFailed(reason: reason), db: db, now: now)
                 frontier.append(dependant.opID)
             }
