@@ -51,12 +51,12 @@ enum SpotterBinary {
         env["XDG_CONFIG_HOME"] = configHome(for: db)
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        let out = Pipe()
-        let err = Pipe()
+        let out = Spawning.pipe()
+        let err = Spawning.pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try Spawning.run(process)
         // Drain both pipes while it runs so a chatty process never blocks on a full pipe.
         let collected = OutputCollector()
         let group = DispatchGroup()
@@ -113,6 +113,30 @@ final class OutputCollector: @unchecked Sendable {
     }
 
     var value: (Data, Data) { lock.withLock { (out, err) } }
+}
+
+/// Every child the tests start is spawned under one lock, and every pipe they read is made under
+/// it with close-on-exec set. Foundation's `Process` closes no descriptor but the three it
+/// redirects: a child spawned by one test while another test had just made a pipe inherited that
+/// pipe's write end, and the other test waited for an EOF until the child exited — a long-lived
+/// `spotter serve` then deadlocked tests on each other.
+enum Spawning {
+    private static let lock = NSLock()
+
+    /// A pipe whose two ends no child inherits (a child's own stdout is dup'ed, which clears the flag).
+    static func pipe() -> Pipe {
+        lock.withLock {
+            let pipe = Pipe()
+            for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting] {
+                _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+            }
+            return pipe
+        }
+    }
+
+    static func run(_ process: Process) throws {
+        try lock.withLock { try process.run() }
+    }
 }
 
 /// Runs blocking work (waiting on a child process, a socket, a poll loop) on a thread of its own.

@@ -88,7 +88,7 @@ struct CLITests {
         var env = ProcessInfo.processInfo.environment
         env["SPOTTER_DB"] = db
         process.environment = env
-        try process.run()
+        try Spawning.run(process)
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             let count = (try? String(contentsOfFile: idsFile, encoding: .utf8))?.split(separator: "\n").count ?? 0

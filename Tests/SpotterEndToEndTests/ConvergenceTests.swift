@@ -261,7 +261,7 @@ struct ConvergenceTests {
         sync.environment = ProcessInfo.processInfo.environment.merging(["SPOTTER_DB": phone]) { $1 }
         sync.standardOutput = FileHandle.nullDevice
         sync.standardError = FileHandle.nullDevice
-        try sync.run()
+        try Spawning.run(sync)
         var claimed = false
         for _ in 0..<100 where !claimed {
             try await Task.sleep(nanoseconds: 100_000_000)

@@ -15,10 +15,10 @@ final class ServerProcess: @unchecked Sendable {
         process.arguments =
             ["serve", "--port", "\(port)", "--db", db] + tokens.flatMap { ["--token", $0] } + ["--log-level", "error"]
             + extra
-        let out = Pipe()
+        let out = Spawning.pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try Spawning.run(process)
         var buffer = Data()
         let deadline = Date().addingTimeInterval(30)
         var found: String?
@@ -89,7 +89,7 @@ struct CrashSyncTests {
             sync.environment = env
             sync.standardOutput = FileHandle.nullDevice
             sync.standardError = FileHandle.nullDevice
-            try sync.run()
+            try Spawning.run(sync)
             try await Task.sleep(nanoseconds: UInt64.random(in: 20_000_000...400_000_000, using: &generator))
             kill(sync.processIdentifier, SIGKILL)
             sync.waitUntilExit()

@@ -61,11 +61,11 @@ final class TmuxSession {
         environment["LC_ALL"] = "C.UTF-8"
         environment.removeValue(forKey: "TMUX")
         process.environment = environment
-        let out = Pipe()
+        let out = Spawning.pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try Spawning.run(process)
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
