@@ -6,15 +6,7 @@ extension SpotterStore {
     /// Starred exercises as the user sees them: the last server list, with pending additions
     /// and removals laid over it (pending wins).
     public func favorites() throws -> [String] {
-        try writer.read { db in
-            try String.fetchAll(
-                db,
-                sql: """
-                    SELECT exercise FROM favorites WHERE exercise NOT IN (SELECT exercise FROM favorite_pending)
-                    UNION SELECT exercise FROM favorite_pending WHERE action = 'add'
-                    ORDER BY 1 COLLATE NOCASE
-                    """)
-        }
+        try starredExercises().map(\.exercise)
     }
 
     /// Stars or unstars an exercise; returns whether it is starred now. Toggling back and forth
@@ -105,9 +97,9 @@ extension SpotterStore {
             ).map { row in
                 let state: String? = row["state"]
                 let syncState: SyncState =
-                    switch state {
-                    case nil, "succeeded": .synced
-                    case "failed_permanent": .rejected
+                    switch state.map(OperationState.init(rawValue:)) {
+                    case nil, .some(.succeeded): .synced  // nil: the server's own list
+                    case .some(.failedPermanent): .rejected
                     default: .pending
                     }
                 return StarredExercise(exercise: row["exercise"], syncState: syncState)
