@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import GRDB
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -94,31 +93,13 @@ public enum BenchmarkSuite {
             _ = try actions.time { try store.logSet(input) }
         }
 
-        // The same two rows, inserted bare through GRDB in one transaction: the floor.
+        // The same two rows, inserted bare in one transaction (no validation, no coalescing): the floor.
         let bare = try SpotterStore.open(path: freshPath(options, "bare"), userID: "bench")
-        let bareWorkout = try bare.createWorkout(name: "Bare").id.wireString
+        let bareWorkout = try bare.createWorkout(name: "Bare").id
         var bareSamples = Samples(capacity: count)
-        let now = Date().timeIntervalSince1970
         for index in 0..<count {
-            let setID = UUID().uuidString.lowercased()
             _ = try bareSamples.time {
-                try bare.writer.write { db in
-                    try db.cachedStatement(
-                        sql: """
-                            INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, performed_at,
-                                updated_at, sync_state) VALUES (?, ?, ?, ?, 'normal', ?, 'kg', ?, ?, ?, 'pending')
-                            """
-                    ).execute(arguments: [
-                        setID, bareWorkout, lifts[index % lifts.count], index, 100.0, 5, "2026-01-01T00:00:00.000Z",
-                        "2026-01-01T00:00:00.000Z",
-                    ])
-                    try db.cachedStatement(
-                        sql: """
-                            INSERT INTO outbox (op_id, user_id, entity_type, entity_id, kind, payload, idempotency_key,
-                                state, created_at, updated_at) VALUES (?, 'bench', 'set', ?, 'create', '{}', ?, 'pending', ?, ?)
-                            """
-                    ).execute(arguments: [UUID().uuidString, setID, UUID().uuidString, now, now])
-                }
+                try bare.insertBareSet(workoutID: bareWorkout, exercise: lifts[index % lifts.count], position: index)
             }
         }
         let p99 = actions.percentileMicros(0.99)
@@ -135,40 +116,7 @@ public enum BenchmarkSuite {
 
     /// Fills a database with `count` sets in `count / 20` workouts, fast (bulk SQL in one transaction).
     static func populate(_ store: SpotterStore, sets count: Int) throws {
-        try store.writer.write { db in
-            let perWorkout = 20
-            var workoutID = ""
-            let insertWorkout = try db.makeStatement(
-                sql: """
-                    INSERT INTO workouts (id, name, started_at, updated_at, server_version, sync_state)
-                    VALUES (?, ?, ?, ?, ?, 'synced')
-                    """)
-            let insertSet = try db.makeStatement(
-                sql: """
-                    INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, performed_at, e1rm_kg,
-                        updated_at, server_version, sync_state)
-                    VALUES (?, ?, ?, ?, 'normal', ?, 'kg', ?, ?, ?, ?, ?, 'synced')
-                    """)
-            let start = Date(timeIntervalSince1970: 1_600_000_000)
-            for index in 0..<count {
-                if index % perWorkout == 0 {
-                    workoutID = UUID().uuidString.lowercased()
-                    let day = Timestamp.format(start.addingTimeInterval(Double(index / perWorkout) * 86_400))
-                    try insertWorkout.execute(arguments: [workoutID, "Workout \(index / perWorkout)", day, day, index])
-                }
-                let weight = Double(40 + index % 120)
-                let reps = 1 + index % 10
-                let when = Timestamp.format(
-                    start.addingTimeInterval(Double(index / perWorkout) * 86_400 + Double(index % perWorkout) * 120))
-                try insertSet.execute(arguments: [
-                    UUID().uuidString.lowercased(), workoutID, lifts[index % lifts.count], index % perWorkout + 1,
-                    weight, reps,
-                    when, OneRepMax.epley(weight: weight, reps: reps), when, index,
-                ])
-            }
-        }
-        // As the app keeps them: records computed when sets arrive, not on the first frame.
-        try store.refreshRecords()
+        try store.populateSynced(sets: count, exercises: lifts)
     }
 
     static func frameBench(_ options: BenchOptions, probe: any FrameProbe) throws -> JSONValue {
@@ -239,7 +187,7 @@ public enum BenchmarkSuite {
             store: store, transport: HTTPSyncTransport(baseURL: server.baseURL, token: token),
             configuration: configuration,
             logger: quietLogger())
-        let elapsed = await seconds { _ = await engine.drain(until: Date().addingTimeInterval(600)) }
+        let elapsed = await seconds { _ = await engine.drain(timeout: 600) }
         let left = try store.queueCounts().pending
         await server.stop()
         guard left == 0 else { throw BenchError("drain left \(left) operations queued") }
@@ -291,7 +239,7 @@ public enum BenchmarkSuite {
         let engine = SyncEngine(
             store: store, transport: HTTPSyncTransport(baseURL: server.baseURL, token: token), logger: quietLogger())
         let elapsed = await seconds { await engine.syncOnce() }
-        let pulled = try await store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sets") ?? 0 }
+        let pulled = try store.storedSetCount()
         await server.stop()
         guard pulled == count else { throw BenchError("pulled \(pulled) of \(count) sets") }
         return .object(["sets": .int(Int64(count)), "seconds": .double(rounded(elapsed, 2))])

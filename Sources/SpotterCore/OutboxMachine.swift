@@ -263,17 +263,23 @@ extension OperationState {
 
     /// States an operation still leaves by being sent, or waits in for its dependency: it is queued.
     public static let queued: [OperationState] = [.pending, .inFlight, .failedTransient, .blocked]
+}
 
-    /// A list for SQL `IN (…)`, spelled from the enum so no state is written as a literal elsewhere.
-    public static func sqlList(_ states: [OperationState]) -> String {
-        "(" + states.map { "'\($0.rawValue)'" }.joined(separator: ",") + ")"
+/// Enums stored as text write their SQL literals from their cases, so no state, kind or entity
+/// type is spelled as a string in a query.
+public protocol SQLTextEnum: RawRepresentable where RawValue == String {}
+
+extension SQLTextEnum {
+    /// This case as an SQL literal.
+    public var sql: String { "'\(rawValue)'" }
+
+    /// A list for SQL `IN (…)`.
+    public static func sqlList(_ cases: [Self]) -> String {
+        "(" + cases.map(\.sql).joined(separator: ",") + ")"
     }
-
-    /// This state as an SQL literal.
-    public var sql: String { "'\(rawValue)'" }
 }
 
-extension SyncState {
-    /// This state as an SQL literal.
-    public var sql: String { "'\(rawValue)'" }
-}
+extension OperationState: SQLTextEnum {}
+extension OperationKind: SQLTextEnum {}
+extension EntityType: SQLTextEnum {}
+extension SyncState: SQLTextEnum {}

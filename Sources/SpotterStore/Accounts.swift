@@ -51,7 +51,7 @@ extension SpotterStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT user_id, COUNT(*) AS n FROM outbox WHERE user_id != ? AND state != 'succeeded'
+                    SELECT user_id, COUNT(*) AS n FROM outbox WHERE user_id != ? AND state != \(OperationState.succeeded.sql)
                     GROUP BY user_id ORDER BY MIN(seq)
                     """, arguments: [userID]
             ).map { StrandedQueue(owner: QueueOwner(storedID: $0["user_id"]), operations: $0["n"]) }
@@ -70,7 +70,8 @@ extension SpotterStore {
             let marks = databaseQuestionMarks(count: others.count)
             let values = StatementArguments(others)
             try db.execute(
-                sql: "UPDATE outbox SET user_id = ? WHERE user_id IN (\(marks)) AND state != 'succeeded'",
+                sql:
+                    "UPDATE outbox SET user_id = ? WHERE user_id IN (\(marks)) AND state != \(OperationState.succeeded.sql)",
                 arguments: StatementArguments([userID]) + values)
             let moved = db.changesCount
             try db.execute(
@@ -150,7 +151,7 @@ extension SpotterStore {
             // What the embedded server still had to do for the device is replaced by the creates below.
             try db.execute(
                 sql: """
-                    DELETE FROM outbox WHERE user_id = ? AND entity_type IN ('workout','set') AND state != 'succeeded'
+                    DELETE FROM outbox WHERE user_id = ? AND entity_type IN \(EntityType.sqlList([.workout, .set])) AND state != \(OperationState.succeeded.sql)
                     """, arguments: [device])
             try db.execute(
                 sql: "DELETE FROM workouts WHERE account = ? AND deleted_at IS NOT NULL", arguments: [device])
@@ -163,7 +164,7 @@ extension SpotterStore {
                 let id = workout.id.wireString
                 try db.execute(
                     sql: """
-                        UPDATE workouts SET account = ?, server_version = NULL, sync_state = 'pending', sync_error = NULL
+                        UPDATE workouts SET account = ?, server_version = NULL, sync_state = \(SyncState.pending.sql), sync_error = NULL
                         WHERE id = ?
                         """, arguments: [userID, id])
                 workoutCreates[id] =
@@ -183,12 +184,12 @@ extension SpotterStore {
                     ?? String.fetchOne(
                         db,
                         sql: """
-                            SELECT op_id FROM outbox WHERE entity_type = 'workout' AND entity_id = ? AND kind = 'create'
-                            AND state != 'succeeded' ORDER BY seq DESC LIMIT 1
+                            SELECT op_id FROM outbox WHERE entity_type = \(EntityType.workout.sql) AND entity_id = ? AND kind = \(OperationKind.create.sql)
+                            AND state != \(OperationState.succeeded.sql) ORDER BY seq DESC LIMIT 1
                             """, arguments: [workoutKey])
                 try db.execute(
                     sql: """
-                        UPDATE sets SET account = ?, server_version = NULL, sync_state = 'pending', sync_error = NULL
+                        UPDATE sets SET account = ?, server_version = NULL, sync_state = \(SyncState.pending.sql), sync_error = NULL
                         WHERE id = ?
                         """, arguments: [userID, id])
                 _ = try Outbox.appendCreate(
@@ -197,7 +198,7 @@ extension SpotterStore {
             }
             try db.execute(
                 sql:
-                    "UPDATE outbox SET user_id = ? WHERE user_id = ? AND entity_type = 'favorite' AND state != 'succeeded'",
+                    "UPDATE outbox SET user_id = ? WHERE user_id = ? AND entity_type = \(EntityType.favorite.sql) AND state != \(OperationState.succeeded.sql)",
                 arguments: [userID, device])
             adoption.favorites = db.changesCount
             return adoption

@@ -118,7 +118,7 @@ extension SpotterStore {
         try db.cachedStatement(
             sql: """
                 INSERT INTO workouts (id, name, started_at, ended_at, notes, updated_at, sync_state, account)
-                VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)
+                VALUES (?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?)
                 """
         ).execute(arguments: [
             workout.id.wireString, workout.name, Timestamp.format(workout.startedAt),
@@ -181,11 +181,11 @@ extension SpotterStore {
         }
         try db.cachedStatement(
             sql:
-                "UPDATE sets SET deleted_at = ?, sync_state = 'pending' WHERE workout_id = ? AND deleted_at IS NULL"
+                "UPDATE sets SET deleted_at = ?, sync_state = \(SyncState.pending.sql) WHERE workout_id = ? AND deleted_at IS NULL"
         ).execute(arguments: [Timestamp.format(now), key])
         try db.cachedStatement(
             sql:
-                "UPDATE workouts SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?"
+                "UPDATE workouts SET deleted_at = ?, updated_at = ?, sync_state = \(SyncState.pending.sql), sync_error = NULL WHERE id = ?"
         ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
     }
 
@@ -256,7 +256,7 @@ extension SpotterStore {
             sql: """
                 INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
                     duration_s, notes, performed_at, e1rm_kg, is_pr, updated_at, sync_state, account)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?)
                 """
         ).execute(arguments: [
             setKey, workoutKey, set.exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue, set.reps,
@@ -271,15 +271,15 @@ extension SpotterStore {
         let workoutCreate = try String.fetchOne(
             db.cachedStatement(
                 sql: """
-                    SELECT op_id FROM outbox WHERE entity_type = 'workout' AND entity_id = ? AND kind = 'create'
-                    AND state != 'succeeded' ORDER BY seq DESC LIMIT 1
+                    SELECT op_id FROM outbox WHERE entity_type = \(EntityType.workout.sql) AND entity_id = ? AND kind = \(OperationKind.create.sql)
+                    AND state != \(OperationState.succeeded.sql) ORDER BY seq DESC LIMIT 1
                     """), arguments: [workoutKey])
         let (opID, blocked) = try Outbox.appendCreate(
             db, user: userID, type: .set, id: setKey, payload: set.wireFields, dependency: workoutCreate, now: now)
         if blocked {
             try db.cachedStatement(
                 sql:
-                    "UPDATE sets SET sync_state = 'rejected', sync_error = 'waiting on a rejected workout' WHERE id = ?"
+                    "UPDATE sets SET sync_state = \(SyncState.rejected.sql), sync_error = 'waiting on a rejected workout' WHERE id = ?"
             ).execute(arguments: [setKey])
         }
         return (opID, isPR)
@@ -325,7 +325,7 @@ extension SpotterStore {
             if try !queueDelete(type: .set, id: key, db: db, now: now) {
                 try db.cachedStatement(
                     sql:
-                        "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = 'pending', sync_error = NULL WHERE id = ?"
+                        "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = \(SyncState.pending.sql), sync_error = NULL WHERE id = ?"
                 ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
             }
             try Self.refreshRecords(db)
@@ -465,19 +465,23 @@ extension SpotterStore {
     func discardEntity(type: EntityType, id: String, db: Database) throws {
         var ops = try String.fetchAll(
             db.cachedStatement(
-                sql: "SELECT op_id FROM outbox WHERE entity_type = ? AND entity_id = ? AND state != 'succeeded'"),
+                sql:
+                    "SELECT op_id FROM outbox WHERE entity_type = ? AND entity_id = ? AND state != \(OperationState.succeeded.sql)"
+            ),
             arguments: [type.rawValue, id])
         if type == .workout {
             ops += try String.fetchAll(
                 db.cachedStatement(
                     sql: """
                         SELECT o.op_id FROM outbox o JOIN sets s ON s.id = o.entity_id
-                        WHERE o.entity_type = 'set' AND s.workout_id = ? AND o.state != 'succeeded'
+                        WHERE o.entity_type = \(EntityType.set.sql) AND s.workout_id = ? AND o.state != \(OperationState.succeeded.sql)
                         """), arguments: [id])
         }
         for op in ops {
             for dependant in try Outbox.dependants(of: op, db: db) {
-                try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ? AND state != 'in_flight'").execute(
+                try db.cachedStatement(
+                    sql: "DELETE FROM outbox WHERE op_id = ? AND state != \(OperationState.inFlight.sql)"
+                ).execute(
                     arguments: [dependant])
             }
             try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [op])

@@ -90,7 +90,7 @@ extension SpotterStore {
                     SELECT f.exercise AS exercise, NULL AS state FROM favorites f
                     WHERE f.exercise NOT IN (SELECT exercise FROM favorite_pending)
                     UNION ALL
-                    SELECT p.exercise, COALESCE(o.state, 'pending') FROM favorite_pending p
+                    SELECT p.exercise, COALESCE(o.state, \(OperationState.pending.sql)) FROM favorite_pending p
                     LEFT JOIN outbox o ON o.op_id = p.op_id WHERE p.action = 'add'
                     ORDER BY 1 COLLATE NOCASE
                     """

@@ -96,7 +96,7 @@ enum Outbox {
         try Row.fetchOne(
             db.cachedStatement(
                 sql: """
-                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'create'
+                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = \(OperationKind.create.sql)
                         AND state = \(OperationState.failedPermanent.sql)
                     ORDER BY seq DESC LIMIT 1
                     """), arguments: [type.rawValue, id]
@@ -111,7 +111,7 @@ enum Outbox {
         let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'create'
+                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = \(OperationKind.create.sql)
                         AND state IN \(OperationState.sqlList([.failedPermanent, .blocked]))
                     """), arguments: [type.rawValue, id])
         return try rows.contains { row in

@@ -12,6 +12,17 @@ public enum OperationResult: Sendable, Equatable {
     case permanent(status: Int?, error: String)
 }
 
+/// How one try of one operation ended: what the engine hands the store to record.
+public struct OperationOutcome: Sendable, Equatable {
+    public var opID: String
+    public var result: OperationResult
+
+    public init(opID: String, result: OperationResult) {
+        self.opID = opID
+        self.result = result
+    }
+}
+
 /// Counts of the current user's operations by what they mean to the user.
 public struct QueueCounts: Sendable, Equatable {
     /// Not yet succeeded, failed or blocked (pending, in flight and waiting to retry).
@@ -44,7 +55,7 @@ extension SpotterStore {
                                 AND p.entity_id = o.entity_id AND p.state = \(OperationState.inFlight.sql))
                           AND (o.depends_on IS NULL OR NOT EXISTS (SELECT 1 FROM outbox d WHERE d.op_id = o.depends_on
                                 AND NOT (d.state = \(OperationState.succeeded.sql)
-                                    OR (d.state = \(OperationState.failedPermanent.sql) AND d.kind != 'create'))))
+                                    OR (d.state = \(OperationState.failedPermanent.sql) AND d.kind != \(OperationKind.create.sql)))))
                         ORDER BY o.seq LIMIT ?
                         """), arguments: [userID, now.timeIntervalSince1970, limit])
             var claimed: [OutboxOperation] = []
@@ -136,16 +147,17 @@ extension SpotterStore {
     /// success, permanent failure handling). Returns notices for the user.
     @discardableResult
     public func complete(opID: String, result: OperationResult) throws -> [StoreNotice] {
-        try complete([(opID, result)])
+        try complete([OperationOutcome(opID: opID, result: result)])
     }
 
     /// Records the results of a whole batch in one transaction.
     @discardableResult
-    public func complete(_ results: [(opID: String, result: OperationResult)]) throws -> [StoreNotice] {
+    public func complete(_ results: [OperationOutcome]) throws -> [StoreNotice] {
         let now = clock.now()
         return try writer.write { db in
             var notices: [StoreNotice] = []
-            for (opID, result) in results {
+            for outcome in results {
+                let (opID, result) = (outcome.opID, outcome.result)
                 guard
                     let row = try Row.fetchOne(
                         db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ?"), arguments: [opID])

@@ -163,7 +163,7 @@ extension SpotterStore {
                     db,
                     sql: """
                         SELECT EXISTS (SELECT 1 FROM outbox WHERE state IN \(Outbox.queuedStates)
-                            OR (kind = 'create' AND state = 'failed_permanent'))
+                            OR (kind = \(OperationKind.create.sql) AND state = \(OperationState.failedPermanent.sql)))
                         """) ?? true
             anythingWaiting = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pulled_waiting)") ?? true
         }
@@ -221,7 +221,7 @@ extension SpotterStore {
         let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = 'delete'
+                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = \(OperationKind.delete.sql)
                         AND state = \(OperationState.failedPermanent.sql)
                     """), arguments: [type.rawValue, id])
         for row in rows {
@@ -303,7 +303,7 @@ extension SpotterStore {
             db.cachedStatement(
                 sql: """
                     SELECT EXISTS (SELECT 1 FROM outbox WHERE entity_type = ? AND entity_id = ?
-                        AND (state IN \(Outbox.queuedStates) OR (kind = 'create' AND state = 'failed_permanent')))
+                        AND (state IN \(Outbox.queuedStates) OR (kind = \(OperationKind.create.sql) AND state = \(OperationState.failedPermanent.sql))))
                     """), arguments: [type.rawValue, id]) ?? false
     }
 
@@ -389,7 +389,7 @@ extension SpotterStore {
             db.cachedStatement(
                 sql: """
                     SELECT EXISTS (SELECT 1 FROM outbox o JOIN sets s ON s.id = o.entity_id
-                        WHERE o.entity_type = 'set' AND s.workout_id = ? AND o.state != 'succeeded')
+                        WHERE o.entity_type = \(EntityType.set.sql) AND s.workout_id = ? AND o.state != \(OperationState.succeeded.sql))
                     """), arguments: [id]) ?? false
     }
 }

@@ -138,7 +138,8 @@ extension SpotterStore {
         var counts = QueueCounts()
         let rows = try Row.fetchAll(
             db.cachedStatement(
-                sql: "SELECT state, COUNT(*) AS n FROM outbox WHERE user_id = ? AND state != 'succeeded' GROUP BY state"
+                sql:
+                    "SELECT state, COUNT(*) AS n FROM outbox WHERE user_id = ? AND state != \(OperationState.succeeded.sql) GROUP BY state"
             ),
             arguments: [userID])
         for row in rows {

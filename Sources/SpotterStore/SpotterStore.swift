@@ -43,7 +43,7 @@ public struct StoreNotice: Sendable, Equatable {
 /// The local database: every write the app makes goes through this type, one transaction
 /// per user action, so an entity change and its outbox operation are never apart.
 public struct SpotterStore: Sendable {
-    public let writer: any DatabaseWriter
+    let writer: any DatabaseWriter
     /// The user whose operations this store enqueues and claims.
     public let userID: String
     public let clock: any SpotterClock
@@ -124,7 +124,7 @@ public struct SpotterStore: Sendable {
     }
 
     /// Wraps an open database (tests pass a queue on a temporary file) and migrates it.
-    public init(writer: any DatabaseWriter, userID: String, clock: any SpotterClock = SystemClock()) throws {
+    init(writer: any DatabaseWriter, userID: String, clock: any SpotterClock = SystemClock()) throws {
         self.writer = writer
         self.userID = userID
         self.clock = clock

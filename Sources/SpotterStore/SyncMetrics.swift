@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SpotterCore
 
 /// Sync counters kept in the database, so `spotter status` shows them across runs.
 public struct SyncMetricsSnapshot: Sendable, Equatable {
@@ -9,17 +10,49 @@ public struct SyncMetricsSnapshot: Sendable, Equatable {
     public var latencyP95ms: Double?
 }
 
+/// The sync counters, named once: the engine counts them, `spotter status` shows them by `name`.
+public enum SyncCounter: Hashable, Sendable {
+    /// HTTP requests made (a batch is one).
+    case requests
+    /// Operations sent (a batch counts each of its operations).
+    case sent
+    case succeeded
+    /// Answers the server replayed from its idempotency store.
+    case replays
+    case permanentFailures
+    /// Operations the safety valve gave up on.
+    case gaveUp
+    /// Entities changed here by the change feed.
+    case pulled
+    /// A try that will be retried, by why.
+    case retried(TransientReason)
+
+    /// The counter's name in the database and in `spotter status`.
+    public var name: String {
+        switch self {
+        case .requests: "requests"
+        case .sent: "sent"
+        case .succeeded: "succeeded"
+        case .replays: "replays"
+        case .permanentFailures: "permanent_failures"
+        case .gaveUp: "gave_up"
+        case .pulled: "pulled"
+        case .retried(let reason): "retried_\(reason.rawValue)"
+        }
+    }
+}
+
 extension SpotterStore {
-    public func incrementMetrics(_ deltas: [String: Int]) throws {
+    public func incrementMetrics(_ deltas: [SyncCounter: Int]) throws {
         guard !deltas.isEmpty else { return }
         try writer.write { db in
-            for (name, delta) in deltas where delta != 0 {
+            for (counter, delta) in deltas where delta != 0 {
                 try db.cachedStatement(
                     sql: """
                         INSERT INTO sync_metrics (name, value) VALUES (?, ?)
                         ON CONFLICT(name) DO UPDATE SET value = value + excluded.value
                         """
-                ).execute(arguments: [name, delta])
+                ).execute(arguments: [counter.name, delta])
             }
         }
     }

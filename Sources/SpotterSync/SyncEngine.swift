@@ -70,7 +70,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     private var retryTimer: (any ScheduledWork)?
     private var periodicTimer: (any ScheduledWork)?
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
-    private var metricDeltas: [String: Int] = [:]
+    private var metricDeltas: [SyncCounter: Int] = [:]
     private var lastConnectivity: Connectivity?
 
     public init(
@@ -143,22 +143,26 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         await waitUntilIdle()
     }
 
-    /// Flushes until nothing of this user is queued, or the deadline passes. Retries wait for
-    /// their backoff, so this honours the same schedule a running app would.
-    /// - Returns: whether the queue is empty.
-    public func drain(until deadline: Date) async -> Bool {
+    /// Flushes until nothing of this user is queued, or `timeout` seconds pass on the engine's
+    /// clock. Retries wait for their backoff, so this honours the same schedule a running app would.
+    /// - Returns: whether the queue is empty; a queue that cannot be read is not called empty.
+    public func drain(timeout: TimeInterval) async -> Bool {
+        let deadline = clock.now().addingTimeInterval(timeout)
         while true {
             await syncOnce()
-            let counts = (try? store.queueCounts()) ?? QueueCounts()
-            if counts.pending == 0 { return true }
-            let now = Date()
-            if now >= deadline { return false }
-            if airplaneOn { return false }
-            let due = (try? store.nextRetryAt()) ?? nil
+            do {
+                if try store.queueCounts().pending == 0 { return true }
+            } catch {
+                logger.error("queue unreadable, not calling it drained: \(error)")
+                return false
+            }
+            let now = clock.now()
+            if now >= deadline || airplaneOn { return false }
+            var due: Date?
+            do { due = try store.nextRetryAt() } catch { logger.error("retry time unreadable: \(error)") }
             let wait = min(
-                deadline.timeIntervalSince(now),
-                max(0.05, (due ?? now.addingTimeInterval(0.2)).timeIntervalSince(clock.now())))
-            try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+                deadline.timeIntervalSince(now), max(0.05, (due ?? now.addingTimeInterval(0.2)).timeIntervalSince(now)))
+            do { try await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000)) } catch { return false }
         }
     }
 
@@ -213,8 +217,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     }
 
     private func sendSingle(_ op: OutboxOperation) {
-        metricDeltas["requests", default: 0] += 1
-        metricDeltas["sent", default: 0] += 1
+        metricDeltas[.requests, default: 0] += 1
+        metricDeltas[.sent, default: 0] += 1
         transport.send(OperationRequest.single(op, timeout: configuration.requestTimeout)) { [self] result in
             queue.async { [self] in
                 switch result {
@@ -254,8 +258,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         let leftOver = claimed.dropFirst(ops.count).map(\.opID)
         do { try store.releaseUnsent(opIDs: leftOver) } catch { logger.error("could not release unsent: \(error)") }
         let body = Data("{\"ops\":[\(encoded.joined(separator: ","))]}".utf8)
-        metricDeltas["requests", default: 0] += 1
-        metricDeltas["sent", default: 0] += ops.count
+        metricDeltas[.requests, default: 0] += 1
+        metricDeltas[.sent, default: 0] += ops.count
         let sentOps = ops
         let request = TransportRequest(
             method: "POST", path: Route.batch, headers: [HeaderName.idempotencyKey: UUID().uuidString.lowercased()],
@@ -298,7 +302,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     /// transient failures came back, so hammering on would not help).
     private func apply(_ rows: [OperationAnswer]) -> Bool {
         let now = clock.now()
-        var results: [(opID: String, result: OperationResult)] = []
+        var results: [OperationOutcome] = []
         var progressed = false
         for answer in rows {
             let (op, status, body) = (answer.op, answer.status, answer.body)
@@ -307,12 +311,13 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             switch ResultClassifier.classify(status: status, kind: op.kind, keyInUse: keyInUse, idTaken: idTaken) {
             case .success:
                 progressed = true
-                metricDeltas["succeeded", default: 0] += 1
-                if answer.replayed { metricDeltas["replays", default: 0] += 1 }
+                metricDeltas[.succeeded, default: 0] += 1
+                if answer.replayed { metricDeltas[.replays, default: 0] += 1 }
                 // A taken id answers with a problem, not the entity, and the server's row may be one
                 // this device's pull already went past (deleted, or edited, long ago): the next pull
                 // reads the whole feed again, so the device ends with that row whatever it is.
-                results.append((op.opID, .succeeded(status: status, body: idTaken ? nil : body)))
+                results.append(
+                    OperationOutcome(opID: op.opID, result: .succeeded(status: status, body: idTaken ? nil : body)))
                 if idTaken {
                     saving("a fresh pull after a taken id") { try store.setMeta(store.pullCursorKey, nil) }
                 }
@@ -331,8 +336,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             case .permanent:
                 progressed = true
                 let reason = OperationRequest.reason(status: status, body: body)
-                metricDeltas["permanent_failures", default: 0] += 1
-                results.append((op.opID, .permanent(status: status, error: reason)))
+                metricDeltas[.permanentFailures, default: 0] += 1
+                results.append(OperationOutcome(opID: op.opID, result: .permanent(status: status, error: reason)))
                 events.post(.opFailed(opID: op.opID, reason: reason))
             }
         }
@@ -344,18 +349,19 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     private func transient(
         _ op: OutboxOperation, status: Int?, reason: TransientReason, error: String, retryAfter: TimeInterval?,
         now: Date
-    ) -> (opID: String, result: OperationResult) {
-        metricDeltas["retried_\(reason.rawValue)", default: 0] += 1
+    ) -> OperationOutcome {
+        metricDeltas[.retried(reason), default: 0] += 1
         let policy = configuration.retryPolicy
         if policy.shouldGiveUp(attempts: op.attemptCount, createdAt: op.createdAt, now: now) {
-            metricDeltas["gave_up", default: 0] += 1
-            metricDeltas["permanent_failures", default: 0] += 1
+            metricDeltas[.gaveUp, default: 0] += 1
+            metricDeltas[.permanentFailures, default: 0] += 1
             let message = "gave up after \(op.attemptCount) attempts: \(error)"
             events.post(.opFailed(opID: op.opID, reason: message))
-            return (op.opID, .permanent(status: status, error: message))
+            return OperationOutcome(opID: op.opID, result: .permanent(status: status, error: message))
         }
         let delay = retryAfter ?? policy.delay(afterAttempt: op.attemptCount, unitRandom: random())
-        return (op.opID, .transient(status: status, error: error, retryAt: now.addingTimeInterval(delay)))
+        return OperationOutcome(
+            opID: op.opID, result: .transient(status: status, error: error, retryAt: now.addingTimeInterval(delay)))
     }
 
     /// No answer at all: offline (not a try; the operations go back untouched) or a broken
@@ -383,7 +389,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         finishFlush()
     }
 
-    private func record(_ results: [(opID: String, result: OperationResult)]) {
+    private func record(_ results: [OperationOutcome]) {
         do {
             for notice in try store.complete(results) { events.post(.notice(notice.message)) }
         } catch {
@@ -408,12 +414,18 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             finishFlush()
             return
         }
-        let since = first ? ((try? store.meta(store.pullCursorKey)) ?? nil) : cursor
+        var since = cursor
+        if first {
+            // A cursor that cannot be read pulls the whole feed again: slower, never wrong.
+            do { since = try store.meta(store.pullCursorKey) } catch {
+                logger.error("pull cursor unreadable: \(error)")
+            }
+        }
         var path = "\(Route.changes)?limit=\(configuration.pullPageSize)"
         if let since, !since.isEmpty {
             path += "&since=\(since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? since)"
         }
-        metricDeltas["requests", default: 0] += 1
+        metricDeltas[.requests, default: 0] += 1
         transport.send(TransportRequest(method: "GET", path: path, timeout: configuration.requestTimeout)) {
             [self] result in
             queue.async { [self] in
@@ -440,7 +452,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 if !authPaused { post(connectivity: .online) }
                 do {
                     let changed = try store.mergePulled(entities, cursor: page.cursor)
-                    metricDeltas["pulled", default: 0] += changed
+                    metricDeltas[.pulled, default: 0] += changed
                     if changed > 0 { events.post(.pulled(count: changed)) }
                 } catch {
                     logger.error("merge of pulled changes failed: \(error)")
@@ -524,7 +536,14 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     private func scheduleRetry() {
         retryTimer?.cancel()
         retryTimer = nil
-        guard !stopped, !authPaused, let due = (try? store.nextRetryAt()) ?? nil else { return }
+        guard !stopped, !authPaused else { return }
+        let due: Date?
+        do { due = try store.nextRetryAt() } catch {
+            // The periodic tick still runs: a retry is late, never lost.
+            logger.error("retry time unreadable: \(error)")
+            return
+        }
+        guard let due else { return }
         let delay = max(0.01, due.timeIntervalSince(clock.now()))
         retryTimer = scheduler.schedule(after: delay, on: queue) { [weak self] in
             self?.beginFlush(.retry)
@@ -557,8 +576,11 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     }
 
     private func postCounts() {
-        if let counts = try? store.queueCounts() {
+        do {
+            let counts = try store.queueCounts()
             events.post(.outboxChanged(pending: counts.pending, failed: counts.failed + counts.blocked))
+        } catch {
+            logger.error("outbox counts unreadable: \(error)")
         }
     }
 

@@ -149,7 +149,7 @@ enum EagerSync {
                 global: global, store: store, configuration: configuration, accountCheckTimeout: 2,
                 logger: commandLogger("spotter.sync"))
         else { return }
-        _ = await session.engine.drain(until: Date().addingTimeInterval(2))
+        _ = await session.engine.drain(timeout: 2)
         await session.shutdown()
     }
 }
@@ -170,7 +170,7 @@ struct Sync: AsyncParsableCommand {
         if !airplane {
             let session = try await SyncSession.start(
                 global: global, store: store, logger: commandLogger("spotter.sync"))
-            _ = await session.engine.drain(until: Date().addingTimeInterval(timeout))
+            _ = await session.engine.drain(timeout: timeout)
             await session.shutdown()
             store = session.store
         }

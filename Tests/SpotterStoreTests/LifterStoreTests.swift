@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import SpotterCore
-import SpotterStore
+@testable import SpotterStore
 import Testing
 
 /// Store queries behind the lifter's session (issue 12) and the type-ahead (issue 10 item 3).

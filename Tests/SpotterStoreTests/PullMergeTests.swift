@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import SpotterCore
-import SpotterStore
+@testable import SpotterStore
 import Testing
 
 /// The server's row of a set, as the feed and a write's answer carry it.

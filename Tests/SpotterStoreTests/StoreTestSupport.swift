@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import SpotterCore
-import SpotterStore
+@testable import SpotterStore
 
 /// A store on a fresh SQLite file in a temporary directory (real files, WAL, as in production).
 func makeStore(user: String = "alice", clock: ManualClock = ManualClock()) throws -> SpotterStore {

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import SpotterCore
-import SpotterStore
+@testable import SpotterStore
 import Testing
 
 @Suite("The one-transaction write path")

@@ -1,7 +1,7 @@
 import Foundation
 import SpotterCore
 import SpotterProtocol
-import SpotterStore
+@testable import SpotterStore
 import SpotterSync
 import Testing
 

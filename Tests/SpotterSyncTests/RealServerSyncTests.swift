@@ -3,7 +3,7 @@ import Logging
 import SpotterCore
 import SpotterProtocol
 import SpotterServer
-import SpotterStore
+@testable import SpotterStore
 import SpotterSync
 import Testing
 
@@ -47,7 +47,7 @@ struct Device {
     }
 
     func sync(_ seconds: TimeInterval = 60) async -> Bool {
-        await engine.drain(until: Date().addingTimeInterval(seconds))
+        await engine.drain(timeout: seconds)
     }
 
     /// The sets this device shows, as comparable tuples.

@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// What `spotter bench` writes and reads below the store's actions: the floor a logged set is
+/// measured against, and a big synced history made fast. The SQL stays in the store module,
+/// which alone holds the database.
+extension SpotterStore {
+    /// Inserts one set row and one outbox row for it in one transaction, with no validation,
+    /// coalescing or records: the least a logged set can cost.
+    public func insertBareSet(workoutID: UUID, exercise: String, position: Int) throws {
+        let setID = UUID().wireString
+        let now = clock.now()
+        let stamp = Timestamp.format(now)
+        try writer.write { db in
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, performed_at,
+                        updated_at, sync_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.pending.sql))
+                    """
+            ).execute(arguments: [
+                setID, workoutID.wireString, exercise, position, SetKind.normal.rawValue, 100.0,
+                WeightUnit.kg.rawValue, 5, stamp, stamp,
+            ])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO outbox (op_id, user_id, entity_type, entity_id, kind, payload, idempotency_key,
+                        state, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '{}', ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                UUID().uuidString, userID, EntityType.set.rawValue, setID, OperationKind.create.rawValue,
+                UUID().uuidString, OperationState.pending.rawValue, now.timeIntervalSince1970,
+                now.timeIntervalSince1970,
+            ])
+        }
+    }
+
+    /// Fills the database with `count` synced sets of `exercises`, twenty to a workout, one day
+    /// apart, in one transaction; records are computed once at the end, as the app keeps them.
+    public func populateSynced(sets count: Int, exercises: [String]) throws {
+        precondition(!exercises.isEmpty, "populateSynced needs at least one exercise")
+        try writer.write { db in
+            let perWorkout = 20
+            var workoutID = ""
+            let insertWorkout = try db.makeStatement(
+                sql: """
+                    INSERT INTO workouts (id, name, started_at, updated_at, server_version, sync_state)
+                    VALUES (?, ?, ?, ?, ?, \(SyncState.synced.sql))
+                    """)
+            let insertSet = try db.makeStatement(
+                sql: """
+                    INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, performed_at, e1rm_kg,
+                        updated_at, server_version, sync_state)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.synced.sql))
+                    """)
+            let start = Date(timeIntervalSince1970: 1_600_000_000)
+            for index in 0..<count {
+                if index % perWorkout == 0 {
+                    workoutID = UUID().wireString
+                    let day = Timestamp.format(start.addingTimeInterval(Double(index / perWorkout) * 86_400))
+                    try insertWorkout.execute(arguments: [workoutID, "Workout \(index / perWorkout)", day, day, index])
+                }
+                let weight = Double(40 + index % 120)
+                let reps = 1 + index % 10
+                let when = Timestamp.format(
+                    start.addingTimeInterval(Double(index / perWorkout) * 86_400 + Double(index % perWorkout) * 120))
+                try insertSet.execute(arguments: [
+                    UUID().wireString, workoutID, exercises[index % exercises.count], index % perWorkout + 1,
+                    SetKind.normal.rawValue, weight, WeightUnit.kg.rawValue, reps, when,
+                    OneRepMax.epley(weight: weight, reps: reps), when, index,
+                ])
+            }
+        }
+        try refreshRecords()
+    }
+
+    /// Sets stored on this device, deleted ones included (every account).
+    public func storedSetCount() throws -> Int {
+        try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sets") ?? 0 }
+    }
+}
