@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import SpotterCore
-@testable import SpotterStore
 import Testing
+
+@testable import SpotterStore
 
 /// Store queries behind the lifter's session (issue 12) and the type-ahead (issue 10 item 3).
 @Suite("Prefill, type-ahead and records in the store")

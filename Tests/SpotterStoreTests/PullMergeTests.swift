@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import SpotterCore
-@testable import SpotterStore
 import Testing
+
+@testable import SpotterStore
 
 /// The server's row of a set, as the feed and a write's answer carry it.
 func serverRow(

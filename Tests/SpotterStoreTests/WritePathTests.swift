@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import SpotterCore
-@testable import SpotterStore
 import Testing
+
+@testable import SpotterStore
 
 @Suite("The one-transaction write path")
 struct WritePathTests {

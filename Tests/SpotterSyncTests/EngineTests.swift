@@ -1,9 +1,10 @@
 import Foundation
 import SpotterCore
 import SpotterProtocol
-@testable import SpotterStore
 import SpotterSync
 import Testing
+
+@testable import SpotterStore
 
 /// An engine over a scripted transport, a manual clock and a hand-cranked scheduler.
 struct EngineRig {

@@ -3,9 +3,10 @@ import Logging
 import SpotterCore
 import SpotterProtocol
 import SpotterServer
-@testable import SpotterStore
 import SpotterSync
 import Testing
+
+@testable import SpotterStore
 
 /// A sync server on 127.0.0.1 with its own database, for engines to talk to over real HTTP.
 struct LiveServer {
