@@ -25,10 +25,12 @@ public struct OutboxOperation: Sendable, Equatable {
     public var completedAt: Date?
     /// When a try first left; nil while it never has.
     public var firstSentAt: Date?
+    /// The process holding the lease (pid and start time), while one does.
+    var leaseOwner: String?
 
     /// Reads an `outbox` row. A row that cannot be read (a BLOB payload, an unknown kind or
     /// state) throws `UnreadableRow`: syncing made-up defaults would send an empty create.
-    init(row: Row) throws {
+    public init(row: Row) throws {
         let cells = RowCells(row, table: "outbox", idColumn: "op_id")
         seq = try cells.value("seq")
         opID = try cells.value("op_id")
@@ -60,6 +62,63 @@ public struct OutboxOperation: Sendable, Equatable {
         updatedAt = Date(timeIntervalSince1970: try cells.value("updated_at"))
         completedAt = (try cells.value("completed_at") as Double?).map(Date.init(timeIntervalSince1970:))
         firstSentAt = (try cells.value("first_sent_at") as Double?).map(Date.init(timeIntervalSince1970:))
+        leaseOwner = try cells.value("lease_owner")
+    }
+}
+
+/// The outbox row as a GRDB record: read with the throwing `init(row:)` above (a corrupt row is
+/// an error, never defaults), written back by `updateChanges(_:from:)` with only the columns a
+/// transition changed.
+extension OutboxOperation: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "outbox"
+
+    /// The table's columns, named once.
+    public enum Columns {
+        public static let seq = Column("seq")
+        public static let opID = Column("op_id")
+        public static let userID = Column("user_id")
+        public static let entityType = Column("entity_type")
+        public static let entityID = Column("entity_id")
+        public static let kind = Column("kind")
+        public static let payload = Column("payload")
+        public static let before = Column("before")
+        public static let idempotencyKey = Column("idempotency_key")
+        public static let state = Column("state")
+        public static let attemptCount = Column("attempt_count")
+        public static let nextAttemptAt = Column("next_attempt_at")
+        public static let leaseExpiresAt = Column("lease_expires_at")
+        public static let leaseOwner = Column("lease_owner")
+        public static let dependsOn = Column("depends_on")
+        public static let lastStatus = Column("last_status")
+        public static let lastError = Column("last_error")
+        public static let createdAt = Column("created_at")
+        public static let updatedAt = Column("updated_at")
+        public static let completedAt = Column("completed_at")
+        public static let firstSentAt = Column("first_sent_at")
+    }
+
+    public func encode(to container: inout PersistenceContainer) {
+        container[Columns.seq] = seq
+        container[Columns.opID] = opID
+        container[Columns.userID] = userID
+        container[Columns.entityType] = entityType.rawValue
+        container[Columns.entityID] = entityID
+        container[Columns.kind] = kind.rawValue
+        container[Columns.payload] = JSONValue.object(payload).canonicalString
+        container[Columns.before] = before.isEmpty ? nil : JSONValue.object(before).canonicalString
+        container[Columns.idempotencyKey] = idempotencyKey
+        container[Columns.state] = state.rawValue
+        container[Columns.attemptCount] = attemptCount
+        container[Columns.nextAttemptAt] = nextAttemptAt?.timeIntervalSince1970
+        container[Columns.leaseExpiresAt] = leaseExpiresAt?.timeIntervalSince1970
+        container[Columns.leaseOwner] = leaseOwner
+        container[Columns.dependsOn] = dependsOn
+        container[Columns.lastStatus] = lastStatus
+        container[Columns.lastError] = lastError
+        container[Columns.createdAt] = createdAt.timeIntervalSince1970
+        container[Columns.updatedAt] = updatedAt.timeIntervalSince1970
+        container[Columns.completedAt] = completedAt?.timeIntervalSince1970
+        container[Columns.firstSentAt] = firstSentAt?.timeIntervalSince1970
     }
 }
 

@@ -4,6 +4,13 @@ import SpotterCore
 
 /// Carries out what `OutboxMachine` decides. Nothing here chooses a state: it persists the
 /// machine's transition and its effects on the entity and on the operations that wait.
+extension OutboxOperation {
+    fileprivate mutating func releaseLease() {
+        leaseExpiresAt = nil
+        leaseOwner = nil
+    }
+}
+
 extension SpotterStore {
     /// What the machine needs to know of an operation for `event`, read in the same transaction
     /// (only what that event can depend on: claims and lease releases read nothing more).
@@ -39,53 +46,43 @@ extension SpotterStore {
         } catch let refused as OutboxMachine.NotAllowed {
             throw StoreError.notAllowed("operation \(op.opID): \(refused)")
         }
-        // The row's own changes go in one statement (the drain makes thousands of these).
-        let stamp = now.timeIntervalSince1970
-        var assignments = ["updated_at = ?"]
-        var arguments: [DatabaseValueConvertible?] = [stamp]
-        if let state = transition.state {
-            assignments.append("state = ?")
-            arguments.append(state.rawValue)
-        }
+        // The row's own changes: the record is changed as the effects say, and only the columns
+        // that differ are written (one UPDATE; the drain makes thousands of these).
+        var row = op
+        row.updatedAt = now
+        if let state = transition.state { row.state = state }
         var entityEffects: [OutboxMachine.Effect] = []
         for effect in transition.effects {
             switch effect {
             case .startTry:
-                assignments += [
-                    "lease_expires_at = ?", "lease_owner = ?", "attempt_count = attempt_count + 1",
-                    "first_sent_at = COALESCE(first_sent_at, ?)",
-                ]
-                arguments += [stamp + lease, LeaseOwner.current, stamp]
+                row.leaseExpiresAt = now.addingTimeInterval(lease)
+                row.leaseOwner = LeaseOwner.current
+                row.attemptCount += 1
+                row.firstSentAt = row.firstSentAt ?? now
             case .undoTry:
-                assignments += [
-                    "first_sent_at = CASE WHEN attempt_count <= 1 THEN NULL ELSE first_sent_at END",
-                    "attempt_count = MAX(0, attempt_count - 1)", "lease_expires_at = NULL", "lease_owner = NULL",
-                ]
+                if row.attemptCount <= 1 { row.firstSentAt = nil }
+                row.attemptCount = max(0, row.attemptCount - 1)
+                row.releaseLease()
             case .startAfresh:
-                assignments += [
-                    "attempt_count = 0", "next_attempt_at = NULL", "completed_at = NULL", "created_at = ?",
-                ]
-                arguments.append(stamp)
+                row.attemptCount = 0
+                row.nextAttemptAt = nil
+                row.completedAt = nil
+                row.createdAt = now
             case .scheduleRetry(let at):
-                assignments += ["next_attempt_at = ?", "lease_expires_at = NULL", "lease_owner = NULL"]
-                arguments.append(at.timeIntervalSince1970)
+                row.nextAttemptAt = at
+                row.releaseLease()
             case .recordAnswer(let status, let error):
-                assignments += ["last_status = ?", "last_error = ?"]
-                arguments += [status, error]
+                row.lastStatus = status
+                row.lastError = error
             case .complete:
-                assignments += [
-                    "completed_at = ?", "next_attempt_at = NULL", "lease_expires_at = NULL", "lease_owner = NULL",
-                ]
-                arguments.append(stamp)
+                row.completedAt = now
+                row.nextAttemptAt = nil
+                row.releaseLease()
             default:
                 entityEffects.append(effect)
             }
         }
-        if transition.state != nil || assignments.count > 1 {
-            arguments.append(op.opID)
-            try db.cachedStatement(sql: "UPDATE outbox SET \(assignments.joined(separator: ", ")) WHERE op_id = ?")
-                .execute(arguments: StatementArguments(arguments) ?? [])
-        }
+        if transition.state != nil { try row.updateChanges(db, from: op) }
         if case .succeeded = event {
             try db.cachedStatement(sql: "INSERT INTO sync_latency (ms) VALUES (?)").execute(arguments: [
                 max(0, now.timeIntervalSince(op.createdAt) * 1000)
