@@ -47,7 +47,7 @@ public enum OperationState: String, Codable, Sendable, CaseIterable {
 }
 
 /// A training session the user logs sets into.
-public struct Workout: Sendable, Equatable {
+public struct Workout: Sendable, Equatable, Codable {
     public var id: UUID
     public var name: String
     public var startedAt: Date
@@ -64,7 +64,7 @@ public struct Workout: Sendable, Equatable {
 }
 
 /// One logged set: the unit of work a lifter records between rests.
-public struct WorkoutSet: Sendable, Equatable {
+public struct WorkoutSet: Sendable, Equatable, Codable {
     public var id: UUID
     public var workoutID: UUID
     public var exercise: String

@@ -4,8 +4,8 @@ import SpotterCore
 
 /// How one try of an operation ended, as the engine classified it.
 public enum OperationResult: Sendable, Equatable {
-    /// The server did what was asked; `body` is its canonical entity, when it sent one.
-    case succeeded(status: Int, body: JSONValue?)
+    /// The server did what was asked; `row` is the entity it now holds, when it sent one.
+    case succeeded(status: Int, row: PulledEntity?)
     /// Try again at `retryAt`.
     case transient(status: Int?, error: String, retryAt: Date)
     /// The server refused it (or the engine gave up): it will not be sent again.
@@ -164,11 +164,11 @@ extension SpotterStore {
                 else { continue }  // discarded meanwhile: nothing left to record
                 let op = try OutboxOperation(row: row)
                 let event: OutboxMachine.Event
-                var answer: JSONValue?
+                var answer: PulledEntity?
                 switch result {
-                case .succeeded(let status, let body):
+                case .succeeded(let status, let row):
                     event = .succeeded(status: status)
-                    answer = body
+                    answer = row
                 case .transient(let status, let error, let retryAt):
                     event = .transient(status: status, error: error, retryAt: retryAt)
                 case .permanent(let status, let error):
@@ -219,8 +219,7 @@ extension SpotterStore {
     /// server has shown — this answer, or a change another device made that waited here while
     /// the operation was queued. A replayed answer can be older than that change; taking only
     /// the fields this device touched would lose the other device's fields for good.
-    func reconcile(_ op: OutboxOperation, canonical body: JSONValue?, db: Database) throws {
-        let answer = body.flatMap { PulledEntity(op.entityType, row: $0) }
+    func reconcile(_ op: OutboxOperation, answer: PulledEntity?, db: Database) throws {
         let waiting = try waiting(op.entityType, op.entityID, db: db)
         try forgetWaiting(op.entityType, op.entityID, db: db)
         let local = try Row.fetchOne(
@@ -241,17 +240,18 @@ extension SpotterStore {
             _ = try applyPulled(newest, db: db, now: Timestamp.format(self.now), seen: &seen)
             return
         }
-        // Not a whole entity (or this copy is deleted here, its workout's delete still queued):
-        // the server's rounding of the touched fields, and its version.
-        guard let canonical = body?.objectValue else { return }
+        // This copy is deleted here (its workout's delete still queued), or a newer row is already
+        // here: the server's rounding of the touched fields, and its version.
+        let canonical: [String: JSONValue]
+        switch answer {
+        case .workout(let workout, _): canonical = workout.wireFields
+        case .set(let set, _): canonical = set.wireFields
+        case .deletedWorkout, .deletedSet, nil: return
+        }
         let touched = canonical.filter { op.payload[$0.key] != nil && $0.key != "id" }
         var extra: [String: DatabaseValue] = [:]
-        if let version = canonical["server_version"], !version.isNull {
-            extra["server_version"] = version.databaseValue
-        }
-        if let updated = canonical["updated_at"], !updated.isNull {
-            extra["updated_at"] = updated.databaseValue
-        }
+        if let version = answer?.stamp.serverVersion { extra["server_version"] = version.databaseValue }
+        if let updated = answer?.stamp.updatedAt { extra["updated_at"] = updated.databaseValue }
         try EntityTable.write(touched, type: op.entityType, id: op.entityID, extra: extra, db: db)
     }
 

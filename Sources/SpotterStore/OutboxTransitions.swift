@@ -37,7 +37,7 @@ extension SpotterStore {
     /// Applies `event` to an operation: the machine decides, this persists. Returns notices for the user.
     @discardableResult
     func transition(
-        _ op: OutboxOperation, _ event: OutboxMachine.Event, db: Database, now: Date, answer: JSONValue? = nil,
+        _ op: OutboxOperation, _ event: OutboxMachine.Event, db: Database, now: Date, answer: PulledEntity? = nil,
         lease: TimeInterval = 0
     ) throws -> [StoreNotice] {
         let transition: OutboxMachine.Transition
@@ -111,7 +111,7 @@ extension SpotterStore {
 
     private func carryOut(
         _ effect: OutboxMachine.Effect, of op: OutboxOperation, event: OutboxMachine.Event, db: Database, now: Date,
-        answer: JSONValue?
+        answer: PulledEntity?
     ) throws -> [StoreNotice] {
         let table = EntityTable.table(op.entityType)
         switch effect {
@@ -121,7 +121,7 @@ extension SpotterStore {
             if op.entityType == .favorite {
                 try settleFavorite(op, db: db)
             } else if let table {
-                try reconcile(op, canonical: answer, db: db)
+                try reconcile(op, answer: answer, db: db)
                 try db.cachedStatement(
                     sql: "UPDATE \(table) SET sync_state = \(SyncState.synced.sql), sync_error = NULL WHERE id = ?"
                 ).execute(arguments: [op.entityID])

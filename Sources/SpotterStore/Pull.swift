@@ -2,119 +2,6 @@ import Foundation
 import GRDB
 import SpotterCore
 
-/// The server's bookkeeping for a pulled row.
-public struct ServerStamp: Sendable, Equatable {
-    public var serverVersion: Int64?
-    /// RFC 3339, as the server wrote it.
-    public var updatedAt: String?
-
-    public init(serverVersion: Int64?, updatedAt: String?) {
-        self.serverVersion = serverVersion
-        self.updatedAt = updatedAt
-    }
-}
-
-/// One entry of the change feed, in local terms: an entity's current row, or its tombstone.
-public enum PulledEntity: Sendable, Equatable {
-    case workout(Workout, ServerStamp)
-    case set(WorkoutSet, ServerStamp)
-    case deletedWorkout(UUID, ServerStamp)
-    case deletedSet(UUID, ServerStamp)
-
-    /// One feed entry (`{"workout": {…}}` or `{"set": {…}}`); nil when the server sent something unreadable.
-    public init?(change: JSONValue) {
-        if let row = change["workout"], row.objectValue != nil {
-            self.init(.workout, row: row)
-        } else if let row = change["set"], row.objectValue != nil {
-            self.init(.set, row: row)
-        } else {
-            return nil
-        }
-    }
-
-    /// An entity as the server shows it (a feed row, or the canonical body of a write); nil when
-    /// it is not a whole, readable entity.
-    public init?(_ type: EntityType, row: JSONValue) {
-        guard let id = row["id"]?.stringValue.flatMap(UUID.init(uuidString:)) else { return nil }
-        let stamp = ServerStamp(
-            serverVersion: row["server_version"]?.intValue.map(Int64.init), updatedAt: row["updated_at"]?.stringValue)
-        let deleted = row["deleted"] == .bool(true)
-        switch type {
-        case .workout:
-            if deleted {
-                self = .deletedWorkout(id, stamp)
-                return
-            }
-            guard let name = row["name"]?.stringValue,
-                let started = row["started_at"]?.stringValue.flatMap(Timestamp.parse)
-            else { return nil }
-            self = .workout(
-                Workout(
-                    id: id, name: name, startedAt: started,
-                    endedAt: row["ended_at"]?.stringValue.flatMap(Timestamp.parse), notes: row["notes"]?.stringValue),
-                stamp)
-        case .set:
-            if deleted {
-                self = .deletedSet(id, stamp)
-                return
-            }
-            guard let workoutID = row["workout_id"]?.stringValue.flatMap(UUID.init(uuidString:)),
-                let exercise = row["exercise"]?.stringValue, let position = row["position"]?.intValue,
-                let kind = row["kind"]?.stringValue.flatMap(SetKind.init(rawValue:)),
-                let weight = row["weight"]?.doubleValue,
-                let unit = row["unit"]?.stringValue.flatMap(WeightUnit.init(rawValue:)),
-                let reps = row["reps"]?.intValue,
-                let performed = row["performed_at"]?.stringValue.flatMap(Timestamp.parse)
-            else { return nil }
-            self = .set(
-                WorkoutSet(
-                    id: id, workoutID: workoutID, exercise: exercise, position: position, kind: kind, weight: weight,
-                    unit: unit, reps: reps, rpe: row["rpe"]?.doubleValue, distanceM: row["distance_m"]?.doubleValue,
-                    durationS: row["duration_s"]?.doubleValue, notes: row["notes"]?.stringValue,
-                    performedAt: performed),
-                stamp)
-        case .favorite:
-            return nil
-        }
-    }
-
-    var entityType: EntityType {
-        switch self {
-        case .workout, .deletedWorkout: .workout
-        case .set, .deletedSet: .set
-        }
-    }
-
-    var entityID: String {
-        switch self {
-        case .workout(let workout, _): workout.id.wireString
-        case .set(let set, _): set.id.wireString
-        case .deletedWorkout(let id, _), .deletedSet(let id, _): id.wireString
-        }
-    }
-
-    var stamp: ServerStamp {
-        switch self {
-        case .workout(_, let stamp), .set(_, let stamp), .deletedWorkout(_, let stamp), .deletedSet(_, let stamp):
-            stamp
-        }
-    }
-
-    /// The entry as the feed would carry it, to keep it while it waits.
-    var change: JSONValue {
-        var row: [String: JSONValue]
-        switch self {
-        case .workout(let workout, _): row = workout.wireFields
-        case .set(let set, _): row = set.wireFields
-        case .deletedWorkout(let id, _), .deletedSet(let id, _):
-            row = ["id": .string(id.wireString), "deleted": .bool(true)]
-        }
-        if let version = stamp.serverVersion { row["server_version"] = .int(version) }
-        if let updated = stamp.updatedAt { row["updated_at"] = .string(updated) }
-        return .object([entityType.rawValue: .object(row)])
-    }
-}
-
 extension SpotterStore {
     static let deletedElsewhere = "deleted on another device"
 
@@ -250,7 +137,23 @@ extension SpotterStore {
             db.cachedStatement(
                 sql: "SELECT change FROM pulled_waiting WHERE account = ? AND entity_type = ? AND entity_id = ?"),
             arguments: [userID, type.rawValue, id]
-        ).flatMap { JSONValue.parse($0) }.flatMap { PulledEntity(change: $0) }
+        ).flatMap { readWaiting($0, entity: "\(type.rawValue) \(id)") }
+    }
+
+    /// A kept change, read back; one that cannot be read is reported (never guessed at) and the
+    /// next pull of the whole feed brings it again.
+    private func readWaiting(_ text: String, entity: String) -> PulledEntity? {
+        do {
+            return try JSONDecoder().decode(PulledEntity.self, from: Data(text.utf8))
+        } catch {
+            onUnreadable(UnreadableRow(table: "pulled_waiting", id: entity, reason: "\(error)"))
+            return nil
+        }
+    }
+
+    /// The store's text for a change that waits.
+    private static func waitingText(_ entity: PulledEntity) throws -> String {
+        String(decoding: try JSONEncoder().encode(entity), as: UTF8.self)
     }
 
     func forgetWaiting(_ type: EntityType, _ id: String, db: Database, seen: PageLookups? = nil) throws {
@@ -273,18 +176,22 @@ extension SpotterStore {
                 """
         ).execute(arguments: [
             userID, entity.entityType.rawValue, entity.entityID, parent, entity.stamp.serverVersion,
-            entity.change.canonicalString,
+            try Self.waitingText(entity),
         ])
     }
 
     /// Sets that waited for this workout to arrive.
     private func releaseChildren(of workoutID: String, db: Database, now: String, seen: inout PageLookups) throws {
-        let children = try String.fetchAll(
+        let children = try Row.fetchAll(
             db.cachedStatement(
-                sql: "SELECT change FROM pulled_waiting WHERE account = ? AND parent_id = ? ORDER BY server_version"),
+                sql: """
+                    SELECT entity_type, entity_id, change FROM pulled_waiting WHERE account = ? AND parent_id = ?
+                    ORDER BY server_version
+                    """),
             arguments: [userID, workoutID])
-        for text in children {
-            guard let entity = JSONValue.parse(text).flatMap({ PulledEntity(change: $0) }) else { continue }
+        for child in children {
+            let label = "\(child["entity_type"] as String? ?? "?") \(child["entity_id"] as String? ?? "?")"
+            guard let entity = readWaiting(child["change"], entity: label) else { continue }
             _ = try applyPulled(entity, db: db, now: now, seen: &seen)
         }
     }

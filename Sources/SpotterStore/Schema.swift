@@ -176,6 +176,16 @@ enum Schema {
                     ALTER TABLE sets ADD COLUMN imported INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        // A change that waits is kept in the store's own format (SpotterCore's Codable values), no
+        // longer in the wire's: rows kept the old way are dropped and every feed is read again from
+        // its start, which brings them back (merging a change twice changes nothing).
+        migrator.registerMigration("v6-waiting-local-format") { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM pulled_waiting;
+                    DELETE FROM meta WHERE key = '\(MetaKey.pullCursor)' OR key LIKE '\(MetaKey.pullCursor)|%';
+                    """)
+        }
         return migrator
     }
 }

@@ -316,8 +316,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 // A taken id answers with a problem, not the entity, and the server's row may be one
                 // this device's pull already went past (deleted, or edited, long ago): the next pull
                 // reads the whole feed again, so the device ends with that row whatever it is.
-                results.append(
-                    OperationOutcome(opID: op.opID, result: .succeeded(status: status, body: idTaken ? nil : body)))
+                let row = idTaken ? nil : body.flatMap { WireChange.answer(op.entityType, body: $0) }
+                results.append(OperationOutcome(opID: op.opID, result: .succeeded(status: status, row: row)))
                 if idTaken {
                     saving("a fresh pull after a taken id") { try store.setMeta(store.pullCursorKey, nil) }
                 }
@@ -472,20 +472,13 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
     }
 
-    /// A page of the change feed, read straight from JSON into local terms (a page is thousands
-    /// of rows; decoding them into wire structs first cost more than merging them).
+    /// A page of the change feed in local terms, read through the wire model (parsed once into
+    /// `JSONValue`, then typed: a page is thousands of rows). Entries that do not read are counted.
     static func readChanges(_ body: Data) -> ChangePage? {
-        guard let page = JSONValue.parse(body), case .array(let changes)? = page["changes"],
-            let cursor = page["cursor"]?.stringValue
-        else { return nil }
-        var entities: [PulledEntity] = []
-        entities.reserveCapacity(changes.count)
-        var unreadable = 0
-        for change in changes {
-            if let entity = PulledEntity(change: change) { entities.append(entity) } else { unreadable += 1 }
-        }
+        guard let json = JSONValue.parse(body), let page = try? WireChangesPage(json: json) else { return nil }
         return ChangePage(
-            entities: entities, unreadable: unreadable, cursor: cursor, hasMore: page["has_more"] == .bool(true))
+            entities: page.changes.map(\.pulled), unreadable: page.unreadable.count, cursor: page.cursor,
+            hasMore: page.hasMore)
     }
 
     private func pullFavorites() {

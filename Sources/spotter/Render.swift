@@ -1,5 +1,6 @@
 import Foundation
 import SpotterCore
+import SpotterProtocol
 import SpotterStore
 
 /// Text and JSON shapes of the CLI's listings (SPEC section 6 fixes the JSON fields).
@@ -28,17 +29,17 @@ enum Render {
         ])
     }
 
+    /// A set as the wire model writes it, with every optional field present (null when unset) and
+    /// how it stands with the server.
     static func setJSON(_ row: SetRow) -> JSONValue {
-        let set = row.set
-        return .object([
-            "id": .string(set.id.wireString), "workout_id": .string(set.workoutID.wireString),
-            "exercise": .string(set.exercise), "position": .int(Int64(set.position)),
-            "kind": .string(set.kind.rawValue),
-            "weight": .double(set.weight), "unit": .string(set.unit.rawValue), "reps": .int(Int64(set.reps)),
-            "rpe": JSONValue(set.rpe), "distance_m": JSONValue(set.distanceM), "duration_s": JSONValue(set.durationS),
-            "notes": JSONValue(set.notes), "performed_at": .string(Timestamp.format(set.performedAt)),
-            "sync_state": .string(row.syncState.rawValue), "sync_error": JSONValue(row.syncError),
-        ])
+        var fields = WireSet(row.set).json.objectValue ?? [:]
+        for key in [WireSet.Field.rpe, WireSet.Field.distanceM, WireSet.Field.durationS, WireSet.Field.notes]
+        where fields[key] == nil {
+            fields[key] = .null
+        }
+        fields["sync_state"] = .string(row.syncState.rawValue)
+        fields["sync_error"] = JSONValue(row.syncError)
+        return .object(fields)
     }
 
     /// One set as `spotter sets` prints it, its weight in `unit` when the lifter chose one
@@ -63,13 +64,13 @@ enum Render {
     }
 
     static func workoutJSON(_ row: WorkoutSummary) -> JSONValue {
-        .object([
-            "id": .string(row.workout.id.wireString), "name": .string(row.workout.name),
-            "started_at": .string(Timestamp.format(row.workout.startedAt)), "ended_at": date(row.workout.endedAt),
-            "set_count": .int(Int64(row.setCount)), "sync_state": .string(row.syncState.rawValue),
-            // Why a workout is rejected ("deleted on another device"), as `sets --json` says of a set.
-            "sync_error": row.syncError.map(JSONValue.string) ?? .null,
-        ])
+        var fields = WireWorkout(row.workout).json.objectValue ?? [:]
+        for key in [WireWorkout.Field.endedAt, WireWorkout.Field.notes] where fields[key] == nil { fields[key] = .null }
+        fields["set_count"] = .int(Int64(row.setCount))
+        fields["sync_state"] = .string(row.syncState.rawValue)
+        // Why a workout is rejected ("deleted on another device"), as `sets --json` says of a set.
+        fields["sync_error"] = JSONValue(row.syncError)
+        return .object(fields)
     }
 
     static func workoutLine(_ row: WorkoutSummary) -> String {

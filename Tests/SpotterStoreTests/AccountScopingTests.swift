@@ -33,10 +33,10 @@ struct AccountScopingTests {
         let device = try makeStore(user: QueueOwner.deviceID)
         let synced = try device.log(weight: 100)
         for op in try device.claimEligible(limit: 10) {
-            try device.complete(opID: op.opID, result: .succeeded(status: 201, body: nil))
+            try device.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
         }
         for op in try device.claimEligible(limit: 10) {
-            try device.complete(opID: op.opID, result: .succeeded(status: 201, body: nil))
+            try device.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
         }
         #expect(try device.queueCounts().pending == 0, "synced with the embedded server")
         let queued = try device.log(weight: 105)

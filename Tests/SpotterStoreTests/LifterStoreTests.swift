@@ -245,7 +245,7 @@ struct ExerciseNameTests {
         while true {
             let claimed = try store.claimEligible(limit: 100)
             if claimed.isEmpty { break }
-            for op in claimed { try store.complete(opID: op.opID, result: .succeeded(status: 201, body: nil)) }
+            for op in claimed { try store.complete(opID: op.opID, result: .succeeded(status: 201, row: nil)) }
         }
         let move = try store.moveExercise("squats", to: "squat (barbell)", create: false)
         #expect(move.from == "Squats" && move.into == "Squat (Barbell)" && move.setsMoved == 2)

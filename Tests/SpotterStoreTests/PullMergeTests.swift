@@ -8,28 +8,23 @@ import Testing
 /// The server's row of a set, as the feed and a write's answer carry it.
 func serverRow(
     _ set: WorkoutSet, version: Int64, reps: Int? = nil, notes: String? = nil, deleted: Bool = false
-) -> JSONValue {
-    var row: [String: JSONValue] = [
-        "id": .string(set.id.wireString), "workout_id": .string(set.workoutID.wireString),
-        "exercise": .string(set.exercise), "position": .int(Int64(set.position)), "kind": .string(set.kind.rawValue),
-        "weight": .double(set.weight), "unit": .string(set.unit.rawValue), "reps": .int(Int64(reps ?? set.reps)),
-        "performed_at": .string(Timestamp.format(set.performedAt)), "server_version": .int(version),
-        "updated_at": .string("2026-11-23T10:00:00.000Z"), "deleted": .bool(deleted),
-    ]
-    if let notes { row["notes"] = .string(notes) }
-    return .object(row)
+) -> PulledEntity {
+    let stamp = ServerStamp(serverVersion: version, updatedAt: "2026-11-23T10:00:00.000Z")
+    if deleted { return .deletedSet(set.id, stamp) }
+    var row = set
+    if let reps { row.reps = reps }
+    if let notes { row.notes = notes }
+    return .set(row, stamp)
 }
 
-func serverRow(_ workout: Workout, version: Int64, name: String? = nil) -> JSONValue {
-    .object([
-        "id": .string(workout.id.wireString), "name": .string(name ?? workout.name),
-        "started_at": .string(Timestamp.format(workout.startedAt)), "server_version": .int(version),
-        "updated_at": .string("2026-11-23T10:00:00.000Z"), "deleted": .bool(false),
-    ])
+func serverRow(_ workout: Workout, version: Int64, name: String? = nil) -> PulledEntity {
+    var row = workout
+    if let name { row.name = name }
+    return .workout(row, ServerStamp(serverVersion: version, updatedAt: "2026-11-23T10:00:00.000Z"))
 }
 
-func pulledSet(_ row: JSONValue) throws -> PulledEntity { try #require(PulledEntity(.set, row: row)) }
-func pulledWorkout(_ row: JSONValue) throws -> PulledEntity { try #require(PulledEntity(.workout, row: row)) }
+func pulledSet(_ row: PulledEntity) throws -> PulledEntity { row }
+func pulledWorkout(_ row: PulledEntity) throws -> PulledEntity { row }
 
 /// Sends everything queued and answers each operation with the canonical row at a new version.
 @discardableResult
@@ -40,7 +35,7 @@ func acknowledgeAll(_ store: SpotterStore, logged: LoggedSet, from version: Int6
             let body =
                 op.entityType == .set
                 ? serverRow(logged.set, version: version) : serverRow(logged.workout, version: version)
-            try store.complete(opID: op.opID, result: .succeeded(status: 201, body: body))
+            try store.complete(opID: op.opID, result: .succeeded(status: 201, row: body))
             version += 1
         }
     }
@@ -60,7 +55,7 @@ struct PullMergeTests {
         #expect(try store.set(id: logged.set.id)?.set.reps == 5, "queued wins locally while it is queued")
         // The edit's reply had been dropped; its retry replays the answer of the time (v3).
         try store.complete(
-            opID: edit.opID, result: .succeeded(status: 200, body: serverRow(logged.set, version: 3, notes: "paused")))
+            opID: edit.opID, result: .succeeded(status: 200, row: serverRow(logged.set, version: 3, notes: "paused")))
         let shown = try #require(try store.set(id: logged.set.id))
         #expect(shown.set.reps == 6, "the other device's change is not lost")
         #expect(shown.set.notes == "paused")
@@ -77,7 +72,7 @@ struct PullMergeTests {
         try store.mergePulled([try pulledSet(serverRow(logged.set, version: 3, notes: "paused"))], cursor: "3")
         try store.complete(
             opID: edit.opID,
-            result: .succeeded(status: 200, body: serverRow(logged.set, version: 4, reps: 6, notes: "paused")))
+            result: .succeeded(status: 200, row: serverRow(logged.set, version: 4, reps: 6, notes: "paused")))
         let shown = try #require(try store.set(id: logged.set.id))
         #expect(shown.set.reps == 6)
         #expect(shown.set.notes == "paused", "fields this device did not touch come from the server's row")
@@ -92,7 +87,7 @@ struct PullMergeTests {
         let edit = try #require(try store.claimEligible(limit: 10).first)
         try store.mergePulled([try pulledSet(serverRow(logged.set, version: 5, deleted: true))], cursor: "5")
         #expect(try store.set(id: logged.set.id) != nil)
-        try store.complete(opID: edit.opID, result: .succeeded(status: 200, body: serverRow(logged.set, version: 4)))
+        try store.complete(opID: edit.opID, result: .succeeded(status: 200, row: serverRow(logged.set, version: 4)))
         #expect(try store.set(id: logged.set.id) == nil, "the newer tombstone wins once nothing is queued")
     }
 
@@ -106,13 +101,7 @@ struct PullMergeTests {
         try store.mergePulled(
             [
                 try pulledSet(serverRow(logged.set, version: 5, deleted: true)),
-                try #require(
-                    PulledEntity(
-                        .workout,
-                        row: .object([
-                            "id": .string(logged.workout.id.wireString), "deleted": .bool(true),
-                            "server_version": .int(6),
-                        ]))),
+                .deletedWorkout(logged.workout.id, ServerStamp(serverVersion: 6, updatedAt: nil)),
             ], cursor: "6")
         #expect(try store.workout(id: logged.workout.id) != nil, "kept while its edited set is unresolved")
         try store.complete(opID: edit.opID, result: .permanent(status: 404, error: "no such set"))
@@ -143,7 +132,7 @@ struct PullMergeTests {
         try store.mergePulled([try pulledSet(serverRow(logged.set, version: 5, reps: 9))], cursor: "5")
         #expect(try store.sets(workoutID: nil).isEmpty, "the set stays deleted with its workout")
         let delete = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(opID: delete.opID, result: .succeeded(status: 204, body: nil))
+        try store.complete(opID: delete.opID, result: .succeeded(status: 204, row: nil))
         #expect(try store.count("SELECT COUNT(*) FROM workouts") == 0)
         #expect(try store.count("SELECT COUNT(*) FROM pulled_waiting") == 0, "nothing waits for a workout that is gone")
     }
@@ -158,11 +147,11 @@ struct TakenIDTests {
         let store = try makeStore()
         let logged = try store.log()
         let workoutCreate = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(opID: workoutCreate.opID, result: .succeeded(status: 201, body: nil))
+        try store.complete(opID: workoutCreate.opID, result: .succeeded(status: 201, row: nil))
         try store.editSet(id: logged.set.id, changes: SetChanges(rpe: 7.5, notes: "E86"))
         let create = try #require(try store.claimEligible(limit: 10).first)
         #expect(create.kind == .create)
-        try store.complete(opID: create.opID, result: .succeeded(status: 409, body: nil))
+        try store.complete(opID: create.opID, result: .succeeded(status: 409, row: nil))
         let resent = try store.claimEligible(limit: 10)
         #expect(resent.map(\.kind) == [.update])
         #expect(resent.first?.payload == ["rpe": .double(7.5), "notes": .string("E86")])
@@ -190,7 +179,7 @@ struct UncertainOutcomeTests {
         #expect(sent.map(\.kind) == [.delete], "the delete goes out: the create may have reached the server")
         #expect(sent.first?.entityType == .workout)
         #expect(try store.queueCounts().failed == 0, "the delete replaces the failed create as the intent")
-        try store.complete(opID: sent[0].opID, result: .succeeded(status: 404, body: nil))
+        try store.complete(opID: sent[0].opID, result: .succeeded(status: 404, row: nil))
         #expect(try store.count("SELECT COUNT(*) FROM workouts") == 0)
         #expect(try store.queueCounts() == QueueCounts())
     }

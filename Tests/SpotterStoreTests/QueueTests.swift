@@ -12,7 +12,7 @@ struct QueueTests {
         let first = try store.claimEligible(limit: 10)
         #expect(first.map(\.entityType) == [.workout])
         #expect(try store.claimEligible(limit: 10).isEmpty)  // the set's dependency is in flight
-        try store.complete(opID: first[0].opID, result: .succeeded(status: 201, body: nil))
+        try store.complete(opID: first[0].opID, result: .succeeded(status: 201, row: nil))
         #expect(try store.claimEligible(limit: 10).map(\.entityType) == [.set])
     }
 
@@ -41,7 +41,7 @@ struct QueueTests {
         let firstEdit = try #require(try store.claimEligible(limit: 10).first)
         try store.editSet(id: logged.set.id, changes: SetChanges(reps: 7))  // cannot coalesce into a sent op
         #expect(try store.claimEligible(limit: 10).isEmpty)
-        try store.complete(opID: firstEdit.opID, result: .succeeded(status: 200, body: nil))
+        try store.complete(opID: firstEdit.opID, result: .succeeded(status: 200, row: nil))
         let second = try store.claimEligible(limit: 10)
         #expect(second.count == 1)
         #expect(second[0].payload == ["reps": .int(7)])
@@ -111,7 +111,7 @@ struct QueueTests {
         let store = try makeStore()
         for index in 0..<30 { try store.createWorkout(name: "W\(index)") }
         for op in try store.claimEligible(limit: 100) {
-            try store.complete(opID: op.opID, result: .succeeded(status: 201, body: nil))
+            try store.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
         }
         try store.pruneSucceeded(keep: 10)
         #expect(try store.count("SELECT COUNT(*) FROM outbox") == 10)
@@ -125,13 +125,12 @@ struct CompletionTests {
         let store = try makeStore()
         let logged = try store.log(weight: 100.333, reps: 5)
         let workoutOp = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(opID: workoutOp.opID, result: .succeeded(status: 201, body: nil))
+        try store.complete(opID: workoutOp.opID, result: .succeeded(status: 201, row: nil))
         let setOp = try #require(try store.claimEligible(limit: 10).first)
-        var canonical = setOp.payload
-        canonical["weight"] = .double(100.33)
-        canonical["server_version"] = .int(7)
-        canonical["updated_at"] = .string("2026-11-22T10:00:00.000Z")
-        try store.complete(opID: setOp.opID, result: .succeeded(status: 201, body: .object(canonical)))
+        var canonical = logged.set
+        canonical.weight = 100.33
+        let stamp = ServerStamp(serverVersion: 7, updatedAt: "2026-11-22T10:00:00.000Z")
+        try store.complete(opID: setOp.opID, result: .succeeded(status: 201, row: .set(canonical, stamp)))
         let row = try #require(try store.set(id: logged.set.id))
         #expect(row.set.weight == 100.33)
         #expect(row.serverVersion == 7)
@@ -146,7 +145,7 @@ struct CompletionTests {
         try store.editSet(id: logged.set.id, changes: SetChanges(reps: 8))
         try store.complete(
             opID: edit.opID,
-            result: .succeeded(status: 200, body: .object(["reps": .int(6), "server_version": .int(9)])))
+            result: .succeeded(status: 200, row: serverRow(logged.set, version: 9, reps: 6)))
         let row = try #require(try store.set(id: logged.set.id))
         #expect(row.set.reps == 8)
         #expect(row.syncState == .pending)
@@ -238,10 +237,10 @@ struct FavoritesTests {
         try store.toggleFavorite(exercise: "Deadlift (Barbell)")
         let put = try #require(try store.claimEligible(limit: 10).first)
         #expect(try !store.toggleFavorite(exercise: "Deadlift (Barbell)"))  // unstar while the PUT is out
-        try store.complete(opID: put.opID, result: .succeeded(status: 204, body: nil))
+        try store.complete(opID: put.opID, result: .succeeded(status: 204, row: nil))
         #expect(try store.favorites().isEmpty)  // the pending removal still wins
         let delete = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(opID: delete.opID, result: .succeeded(status: 204, body: nil))
+        try store.complete(opID: delete.opID, result: .succeeded(status: 204, row: nil))
         #expect(try store.favorites().isEmpty)
         #expect(try store.count("SELECT COUNT(*) FROM favorite_pending") == 0)
     }

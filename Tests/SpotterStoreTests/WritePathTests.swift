@@ -151,7 +151,7 @@ func sentSet(_ store: SpotterStore) throws -> LoggedSet {
     let logged = try store.log()
     for _ in 0..<2 {
         for op in try store.claimEligible(limit: 10) {
-            try store.complete(opID: op.opID, result: .succeeded(status: 201, body: nil))
+            try store.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
         }
     }
     #expect(try store.queueCounts().pending == 0)

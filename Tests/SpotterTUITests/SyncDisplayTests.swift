@@ -27,7 +27,7 @@ struct SyncDisplayTests {
         let fixture = try Fixture()
         try fixture.log("Deadlift (Barbell)", 180, 3)
         let app = fixture.controller()
-        try fixture.completeAll { _ in .succeeded(status: 201, body: nil) }
+        try fixture.completeAll { _ in .succeeded(status: 201, row: nil) }
         app.handle([.syncing(false), .outboxChanged(pending: 0, failed: 0)])
         let screen = app.screen
         #expect(screen.line(0).contains("✓ Synced"))
@@ -71,7 +71,7 @@ struct SyncDisplayTests {
         try fixture.completeAll { op in
             op.entityID == bad.set.id.wireString
                 ? .permanent(status: 422, error: "weight is above the 700 kg limit")
-                : .succeeded(status: 201, body: nil)
+                : .succeeded(status: 201, row: nil)
         }
         let app = fixture.controller(columns: 140, rows: 30)
         let screen = app.screen
@@ -92,7 +92,7 @@ struct SyncDisplayTests {
         let bad = try fixture.log("Squat (Barbell)", 900, 1, workout: workout.id)
         try fixture.completeAll { op in
             op.entityID == bad.set.id.wireString
-                ? .permanent(status: 422, error: "too heavy") : .succeeded(status: 201, body: nil)
+                ? .permanent(status: 422, error: "too heavy") : .succeeded(status: 201, row: nil)
         }
         let sync = RecordingSync()
         let app = fixture.controller(sync: sync)
@@ -155,7 +155,7 @@ struct SyncDisplayTests {
         debug.tick()
         #expect(debug.screen.line(row).contains("in 20s"))
         // And an engine event re-reads it too: the op succeeded meanwhile.
-        try fresh.store.complete(opID: op.opID, result: .succeeded(status: 201, body: nil))
+        try fresh.store.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
         debug.handle([.opSucceeded(opID: op.opID)])
         #expect(debug.screen.line(row).contains("succeeded"))
     }

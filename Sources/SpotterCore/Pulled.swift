@@ -1,0 +1,45 @@
+import Foundation
+
+/// The server's bookkeeping for a pulled row.
+public struct ServerStamp: Sendable, Equatable, Codable {
+    public var serverVersion: Int64?
+    /// RFC 3339, as the server wrote it.
+    public var updatedAt: String?
+
+    public init(serverVersion: Int64?, updatedAt: String?) {
+        self.serverVersion = serverVersion
+        self.updatedAt = updatedAt
+    }
+}
+
+/// One entry of the change feed, in local terms: an entity's current row, or its tombstone.
+/// (SpotterProtocol reads it from the wire; `Codable` here is the store's own format for a change
+/// that waits, not the wire's.)
+public enum PulledEntity: Sendable, Equatable, Codable {
+    case workout(Workout, ServerStamp)
+    case set(WorkoutSet, ServerStamp)
+    case deletedWorkout(UUID, ServerStamp)
+    case deletedSet(UUID, ServerStamp)
+
+    public var entityType: EntityType {
+        switch self {
+        case .workout, .deletedWorkout: .workout
+        case .set, .deletedSet: .set
+        }
+    }
+
+    public var entityID: String {
+        switch self {
+        case .workout(let workout, _): workout.id.wireString
+        case .set(let set, _): set.id.wireString
+        case .deletedWorkout(let id, _), .deletedSet(let id, _): id.wireString
+        }
+    }
+
+    public var stamp: ServerStamp {
+        switch self {
+        case .workout(_, let stamp), .set(_, let stamp), .deletedWorkout(_, let stamp), .deletedSet(_, let stamp):
+            stamp
+        }
+    }
+}

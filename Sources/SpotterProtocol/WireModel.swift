@@ -1,0 +1,418 @@
+import Foundation
+import SpotterCore
+
+/// A field of a wire document that is missing or not what the contract says it is.
+public struct WireError: Error, Equatable, CustomStringConvertible {
+    public let field: String
+    public let expected: String
+
+    public init(field: String, expected: String) {
+        self.field = field
+        self.expected = expected
+    }
+
+    public var description: String { "\(field): expected \(expected)" }
+}
+
+/// Reads the fields of one JSON object by their wire names, as typed values: ids are UUIDs,
+/// times RFC 3339, kinds and units their enums. Every reader of the wire model goes through it,
+/// so a field is checked one way everywhere.
+struct WireFields {
+    let fields: [String: JSONValue]
+
+    init(_ json: JSONValue, _ what: String) throws(WireError) {
+        guard let fields = json.objectValue else { throw WireError(field: what, expected: "an object") }
+        self.fields = fields
+    }
+
+    private func present(_ key: String) -> JSONValue? {
+        guard let value = fields[key], !value.isNull else { return nil }
+        return value
+    }
+
+    func string(_ key: String) throws(WireError) -> String {
+        guard let value = try optionalString(key) else { throw WireError(field: key, expected: "a string") }
+        return value
+    }
+
+    func optionalString(_ key: String) throws(WireError) -> String? {
+        guard let value = present(key) else { return nil }
+        guard let text = value.stringValue else { throw WireError(field: key, expected: "a string") }
+        return text
+    }
+
+    func uuid(_ key: String) throws(WireError) -> UUID {
+        guard let id = UUID(uuidString: try string(key)) else { throw WireError(field: key, expected: "a UUID") }
+        return id
+    }
+
+    func date(_ key: String) throws(WireError) -> Date {
+        guard let date = try optionalDate(key) else { throw WireError(field: key, expected: "an RFC 3339 time") }
+        return date
+    }
+
+    func optionalDate(_ key: String) throws(WireError) -> Date? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let date = Timestamp.parse(text) else { throw WireError(field: key, expected: "an RFC 3339 time") }
+        return date
+    }
+
+    func int(_ key: String) throws(WireError) -> Int {
+        guard let value = present(key)?.intValue else { throw WireError(field: key, expected: "an integer") }
+        return value
+    }
+
+    func optionalInt64(_ key: String) throws(WireError) -> Int64? {
+        guard let value = present(key) else { return nil }
+        guard let int = value.intValue else { throw WireError(field: key, expected: "an integer") }
+        return Int64(int)
+    }
+
+    func double(_ key: String) throws(WireError) -> Double {
+        guard let value = try optionalDouble(key) else { throw WireError(field: key, expected: "a number") }
+        return value
+    }
+
+    func optionalDouble(_ key: String) throws(WireError) -> Double? {
+        guard let value = present(key) else { return nil }
+        guard let number = value.doubleValue else { throw WireError(field: key, expected: "a number") }
+        return number
+    }
+
+    func optionalBool(_ key: String) throws(WireError) -> Bool? {
+        guard let value = present(key) else { return nil }
+        guard case .bool(let flag) = value else { throw WireError(field: key, expected: "true or false") }
+        return flag
+    }
+
+    func enumeration<Value: RawRepresentable>(_ key: String) throws(WireError) -> Value where Value.RawValue == String {
+        guard let value = Value(rawValue: try string(key)) else {
+            throw WireError(field: key, expected: "one of the known values")
+        }
+        return value
+    }
+}
+
+/// Writes a wire object: nil fields are left out, as the contract's optional fields are.
+struct WireObject {
+    var fields: [String: JSONValue] = [:]
+
+    mutating func set(_ key: String, _ value: String?) { if let value { fields[key] = .string(value) } }
+    mutating func set(_ key: String, _ value: UUID) { fields[key] = .string(value.wireString) }
+    mutating func set(_ key: String, _ value: Date?) { if let value { fields[key] = .string(Timestamp.format(value)) } }
+    mutating func set(_ key: String, _ value: Double?) { if let value { fields[key] = .double(value) } }
+    mutating func set(_ key: String, _ value: Int) { fields[key] = .int(Int64(value)) }
+    mutating func set(_ key: String, _ value: Int64?) { if let value { fields[key] = .int(value) } }
+    mutating func set(_ key: String, _ value: Bool?) { if let value { fields[key] = .bool(value) } }
+
+    var json: JSONValue { .object(fields) }
+}
+
+/// A wire type reads and writes itself through `JSONValue` (`init(json:)` and `json`), spelled
+/// once; `Codable` goes through the same two, so `JSONEncoder`/`JSONDecoder` and the parsed-JSON
+/// hot path (a batch's results, a feed page of thousands of rows) cannot disagree.
+public protocol WireCodable: Codable, Sendable {
+    init(json: JSONValue) throws(WireError)
+    var json: JSONValue { get }
+}
+
+extension WireCodable {
+    public init(from decoder: any Decoder) throws {
+        let value = try JSONValue(from: decoder)
+        do {
+            try self.init(json: value)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\(error)"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws { try json.encode(to: encoder) }
+}
+
+/// A workout on the wire (SPEC section 5): the client's fields, and the server's stamp on what
+/// the server sends.
+public struct WireWorkout: WireCodable, Equatable {
+    public var id: UUID
+    public var name: String
+    public var startedAt: Date
+    public var endedAt: Date?
+    public var notes: String?
+    public var updatedAt: Date?
+    public var serverVersion: Int64?
+    public var deleted: Bool?
+
+    /// The wire names, written once.
+    public enum Field {
+        public static let id = "id"
+        public static let name = "name"
+        public static let startedAt = "started_at"
+        public static let endedAt = "ended_at"
+        public static let notes = "notes"
+        public static let updatedAt = "updated_at"
+        public static let serverVersion = "server_version"
+        public static let deleted = "deleted"
+    }
+
+    public init(
+        id: UUID, name: String, startedAt: Date, endedAt: Date? = nil, notes: String? = nil, updatedAt: Date? = nil,
+        serverVersion: Int64? = nil, deleted: Bool? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.notes = notes
+        self.updatedAt = updatedAt
+        self.serverVersion = serverVersion
+        self.deleted = deleted
+    }
+
+    public init(json: JSONValue) throws(WireError) {
+        let fields = try WireFields(json, "workout")
+        id = try fields.uuid(Field.id)
+        name = try fields.string(Field.name)
+        startedAt = try fields.date(Field.startedAt)
+        endedAt = try fields.optionalDate(Field.endedAt)
+        notes = try fields.optionalString(Field.notes)
+        updatedAt = try fields.optionalDate(Field.updatedAt)
+        serverVersion = try fields.optionalInt64(Field.serverVersion)
+        deleted = try fields.optionalBool(Field.deleted)
+    }
+
+    public var json: JSONValue {
+        var object = WireObject()
+        object.set(Field.id, id)
+        object.set(Field.name, name)
+        object.set(Field.startedAt, startedAt)
+        object.set(Field.endedAt, endedAt)
+        object.set(Field.notes, notes)
+        object.set(Field.updatedAt, updatedAt)
+        object.set(Field.serverVersion, serverVersion)
+        object.set(Field.deleted, deleted)
+        return object.json
+    }
+
+    public init(_ workout: Workout, updatedAt: Date? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil) {
+        self.init(
+            id: workout.id, name: workout.name, startedAt: workout.startedAt, endedAt: workout.endedAt,
+            notes: workout.notes, updatedAt: updatedAt, serverVersion: serverVersion, deleted: deleted)
+    }
+
+    /// The client's part, as the domain keeps it.
+    public var workout: Workout { Workout(id: id, name: name, startedAt: startedAt, endedAt: endedAt, notes: notes) }
+}
+
+/// A set on the wire.
+public struct WireSet: WireCodable, Equatable {
+    public var id: UUID
+    public var workoutID: UUID
+    public var exercise: String
+    public var position: Int
+    public var kind: SetKind
+    public var weight: Double
+    public var unit: WeightUnit
+    public var reps: Int
+    public var rpe: Double?
+    public var distanceM: Double?
+    public var durationS: Double?
+    public var notes: String?
+    public var performedAt: Date
+    public var updatedAt: Date?
+    public var serverVersion: Int64?
+    public var deleted: Bool?
+
+    /// The wire names, written once.
+    public enum Field {
+        public static let id = "id"
+        public static let workoutID = "workout_id"
+        public static let exercise = "exercise"
+        public static let position = "position"
+        public static let kind = "kind"
+        public static let weight = "weight"
+        public static let unit = "unit"
+        public static let reps = "reps"
+        public static let rpe = "rpe"
+        public static let distanceM = "distance_m"
+        public static let durationS = "duration_s"
+        public static let notes = "notes"
+        public static let performedAt = "performed_at"
+        public static let updatedAt = "updated_at"
+        public static let serverVersion = "server_version"
+        public static let deleted = "deleted"
+    }
+
+    public init(
+        id: UUID, workoutID: UUID, exercise: String, position: Int, kind: SetKind, weight: Double, unit: WeightUnit,
+        reps: Int, rpe: Double? = nil, distanceM: Double? = nil, durationS: Double? = nil, notes: String? = nil,
+        performedAt: Date, updatedAt: Date? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil
+    ) {
+        self.id = id
+        self.workoutID = workoutID
+        self.exercise = exercise
+        self.position = position
+        self.kind = kind
+        self.weight = weight
+        self.unit = unit
+        self.reps = reps
+        self.rpe = rpe
+        self.distanceM = distanceM
+        self.durationS = durationS
+        self.notes = notes
+        self.performedAt = performedAt
+        self.updatedAt = updatedAt
+        self.serverVersion = serverVersion
+        self.deleted = deleted
+    }
+
+    public init(json: JSONValue) throws(WireError) {
+        let fields = try WireFields(json, "set")
+        id = try fields.uuid(Field.id)
+        workoutID = try fields.uuid(Field.workoutID)
+        exercise = try fields.string(Field.exercise)
+        position = try fields.int(Field.position)
+        kind = try fields.enumeration(Field.kind)
+        weight = try fields.double(Field.weight)
+        unit = try fields.enumeration(Field.unit)
+        reps = try fields.int(Field.reps)
+        rpe = try fields.optionalDouble(Field.rpe)
+        distanceM = try fields.optionalDouble(Field.distanceM)
+        durationS = try fields.optionalDouble(Field.durationS)
+        notes = try fields.optionalString(Field.notes)
+        performedAt = try fields.date(Field.performedAt)
+        updatedAt = try fields.optionalDate(Field.updatedAt)
+        serverVersion = try fields.optionalInt64(Field.serverVersion)
+        deleted = try fields.optionalBool(Field.deleted)
+    }
+
+    public var json: JSONValue {
+        var object = WireObject()
+        object.set(Field.id, id)
+        object.set(Field.workoutID, workoutID)
+        object.set(Field.exercise, exercise)
+        object.set(Field.position, position)
+        object.set(Field.kind, kind.rawValue)
+        object.set(Field.weight, weight)
+        object.set(Field.unit, unit.rawValue)
+        object.set(Field.reps, reps)
+        object.set(Field.rpe, rpe)
+        object.set(Field.distanceM, distanceM)
+        object.set(Field.durationS, durationS)
+        object.set(Field.notes, notes)
+        object.set(Field.performedAt, performedAt)
+        object.set(Field.updatedAt, updatedAt)
+        object.set(Field.serverVersion, serverVersion)
+        object.set(Field.deleted, deleted)
+        return object.json
+    }
+
+    public init(_ set: WorkoutSet, updatedAt: Date? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil) {
+        self.init(
+            id: set.id, workoutID: set.workoutID, exercise: set.exercise, position: set.position, kind: set.kind,
+            weight: set.weight, unit: set.unit, reps: set.reps, rpe: set.rpe, distanceM: set.distanceM,
+            durationS: set.durationS, notes: set.notes, performedAt: set.performedAt, updatedAt: updatedAt,
+            serverVersion: serverVersion, deleted: deleted)
+    }
+
+    /// The client's part, as the domain keeps it.
+    public var set: WorkoutSet {
+        WorkoutSet(
+            id: id, workoutID: workoutID, exercise: exercise, position: position, kind: kind, weight: weight,
+            unit: unit,
+            reps: reps, rpe: rpe, distanceM: distanceM, durationS: durationS, notes: notes, performedAt: performedAt)
+    }
+}
+
+/// One entry of the change feed: the entity's whole current row, tombstones included.
+public enum WireChange: WireCodable, Equatable {
+    case workout(WireWorkout)
+    case set(WireSet)
+
+    static let entityTypeField = "entity_type"
+
+    public init(json: JSONValue) throws(WireError) {
+        if let row = json[EntityType.workout.rawValue], !row.isNull {
+            self = .workout(try WireWorkout(json: row))
+        } else if let row = json[EntityType.set.rawValue], !row.isNull {
+            self = .set(try WireSet(json: row))
+        } else {
+            throw WireError(field: "change", expected: "a workout or a set")
+        }
+    }
+
+    public var json: JSONValue {
+        switch self {
+        case .workout(let workout):
+            .object([
+                Self.entityTypeField: .string(EntityType.workout.rawValue), EntityType.workout.rawValue: workout.json,
+            ])
+        case .set(let set):
+            .object([Self.entityTypeField: .string(EntityType.set.rawValue), EntityType.set.rawValue: set.json])
+        }
+    }
+
+    /// The entry in local terms: the client's row and the server's stamp, or a tombstone.
+    public var pulled: PulledEntity {
+        switch self {
+        case .workout(let row):
+            let stamp = ServerStamp(serverVersion: row.serverVersion, updatedAt: row.updatedAt.map(Timestamp.format))
+            return row.deleted == true ? .deletedWorkout(row.id, stamp) : .workout(row.workout, stamp)
+        case .set(let row):
+            let stamp = ServerStamp(serverVersion: row.serverVersion, updatedAt: row.updatedAt.map(Timestamp.format))
+            return row.deleted == true ? .deletedSet(row.id, stamp) : .set(row.set, stamp)
+        }
+    }
+
+    /// The server's canonical answer to a write of `type` (the entity it now holds), read as a
+    /// change; nil when the body is not a whole entity of that type.
+    public static func answer(_ type: EntityType, body: JSONValue) -> PulledEntity? {
+        switch type {
+        case .workout: (try? WireWorkout(json: body)).map { Self.workout($0).pulled }
+        case .set: (try? WireSet(json: body)).map { Self.set($0).pulled }
+        case .favorite: nil
+        }
+    }
+}
+
+/// A page of `GET /v1/changes`. Entries that cannot be read are kept apart with why, so the
+/// client counts and reports them instead of failing the whole page.
+public struct WireChangesPage: WireCodable, Equatable {
+    public var changes: [WireChange]
+    /// Entries of the page that did not read as a workout or a set, with the reason.
+    public var unreadable: [WireError]
+    public var cursor: String
+    public var hasMore: Bool
+
+    public enum Field {
+        public static let changes = "changes"
+        public static let cursor = "cursor"
+        public static let hasMore = "has_more"
+    }
+
+    public init(changes: [WireChange], cursor: String, hasMore: Bool) {
+        self.changes = changes
+        self.unreadable = []
+        self.cursor = cursor
+        self.hasMore = hasMore
+    }
+
+    public init(json: JSONValue) throws(WireError) {
+        let fields = try WireFields(json, "page")
+        guard case .array(let entries)? = fields.fields[Field.changes] else {
+            throw WireError(field: Field.changes, expected: "an array")
+        }
+        cursor = try fields.string(Field.cursor)
+        hasMore = try fields.optionalBool(Field.hasMore) ?? false
+        changes = []
+        changes.reserveCapacity(entries.count)
+        unreadable = []
+        for entry in entries {
+            do { changes.append(try WireChange(json: entry)) } catch { unreadable.append(error) }
+        }
+    }
+
+    public var json: JSONValue {
+        .object([
+            Field.changes: .array(changes.map(\.json)), Field.cursor: .string(cursor), Field.hasMore: .bool(hasMore),
+        ])
+    }
+}
