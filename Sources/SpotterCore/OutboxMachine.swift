@@ -283,3 +283,5 @@ extension OperationState: SQLTextEnum {}
 extension OperationKind: SQLTextEnum {}
 extension EntityType: SQLTextEnum {}
 extension SyncState: SQLTextEnum {}
+extension SetKind: SQLTextEnum {}
+extension WeightUnit: SQLTextEnum {}

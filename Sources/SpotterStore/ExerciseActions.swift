@@ -104,7 +104,7 @@ extension SpotterStore {
     }
 
     /// Exercises with the number of live sets of each; custom ones only when `customOnly`.
-    public func exerciseList(customOnly: Bool) throws -> [(name: String, isCustom: Bool, sets: Int)] {
+    public func exerciseList(customOnly: Bool) throws -> [ExerciseListing] {
         try writer.read { db in
             try Row.fetchAll(
                 db,
@@ -113,7 +113,15 @@ extension SpotterStore {
                         (SELECT COUNT(*) FROM sets s WHERE s.exercise = e.name AND s.deleted_at IS NULL) AS n
                     FROM exercises e \(customOnly ? "WHERE e.is_custom = 1" : "") ORDER BY e.name COLLATE NOCASE
                     """
-            ).map { ($0["name"], $0["is_custom"], $0["n"]) }
+            ).map { ExerciseListing(name: $0["name"], isCustom: $0["is_custom"], sets: $0["n"]) }
         }
     }
+}
+
+/// An exercise as `spotter exercises` lists it.
+public struct ExerciseListing: Sendable, Equatable {
+    public var name: String
+    public var isCustom: Bool
+    /// Live sets logged of it.
+    public var sets: Int
 }

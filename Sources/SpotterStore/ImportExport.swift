@@ -197,7 +197,7 @@ extension SpotterStore {
     }
 
     /// Every live set with its workout, in workout and set order, for export.
-    public func exportRows() throws -> [(workout: Workout, set: WorkoutSet)] {
+    public func exportRows() throws -> [ExportRow] {
         try writer.read { db in
             let rows = try Row.fetchAll(
                 db,
@@ -209,7 +209,9 @@ extension SpotterStore {
                     ORDER BY w.started_at, w.id, s.position
                     """
             )
-            return try readable(rows) { row in (try Workout(row: row, prefix: "w_"), try WorkoutSet(row: row)) }
+            return try readable(rows) { row in
+                ExportRow(workout: try Workout(row: row, prefix: "w_"), set: try WorkoutSet(row: row))
+            }
         }
     }
 }

@@ -61,13 +61,13 @@ extension SpotterStore {
     }
 
     /// Per-exercise settings for every exercise with its own rest.
-    public func exerciseRests() throws -> [(exercise: String, seconds: Int)] {
+    public func exerciseRests() throws -> [ExerciseRest] {
         try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT key, value FROM meta WHERE key LIKE 'pref.rest.%' ORDER BY key")
                 .compactMap { row in
                     let key: String = row["key"]
                     guard let seconds = Int(row["value"] as String) else { return nil }
-                    return (String(key.dropFirst("pref.rest.".count)), seconds)
+                    return ExerciseRest(exercise: String(key.dropFirst("pref.rest.".count)), seconds: seconds)
                 }
         }
     }
@@ -77,4 +77,10 @@ extension SpotterStore {
             try Self.canonicalExercise(name.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
         }
     }
+}
+
+/// An exercise's own rest between sets.
+public struct ExerciseRest: Sendable, Equatable {
+    public var exercise: String
+    public var seconds: Int
 }

@@ -229,7 +229,7 @@ extension SpotterStore {
             try Double.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                        SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql)
                         AND \(visible()) AND reps <= \(OneRepMax.maxReps)
                         """),
                 arguments: [try Self.canonicalExercise(exercise, db: db)])

@@ -72,7 +72,7 @@ extension SpotterStore {
             let best = try Double.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT e1rm_kg FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                        SELECT e1rm_kg FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql)
                         AND e1rm_kg IS NOT NULL AND reps BETWEEN 1 AND \(OneRepMax.maxReps)
                         ORDER BY e1rm_kg DESC LIMIT 1
                         """), arguments: [set.exercise]),
@@ -84,7 +84,7 @@ extension SpotterStore {
             try Bool.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                        SELECT EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql)
                         AND reps > 0)
                         """), arguments: [set.exercise]) ?? false
         guard seen else { return .some(nil) }
@@ -97,11 +97,11 @@ extension SpotterStore {
                 try Bool.fetchOne(
                     db.cachedStatement(
                         sql: """
-                            SELECT EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
-                                AND e1rm_kg >= ? AND reps >= ? AND weight * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END >= ?)
-                            OR EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                            SELECT EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql)
+                                AND e1rm_kg >= ? AND reps >= ? AND \(Self.weightInKilogramsSQL) >= ?)
+                            OR EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql)
                                 AND reps > \(OneRepMax.maxReps)
-                                AND weight * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END >= ?)
+                                AND \(Self.weightInKilogramsSQL) >= ?)
                             """),
                     arguments: [
                         set.exercise, estimate - 1e-6, set.reps, weightKg - 1e-9, set.exercise, weightKg - 1e-9,
@@ -111,10 +111,16 @@ extension SpotterStore {
                 try Bool.fetchOne(
                     db.cachedStatement(
                         sql: """
-                            SELECT EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
-                            AND reps >= ? AND weight * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END >= ?)
+                            SELECT EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql)
+                            AND reps >= ? AND \(Self.weightInKilogramsSQL) >= ?)
                             """), arguments: [set.exercise, set.reps, weightKg - 1e-9]) ?? true
         }
         return .some(dominated ? nil : .reps)
     }
+}
+
+extension SpotterStore {
+    /// A set's weight in kilograms, in SQL (the `weight` and `unit` columns of `sets`).
+    static let weightInKilogramsSQL =
+        "weight * CASE unit WHEN \(WeightUnit.lb.sql) THEN \(WeightUnit.lb.kilograms) ELSE 1 END"
 }

@@ -26,8 +26,8 @@ extension SpotterStore {
         try writer.read { db in
             var sql = """
                 SELECT exercise, COUNT(*) AS n, MAX(CASE WHEN reps <= \(OneRepMax.maxReps) THEN e1rm_kg END) AS best,
-                    MAX(CASE WHEN reps > 0 THEN weight * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END END) AS heaviest
-                FROM sets WHERE deleted_at IS NULL AND kind != 'warmup' AND \(visible())
+                    MAX(CASE WHEN reps > 0 THEN \(Self.weightInKilogramsSQL) END) AS heaviest
+                FROM sets WHERE deleted_at IS NULL AND kind != \(SetKind.warmup.sql) AND \(visible())
                 """
             var arguments: StatementArguments = []
             if let exercise {
@@ -43,7 +43,7 @@ extension SpotterStore {
                     Row.fetchAll(
                         db,
                         sql: """
-                            SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                            SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql)
                             AND \(visible()) AND reps <= \(OneRepMax.maxReps) AND e1rm_kg IS NOT NULL
                             ORDER BY e1rm_kg DESC LIMIT 1
                             """, arguments: [name]), WorkoutSet.init(row:)
@@ -57,10 +57,10 @@ extension SpotterStore {
 
     /// Volume per week for the newest `weeks` weeks that have sets, newest first.
     public func weeklyVolume(exercise: String? = nil, weeks: Int = 8) throws -> [WeeklyVolume] {
-        let rows: [(Date, Double, Int)] = try writer.read { db in
+        let samples: [VolumeSample] = try writer.read { db in
             var sql = """
                 SELECT performed_at, weight * reps * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END AS volume
-                FROM sets WHERE deleted_at IS NULL AND kind != 'warmup' AND \(visible())
+                FROM sets WHERE deleted_at IS NULL AND kind != \(SetKind.warmup.sql) AND \(visible())
                 """
             var arguments: StatementArguments = []
             if let exercise {
@@ -69,19 +69,25 @@ extension SpotterStore {
             }
             return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
                 guard let date = Timestamp.parse(row["performed_at"]) else { return nil }
-                return (date, row["volume"], 1)
+                return VolumeSample(performedAt: date, volumeKg: row["volume"])
             }
         }
         var calendar = Calendar(identifier: .iso8601)
         calendar.timeZone = .current
-        var byWeek: [Date: (Double, Int)] = [:]
-        for (date, volume, count) in rows {
-            guard let start = calendar.dateInterval(of: .weekOfYear, for: date)?.start else { continue }
-            let current = byWeek[start] ?? (0, 0)
-            byWeek[start] = (current.0 + volume, current.1 + count)
+        var byWeek: [Date: WeeklyVolume] = [:]
+        for sample in samples {
+            guard let start = calendar.dateInterval(of: .weekOfYear, for: sample.performedAt)?.start else { continue }
+            var week = byWeek[start] ?? WeeklyVolume(weekStart: start, volumeKg: 0, sets: 0)
+            week.volumeKg += sample.volumeKg
+            week.sets += 1
+            byWeek[start] = week
         }
-        return byWeek.sorted { $0.key > $1.key }.prefix(weeks).map {
-            WeeklyVolume(weekStart: $0.key, volumeKg: $0.value.0, sets: $0.value.1)
-        }
+        return byWeek.values.sorted { $0.weekStart > $1.weekStart }.prefix(weeks).map { $0 }
     }
+}
+
+/// One working set's volume, in kilograms, at the time it was done.
+private struct VolumeSample {
+    let performedAt: Date
+    let volumeKg: Double
 }

@@ -19,7 +19,7 @@ struct ConfigShow: AsyncParsableCommand {
     func run() async throws {
         let store = try global.openStore()
         print("rest \(try store.restSeconds(exercise: nil)) s")
-        for (exercise, seconds) in try store.exerciseRests() { print("rest \(seconds) s for \(exercise)") }
+        for rest in try store.exerciseRests() { print("rest \(rest.seconds) s for \(rest.exercise)") }
         print("bell \(try store.restBell ? "on" : "off")")
         print("unit \(try store.displayUnit?.rawValue ?? "as logged")")
     }

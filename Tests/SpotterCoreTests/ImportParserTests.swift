@@ -119,7 +119,7 @@ struct ImportParserTests {
                 workoutID: workout.id, exercise: "Running", position: 3, weight: 0, reps: 0, distanceM: 5000,
                 durationS: 1500, performedAt: workout.startedAt),
         ]
-        let csv = StrongExport.csv(sets.map { (workout, $0) }, timeZone: utc)
+        let csv = StrongExport.csv(sets.map { ExportRow(workout: workout, set: $0) }, timeZone: utc)
         let parsed = try ImportParser.parse(csv, timeZone: utc)
         #expect(parsed.problems.isEmpty)
         #expect(parsed.sets.map(\.exercise) == sets.map(\.exercise))

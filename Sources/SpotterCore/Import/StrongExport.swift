@@ -1,12 +1,23 @@
 import Foundation
 
+/// One exported set with the workout it belongs to.
+public struct ExportRow: Sendable, Equatable {
+    public var workout: Workout
+    public var set: WorkoutSet
+
+    public init(workout: Workout, set: WorkoutSet) {
+        self.workout = workout
+        self.set = set
+    }
+}
+
 /// Writes Strong's comma dialect with a `Weight Unit` column, which Spotter's own import
 /// reads back unchanged (SPEC section 8).
 public enum StrongExport {
     public static let header =
         "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Weight Unit,Reps,Distance,Seconds,Notes,Workout Notes,RPE"
 
-    public static func csv(_ rows: [(workout: Workout, set: WorkoutSet)], timeZone: TimeZone = .current) -> String {
+    public static func csv(_ rows: [ExportRow], timeZone: TimeZone = .current) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = timeZone
@@ -15,7 +26,8 @@ public enum StrongExport {
         lines.reserveCapacity(rows.count + 1)
         var order: [String: Int] = [:]
         var currentWorkout: UUID?
-        for (workout, set) in rows {
+        for row in rows {
+            let (workout, set) = (row.workout, row.set)
             if workout.id != currentWorkout {
                 currentWorkout = workout.id
                 order.removeAll()
