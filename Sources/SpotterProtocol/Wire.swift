@@ -51,7 +51,7 @@ public enum ProblemType {
 }
 
 /// An error body, `application/problem+json` (RFC 9457).
-public struct Problem: Codable, Sendable, Equatable, Error {
+public struct Problem: WireCodable, Equatable, Error {
     public var type: String
     public var title: String
     public var status: Int

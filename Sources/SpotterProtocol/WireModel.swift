@@ -416,3 +416,32 @@ public struct WireChangesPage: WireCodable, Equatable {
         ])
     }
 }
+
+extension Problem {
+    /// The wire names, written once.
+    public enum Field {
+        public static let type = "type"
+        public static let title = "title"
+        public static let status = "status"
+        public static let detail = "detail"
+        public static let field = "field"
+    }
+
+    public init(json: JSONValue) throws(WireError) {
+        let fields = try WireFields(json, "problem")
+        self.init(
+            type: try fields.string(Field.type), title: try fields.string(Field.title),
+            status: try fields.int(Field.status), detail: try fields.optionalString(Field.detail) ?? "",
+            field: try fields.optionalString(Field.field))
+    }
+
+    public var json: JSONValue {
+        var object = WireObject()
+        object.set(Field.type, type)
+        object.set(Field.title, title)
+        object.set(Field.status, status)
+        object.set(Field.detail, detail)
+        object.set(Field.field, field)
+        return object.json
+    }
+}

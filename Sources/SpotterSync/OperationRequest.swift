@@ -3,24 +3,30 @@ import SpotterCore
 import SpotterProtocol
 import SpotterStore
 
+/// A method and a path of the sync API.
+struct Endpoint: Equatable {
+    let method: String
+    let path: String
+}
+
 /// How an outbox operation travels: its route, method and body (SPEC 5.1).
 enum OperationRequest {
     static func batchOp(_ op: OutboxOperation) -> BatchOp {
-        let (method, path) = route(op)
+        let endpoint = route(op)
         let body: JSONValue? = op.kind == .delete || op.entityType == .favorite ? nil : .object(op.payload)
-        return BatchOp(idempotencyKey: op.idempotencyKey, method: method, path: path, body: body)
+        return BatchOp(idempotencyKey: op.idempotencyKey, method: endpoint.method, path: endpoint.path, body: body)
     }
 
-    static func route(_ op: OutboxOperation) -> (method: String, path: String) {
+    static func route(_ op: OutboxOperation) -> Endpoint {
         switch op.entityType {
         case .favorite:
-            return (op.kind == .delete ? "DELETE" : "PUT", Route.favorite(op.entityID))
+            return Endpoint(method: op.kind == .delete ? "DELETE" : "PUT", path: Route.favorite(op.entityID))
         case .workout, .set:
             let collection = op.entityType == .set ? Route.sets : Route.workouts
             switch op.kind {
-            case .create: return ("POST", collection)
-            case .update: return ("PATCH", "\(collection)/\(op.entityID)")
-            case .delete: return ("DELETE", "\(collection)/\(op.entityID)")
+            case .create: return Endpoint(method: "POST", path: collection)
+            case .update: return Endpoint(method: "PATCH", path: "\(collection)/\(op.entityID)")
+            case .delete: return Endpoint(method: "DELETE", path: "\(collection)/\(op.entityID)")
             }
         }
     }
@@ -35,11 +41,11 @@ enum OperationRequest {
 
     /// The user-facing reason in a problem+json body, or the bare status.
     static func reason(status: Int, body: JSONValue?) -> String {
-        if let detail = body?["detail"]?.stringValue, !detail.isEmpty {
-            if let field = body?["field"]?.stringValue, !detail.contains(field) { return "\(field): \(detail)" }
-            return detail
+        guard let problem = body.flatMap({ try? Problem(json: $0) }) else { return "HTTP \(status)" }
+        if !problem.detail.isEmpty {
+            if let field = problem.field, !problem.detail.contains(field) { return "\(field): \(problem.detail)" }
+            return problem.detail
         }
-        if let title = body?["title"]?.stringValue { return "\(title) (HTTP \(status))" }
-        return "HTTP \(status)"
+        return "\(problem.title) (HTTP \(status))"
     }
 }

@@ -306,8 +306,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         var progressed = false
         for answer in rows {
             let (op, status, body) = (answer.op, answer.status, answer.body)
-            let keyInUse = body?["type"]?.stringValue == ProblemType.keyInUse
-            let idTaken = body?["type"]?.stringValue == ProblemType.conflict && body?["field"]?.stringValue == "id"
+            let problem = body.flatMap { try? Problem(json: $0) }
+            let keyInUse = problem?.type == ProblemType.keyInUse
+            let idTaken = problem?.type == ProblemType.conflict && problem?.field == WireSet.Field.id
             switch ResultClassifier.classify(status: status, kind: op.kind, keyInUse: keyInUse, idTaken: idTaken) {
             case .success:
                 progressed = true
