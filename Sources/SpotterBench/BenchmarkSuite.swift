@@ -84,18 +84,18 @@ public enum BenchmarkSuite {
     static func writeBench(_ options: BenchOptions) throws -> JSONValue {
         let count = options.quick ? 500 : 10_000
         let store = try SpotterStore.open(path: freshPath(options, "write"), userID: "bench")
-        let workout = try store.createWorkout(name: "Bench")
+        let workout = try store.workoutLog.createWorkout(name: "Bench")
         var actions = Samples(capacity: count)
         for index in 0..<count {
             let input = LogSetInput(
                 exercise: lifts[index % lifts.count], weight: Double(60 + index % 80), reps: 1 + index % 12,
                 rpe: index % 3 == 0 ? 8 : nil, workout: .existing(workout.id))
-            _ = try actions.time { try store.logSet(input) }
+            _ = try actions.time { try store.workoutLog.logSet(input) }
         }
 
         // The same two rows, inserted bare in one transaction (no validation, no coalescing): the floor.
         let bare = try SpotterStore.open(path: freshPath(options, "bare"), userID: "bench")
-        let bareWorkout = try bare.createWorkout(name: "Bare").id
+        let bareWorkout = try bare.workoutLog.createWorkout(name: "Bare").id
         var bareSamples = Samples(capacity: count)
         for index in 0..<count {
             _ = try bareSamples.time {
@@ -175,9 +175,9 @@ public enum BenchmarkSuite {
         let token = UUID().uuidString
         let server = try await startServer(options, token: token)
         let store = try SpotterStore.open(path: freshPath(options, "drain"), userID: "bench")
-        let workout = try store.createWorkout(name: "Drain")
+        let workout = try store.workoutLog.createWorkout(name: "Drain")
         for index in 0..<(count - 1) {
-            try store.logSet(
+            try store.workoutLog.logSet(
                 LogSetInput(exercise: lifts[index % lifts.count], weight: 100, reps: 5, workout: .existing(workout.id)))
         }
         var configuration = SyncConfiguration()
@@ -188,7 +188,7 @@ public enum BenchmarkSuite {
             configuration: configuration,
             logger: quietLogger())
         let elapsed = await seconds { _ = await engine.drain(timeout: 600) }
-        let left = try store.queueCounts().pending
+        let left = try store.queries.queueCounts().pending
         await server.stop()
         guard left == 0 else { throw BenchError("drain left \(left) operations queued") }
         return Double(count) / elapsed

@@ -45,6 +45,10 @@ extension SpotterStore {
         userID == QueueOwner.deviceID ? MetaKey.pullCursor : "\(MetaKey.pullCursor)|\(userID)"
     }
 
+    static func tokenMetaPrefix(_ server: String) -> String { "token|\(server)|" }
+}
+
+extension Accounts {
     /// Queues of other owners that still have work: what waits for an account that is not the current one.
     public func strandedQueues() throws -> [StrandedQueue] {
         try writer.read { db in
@@ -84,11 +88,13 @@ extension SpotterStore {
             }
             // Files imported under those owners derived their ids from them: remember them, so a
             // second import of the same file still finds its workouts.
-            let aliases = Array(Set(try importAliases(db: db) + others)).sorted()
+            let aliases = Array(Set(try store.importAliases(db: db) + others)).sorted()
             try db.execute(
                 sql:
                     "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                arguments: [Self.aliasesKey(userID), JSONValue.array(aliases.map { .string($0) }).canonicalString])
+                arguments: [
+                    SpotterStore.aliasesKey(userID), JSONValue.array(aliases.map { .string($0) }).canonicalString,
+                ])
             return moved
         }
     }
@@ -113,9 +119,9 @@ extension SpotterStore {
         try writer.read { db in
             try String.fetchAll(
                 db, sql: "SELECT key FROM meta WHERE substr(key, 1, length(?1)) = ?1 AND value = 'refused'",
-                arguments: [Self.tokenMetaPrefix(server)]
+                arguments: [SpotterStore.tokenMetaPrefix(server)]
             ).map { key in
-                let fingerprint = String(key.dropFirst(Self.tokenMetaPrefix(server).count))
+                let fingerprint = String(key.dropFirst(SpotterStore.tokenMetaPrefix(server).count))
                 return QueueOwner.unverified(server: server, tokenFingerprint: fingerprint).storedID
             }
         }
@@ -123,18 +129,19 @@ extension SpotterStore {
 
     /// Remembers what the server said about a token (its user, or "refused"), by fingerprint.
     public func recordToken(server: String, fingerprint: String, user: String?) throws {
-        try setMeta(Self.tokenMetaPrefix(server) + fingerprint, user.map { "user|\($0)" } ?? "refused")
+        try store.preferences.setMeta(
+            SpotterStore.tokenMetaPrefix(server) + fingerprint, user.map { "user|\($0)" } ?? "refused")
     }
 
     /// The user a token was last verified as, when the server has said.
     public func knownUser(server: String, fingerprint: String) throws -> String? {
-        guard let value = try meta(Self.tokenMetaPrefix(server) + fingerprint), value.hasPrefix("user|") else {
+        guard let value = try store.preferences.meta(SpotterStore.tokenMetaPrefix(server) + fingerprint),
+            value.hasPrefix("user|")
+        else {
             return nil
         }
         return String(value.dropFirst("user|".count))
     }
-
-    static func tokenMetaPrefix(_ server: String) -> String { "token|\(server)|" }
 
     /// Adopts the device's own data into this store's account (the first login, or a login after
     /// data was logged with no account): every live workout and set of the device is queued as

@@ -101,19 +101,6 @@ public struct WorkoutChanges: Sendable, Equatable {
 extension SpotterStore {
     // MARK: Workouts
 
-    /// Starts a workout: the row and its create operation in one transaction.
-    @discardableResult
-    public func createWorkout(name: String, startedAt: Date? = nil, id: UUID = UUID()) throws -> Workout {
-        let now = self.now
-        let workout = Workout(
-            id: id, name: name.trimmingCharacters(in: .whitespaces), startedAt: Timestamp.truncated(startedAt ?? now))
-        try checked { () throws(ValidationError) in try Validation.workout(workout) }
-        return try writer.write { db in
-            try insertWorkout(workout, db: db, now: now)
-            return workout
-        }
-    }
-
     func insertWorkout(_ workout: Workout, db: Database, now: Date) throws {
         try db.cachedStatement(
             sql: """
@@ -129,41 +116,7 @@ extension SpotterStore {
             now: now)
     }
 
-    /// Renames, annotates or ends a workout.
-    public func editWorkout(id: UUID, changes: WorkoutChanges) throws {
-        let now = self.now
-        let key = id.wireString
-        try writer.write { db in
-            guard
-                let row = try Row.fetchOne(
-                    db.cachedStatement(
-                        sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL AND \(visible())"),
-                    arguments: [key])
-            else { throw StoreError.notFound("workout \(key)") }
-            var workout = try Workout(row: row)
-            if let name = changes.name { workout.name = name.trimmingCharacters(in: .whitespaces) }
-            if let notes = changes.notes { workout.notes = notes.isEmpty ? nil : notes }
-            if let endedAt = changes.endedAt { workout.endedAt = Timestamp.truncated(endedAt) }
-            try checked { () throws(ValidationError) in try Validation.workout(workout) }
-            try applyChanges(
-                type: .workout, id: key, from: try Workout(row: row).wireFields, to: workout.wireFields, db: db,
-                now: now)
-        }
-    }
-
-    /// Deletes a workout with its sets.
-    public func deleteWorkout(id: UUID) throws {
-        let now = self.now
-        let key = id.wireString
-        try writer.write { db in
-            if try !queueDelete(type: .workout, id: key, db: db, now: now) {
-                try markWorkoutDeleted(key, db: db, now: now)
-            }
-            try Self.refreshRecords(db)
-        }
-    }
-
-    private func markWorkoutDeleted(_ key: String, db: Database, now: Date) throws {
+    fileprivate func markWorkoutDeleted(_ key: String, db: Database, now: Date) throws {
         // The server deletes the sets with their workout; queued set intents that were never
         // sent are moot, and sets whose create never left the device were never there.
         // An imported set's create still goes out (its id comes from its content: the server's
@@ -190,56 +143,6 @@ extension SpotterStore {
     }
 
     // MARK: Sets
-
-    /// Logs a set: validates, then writes the set and its outbox operation in one transaction.
-    @discardableResult
-    public func logSet(_ input: LogSetInput, id: UUID = UUID()) throws -> LoggedSet {
-        let now = self.now
-        let exerciseName = input.exercise.trimmingCharacters(in: .whitespacesAndNewlines)
-        do {
-            try Validation.exercise(exerciseName)
-            try Validation.weight(input.weight, unit: input.unit)
-            try Validation.reps(input.reps)
-            try Validation.rpe(input.rpe)
-            try Validation.nonNegative(input.distanceM, field: "distance_m")
-            try Validation.nonNegative(input.durationS, field: "duration_s")
-            try Validation.notes(input.notes)
-            if case .new(let name) = input.workout { try Validation.workoutName(name) }
-        } catch {
-            throw StoreError.invalid(error)
-        }
-        return try writer.write { db in
-            let exercise = try resolveExercise(exerciseName, db: db)
-            let (workout, created) = try resolveWorkout(input.workout, db: db, now: now)
-            let workoutKey = workout.id.wireString
-            let position =
-                (try Int.fetchOne(
-                    db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"),
-                    arguments: [workoutKey]) ?? 0) + 1
-            let performedAt = try input.performedAt ?? Self.performedTime(in: workout, now: now, db: db)
-            let set = WorkoutSet(
-                id: id, workoutID: workout.id, exercise: exercise, position: position, kind: input.kind,
-                weight: input.weight, unit: input.unit, reps: input.reps, rpe: input.rpe, distanceM: input.distanceM,
-                durationS: input.durationS, notes: input.notes,
-                performedAt: Timestamp.truncated(performedAt))
-            var (opID, isPR) = try insertSet(set, db: db, now: now)
-            if try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM records_dirty WHERE exercise = ?)"),
-                arguments: [set.exercise]) == true
-            {
-                // Not the newest set of its exercise (or its records were stale): walk it now.
-                try Self.recomputeRecords(exercise: set.exercise, db: db)
-                try db.cachedStatement(sql: "DELETE FROM records_dirty WHERE exercise = ?").execute(arguments: [
-                    set.exercise
-                ])
-                isPR =
-                    try Int.fetchOne(
-                        db.cachedStatement(sql: "SELECT is_pr FROM sets WHERE id = ?"), arguments: [set.id.wireString])
-                    == RecordKind.oneRepMax.rawValue
-            }
-            return LoggedSet(set: set, workout: workout, createdWorkout: created, isPR: isPR, opID: opID)
-        }
-    }
 
     /// Inserts a new set row and enqueues its create (after its workout's create, when that is
     /// still queued); marks a new estimated-1RM record. Shared by logging and importing.
@@ -284,55 +187,6 @@ extension SpotterStore {
         }
         return (opID, isPR)
     }
-
-    /// Changes fields of a set. Editing a rejected set is "edit and retry": a new create with a new key.
-    public func editSet(id: UUID, changes: SetChanges) throws {
-        let now = self.now
-        let key = id.wireString
-        try writer.write { db in
-            guard
-                let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM sets WHERE id = ? AND deleted_at IS NULL AND \(visible())"),
-                    arguments: [key])
-            else { throw StoreError.notFound("set \(key)") }
-            let current = try WorkoutSet(row: row)
-            var updated = current
-            if let exercise = changes.exercise {
-                try checked { () throws(ValidationError) in try Validation.exercise(exercise) }
-                updated.exercise = try resolveExercise(exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
-            }
-            if let weight = changes.weight { updated.weight = weight }
-            if let unit = changes.unit { updated.unit = unit }
-            if let reps = changes.reps { updated.reps = reps }
-            if let rpe = changes.rpe { updated.rpe = rpe }
-            if changes.clearRPE { updated.rpe = nil }
-            if let kind = changes.kind { updated.kind = kind }
-            if let notes = changes.notes { updated.notes = notes.isEmpty ? nil : notes }
-            if let distance = changes.distanceM { updated.distanceM = distance }
-            if let duration = changes.durationS { updated.durationS = duration }
-            try checked { () throws(ValidationError) in try Validation.set(updated) }
-            try applyChanges(type: .set, id: key, from: current.wireFields, to: updated.wireFields, db: db, now: now)
-            // Records follow at once: a reading command may open the file read-only and could not.
-            try Self.refreshRecords(db)
-        }
-    }
-
-    /// Deletes a set (a tombstone until the server confirms).
-    public func deleteSet(id: UUID) throws {
-        let now = self.now
-        let key = id.wireString
-        try writer.write { db in
-            if try !queueDelete(type: .set, id: key, db: db, now: now) {
-                try db.cachedStatement(
-                    sql:
-                        "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = \(SyncState.pending.sql), sync_error = NULL WHERE id = ?"
-                ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
-            }
-            try Self.refreshRecords(db)
-        }
-    }
-
-    // MARK: Shared steps
 
     /// The first half of every delete: refuses an entity that is not there, removes outright one
     /// the server never had (a rejected create, or a never-sent create the delete cancels), and
@@ -559,4 +413,155 @@ extension SpotterStore {
         default: "Night Workout"
         }
     }
+}
+
+extension WorkoutLog {
+    /// Starts a workout: the row and its create operation in one transaction.
+    @discardableResult
+    public func createWorkout(name: String, startedAt: Date? = nil, id: UUID = UUID()) throws -> Workout {
+        let now = self.now
+        let workout = Workout(
+            id: id, name: name.trimmingCharacters(in: .whitespaces), startedAt: Timestamp.truncated(startedAt ?? now))
+        try store.checked { () throws(ValidationError) in try Validation.workout(workout) }
+        return try writer.write { db in
+            try store.insertWorkout(workout, db: db, now: now)
+            return workout
+        }
+    }
+
+    /// Renames, annotates or ends a workout.
+    public func editWorkout(id: UUID, changes: WorkoutChanges) throws {
+        let now = self.now
+        let key = id.wireString
+        try writer.write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL AND \(store.visible())"),
+                    arguments: [key])
+            else { throw StoreError.notFound("workout \(key)") }
+            var workout = try Workout(row: row)
+            if let name = changes.name { workout.name = name.trimmingCharacters(in: .whitespaces) }
+            if let notes = changes.notes { workout.notes = notes.isEmpty ? nil : notes }
+            if let endedAt = changes.endedAt { workout.endedAt = Timestamp.truncated(endedAt) }
+            try store.checked { () throws(ValidationError) in try Validation.workout(workout) }
+            try store.applyChanges(
+                type: .workout, id: key, from: try Workout(row: row).wireFields, to: workout.wireFields, db: db,
+                now: now)
+        }
+    }
+
+    /// Deletes a workout with its sets.
+    public func deleteWorkout(id: UUID) throws {
+        let now = self.now
+        let key = id.wireString
+        try writer.write { db in
+            if try !store.queueDelete(type: .workout, id: key, db: db, now: now) {
+                try store.markWorkoutDeleted(key, db: db, now: now)
+            }
+            try SpotterStore.refreshRecords(db)
+        }
+    }
+
+    /// Logs a set: validates, then writes the set and its outbox operation in one transaction.
+    @discardableResult
+    public func logSet(_ input: LogSetInput, id: UUID = UUID()) throws -> LoggedSet {
+        let now = self.now
+        let exerciseName = input.exercise.trimmingCharacters(in: .whitespacesAndNewlines)
+        do {
+            try Validation.exercise(exerciseName)
+            try Validation.weight(input.weight, unit: input.unit)
+            try Validation.reps(input.reps)
+            try Validation.rpe(input.rpe)
+            try Validation.nonNegative(input.distanceM, field: "distance_m")
+            try Validation.nonNegative(input.durationS, field: "duration_s")
+            try Validation.notes(input.notes)
+            if case .new(let name) = input.workout { try Validation.workoutName(name) }
+        } catch {
+            throw StoreError.invalid(error)
+        }
+        return try writer.write { db in
+            let exercise = try store.resolveExercise(exerciseName, db: db)
+            let (workout, created) = try store.resolveWorkout(input.workout, db: db, now: now)
+            let workoutKey = workout.id.wireString
+            let position =
+                (try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"),
+                    arguments: [workoutKey]) ?? 0) + 1
+            let performedAt = try input.performedAt ?? SpotterStore.performedTime(in: workout, now: now, db: db)
+            let set = WorkoutSet(
+                id: id, workoutID: workout.id, exercise: exercise, position: position, kind: input.kind,
+                weight: input.weight, unit: input.unit, reps: input.reps, rpe: input.rpe, distanceM: input.distanceM,
+                durationS: input.durationS, notes: input.notes,
+                performedAt: Timestamp.truncated(performedAt))
+            var (opID, isPR) = try store.insertSet(set, db: db, now: now)
+            if try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM records_dirty WHERE exercise = ?)"),
+                arguments: [set.exercise]) == true
+            {
+                // Not the newest set of its exercise (or its records were stale): walk it now.
+                try SpotterStore.recomputeRecords(exercise: set.exercise, db: db)
+                try db.cachedStatement(sql: "DELETE FROM records_dirty WHERE exercise = ?").execute(arguments: [
+                    set.exercise
+                ])
+                isPR =
+                    try Int.fetchOne(
+                        db.cachedStatement(sql: "SELECT is_pr FROM sets WHERE id = ?"), arguments: [set.id.wireString])
+                    == RecordKind.oneRepMax.rawValue
+            }
+            return LoggedSet(set: set, workout: workout, createdWorkout: created, isPR: isPR, opID: opID)
+        }
+    }
+
+    /// Changes fields of a set. Editing a rejected set is "edit and retry": a new create with a new key.
+    public func editSet(id: UUID, changes: SetChanges) throws {
+        let now = self.now
+        let key = id.wireString
+        try writer.write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: "SELECT * FROM sets WHERE id = ? AND deleted_at IS NULL AND \(store.visible())"),
+                    arguments: [key])
+            else { throw StoreError.notFound("set \(key)") }
+            let current = try WorkoutSet(row: row)
+            var updated = current
+            if let exercise = changes.exercise {
+                try store.checked { () throws(ValidationError) in try Validation.exercise(exercise) }
+                updated.exercise = try store.resolveExercise(
+                    exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
+            }
+            if let weight = changes.weight { updated.weight = weight }
+            if let unit = changes.unit { updated.unit = unit }
+            if let reps = changes.reps { updated.reps = reps }
+            if let rpe = changes.rpe { updated.rpe = rpe }
+            if changes.clearRPE { updated.rpe = nil }
+            if let kind = changes.kind { updated.kind = kind }
+            if let notes = changes.notes { updated.notes = notes.isEmpty ? nil : notes }
+            if let distance = changes.distanceM { updated.distanceM = distance }
+            if let duration = changes.durationS { updated.durationS = duration }
+            try store.checked { () throws(ValidationError) in try Validation.set(updated) }
+            try store.applyChanges(
+                type: .set, id: key, from: current.wireFields, to: updated.wireFields, db: db, now: now)
+            // Records follow at once: a reading command may open the file read-only and could not.
+            try SpotterStore.refreshRecords(db)
+        }
+    }
+
+    /// Deletes a set (a tombstone until the server confirms).
+    public func deleteSet(id: UUID) throws {
+        let now = self.now
+        let key = id.wireString
+        try writer.write { db in
+            if try !store.queueDelete(type: .set, id: key, db: db, now: now) {
+                try db.cachedStatement(
+                    sql:
+                        "UPDATE sets SET deleted_at = ?, updated_at = ?, sync_state = \(SyncState.pending.sql), sync_error = NULL WHERE id = ?"
+                ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
+            }
+            try SpotterStore.refreshRecords(db)
+        }
+    }
+
+    // MARK: Shared steps
 }

@@ -15,7 +15,7 @@ public struct ExerciseMove: Sendable, Equatable {
     public var movedStar: Bool
 }
 
-extension SpotterStore {
+extension WorkoutLog {
     /// Moves every set of `old` to `new`, each as an ordinary set edit (a queued update), so the
     /// change reaches the server and other devices with no new server operation. `create` lets
     /// `new` be a name not yet known (a rename); otherwise it must exist (a merge). A custom
@@ -24,12 +24,12 @@ extension SpotterStore {
         let now = self.now
         let oldName = old.trimmingCharacters(in: .whitespacesAndNewlines)
         let newName = new.trimmingCharacters(in: .whitespacesAndNewlines)
-        try checked { () throws(ValidationError) in
+        try store.checked { () throws(ValidationError) in
             try Validation.exercise(oldName)
             try Validation.exercise(newName)
         }
         var move = try writer.write { db -> ExerciseMove in
-            let from = try Self.canonicalExercise(oldName, db: db)
+            let from = try SpotterStore.canonicalExercise(oldName, db: db)
             let known =
                 try Bool.fetchOne(
                     db.cachedStatement(
@@ -74,9 +74,9 @@ extension SpotterStore {
                 db.cachedStatement(sql: "SELECT id FROM sets WHERE exercise = ? AND deleted_at IS NULL ORDER BY id"),
                 arguments: [from])
             for id in setIDs {
-                try applyEdit(type: .set, id: id, patch: ["exercise": .string(into)], db: db, now: now)
+                try store.applyEdit(type: .set, id: id, patch: ["exercise": .string(into)], db: db, now: now)
             }
-            try Self.refreshRecords(db)  // the merged history has records of its own
+            try SpotterStore.refreshRecords(db)  // the merged history has records of its own
             var removed = false
             if isCustom, from.caseInsensitiveCompare(into) != .orderedSame {
                 try db.cachedStatement(sql: "DELETE FROM exercises WHERE name = ? AND is_custom = 1").execute(
@@ -86,7 +86,7 @@ extension SpotterStore {
             return ExerciseMove(
                 from: from, into: into, setsMoved: setIDs.count, removedCustom: removed, movedStar: false)
         }
-        if try favorites().contains(where: { $0.caseInsensitiveCompare(move.from) == .orderedSame }),
+        if try store.queries.favorites().contains(where: { $0.caseInsensitiveCompare(move.from) == .orderedSame }),
             move.from.caseInsensitiveCompare(move.into) != .orderedSame
         {
             try setStarred(move.from, false)
@@ -102,7 +102,9 @@ extension SpotterStore {
         }
         return move
     }
+}
 
+extension Queries {
     /// Exercises with the number of live sets of each; custom ones only when `customOnly`.
     public func exerciseList(customOnly: Bool) throws -> [ExerciseListing] {
         try writer.read { db in

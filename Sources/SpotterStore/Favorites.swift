@@ -3,19 +3,32 @@ import GRDB
 import SpotterCore
 
 extension SpotterStore {
+    fileprivate func setPending(_ name: String, add: Bool, opID: String, db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO favorite_pending (exercise, action, op_id) VALUES (?, ?, ?)
+                ON CONFLICT(exercise) DO UPDATE SET action = excluded.action, op_id = excluded.op_id
+                """
+        ).execute(arguments: [name, add ? "add" : "remove", opID])
+    }
+}
+
+extension Queries {
     /// Starred exercises as the user sees them: the last server list, with pending additions
     /// and removals laid over it (pending wins).
     public func favorites() throws -> [String] {
         try starredExercises().map(\.exercise)
     }
+}
 
+extension WorkoutLog {
     /// Stars or unstars an exercise; returns whether it is starred now. Toggling back and forth
     /// offline keeps at most one call per exercise in the queue.
     @discardableResult
     public func toggleFavorite(exercise: String) throws -> Bool {
         let now = self.now
         return try writer.write { db in
-            let name = try resolveExercise(exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
+            let name = try store.resolveExercise(exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
             let onServer =
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM favorites WHERE exercise = ?)"),
@@ -40,27 +53,20 @@ extension SpotterStore {
                     ).execute(arguments: [
                         kind.rawValue, UUID().uuidString.lowercased(), now.timeIntervalSince1970, existing.opID,
                     ])
-                    try setPending(name, add: wantStarred, opID: existing.opID, db: db)
+                    try store.setPending(name, add: wantStarred, opID: existing.opID, db: db)
                 }
                 return wantStarred
             }
             let opID = try Outbox.insert(
                 db, user: userID, type: .favorite, id: name, kind: kind, payload: [:], before: [:],
                 dependsOn: existing?.opID, blocked: false, now: now)
-            try setPending(name, add: wantStarred, opID: opID, db: db)
+            try store.setPending(name, add: wantStarred, opID: opID, db: db)
             return wantStarred
         }
     }
+}
 
-    private func setPending(_ name: String, add: Bool, opID: String, db: Database) throws {
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO favorite_pending (exercise, action, op_id) VALUES (?, ?, ?)
-                ON CONFLICT(exercise) DO UPDATE SET action = excluded.action, op_id = excluded.op_id
-                """
-        ).execute(arguments: [name, add ? "add" : "remove", opID])
-    }
-
+extension PullMerge {
     /// Replaces the server list with a freshly fetched one (pending entries stay on top).
     public func replaceServerFavorites(_ names: [String]) throws {
         try writer.write { db in
@@ -80,7 +86,7 @@ public struct StarredExercise: Sendable, Equatable {
     public var syncState: SyncState
 }
 
-extension SpotterStore {
+extension Queries {
     /// Starred exercises as the user sees them, each with its sync state.
     public func starredExercises() throws -> [StarredExercise] {
         try writer.read { db in
@@ -106,14 +112,16 @@ extension SpotterStore {
             }
         }
     }
+}
 
+extension WorkoutLog {
     /// Stars (`true`) or unstars an exercise through the same toggle as the UI's `f`, so repeated
     /// offline changes still queue at most one operation. Returns false when it already was so.
     @discardableResult
     public func setStarred(_ exercise: String, _ starred: Bool) throws -> Bool {
         let name = exercise.trimmingCharacters(in: .whitespacesAndNewlines)
-        try checked { () throws(ValidationError) in try Validation.exercise(name) }
-        let current = try favorites().contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+        try store.checked { () throws(ValidationError) in try Validation.exercise(name) }
+        let current = try store.queries.favorites().contains { $0.caseInsensitiveCompare(name) == .orderedSame }
         guard current != starred else { return false }
         try toggleFavorite(exercise: name)
         return true

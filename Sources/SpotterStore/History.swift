@@ -15,12 +15,12 @@ public struct ExerciseSession: Sendable, Equatable {
     public var records: [UUID: RecordKind]
 }
 
-extension SpotterStore {
+extension Queries {
     /// The newest `limit` sessions of an exercise (`offset` skips newer ones), newest first.
     public func exerciseSessions(exercise: String, limit: Int, offset: Int = 0) throws -> [ExerciseSession] {
-        refreshRecordsBeforeReading()
+        store.refreshRecordsBeforeReading()
         return try writer.read { db in
-            let name = try Self.canonicalExercise(exercise, db: db)
+            let name = try SpotterStore.canonicalExercise(exercise, db: db)
             let workouts = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
@@ -38,7 +38,7 @@ extension SpotterStore {
                             SELECT * FROM sets WHERE workout_id = ? AND exercise = ? AND deleted_at IS NULL
                             ORDER BY position
                             """), arguments: [workoutKey, name]
-                ).map(Self.setRow)
+                ).map(SpotterStore.setRow)
                 let work = sets.map(\.set).filter { $0.kind != .warmup }
                 return ExerciseSession(
                     workoutID: workoutID, workoutName: row["name"],
@@ -56,7 +56,7 @@ extension SpotterStore {
             try Int.fetchOne(
                 db.cachedStatement(
                     sql: "SELECT COUNT(DISTINCT workout_id) FROM sets WHERE exercise = ? AND deleted_at IS NULL"),
-                arguments: [try Self.canonicalExercise(exercise, db: db)]) ?? 0
+                arguments: [try SpotterStore.canonicalExercise(exercise, db: db)]) ?? 0
         }
     }
 }

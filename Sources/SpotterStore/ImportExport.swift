@@ -11,53 +11,6 @@ public struct ImportResult: Sendable, Equatable {
 }
 
 extension SpotterStore {
-    /// Stores imported sets as if logged, grouped into their workouts, each with its outbox
-    /// operation so they sync like any other (in batches). Ids derive from the rows' content,
-    /// so importing the same file twice adds nothing.
-    public func importSets(_ sets: [ImportedSet], chunkSize: Int = 2_000) throws -> ImportResult {
-        var result = ImportResult()
-        // Group into workouts (name + start), keeping file order within each.
-        var order: [String] = []
-        var groups: [String: [ImportedSet]] = [:]
-        for set in sets {
-            let key = "\(Timestamp.format(set.workoutStart))|\(set.workoutName)"
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(set)
-        }
-        var pending: [(String, [ImportedSet])] = []
-        var pendingCount = 0
-        func flush() throws {
-            guard !pending.isEmpty else { return }
-            let now = self.now
-            let batch = pending
-            try writer.write { db in
-                for (key, rows) in batch {
-                    try importWorkout(key: key, rows: rows, db: db, now: now, result: &result)
-                }
-            }
-            pending.removeAll()
-            pendingCount = 0
-        }
-        for key in order {
-            var rows = groups[key]!
-            // Hevy lists newest first and numbers sets per exercise; keep a stable, natural order.
-            if rows.contains(where: { $0.setOrder != nil }) {
-                rows = rows.enumerated().sorted { lhs, rhs in
-                    lhs.element.exercise == rhs.element.exercise && lhs.element.setOrder != nil
-                        && rhs.element.setOrder != nil
-                        ? lhs.element.setOrder! < rhs.element.setOrder! : lhs.offset < rhs.offset
-                }.map(\.element)
-            }
-            pending.append((key, rows))
-            pendingCount += rows.count
-            if pendingCount >= chunkSize { try flush() }
-        }
-        try flush()
-        // Imported sets come in file order, not performed order: recompute their exercises now.
-        try refreshRecords()
-        return result
-    }
-
     /// Import ids derive from the rows' content alone, so every device of an account derives the
     /// same ids for the same file — before the account is known or after, and whether or not the
     /// workout is still here to be found (a deleted one's tombstone answers the create on the
@@ -90,7 +43,7 @@ extension SpotterStore {
 
     static func aliasesKey(_ owner: String) -> String { "import_aliases|\(owner)" }
 
-    private func importWorkout(
+    fileprivate func importWorkout(
         key: String, rows: [ImportedSet], db: Database, now: Date, result: inout ImportResult
     ) throws {
         guard let first = rows.first else { return }
@@ -195,7 +148,58 @@ extension SpotterStore {
         if let alias = Catalog.aliases[Catalog.aliasKey(name)] { return try resolveExercise(alias, db: db) }
         return try resolveExercise(name, db: db)
     }
+}
 
+extension WorkoutLog {
+    /// Stores imported sets as if logged, grouped into their workouts, each with its outbox
+    /// operation so they sync like any other (in batches). Ids derive from the rows' content,
+    /// so importing the same file twice adds nothing.
+    public func importSets(_ sets: [ImportedSet], chunkSize: Int = 2_000) throws -> ImportResult {
+        var result = ImportResult()
+        // Group into workouts (name + start), keeping file order within each.
+        var order: [String] = []
+        var groups: [String: [ImportedSet]] = [:]
+        for set in sets {
+            let key = "\(Timestamp.format(set.workoutStart))|\(set.workoutName)"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(set)
+        }
+        var pending: [(String, [ImportedSet])] = []
+        var pendingCount = 0
+        func flush() throws {
+            guard !pending.isEmpty else { return }
+            let now = self.now
+            let batch = pending
+            try writer.write { db in
+                for (key, rows) in batch {
+                    try store.importWorkout(key: key, rows: rows, db: db, now: now, result: &result)
+                }
+            }
+            pending.removeAll()
+            pendingCount = 0
+        }
+        for key in order {
+            var rows = groups[key]!
+            // Hevy lists newest first and numbers sets per exercise; keep a stable, natural order.
+            if rows.contains(where: { $0.setOrder != nil }) {
+                rows = rows.enumerated().sorted { lhs, rhs in
+                    lhs.element.exercise == rhs.element.exercise && lhs.element.setOrder != nil
+                        && rhs.element.setOrder != nil
+                        ? lhs.element.setOrder! < rhs.element.setOrder! : lhs.offset < rhs.offset
+                }.map(\.element)
+            }
+            pending.append((key, rows))
+            pendingCount += rows.count
+            if pendingCount >= chunkSize { try flush() }
+        }
+        try flush()
+        // Imported sets come in file order, not performed order: recompute their exercises now.
+        try store.refreshRecords()
+        return result
+    }
+}
+
+extension Queries {
     /// Every live set with its workout, in workout and set order, for export.
     public func exportRows() throws -> [ExportRow] {
         try writer.read { db in
@@ -205,11 +209,11 @@ extension SpotterStore {
                     SELECT s.*, w.id AS w_id, w.name AS w_name, w.started_at AS w_started_at,
                         w.ended_at AS w_ended_at, w.notes AS w_notes
                     FROM sets s JOIN workouts w ON w.id = s.workout_id
-                    WHERE s.deleted_at IS NULL AND w.deleted_at IS NULL AND \(visible("s."))
+                    WHERE s.deleted_at IS NULL AND w.deleted_at IS NULL AND \(store.visible("s."))
                     ORDER BY w.started_at, w.id, s.position
                     """
             )
-            return try readable(rows) { row in
+            return try store.readable(rows) { row in
                 ExportRow(workout: try Workout(row: row, prefix: "w_"), set: try WorkoutSet(row: row))
             }
         }

@@ -38,40 +38,6 @@ extension SpotterStore {
     /// operations come back soon.
     public static let defaultLease: TimeInterval = 60
 
-    /// Claims up to `limit` eligible operations of this user in one transaction: due, their
-    /// dependency done, nothing earlier queued for the same entity, none of it in flight.
-    public func claimEligible(limit: Int, lease: TimeInterval = SpotterStore.defaultLease) throws -> [OutboxOperation] {
-        let now = clock.now()
-        return try writer.write { db in
-            let rows = try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT o.* FROM outbox o
-                        WHERE o.user_id = ? AND o.state IN \(OperationState.sqlList([.pending, .failedTransient]))
-                          AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
-                          AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
-                                AND p.entity_id = o.entity_id AND p.seq < o.seq AND p.state IN \(Outbox.queuedStates))
-                          AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
-                                AND p.entity_id = o.entity_id AND p.state = \(OperationState.inFlight.sql))
-                          AND (o.depends_on IS NULL OR NOT EXISTS (SELECT 1 FROM outbox d WHERE d.op_id = o.depends_on
-                                AND NOT (d.state = \(OperationState.succeeded.sql)
-                                    OR (d.state = \(OperationState.failedPermanent.sql) AND d.kind != \(OperationKind.create.sql)))))
-                        ORDER BY o.seq LIMIT ?
-                        """), arguments: [userID, now.timeIntervalSince1970, limit])
-            var claimed: [OutboxOperation] = []
-            claimed.reserveCapacity(rows.count)
-            for row in rows {
-                guard var op = try operationOrFailUnreadable(row, db: db, now: now) else { continue }
-                try transition(op, .claimed, db: db, now: now, lease: lease)
-                op.state = .inFlight
-                op.attemptCount += 1
-                op.leaseExpiresAt = now.addingTimeInterval(lease)
-                claimed.append(op)
-            }
-            return claimed
-        }
-    }
-
     /// The operation a row holds, or nil when it cannot be read: then it has failed for good
     /// (see `failUnreadable`) and is skipped, never sent and never the end of the caller's work.
     func operationOrFailUnreadable(_ row: Row, db: Database, now: Date) throws -> OutboxOperation? {
@@ -85,7 +51,7 @@ extension SpotterStore {
 
     /// An operation whose row cannot be read is never sent (it would go out with made-up
     /// fields): it fails for good with the reason, its entity says so, its dependants wait.
-    private func failUnreadable(_ row: Row, _ unreadable: UnreadableRow, db: Database, now: Date) throws {
+    fileprivate func failUnreadable(_ row: Row, _ unreadable: UnreadableRow, db: Database, now: Date) throws {
         onUnreadable(unreadable)
         let reason = "unreadable operation: \(unreadable.reason)"
         let seq = row["seq"] as DatabaseValue? ?? .null
@@ -106,112 +72,6 @@ extension SpotterStore {
         }
         if let opID = try? cells.value("op_id") as String {
             try blockDependants(of: opID, reason: "waiting on an unreadable operation", db: db, now: now)
-        }
-    }
-
-    /// Returns operations whose lease ran out, or whose holder is a process that no longer runs
-    /// (killed mid-send), to pending. They keep their keys: a retry replays what may have landed.
-    @discardableResult
-    public func releaseExpiredLeases() throws -> Int {
-        let now = clock.now().timeIntervalSince1970
-        // Where a lost lease leaves an operation, as the machine says (applied in bulk).
-        let back = (try? OutboxMachine.apply(.leaseLost, to: .init(kind: .create, state: .inFlight)).state) ?? .pending
-        return try writer.write { db in
-            try db.cachedStatement(
-                sql: """
-                    UPDATE outbox SET state = \(back.sql), lease_expires_at = NULL, lease_owner = NULL, updated_at = ?
-                    WHERE state = \(OperationState.inFlight.sql) AND lease_expires_at < ?
-                    """
-            ).execute(arguments: [now, now])
-            var released = db.changesCount
-            let holders = try String.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT DISTINCT lease_owner FROM outbox
-                        WHERE state = \(OperationState.inFlight.sql) AND lease_owner IS NOT NULL AND lease_owner != ?
-                        """), arguments: [LeaseOwner.current])
-            for holder in holders where !LeaseOwner.isAlive(holder) {
-                try db.cachedStatement(
-                    sql: """
-                        UPDATE outbox SET state = \(back.sql), lease_expires_at = NULL, lease_owner = NULL, updated_at = ?
-                        WHERE state = \(OperationState.inFlight.sql) AND lease_owner = ?
-                        """
-                ).execute(arguments: [now, holder])
-                released += db.changesCount
-            }
-            return released
-        }
-    }
-
-    /// Records how a try ended and applies it to the entity (SPEC section 4: reconciling
-    /// success, permanent failure handling). Returns notices for the user.
-    @discardableResult
-    public func complete(opID: String, result: OperationResult) throws -> [StoreNotice] {
-        try complete([OperationOutcome(opID: opID, result: result)])
-    }
-
-    /// Records the results of a whole batch in one transaction.
-    @discardableResult
-    public func complete(_ results: [OperationOutcome]) throws -> [StoreNotice] {
-        let now = clock.now()
-        return try writer.write { db in
-            var notices: [StoreNotice] = []
-            for outcome in results {
-                let (opID, result) = (outcome.opID, outcome.result)
-                guard
-                    let row = try Row.fetchOne(
-                        db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ?"), arguments: [opID])
-                else { continue }  // discarded meanwhile: nothing left to record
-                let op = try OutboxOperation(row: row)
-                let event: OutboxMachine.Event
-                var answer: PulledEntity?
-                switch result {
-                case .succeeded(let status, let row):
-                    event = .succeeded(status: status)
-                    answer = row
-                case .transient(let status, let error, let retryAt):
-                    event = .transient(status: status, error: error, retryAt: retryAt)
-                case .permanent(let status, let error):
-                    event = .permanent(status: status, error: error)
-                }
-                guard (try? OutboxMachine.apply(event, to: .init(kind: op.kind, state: op.state))) != nil else {
-                    continue  // already answered (a late duplicate), or no longer waiting for one
-                }
-                notices += try transition(op, event, db: db, now: now, answer: answer)
-            }
-            return notices
-        }
-    }
-
-    /// Puts claimed operations back as if never claimed: they were not sent (airplane mode
-    /// came on, or they did not fit the batch), so the try must not count.
-    public func releaseUnsent(opIDs: [String]) throws {
-        guard !opIDs.isEmpty else { return }
-        let now = clock.now()
-        try writer.write { db in
-            for opID in opIDs {
-                guard
-                    let row = try Row.fetchOne(
-                        db.cachedStatement(
-                            sql: "SELECT * FROM outbox WHERE op_id = ? AND state = \(OperationState.inFlight.sql)"),
-                        arguments: [opID])
-                else { continue }
-                try transition(try OutboxOperation(row: row), .notSent, db: db, now: now)
-            }
-        }
-    }
-
-    /// When the soonest waiting retry of this user comes due.
-    public func nextRetryAt() throws -> Date? {
-        try writer.read { db in
-            try Double.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT MIN(next_attempt_at) FROM outbox
-                        WHERE user_id = ? AND state = \(OperationState.failedTransient.sql)
-                        """),
-                arguments: [userID]
-            ).map(Date.init(timeIntervalSince1970:))
         }
     }
 
@@ -302,6 +162,174 @@ extension SpotterStore {
         }
     }
 
+    fileprivate func retryFailed(_ op: OutboxOperation, db: Database, now: Date) throws {
+        try transition(op, .retry, db: db, now: now)
+    }
+
+    /// A refusal retried: the same intent, as a new operation with a new key (resending the old
+    /// key would only replay the refusal).
+    func requeueAsNewIntent(_ op: OutboxOperation, db: Database, now: Date) throws {
+        switch op.kind {
+        case .create:
+            try requeueCreate(of: op, db: db, now: now)
+        case .update:
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [op.opID])
+            try applyEdit(type: op.entityType, id: op.entityID, patch: op.payload, db: db, now: now)
+        case .delete:
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [op.opID])
+            if let table = EntityTable.table(op.entityType) {
+                try db.cachedStatement(
+                    sql: "UPDATE \(table) SET deleted_at = ?, sync_state = \(SyncState.pending.sql) WHERE id = ?"
+                ).execute(arguments: [Timestamp.format(now), op.entityID])
+            }
+            _ = try Outbox.insert(
+                db, user: op.userID, type: op.entityType, id: op.entityID, kind: .delete, payload: [:],
+                before: op.before, dependsOn: nil, blocked: false, now: now)
+        }
+    }
+}
+
+extension OutboxQueue {
+    /// Claims up to `limit` eligible operations of this user in one transaction: due, their
+    /// dependency done, nothing earlier queued for the same entity, none of it in flight.
+    public func claimEligible(limit: Int, lease: TimeInterval = SpotterStore.defaultLease) throws -> [OutboxOperation] {
+        let now = clock.now()
+        return try writer.write { db in
+            let rows = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT o.* FROM outbox o
+                        WHERE o.user_id = ? AND o.state IN \(OperationState.sqlList([.pending, .failedTransient]))
+                          AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
+                          AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
+                                AND p.entity_id = o.entity_id AND p.seq < o.seq AND p.state IN \(Outbox.queuedStates))
+                          AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
+                                AND p.entity_id = o.entity_id AND p.state = \(OperationState.inFlight.sql))
+                          AND (o.depends_on IS NULL OR NOT EXISTS (SELECT 1 FROM outbox d WHERE d.op_id = o.depends_on
+                                AND NOT (d.state = \(OperationState.succeeded.sql)
+                                    OR (d.state = \(OperationState.failedPermanent.sql) AND d.kind != \(OperationKind.create.sql)))))
+                        ORDER BY o.seq LIMIT ?
+                        """), arguments: [userID, now.timeIntervalSince1970, limit])
+            var claimed: [OutboxOperation] = []
+            claimed.reserveCapacity(rows.count)
+            for row in rows {
+                guard var op = try store.operationOrFailUnreadable(row, db: db, now: now) else { continue }
+                try store.transition(op, .claimed, db: db, now: now, lease: lease)
+                op.state = .inFlight
+                op.attemptCount += 1
+                op.leaseExpiresAt = now.addingTimeInterval(lease)
+                claimed.append(op)
+            }
+            return claimed
+        }
+    }
+
+    /// Returns operations whose lease ran out, or whose holder is a process that no longer runs
+    /// (killed mid-send), to pending. They keep their keys: a retry replays what may have landed.
+    @discardableResult
+    public func releaseExpiredLeases() throws -> Int {
+        let now = clock.now().timeIntervalSince1970
+        // Where a lost lease leaves an operation, as the machine says (applied in bulk).
+        let back = (try? OutboxMachine.apply(.leaseLost, to: .init(kind: .create, state: .inFlight)).state) ?? .pending
+        return try writer.write { db in
+            try db.cachedStatement(
+                sql: """
+                    UPDATE outbox SET state = \(back.sql), lease_expires_at = NULL, lease_owner = NULL, updated_at = ?
+                    WHERE state = \(OperationState.inFlight.sql) AND lease_expires_at < ?
+                    """
+            ).execute(arguments: [now, now])
+            var released = db.changesCount
+            let holders = try String.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT DISTINCT lease_owner FROM outbox
+                        WHERE state = \(OperationState.inFlight.sql) AND lease_owner IS NOT NULL AND lease_owner != ?
+                        """), arguments: [LeaseOwner.current])
+            for holder in holders where !LeaseOwner.isAlive(holder) {
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE outbox SET state = \(back.sql), lease_expires_at = NULL, lease_owner = NULL, updated_at = ?
+                        WHERE state = \(OperationState.inFlight.sql) AND lease_owner = ?
+                        """
+                ).execute(arguments: [now, holder])
+                released += db.changesCount
+            }
+            return released
+        }
+    }
+
+    /// Records how a try ended and applies it to the entity (SPEC section 4: reconciling
+    /// success, permanent failure handling). Returns notices for the user.
+    @discardableResult
+    public func complete(opID: String, result: OperationResult) throws -> [StoreNotice] {
+        try complete([OperationOutcome(opID: opID, result: result)])
+    }
+
+    /// Records the results of a whole batch in one transaction.
+    @discardableResult
+    public func complete(_ results: [OperationOutcome]) throws -> [StoreNotice] {
+        let now = clock.now()
+        return try writer.write { db in
+            var notices: [StoreNotice] = []
+            for outcome in results {
+                let (opID, result) = (outcome.opID, outcome.result)
+                guard
+                    let row = try Row.fetchOne(
+                        db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ?"), arguments: [opID])
+                else { continue }  // discarded meanwhile: nothing left to record
+                let op = try OutboxOperation(row: row)
+                let event: OutboxMachine.Event
+                var answer: PulledEntity?
+                switch result {
+                case .succeeded(let status, let row):
+                    event = .succeeded(status: status)
+                    answer = row
+                case .transient(let status, let error, let retryAt):
+                    event = .transient(status: status, error: error, retryAt: retryAt)
+                case .permanent(let status, let error):
+                    event = .permanent(status: status, error: error)
+                }
+                guard (try? OutboxMachine.apply(event, to: .init(kind: op.kind, state: op.state))) != nil else {
+                    continue  // already answered (a late duplicate), or no longer waiting for one
+                }
+                notices += try store.transition(op, event, db: db, now: now, answer: answer)
+            }
+            return notices
+        }
+    }
+
+    /// Puts claimed operations back as if never claimed: they were not sent (airplane mode
+    /// came on, or they did not fit the batch), so the try must not count.
+    public func releaseUnsent(opIDs: [String]) throws {
+        guard !opIDs.isEmpty else { return }
+        let now = clock.now()
+        try writer.write { db in
+            for opID in opIDs {
+                guard
+                    let row = try Row.fetchOne(
+                        db.cachedStatement(
+                            sql: "SELECT * FROM outbox WHERE op_id = ? AND state = \(OperationState.inFlight.sql)"),
+                        arguments: [opID])
+                else { continue }
+                try store.transition(try OutboxOperation(row: row), .notSent, db: db, now: now)
+            }
+        }
+    }
+
+    /// When the soonest waiting retry of this user comes due.
+    public func nextRetryAt() throws -> Date? {
+        try writer.read { db in
+            try Double.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT MIN(next_attempt_at) FROM outbox
+                        WHERE user_id = ? AND state = \(OperationState.failedTransient.sql)
+                        """),
+                arguments: [userID]
+            ).map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
     /// Keeps the newest `keep` succeeded operations as history and deletes older ones.
     @discardableResult
     public func pruneSucceeded(keep: Int = 500) throws -> Int {
@@ -331,7 +359,7 @@ extension SpotterStore {
                     db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ? AND user_id = ?"),
                     arguments: [opID, userID])
             else { throw StoreError.notFound("operation \(opID)") }
-            try retry(try OutboxOperation(row: row), db: db, now: now)
+            try store.retryFailed(try OutboxOperation(row: row), db: db, now: now)
         }
     }
 
@@ -346,34 +374,8 @@ extension SpotterStore {
                         SELECT * FROM outbox WHERE user_id = ? AND state = \(OperationState.failedPermanent.sql) ORDER BY seq
                         """),
                 arguments: [userID])
-            for row in rows { try retry(try OutboxOperation(row: row), db: db, now: now) }
+            for row in rows { try store.retryFailed(try OutboxOperation(row: row), db: db, now: now) }
             return rows.count
-        }
-    }
-
-    private func retry(_ op: OutboxOperation, db: Database, now: Date) throws {
-        try transition(op, .retry, db: db, now: now)
-    }
-
-    /// A refusal retried: the same intent, as a new operation with a new key (resending the old
-    /// key would only replay the refusal).
-    func requeueAsNewIntent(_ op: OutboxOperation, db: Database, now: Date) throws {
-        switch op.kind {
-        case .create:
-            try requeueCreate(of: op, db: db, now: now)
-        case .update:
-            try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [op.opID])
-            try applyEdit(type: op.entityType, id: op.entityID, patch: op.payload, db: db, now: now)
-        case .delete:
-            try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [op.opID])
-            if let table = EntityTable.table(op.entityType) {
-                try db.cachedStatement(
-                    sql: "UPDATE \(table) SET deleted_at = ?, sync_state = \(SyncState.pending.sql) WHERE id = ?"
-                ).execute(arguments: [Timestamp.format(now), op.entityID])
-            }
-            _ = try Outbox.insert(
-                db, user: op.userID, type: op.entityType, id: op.entityID, kind: .delete, payload: [:],
-                before: op.before, dependsOn: nil, blocked: false, now: now)
         }
     }
 
@@ -396,14 +398,16 @@ extension SpotterStore {
                 return
             }
             do {
-                try transition(op, .discard, db: db, now: now)
+                try store.transition(op, .discard, db: db, now: now)
             } catch StoreError.notAllowed {
                 throw StoreError.notAllowed(
                     "operation \(opID) is \(op.state.rawValue); only failed or blocked operations can be discarded")
             }
         }
     }
+}
 
+extension Queries {
     /// The failed or blocked operation that explains a rejected entity, for `r` / `x` in the UI.
     public func failedOperation(entityType: EntityType, entityID: String) throws -> OutboxOperation? {
         try writer.read { db in

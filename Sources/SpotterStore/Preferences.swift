@@ -19,10 +19,18 @@ public enum Preference {
 }
 
 extension SpotterStore {
+    fileprivate func catalogueSpelling(_ name: String) throws -> String {
+        try writer.read { db in
+            try Self.canonicalExercise(name.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
+        }
+    }
+}
+
+extension Preferences {
     /// Rest after a set of `exercise`: its own setting, else the default, else 90 s.
     public func restSeconds(exercise: String?) throws -> Int {
         if let exercise,
-            let own = try meta(Preference.rest(exercise: try catalogueSpelling(exercise))).flatMap(Int.init)
+            let own = try meta(Preference.rest(exercise: try store.catalogueSpelling(exercise))).flatMap(Int.init)
         {
             return own
         }
@@ -36,7 +44,7 @@ extension SpotterStore {
                 ValidationError(field: "rest", message: "must be 0 to \(Preference.maxRestSeconds) seconds"))
         }
         if let exercise {
-            try setMeta(Preference.rest(exercise: try catalogueSpelling(exercise)), seconds.map(String.init))
+            try setMeta(Preference.rest(exercise: try store.catalogueSpelling(exercise)), seconds.map(String.init))
         } else {
             try setMeta(Preference.restSeconds, seconds.map(String.init))
         }
@@ -69,12 +77,6 @@ extension SpotterStore {
                     guard let seconds = Int(row["value"] as String) else { return nil }
                     return ExerciseRest(exercise: String(key.dropFirst("pref.rest.".count)), seconds: seconds)
                 }
-        }
-    }
-
-    private func catalogueSpelling(_ name: String) throws -> String {
-        try writer.read { db in
-            try Self.canonicalExercise(name.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
         }
     }
 }

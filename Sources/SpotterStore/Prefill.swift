@@ -13,14 +13,14 @@ public struct PreviousSet: Sendable, Equatable {
     public var sessionSetCount: Int?
 }
 
-extension SpotterStore {
+extension Queries {
     /// The set of `exercise` to prefill the next one from. The next set is the exercise's n-th
     /// in `workoutID` (n = its sets there so far + 1); the answer is the n-th set of the
     /// exercise's last session before that workout. When that session had fewer sets (or there
     /// is none), it is the exercise's last set, wherever it was. Nil when it was never logged.
     public func previousSet(exercise: String, workoutID: UUID?) throws -> PreviousSet? {
         try writer.read { db in
-            let name = try Self.canonicalExercise(exercise, db: db)
+            let name = try SpotterStore.canonicalExercise(exercise, db: db)
             let target = workoutID?.wireString ?? ""
             let done =
                 try Int.fetchOne(

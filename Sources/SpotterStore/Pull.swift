@@ -5,57 +5,6 @@ import SpotterCore
 extension SpotterStore {
     static let deletedElsewhere = "deleted on another device"
 
-    /// Merges a page of the change feed and stores the new cursor, in one transaction.
-    ///
-    /// No change is ever dropped (SPEC section 4, merge rule): an entity with no queued
-    /// operation takes the server's row (a tombstone deletes it); a change to one with queued
-    /// operations waits, and is applied once they complete (or taken over by a newer answer of
-    /// the server); a set whose workout has not arrived yet waits for it.
-    /// - Returns: how many entities changed here.
-    @discardableResult
-    public func mergePulled(_ entities: [PulledEntity], cursor: String) throws -> Int {
-        let now = Timestamp.format(self.now)
-        return try writer.write { db in
-            var seen = try PageLookups(db: db)
-            var changed = 0
-            for entity in entities {
-                changed += try applyPulled(entity, db: db, now: now, seen: &seen) ? 1 : 0
-            }
-            try db.cachedStatement(
-                sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
-            ).execute(arguments: [pullCursorKey, cursor])
-            return changed
-        }
-    }
-
-    /// Answers looked up once per page: a page carries many sets of few workouts and exercises.
-    struct PageLookups {
-        /// Whether anything is queued or refused locally; when not (the usual case for a big
-        /// pull), no row can be locally owned, so nothing asks for each one.
-        var anythingLocal = true
-        /// Whether changes wait here; when not, nothing looks for them.
-        var anythingWaiting = true
-        /// A workout here: true live, false deleted here (its delete still queued), absent unknown.
-        var workouts: [String: Bool] = [:]
-        var exercises: [String: String] = [:]
-
-        /// Lookups that ask nothing: for an entity known to have nothing queued here.
-        init(nothingLocal: Void) {
-            anythingLocal = false
-        }
-
-        init(db: Database) throws {
-            anythingLocal =
-                try Bool.fetchOne(
-                    db,
-                    sql: """
-                        SELECT EXISTS (SELECT 1 FROM outbox WHERE state IN \(Outbox.queuedStates)
-                            OR (kind = \(OperationKind.create.sql) AND state = \(OperationState.failedPermanent.sql)))
-                        """) ?? true
-            anythingWaiting = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pulled_waiting)") ?? true
-        }
-    }
-
     /// Applies one server row here, or keeps it waiting. Returns whether anything changed here.
     func applyPulled(_ entity: PulledEntity, db: Database, now: String, seen: inout PageLookups) throws -> Bool {
         let id = entity.entityID
@@ -104,7 +53,7 @@ extension SpotterStore {
     /// A tombstone in the feed answers a delete here that gave up without an answer (its replies
     /// were dropped, the server was away): the machine settles it, so nothing says "failed" for an
     /// entity that is gone everywhere. A refused delete is left as it is: the machine refuses.
-    private func settleGivenUpDeletes(_ type: EntityType, _ id: String, db: Database) throws {
+    fileprivate func settleGivenUpDeletes(_ type: EntityType, _ id: String, db: Database) throws {
         let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
@@ -142,7 +91,7 @@ extension SpotterStore {
 
     /// A kept change, read back; one that cannot be read is reported (never guessed at) and the
     /// next pull of the whole feed brings it again.
-    private func readWaiting(_ text: String, entity: String) -> PulledEntity? {
+    fileprivate func readWaiting(_ text: String, entity: String) -> PulledEntity? {
         do {
             return try JSONDecoder().decode(PulledEntity.self, from: Data(text.utf8))
         } catch {
@@ -152,7 +101,7 @@ extension SpotterStore {
     }
 
     /// The store's text for a change that waits.
-    private static func waitingText(_ entity: PulledEntity) throws -> String {
+    fileprivate static func waitingText(_ entity: PulledEntity) throws -> String {
         String(decoding: try JSONEncoder().encode(entity), as: UTF8.self)
     }
 
@@ -165,7 +114,7 @@ extension SpotterStore {
 
     /// Keeps the newest change of an entity until it can be applied (the feed only moves
     /// forward, so a later change replaces an earlier one).
-    private func keepWaiting(_ entity: PulledEntity, parent: String?, db: Database) throws {
+    fileprivate func keepWaiting(_ entity: PulledEntity, parent: String?, db: Database) throws {
         try db.cachedStatement(
             sql: """
                 INSERT INTO pulled_waiting (account, entity_type, entity_id, parent_id, server_version, change)
@@ -181,7 +130,7 @@ extension SpotterStore {
     }
 
     /// Sets that waited for this workout to arrive.
-    private func releaseChildren(of workoutID: String, db: Database, now: String, seen: inout PageLookups) throws {
+    fileprivate func releaseChildren(of workoutID: String, db: Database, now: String, seen: inout PageLookups) throws {
         let children = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
@@ -196,7 +145,7 @@ extension SpotterStore {
         }
     }
 
-    private func workoutIsLive(_ id: String, db: Database, seen: inout PageLookups) throws -> Bool {
+    fileprivate func workoutIsLive(_ id: String, db: Database, seen: inout PageLookups) throws -> Bool {
         if let known = seen.workouts[id] { return known }
         let live = try Bool.fetchOne(
             db.cachedStatement(sql: "SELECT deleted_at IS NULL FROM workouts WHERE id = ?"), arguments: [id])
@@ -214,7 +163,7 @@ extension SpotterStore {
                     """), arguments: [type.rawValue, id]) ?? false
     }
 
-    private func mergeWorkoutTombstone(_ id: String, db: Database) throws -> Bool {
+    fileprivate func mergeWorkoutTombstone(_ id: String, db: Database) throws -> Bool {
         if try workoutHoldsUnresolvedSets(id, db: db) {
             // Deleting it here would silently take sets the user has not seen resolved
             // (rejected, blocked or still queued); keep it, say why — and not as "synced": the
@@ -298,5 +247,59 @@ extension SpotterStore {
                     SELECT EXISTS (SELECT 1 FROM outbox o JOIN sets s ON s.id = o.entity_id
                         WHERE o.entity_type = \(EntityType.set.sql) AND s.workout_id = ? AND o.state != \(OperationState.succeeded.sql))
                     """), arguments: [id]) ?? false
+    }
+}
+
+extension PullMerge {
+    /// Merges a page of the change feed and stores the new cursor, in one transaction.
+    ///
+    /// No change is ever dropped (SPEC section 4, merge rule): an entity with no queued
+    /// operation takes the server's row (a tombstone deletes it); a change to one with queued
+    /// operations waits, and is applied once they complete (or taken over by a newer answer of
+    /// the server); a set whose workout has not arrived yet waits for it.
+    /// - Returns: how many entities changed here.
+    @discardableResult
+    public func mergePulled(_ entities: [PulledEntity], cursor: String) throws -> Int {
+        let now = Timestamp.format(self.now)
+        return try writer.write { db in
+            var seen = try PageLookups(db: db)
+            var changed = 0
+            for entity in entities {
+                changed += try store.applyPulled(entity, db: db, now: now, seen: &seen) ? 1 : 0
+            }
+            try db.cachedStatement(
+                sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+            ).execute(arguments: [store.pullCursorKey, cursor])
+            return changed
+        }
+    }
+
+}
+
+/// Answers looked up once per page: a page carries many sets of few workouts and exercises.
+struct PageLookups {
+    /// Whether anything is queued or refused locally; when not (the usual case for a big
+    /// pull), no row can be locally owned, so nothing asks for each one.
+    var anythingLocal = true
+    /// Whether changes wait here; when not, nothing looks for them.
+    var anythingWaiting = true
+    /// A workout here: true live, false deleted here (its delete still queued), absent unknown.
+    var workouts: [String: Bool] = [:]
+    var exercises: [String: String] = [:]
+
+    /// Lookups that ask nothing: for an entity known to have nothing queued here.
+    init(nothingLocal: Void) {
+        anythingLocal = false
+    }
+
+    init(db: Database) throws {
+        anythingLocal =
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM outbox WHERE state IN \(Outbox.queuedStates)
+                        OR (kind = \(OperationKind.create.sql) AND state = \(OperationState.failedPermanent.sql)))
+                    """) ?? true
+        anythingWaiting = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pulled_waiting)") ?? true
     }
 }

@@ -24,74 +24,10 @@ public struct SetRow: Sendable, Equatable {
 }
 
 extension SpotterStore {
-    /// Workouts newest first, with their live set counts.
-    /// How many workouts the current view holds (what `workoutSummaries` can list).
-    public func workoutCount() throws -> Int {
-        try writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM workouts WHERE deleted_at IS NULL AND \(visible())") ?? 0
-        }
-    }
-
-    public func workoutSummaries(limit: Int = 200) throws -> [WorkoutSummary] {
-        try writer.read { db in
-            try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT w.*, (SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL) AS set_count
-                        FROM workouts w WHERE w.deleted_at IS NULL AND \(visible("w.")) ORDER BY w.started_at DESC LIMIT ?
-                        """), arguments: [limit]
-            ).compactMap { try readable([$0], Self.workoutSummary).first }
-        }
-    }
-
-    /// A workout's live sets in order; all live sets when `workoutID` is nil.
-    public func sets(workoutID: UUID?) throws -> [SetRow] {
-        refreshRecordsBeforeReading()
-        return try writer.read { db in
-            let rows: [Row]
-            if let workoutID {
-                rows = try Row.fetchAll(
-                    db.cachedStatement(
-                        sql:
-                            "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL AND \(visible()) ORDER BY position"
-                    ),
-                    arguments: [workoutID.wireString])
-            } else {
-                rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT * FROM sets WHERE deleted_at IS NULL AND \(visible())
-                        ORDER BY performed_at, workout_id, position
-                        """)
-            }
-            return try readable(rows, Self.setRow)
-        }
-    }
-
-    public func set(id: UUID) throws -> SetRow? {
-        refreshRecordsBeforeReading()
-        return try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM sets WHERE id = ? AND \(visible())", arguments: [id.wireString])
-                .map { try Self.setRow($0) }
-        }
-    }
-
     /// Brings records up to date before sets are read; a database that cannot be written
     /// (read-only file) keeps the records it has.
     func refreshRecordsBeforeReading() {
         do { try refreshRecords() } catch {}
-    }
-
-    public func workout(id: UUID) throws -> WorkoutSummary? {
-        try writer.read { db in
-            try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT w.*, (SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL) AS set_count
-                    FROM workouts w WHERE w.id = ? AND w.deleted_at IS NULL AND \(visible("w."))
-                    """, arguments: [id.wireString]
-            ).map { try Self.workoutSummary($0) }
-        }
     }
 
     static func workoutSummary(_ row: Row) throws -> WorkoutSummary {
@@ -110,31 +46,7 @@ extension SpotterStore {
             serverVersion: try cells.value("server_version"), record: record)
     }
 
-    /// The newest operations of this user, newest first (the debug pane and `spotter outbox`).
-    public func outbox(limit: Int = 20) throws -> [OutboxOperation] {
-        try writer.read { db in
-            let rows = try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM outbox WHERE user_id = ? ORDER BY seq DESC LIMIT ?"),
-                arguments: [userID, limit]
-            )
-            return try readable(rows) { try OutboxOperation(row: $0) }
-        }
-    }
-
-    public func operation(id: String) throws -> OutboxOperation? {
-        try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ?", arguments: [id]).map {
-                try OutboxOperation(row: $0)
-            }
-        }
-    }
-
-    /// The badge's numbers for this user.
-    public func queueCounts() throws -> QueueCounts {
-        try writer.read { db in try Self.queueCounts(db, userID: userID) }
-    }
-
-    static func queueCounts(_ db: Database, userID: String) throws -> QueueCounts {
+    static func countQueue(_ db: Database, userID: String) throws -> QueueCounts {
         var counts = QueueCounts()
         let rows = try Row.fetchAll(
             db.cachedStatement(
@@ -157,19 +69,6 @@ extension SpotterStore {
         return counts
     }
 
-    /// The last set logged of an exercise, to prefill the form.
-    public func lastSet(exercise: String) throws -> WorkoutSet? {
-        try writer.read { db in
-            try Row.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL AND \(visible())
-                        ORDER BY performed_at DESC LIMIT 1
-                        """), arguments: [try Self.canonicalExercise(exercise, db: db)]
-            ).flatMap { try readable([$0]) { try WorkoutSet(row: $0) }.first }
-        }
-    }
-
     /// Sets store the catalogue's spelling; queries look it up first so they hit the index exactly.
     /// The list's spelling of a name; else the catalogue name it is an alias of ("squat" is
     /// Squat (Barbell)); else the name as given.
@@ -177,6 +76,124 @@ extension SpotterStore {
         try String.fetchOne(
             db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE"), arguments: [name])
             ?? Catalog.aliases[Catalog.aliasKey(name)] ?? name
+    }
+
+    /// `text` as a LIKE pattern that matches it literally (with `ESCAPE '\\'`): the escape
+    /// character itself first, then the wildcards.
+    static func likeEscaped(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+}
+
+extension Queries {
+    /// Workouts newest first, with their live set counts.
+    /// How many workouts the current view holds (what `workoutSummaries` can list).
+    public func workoutCount() throws -> Int {
+        try writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM workouts WHERE deleted_at IS NULL AND \(store.visible())")
+                ?? 0
+        }
+    }
+
+    public func workoutSummaries(limit: Int = 200) throws -> [WorkoutSummary] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT w.*, (SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL) AS set_count
+                        FROM workouts w WHERE w.deleted_at IS NULL AND \(store.visible("w.")) ORDER BY w.started_at DESC LIMIT ?
+                        """), arguments: [limit]
+            ).compactMap { try store.readable([$0], SpotterStore.workoutSummary).first }
+        }
+    }
+
+    /// A workout's live sets in order; all live sets when `workoutID` is nil.
+    public func sets(workoutID: UUID?) throws -> [SetRow] {
+        store.refreshRecordsBeforeReading()
+        return try writer.read { db in
+            let rows: [Row]
+            if let workoutID {
+                rows = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql:
+                            "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL AND \(store.visible()) ORDER BY position"
+                    ),
+                    arguments: [workoutID.wireString])
+            } else {
+                rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT * FROM sets WHERE deleted_at IS NULL AND \(store.visible())
+                        ORDER BY performed_at, workout_id, position
+                        """)
+            }
+            return try store.readable(rows, SpotterStore.setRow)
+        }
+    }
+
+    public func set(id: UUID) throws -> SetRow? {
+        store.refreshRecordsBeforeReading()
+        return try writer.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM sets WHERE id = ? AND \(store.visible())", arguments: [id.wireString]
+            )
+            .map { try SpotterStore.setRow($0) }
+        }
+    }
+
+    public func workout(id: UUID) throws -> WorkoutSummary? {
+        try writer.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT w.*, (SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL) AS set_count
+                    FROM workouts w WHERE w.id = ? AND w.deleted_at IS NULL AND \(store.visible("w."))
+                    """, arguments: [id.wireString]
+            ).map { try SpotterStore.workoutSummary($0) }
+        }
+    }
+
+    /// The newest operations of this user, newest first (the debug pane and `spotter outbox`).
+    public func outbox(limit: Int = 20) throws -> [OutboxOperation] {
+        try writer.read { db in
+            let rows = try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM outbox WHERE user_id = ? ORDER BY seq DESC LIMIT ?"),
+                arguments: [userID, limit]
+            )
+            return try store.readable(rows) { try OutboxOperation(row: $0) }
+        }
+    }
+
+    public func operation(id: String) throws -> OutboxOperation? {
+        try writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE op_id = ?", arguments: [id]).map {
+                try OutboxOperation(row: $0)
+            }
+        }
+    }
+
+    /// The badge's numbers for this user.
+    public func queueCounts() throws -> QueueCounts {
+        try writer.read { db in try SpotterStore.countQueue(db, userID: userID) }
+    }
+
+    /// The last set logged of an exercise, to prefill the form.
+    public func lastSet(exercise: String) throws -> WorkoutSet? {
+        try writer.read { db in
+            try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL AND \(store.visible())
+                        ORDER BY performed_at DESC LIMIT 1
+                        """), arguments: [try SpotterStore.canonicalExercise(exercise, db: db)]
+            ).flatMap { try store.readable([$0]) { try WorkoutSet(row: $0) }.first }
+        }
     }
 
     /// Catalogue names matching a type-ahead query: starred first, then those the lifter has sets
@@ -193,7 +210,7 @@ extension SpotterStore {
                     SELECT name, EXISTS(SELECT 1 FROM sets WHERE exercise = exercises.name AND deleted_at IS NULL) AS used
                     FROM exercises WHERE name LIKE ? ESCAPE '\\'
                     """,
-                arguments: ["%" + Self.likeEscaped(trimmed) + "%"])
+                arguments: ["%" + SpotterStore.likeEscaped(trimmed) + "%"])
             let lower = trimmed.lowercased()
             let keyed = rows.map { row -> (key: (Int, Int, Int, String), name: String) in
                 let name: String = row["name"]
@@ -207,18 +224,6 @@ extension SpotterStore {
         }
     }
 
-    /// `text` as a LIKE pattern that matches it literally (with `ESCAPE '\\'`): the escape
-    /// character itself first, then the wildcards.
-    static func likeEscaped(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
-    }
-
     public func exerciseCount() throws -> Int {
         try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM exercises") ?? 0 }
     }
@@ -230,14 +235,16 @@ extension SpotterStore {
                 db.cachedStatement(
                     sql: """
                         SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql)
-                        AND \(visible()) AND reps <= \(OneRepMax.maxReps)
+                        AND \(store.visible()) AND reps <= \(OneRepMax.maxReps)
                         """),
-                arguments: [try Self.canonicalExercise(exercise, db: db)])
+                arguments: [try SpotterStore.canonicalExercise(exercise, db: db)])
         }
     }
 
     // MARK: Meta
+}
 
+extension Preferences {
     public func meta(_ key: String) throws -> String? {
         try writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
     }

@@ -20,31 +20,31 @@ public struct WeeklyVolume: Sendable, Equatable {
     public var sets: Int
 }
 
-extension SpotterStore {
+extension Queries {
     /// Records per exercise (all exercises, or one), warm-ups excluded, best first.
     public func exerciseStats(exercise: String? = nil) throws -> [ExerciseStats] {
         try writer.read { db in
             var sql = """
                 SELECT exercise, COUNT(*) AS n, MAX(CASE WHEN reps <= \(OneRepMax.maxReps) THEN e1rm_kg END) AS best,
-                    MAX(CASE WHEN reps > 0 THEN \(Self.weightInKilogramsSQL) END) AS heaviest
-                FROM sets WHERE deleted_at IS NULL AND kind != \(SetKind.warmup.sql) AND \(visible())
+                    MAX(CASE WHEN reps > 0 THEN \(SpotterStore.weightInKilogramsSQL) END) AS heaviest
+                FROM sets WHERE deleted_at IS NULL AND kind != \(SetKind.warmup.sql) AND \(store.visible())
                 """
             var arguments: StatementArguments = []
             if let exercise {
                 sql += " AND exercise = ?"
-                arguments = [try Self.canonicalExercise(exercise, db: db)]
+                arguments = [try SpotterStore.canonicalExercise(exercise, db: db)]
             }
             sql += " GROUP BY exercise ORDER BY best DESC NULLS LAST, exercise"
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 let name: String = row["exercise"]
                 // An unreadable best set is reported and left out, like every other read: one
                 // mistyped cell never takes the whole of `stats` down.
-                let bestSet = try readable(
+                let bestSet = try store.readable(
                     Row.fetchAll(
                         db,
                         sql: """
                             SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql)
-                            AND \(visible()) AND reps <= \(OneRepMax.maxReps) AND e1rm_kg IS NOT NULL
+                            AND \(store.visible()) AND reps <= \(OneRepMax.maxReps) AND e1rm_kg IS NOT NULL
                             ORDER BY e1rm_kg DESC LIMIT 1
                             """, arguments: [name]), WorkoutSet.init(row:)
                 ).first
@@ -60,12 +60,12 @@ extension SpotterStore {
         let samples: [VolumeSample] = try writer.read { db in
             var sql = """
                 SELECT performed_at, weight * reps * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END AS volume
-                FROM sets WHERE deleted_at IS NULL AND kind != \(SetKind.warmup.sql) AND \(visible())
+                FROM sets WHERE deleted_at IS NULL AND kind != \(SetKind.warmup.sql) AND \(store.visible())
                 """
             var arguments: StatementArguments = []
             if let exercise {
                 sql += " AND exercise = ?"
-                arguments = [try Self.canonicalExercise(exercise, db: db)]
+                arguments = [try SpotterStore.canonicalExercise(exercise, db: db)]
             }
             return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
                 guard let date = Timestamp.parse(row["performed_at"]) else { return nil }

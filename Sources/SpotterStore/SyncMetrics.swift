@@ -42,7 +42,7 @@ public enum SyncCounter: Hashable, Sendable {
     }
 }
 
-extension SpotterStore {
+extension OutboxQueue {
     public func incrementMetrics(_ deltas: [SyncCounter: Int]) throws {
         guard !deltas.isEmpty else { return }
         try writer.write { db in
@@ -56,7 +56,9 @@ extension SpotterStore {
             }
         }
     }
+}
 
+extension Queries {
     public func syncMetrics() throws -> SyncMetricsSnapshot {
         try writer.read { db in
             var counters: [String: Int] = [:]

@@ -48,11 +48,11 @@ public enum AccountCheck: Sendable, Equatable {
         switch check {
         case .user(let user):
             let account = store.forUser(QueueOwner.account(server: server, user: user).storedID)
-            try account.recordToken(server: server, fingerprint: tokenFingerprint, user: user)
+            try account.accounts.recordToken(server: server, fingerprint: tokenFingerprint, user: user)
             try adoptAliases(account, server: server, tokenFingerprint: tokenFingerprint, legacyOwners: legacyOwners)
             return account
         case .refused:
-            try store.recordToken(server: server, fingerprint: tokenFingerprint, user: nil)
+            try store.accounts.recordToken(server: server, fingerprint: tokenFingerprint, user: nil)
             return store
         case .unreachable:
             return store
@@ -65,9 +65,9 @@ public enum AccountCheck: Sendable, Equatable {
     ) throws {
         let aliases =
             [QueueOwner.unverified(server: server, tokenFingerprint: tokenFingerprint).storedID]
-            + (try account.refusedTokenOwners(server: server)) + legacyOwners
-        try account.reassign(from: aliases)
+            + (try account.accounts.refusedTokenOwners(server: server)) + legacyOwners
+        try account.accounts.reassign(from: aliases)
         // A 401 backed these off until the server would take the token; it takes this one now.
-        try account.releaseUnauthorizedBackoff()
+        try account.accounts.releaseUnauthorizedBackoff()
     }
 }

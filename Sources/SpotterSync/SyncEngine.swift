@@ -87,7 +87,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         self.random = random
         self.logger = logger
         // Fail closed: a switch that cannot be read counts as on, so no request leaves.
-        self.transport = AirplaneGatedTransport(base: transport) { [store] in (try? store.isAirplaneOn) ?? true }
+        self.transport = AirplaneGatedTransport(base: transport) { [store] in
+            (try? store.preferences.isAirplaneOn) ?? true
+        }
     }
 
     // MARK: Control (any thread; returns at once)
@@ -121,7 +123,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     public func setAirplane(_ on: Bool) {
         queue.async { [self] in
-            do { try store.setAirplane(on) } catch { logger.error("airplane switch not saved: \(error)") }
+            do { try store.preferences.setAirplane(on) } catch { logger.error("airplane switch not saved: \(error)") }
             post(connectivity: on ? .airplane : .online)
             postCounts()
             if !on { beginFlush(.airplaneOff) }
@@ -151,7 +153,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         while true {
             await syncOnce()
             do {
-                if try store.queueCounts().pending == 0 { return true }
+                if try store.queries.queueCounts().pending == 0 { return true }
             } catch {
                 logger.error("queue unreadable, not calling it drained: \(error)")
                 return false
@@ -159,7 +161,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             let now = clock.now()
             if now >= deadline || airplaneOn { return false }
             var due: Date?
-            do { due = try store.nextRetryAt() } catch { logger.error("retry time unreadable: \(error)") }
+            do { due = try store.queue.nextRetryAt() } catch { logger.error("retry time unreadable: \(error)") }
             let wait = min(
                 deadline.timeIntervalSince(now), max(0.05, (due ?? now.addingTimeInterval(0.2)).timeIntervalSince(now)))
             do { try await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000)) } catch { return false }
@@ -181,7 +183,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         retryTimer = nil
         logger.debug("flush", metadata: ["reason": "\(reason.rawValue)"])
         events.post(.syncing(true))
-        do { try store.releaseExpiredLeases() } catch { logger.error("lease recovery failed: \(error)") }
+        do { try store.queue.releaseExpiredLeases() } catch { logger.error("lease recovery failed: \(error)") }
         pushNext()
     }
 
@@ -198,7 +200,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
         let claimed: [OutboxOperation]
         do {
-            claimed = try store.claimEligible(limit: max(1, configuration.batchSize), lease: configuration.lease)
+            claimed = try store.queue.claimEligible(limit: max(1, configuration.batchSize), lease: configuration.lease)
         } catch {
             logger.error("claim failed: \(error)")
             flushSucceeded = false
@@ -256,7 +258,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             encoded.append(text)
         }
         let leftOver = claimed.dropFirst(ops.count).map(\.opID)
-        do { try store.releaseUnsent(opIDs: leftOver) } catch { logger.error("could not release unsent: \(error)") }
+        do { try store.queue.releaseUnsent(opIDs: leftOver) } catch {
+            logger.error("could not release unsent: \(error)")
+        }
         let body = Data("{\"ops\":[\(encoded.joined(separator: ","))]}".utf8)
         metricDeltas[.requests, default: 0] += 1
         metricDeltas[.sent, default: 0] += ops.count
@@ -320,13 +324,13 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 let row = idTaken ? nil : body.flatMap { WireChange.answer(op.entityType, body: $0) }
                 results.append(OperationOutcome(opID: op.opID, result: .succeeded(status: status, row: row)))
                 if idTaken {
-                    saving("a fresh pull after a taken id") { try store.setMeta(store.pullCursorKey, nil) }
+                    saving("a fresh pull after a taken id") { try store.preferences.setMeta(store.pullCursorKey, nil) }
                 }
                 events.post(.opSucceeded(opID: op.opID))
             case .transient(let reason):
                 if reason == .unauthorized {
                     authPaused = true
-                    saving("sign-in required") { try store.setMeta(MetaKey.authRequired, "1") }
+                    saving("sign-in required") { try store.preferences.setMeta(MetaKey.authRequired, "1") }
                     post(connectivity: .signInRequired)
                 }
                 let retry = answer.retryAfter ?? (reason == .keyInUse ? 1 : nil)
@@ -370,7 +374,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     private func applyNoResponse(_ ops: [OutboxOperation], error: TransportError) {
         switch error {
         case .offline:
-            do { try store.releaseUnsent(opIDs: ops.map(\.opID)) } catch { logger.error("could not release: \(error)") }
+            do { try store.queue.releaseUnsent(opIDs: ops.map(\.opID)) } catch {
+                logger.error("could not release: \(error)")
+            }
             post(connectivity: .airplane)
         case .connection, .timeout:
             let text: String
@@ -392,7 +398,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     private func record(_ results: [OperationOutcome]) {
         do {
-            for notice in try store.complete(results) { events.post(.notice(notice.message)) }
+            for notice in try store.queue.complete(results) { events.post(.notice(notice.message)) }
         } catch {
             logger.error("could not record results: \(error)")
         }
@@ -418,7 +424,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         var since = cursor
         if first {
             // A cursor that cannot be read pulls the whole feed again: slower, never wrong.
-            do { since = try store.meta(store.pullCursorKey) } catch {
+            do { since = try store.preferences.meta(store.pullCursorKey) } catch {
                 logger.error("pull cursor unreadable: \(error)")
             }
         }
@@ -452,7 +458,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 if page.unreadable > 0 { logger.warning("skipped \(page.unreadable) unreadable changes") }
                 if !authPaused { post(connectivity: .online) }
                 do {
-                    let changed = try store.mergePulled(entities, cursor: page.cursor)
+                    let changed = try store.pull.mergePulled(entities, cursor: page.cursor)
                     metricDeltas[.pulled, default: 0] += changed
                     if changed > 0 { events.post(.pulled(count: changed)) }
                 } catch {
@@ -489,7 +495,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 if case .success(let response) = result, response.status == 200,
                     let list = try? WireJSON.decoder().decode(FavoritesDTO.self, from: response.body)
                 {
-                    saving("the server's favorites") { try store.replaceServerFavorites(list.favorites) }
+                    saving("the server's favorites") { try store.pull.replaceServerFavorites(list.favorites) }
                 }
                 finishFlush()
             }
@@ -502,14 +508,14 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         if flushSucceeded, !airplaneOn {
             saving("the last sync time") {
-                try store.setMeta(MetaKey.lastSyncAt, Timestamp.format(clock.now()))
-                try store.setMeta(MetaKey.authRequired, nil)
+                try store.preferences.setMeta(MetaKey.lastSyncAt, Timestamp.format(clock.now()))
+                try store.preferences.setMeta(MetaKey.authRequired, nil)
             }
         }
         do {
-            try store.incrementMetrics(metricDeltas)
+            try store.queue.incrementMetrics(metricDeltas)
             metricDeltas.removeAll()
-            try store.pruneSucceeded(keep: configuration.historyCap)
+            try store.queue.pruneSucceeded(keep: configuration.historyCap)
         } catch {
             logger.error("could not save sync metrics: \(error)")
         }
@@ -532,7 +538,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         retryTimer = nil
         guard !stopped, !authPaused else { return }
         let due: Date?
-        do { due = try store.nextRetryAt() } catch {
+        do { due = try store.queue.nextRetryAt() } catch {
             // The periodic tick still runs: a retry is late, never lost.
             logger.error("retry time unreadable: \(error)")
             return
@@ -557,7 +563,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     /// on a guess), and the failure is logged.
     private var airplaneOn: Bool {
         do {
-            return try store.isAirplaneOn
+            return try store.preferences.isAirplaneOn
         } catch {
             logger.error("airplane switch unreadable, staying offline: \(error)")
             return true
@@ -571,7 +577,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     private func postCounts() {
         do {
-            let counts = try store.queueCounts()
+            let counts = try store.queries.queueCounts()
             events.post(.outboxChanged(pending: counts.pending, failed: counts.failed + counts.blocked))
         } catch {
             logger.error("outbox counts unreadable: \(error)")

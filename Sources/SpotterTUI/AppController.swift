@@ -48,9 +48,9 @@ public final class AppController {
         dayMonthYearFormatter = formatter("d MMM yyyy")
         longFormatter = formatter("EEE d MMM")
         longYearFormatter = formatter("EEE d MMM yyyy")
-        state.airplane = (try? store.isAirplaneOn) ?? false
-        state.restBell = (try? store.restBell) ?? true
-        state.displayUnit = try? store.displayUnit
+        state.airplane = (try? store.preferences.isAirplaneOn) ?? false
+        state.restBell = (try? store.preferences.restBell) ?? true
+        state.displayUnit = try? store.preferences.displayUnit
         reloadAll()
     }
 
@@ -93,7 +93,7 @@ public final class AppController {
     /// Names the account in the header; says what waits for another account, and how to send it.
     public func showAccount(_ label: String, strandedHint: String?) {
         state.account = label
-        state.stranded = (try? store.strandedQueues()) ?? []
+        state.stranded = (try? store.accounts.strandedQueues()) ?? []
         let waiting = state.stranded.reduce(0) { $0 + $1.operations }
         if waiting > 0, let first = state.stranded.first {
             state.say(
@@ -137,30 +137,30 @@ public final class AppController {
     private func perform(_ effect: AppEffect) throws {
         switch effect {
         case .loadSets(let workoutID):
-            state.sets = try workoutID.map { try store.sets(workoutID: $0) } ?? []
+            state.sets = try workoutID.map { try store.queries.sets(workoutID: $0) } ?? []
         case .loadMoreWorkouts:
             loadedWorkouts += Self.workoutLimit
             reloadAll()
         case .loadAllWorkoutsSelectingOldest:
-            loadedWorkouts = max(loadedWorkouts, try store.workoutCount())
+            loadedWorkouts = max(loadedWorkouts, try store.queries.workoutCount())
             reloadAll()
             state.selectedWorkout = max(0, state.visibleWorkouts.count - 1)
             state.selectedSet = 0
             try perform(.loadSets(workoutID: state.currentWorkout?.id))
         case .loadSuggestions(let query):
             guard case .setForm(var form) = state.overlay else { return }
-            form.suggestions = try store.exercises(matching: query, limit: 5)
-            form.starred = Set(try store.favorites().map { $0.lowercased() })
+            form.suggestions = try store.queries.exercises(matching: query, limit: 5)
+            form.starred = Set(try store.queries.favorites().map { $0.lowercased() })
             form.highlighted = min(form.highlighted, max(0, form.suggestions.count - 1))
             state.overlay = .setForm(form)
         case .prefill(let exercise, let workoutID):
             guard case .setForm(var form) = state.overlay else { return }
-            if let previous = try store.previousSet(exercise: exercise, workoutID: workoutID) {
+            if let previous = try store.queries.previousSet(exercise: exercise, workoutID: workoutID) {
                 form.prefill(from: previous.set, note: prefillNote(previous), display: state.displayUnit)
             } else {
                 form.clearPrefill(exercise: exercise)
             }
-            let sessions = try store.exerciseSessions(exercise: exercise, limit: 12)
+            let sessions = try store.queries.exerciseSessions(exercise: exercise, limit: 12)
             form.history =
                 sessions.isEmpty
                 ? nil
@@ -170,20 +170,20 @@ public final class AppController {
             state.overlay = .setForm(form)
         case .loadHistory(let exercise, let offset):
             guard case .history(var view) = state.overlay else { return }
-            view.total = try store.exerciseSessionCount(exercise: exercise)
+            view.total = try store.queries.exerciseSessionCount(exercise: exercise)
             view.offset = min(offset, max(0, view.total - 1))
-            view.lines = try store.exerciseSessions(
+            view.lines = try store.queries.exerciseSessions(
                 exercise: exercise, limit: state.historyPageSize, offset: view.offset
             ).map { sessionLine($0, withName: true) }
             state.overlay = .history(view)
         case .logSet(let input):
-            let logged = try store.logSet(input)
+            let logged = try store.workoutLog.logSet(input)
             // No rest after a warm-up (the work sets follow straight on), nor after a set added
             // to a past workout: nobody is between sets of last October.
             if input.kind == .warmup || logged.set.performedAt < clock.now().addingTimeInterval(-60) {
                 state.restEndsAt = nil
             } else {
-                let seconds = (try? store.restSeconds(exercise: logged.set.exercise)) ?? state.restSeconds
+                let seconds = (try? store.preferences.restSeconds(exercise: logged.set.exercise)) ?? state.restSeconds
                 state.restEndsAt = seconds > 0 ? clock.now().addingTimeInterval(TimeInterval(seconds)) : nil
             }
             afterLocalWrite(selectWorkout: logged.workout.id, selectSet: logged.set.id)
@@ -194,19 +194,20 @@ public final class AppController {
             case nil: state.say("Logged \(described)")
             }
         case .editSet(let id, let changes):
-            try store.editSet(id: id, changes: changes)
+            try store.workoutLog.editSet(id: id, changes: changes)
             afterLocalWrite(selectSet: id)
             state.say("Saved")
         case .deleteSet(let id):
-            try store.deleteSet(id: id)
+            try store.workoutLog.deleteSet(id: id)
             afterLocalWrite()
             state.say("Set deleted")
         case .deleteWorkout(let id):
-            try store.deleteWorkout(id: id)
+            try store.workoutLog.deleteWorkout(id: id)
             afterLocalWrite()
             state.say("Workout deleted")
         case .createWorkout(let name):
-            let workout = try store.createWorkout(name: name.isEmpty ? SpotterStore.timeOfDayName(clock.now()) : name)
+            let workout = try store.workoutLog.createWorkout(
+                name: name.isEmpty ? SpotterStore.timeOfDayName(clock.now()) : name)
             state.workoutFilter = ""
             afterLocalWrite(selectWorkout: workout.id)
             state.focus = .sets
@@ -215,32 +216,32 @@ public final class AppController {
             if let sync {
                 sync.setAirplane(on)
             } else {
-                try store.setAirplane(on)
+                try store.preferences.setAirplane(on)
             }
             state.airplane = on
             if !on, state.connectivity == .airplane { state.connectivity = nil }
         case .toggleFavorite(let exercise):
-            let starred = try store.toggleFavorite(exercise: exercise)
+            let starred = try store.workoutLog.toggleFavorite(exercise: exercise)
             state.say(starred ? "Starred \(exercise): it comes first in the type-ahead" : "Unstarred \(exercise)")
             afterLocalWrite()
         case .setDisplayUnit(let unit):
-            try store.setDisplayUnit(unit)
+            try store.preferences.setDisplayUnit(unit)
         case .syncNow:
             sync?.trigger(.manual)
         case .retry(let type, let id):
-            guard let op = try store.failedOperation(entityType: type, entityID: id) else {
+            guard let op = try store.queries.failedOperation(entityType: type, entityID: id) else {
                 state.say("Nothing to retry for this \(type.rawValue)", isError: true)
                 return
             }
-            try store.retry(opID: op.opID)
+            try store.queue.retry(opID: op.opID)
             afterLocalWrite()
             state.say("Queued again")
         case .discard(let type, let id):
-            guard let op = try store.failedOperation(entityType: type, entityID: id) else {
+            guard let op = try store.queries.failedOperation(entityType: type, entityID: id) else {
                 state.say("Nothing to discard for this \(type.rawValue)", isError: true)
                 return
             }
-            try store.discard(opID: op.opID)
+            try store.queue.discard(opID: op.opID)
             afterLocalWrite()
             state.say("Discarded")
         case .loadOutbox:
@@ -343,7 +344,7 @@ public final class AppController {
             state.now = now
             let previousWorkout = selectWorkout ?? state.currentWorkout?.id
             let previousSet = selectSet ?? state.currentSet?.set.id
-            let summaries = try store.workoutSummaries(limit: loadedWorkouts + 1)
+            let summaries = try store.queries.workoutSummaries(limit: loadedWorkouts + 1)
             state.moreWorkouts = summaries.count > loadedWorkouts
             state.workouts = summaries.prefix(loadedWorkouts).map { item($0, now: now) }
             if let previousWorkout, let index = state.visibleWorkouts.firstIndex(where: { $0.id == previousWorkout }) {
@@ -351,12 +352,12 @@ public final class AppController {
             } else if selectWorkout != nil, state.visibleWorkouts.isEmpty == false {
                 state.selectedWorkout = 0
             }
-            state.sets = try state.currentWorkout.map { try store.sets(workoutID: $0.id) } ?? []
+            state.sets = try state.currentWorkout.map { try store.queries.sets(workoutID: $0.id) } ?? []
             if let previousSet, let index = state.visibleSets.firstIndex(where: { $0.set.id == previousSet }) {
                 state.selectedSet = index
             }
-            state.counts = try store.queueCounts()
-            state.nextRetryAt = try store.nextRetryAt()
+            state.counts = try store.queries.queueCounts()
+            state.nextRetryAt = try store.queue.nextRetryAt()
             if state.debugVisible { loadOutbox() }
         } catch {
             logger.error("reload failed: \(error)")
@@ -366,8 +367,8 @@ public final class AppController {
 
     private func loadOutbox() {
         do {
-            state.outbox = try store.outbox(limit: 20)
-            state.counts = try store.queueCounts()
+            state.outbox = try store.queries.outbox(limit: 20)
+            state.counts = try store.queries.queueCounts()
         } catch {
             logger.error("outbox read failed: \(error)")
         }

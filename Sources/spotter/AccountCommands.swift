@@ -24,7 +24,7 @@ struct Login: AsyncParsableCommand {
         do { server = try ServerURL.normalised(rawServer) } catch { throw CLIError(error.description, code: 2) }
         // Airplane mode means no network I/O, a login's check of the token included (and a switch
         // that cannot be read counts as on).
-        if (try? global.openStore(readOnly: true).isAirplaneOn) != false {
+        if (try? global.openStore(readOnly: true).preferences.isAirplaneOn) != false {
             throw CLIError("airplane mode is on: no request is sent until `spotter airplane off`; nothing was saved")
         }
         let check = await AccountCheck.ask(HTTPSyncTransport(baseURL: server, token: token), timeout: 10)
@@ -41,21 +41,21 @@ struct Login: AsyncParsableCommand {
             base, server: server, tokenFingerprint: fingerprint, check: check,
             legacyOwners: global.legacyOwners(of: target))
         try AccountConfig(server: server, token: token, user: user).save()
-        let adoption = try account.adoptDeviceData()
+        let adoption = try account.accounts.adoptDeviceData()
         print("logged in as \(user) at \(server) (saved in \(AccountConfig.path))")
         if adoption.operations > 0 {
             print(
                 "\(adoption.operations) queued operations will sync to \(user) at \(server) "
                     + "(\(adoption.sets) sets and \(adoption.workouts) workouts logged on this device)")
         }
-        let queued = try account.queueCounts()
+        let queued = try account.queries.queueCounts()
         if queued.pending + queued.failed + queued.blocked > 0 {
             print("\(queued.pending) queued for \(user); run `spotter sync` to send them")
-        } else if try account.meta(account.pullCursorKey) == nil {
+        } else if try account.preferences.meta(account.pullCursorKey) == nil {
             // Nothing of this account has been fetched on this device yet: say how to get it.
             print("run `spotter sync` to fetch \(user)'s workouts from \(server)")
         }
-        for queue in try account.strandedQueues() {
+        for queue in try account.accounts.strandedQueues() {
             print("\(queue.operations) operations wait for \(queue.owner): \(resolveHint(for: queue.owner))")
         }
     }
@@ -81,7 +81,7 @@ struct Logout: AsyncParsableCommand {
         let owner = QueueOwner.account(server: config.server, user: config.user)
         print("logged out of \(owner)")
         let store = try SpotterStore.open(path: global.databasePath, userID: owner.storedID)
-        let counts = try store.queueCounts()
+        let counts = try store.queries.queueCounts()
         let waiting = counts.pending + counts.failed + counts.blocked
         if waiting > 0 {
             print("\(waiting) operations wait for \(config.user): \(resolveHint(for: owner))")

@@ -18,10 +18,10 @@ struct ConfigShow: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        print("rest \(try store.restSeconds(exercise: nil)) s")
-        for rest in try store.exerciseRests() { print("rest \(rest.seconds) s for \(rest.exercise)") }
-        print("bell \(try store.restBell ? "on" : "off")")
-        print("unit \(try store.displayUnit?.rawValue ?? "as logged")")
+        print("rest \(try store.preferences.restSeconds(exercise: nil)) s")
+        for rest in try store.preferences.exerciseRests() { print("rest \(rest.seconds) s for \(rest.exercise)") }
+        print("bell \(try store.preferences.restBell ? "on" : "off")")
+        print("unit \(try store.preferences.displayUnit?.rawValue ?? "as logged")")
     }
 }
 
@@ -43,14 +43,14 @@ struct ConfigRest: AsyncParsableCommand {
         let store = try global.openStore()
         if seconds == "default" {
             guard let exercise else { throw CLIError("'default' needs --exercise", code: 2) }
-            try store.setRestSeconds(nil, exercise: exercise)
-            print("rest for \(exercise): the default (\(try store.restSeconds(exercise: nil)) s)")
+            try store.preferences.setRestSeconds(nil, exercise: exercise)
+            print("rest for \(exercise): the default (\(try store.preferences.restSeconds(exercise: nil)) s)")
             return
         }
         guard let value = Int(seconds), (0...Preference.maxRestSeconds).contains(value) else {
             throw CLIError("rest must be a whole number of seconds from 0 to \(Preference.maxRestSeconds)", code: 2)
         }
-        try store.setRestSeconds(value, exercise: exercise)
+        try store.preferences.setRestSeconds(value, exercise: exercise)
         print("rest \(value) s" + (exercise.map { " for \($0)" } ?? ""))
     }
 }
@@ -64,7 +64,7 @@ struct ConfigBell: AsyncParsableCommand {
 
     func run() async throws {
         guard state == "on" || state == "off" else { throw CLIError("bell is on or off, not '\(state)'", code: 2) }
-        try global.openStore().setRestBell(state == "on")
+        try global.openStore().preferences.setRestBell(state == "on")
         print("bell \(state)")
     }
 }
@@ -85,7 +85,7 @@ struct ConfigUnit: AsyncParsableCommand {
         case "auto": chosen = nil
         default: throw CLIError("unit is kg, lb or auto, not '\(unit)'", code: 2)
         }
-        try global.openStore().setDisplayUnit(chosen)
+        try global.openStore().preferences.setDisplayUnit(chosen)
         print("unit \(chosen?.rawValue ?? "auto")")
     }
 }

@@ -30,7 +30,7 @@ struct Import: AsyncParsableCommand {
             throw CLIError("\(file): \(error.description)", code: error.isFormatMismatch ? 2 : 1)
         }
         let store = try global.openStore()
-        let result = try store.importSets(parsed.sets)
+        let result = try store.workoutLog.importSets(parsed.sets)
         for problem in parsed.problems {
             FileHandle.standardError.write(Data("spotter: \(file): \(problem.description) (skipped)\n".utf8))
         }
@@ -56,7 +56,7 @@ struct Export: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore(readOnly: true)
-        let csv = StrongExport.csv(try store.exportRows())
+        let csv = StrongExport.csv(try store.queries.exportRows())
         if let output {
             do {
                 try csv.write(toFile: output, atomically: true, encoding: .utf8)
@@ -79,15 +79,15 @@ struct Stats: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore(readOnly: true)
-        let records = try store.exerciseStats(exercise: exercise)
+        let records = try store.queries.exerciseStats(exercise: exercise)
         if let exercise, records.isEmpty { throw CLIError(try Self.noSets(of: exercise, store: store)) }
-        let weeks = try store.weeklyVolume(exercise: exercise)
+        let weeks = try store.queries.weeklyVolume(exercise: exercise)
         if json {
             printJSON(Self.json(records: records, weeks: weeks))
             return
         }
         // Shown in the unit the lifter chose (`spotter config unit`); kg when none.
-        let unit = try store.displayUnit ?? .kg
+        let unit = try store.preferences.displayUnit ?? .kg
         func shown(_ kilograms: Double, places: Double = 10) -> String {
             let value = Formatting.converted(kilograms, from: .kg, to: unit)
             return "\(Formatting.number((value * places).rounded() / places)) \(unit.rawValue)"
@@ -119,8 +119,9 @@ extension Stats {
     /// "no sets of bench yet; did you mean Bench Press (Barbell)?": names with sets first.
     static func noSets(of exercise: String, store: SpotterStore) throws -> String {
         let needle = exercise.trimmingCharacters(in: .whitespaces).lowercased()
-        let logged = try store.exerciseStats().map(\.exercise).filter { $0.lowercased().contains(needle) }
-        let candidates = logged.isEmpty ? try store.exercises(matching: needle, limit: 3) : Array(logged.prefix(3))
+        let logged = try store.queries.exerciseStats().map(\.exercise).filter { $0.lowercased().contains(needle) }
+        let candidates =
+            logged.isEmpty ? try store.queries.exercises(matching: needle, limit: 3) : Array(logged.prefix(3))
         let hint = candidates.isEmpty ? "" : "; did you mean \(candidates.joined(separator: ", "))?"
         return "no sets of \(exercise) yet\(hint)"
     }

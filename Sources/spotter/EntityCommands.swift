@@ -50,7 +50,7 @@ struct Log: AsyncParsableCommand {
             choice = .current
         }
         let store = try global.openStore()
-        let logged = try store.logSet(
+        let logged = try store.workoutLog.logSet(
             LogSetInput(
                 exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, kind: kind, notes: notes,
                 workout: choice))
@@ -84,7 +84,7 @@ struct Edit: AsyncParsableCommand {
             throw CLIError("nothing to change: give at least one of --weight, --reps, --rpe, …", code: 2)
         }
         let store = try global.openStore()
-        try store.editSet(id: id, changes: changes)
+        try store.workoutLog.editSet(id: id, changes: changes)
         try await EagerSync.attempt(global: global, store: store)
     }
 }
@@ -103,11 +103,11 @@ struct Delete: AsyncParsableCommand {
         case (let setID?, nil):
             let id = try parseID(setID, what: "SET_ID")
             store = try global.openStore()
-            try store.deleteSet(id: id)
+            try store.workoutLog.deleteSet(id: id)
         case (nil, let workout?):
             let id = try parseID(workout, what: "--workout")
             store = try global.openStore()
-            try store.deleteWorkout(id: id)
+            try store.workoutLog.deleteWorkout(id: id)
         default:
             throw CLIError("give either a SET_ID or --workout ID", code: 2)
         }
@@ -127,7 +127,7 @@ struct SetsCommand: AsyncParsableCommand {
     func run() async throws {
         let workoutID = try workout.map { try parseID($0, what: "--workout") }
         let store = try global.openStore(readOnly: true)
-        let rows = try store.sets(workoutID: workoutID)
+        let rows = try store.queries.sets(workoutID: workoutID)
         if json {
             printJSON(.object(["sets": .array(rows.map(Render.setJSON))]))
             return
@@ -135,10 +135,10 @@ struct SetsCommand: AsyncParsableCommand {
         if rows.isEmpty {
             print("No sets yet. Log one with: spotter log --exercise \"Bench Press (Barbell)\" --weight 100 --reps 5")
         }
-        let unit = try store.displayUnit
+        let unit = try store.preferences.displayUnit
         for row in rows { print(Render.setLine(row, unit: unit)) }
         // Sets of another account are not listed here, but they are not forgotten: say so.
-        for queue in try store.strandedQueues() {
+        for queue in try store.accounts.strandedQueues() {
             FileHandle.standardError.write(
                 Data(
                     "spotter: \(queue.operations) operation(s) wait for \(queue.owner) (\(resolveHint(for: queue.owner)))\n"
@@ -156,7 +156,7 @@ struct WorkoutsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore(readOnly: true)
-        let rows = try store.workoutSummaries(limit: 100_000)
+        let rows = try store.queries.workoutSummaries(limit: 100_000)
         if json {
             printJSON(.object(["workouts": .array(rows.map(Render.workoutJSON))]))
             return

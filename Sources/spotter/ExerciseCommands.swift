@@ -14,7 +14,7 @@ struct Star: AsyncParsableCommand {
     func run() async throws {
         let store = try global.openStore()
         let name = try StarCommands.catalogueName(exercise, store: store)
-        if try store.setStarred(name, true) {
+        if try store.workoutLog.setStarred(name, true) {
             print("starred \(name)")
         } else {
             print("\(name) is already starred")
@@ -33,7 +33,7 @@ struct Unstar: AsyncParsableCommand {
     func run() async throws {
         let store = try global.openStore()
         let name = try StarCommands.catalogueName(exercise, store: store)
-        if try store.setStarred(name, false) {
+        if try store.workoutLog.setStarred(name, false) {
             print("unstarred \(name)")
         } else {
             print("\(name) is not starred")
@@ -51,7 +51,7 @@ struct Stars: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        let stars = try store.starredExercises()
+        let stars = try store.queries.starredExercises()
         if json {
             printJSON(
                 .object([
@@ -77,9 +77,11 @@ enum StarCommands {
         guard !trimmed.isEmpty, trimmed.count <= Validation.maxExerciseLength else {
             throw CLIError("the exercise name must be 1 to \(Validation.maxExerciseLength) characters", code: 2)
         }
-        let matches = try store.exercises(matching: trimmed, limit: 50)
+        let matches = try store.queries.exercises(matching: trimmed, limit: 50)
         if let exact = matches.first(where: { $0.caseInsensitiveCompare(trimmed) == .orderedSame }) { return exact }
-        if let starred = try store.favorites().first(where: { $0.caseInsensitiveCompare(trimmed) == .orderedSame }) {
+        if let starred = try store.queries.favorites().first(where: {
+            $0.caseInsensitiveCompare(trimmed) == .orderedSame
+        }) {
             return starred
         }
         throw CLIError(
@@ -107,7 +109,7 @@ struct ExercisesList: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        let rows = try store.exerciseList(customOnly: custom)
+        let rows = try store.queries.exerciseList(customOnly: custom)
         if json {
             printJSON(
                 .object([
@@ -136,7 +138,7 @@ struct ExercisesRename: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        let move = try store.moveExercise(old, to: new, create: true)
+        let move = try store.workoutLog.moveExercise(old, to: new, create: true)
         print("renamed \(move.from) to \(move.into): \(move.setsMoved) sets queued to sync")
         try await EagerSync.attempt(global: global, store: store)
     }
@@ -153,7 +155,7 @@ struct ExercisesMerge: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        let move = try store.moveExercise(old, to: new, create: false)
+        let move = try store.workoutLog.moveExercise(old, to: new, create: false)
         var line = "merged \(move.from) into \(move.into): \(move.setsMoved) sets queued to sync"
         if move.removedCustom { line += "; \(move.from) removed from the list" }
         if move.movedStar { line += "; the star moved too" }

@@ -92,7 +92,7 @@ struct GlobalOptions: ParsableArguments {
         let token = target.token ?? ""
         if let config = target.config, config.token == token { return .account(server: server, user: config.user) }
         let fingerprint = QueueOwner.fingerprint(token: token)
-        if let user = try store.knownUser(server: server, fingerprint: fingerprint) {
+        if let user = try store.accounts.knownUser(server: server, fingerprint: fingerprint) {
             return .account(server: server, user: user)
         }
         return .unverified(server: server, tokenFingerprint: fingerprint)

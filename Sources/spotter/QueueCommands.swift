@@ -14,12 +14,12 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore(readOnly: true)
-        let counts = try store.queueCounts()
-        let stranded = try store.strandedQueues()
+        let counts = try store.queries.queueCounts()
+        let stranded = try store.accounts.strandedQueues()
         let strandedCount = stranded.reduce(0) { $0 + $1.operations }
-        let airplane = try store.isAirplaneOn
-        let lastSync = try store.meta(MetaKey.lastSyncAt)
-        let metrics = try store.syncMetrics()
+        let airplane = try store.preferences.isAirplaneOn
+        let lastSync = try store.preferences.meta(MetaKey.lastSyncAt)
+        let metrics = try store.queries.syncMetrics()
         let server = store.owner.server ?? "embedded"
         if json {
             var metricFields = metrics.counters.mapValues { JSONValue.int(Int64($0)) }
@@ -68,7 +68,7 @@ struct OutboxCommand: AsyncParsableCommand {
     func run() async throws {
         guard limit > 0 else { throw CLIError("--limit must be at least 1", code: 2) }
         let store = try global.openStore(readOnly: true)
-        let ops = try store.outbox(limit: limit)
+        let ops = try store.queries.outbox(limit: limit)
         if json {
             printJSON(.object(["operations": .array(ops.map(Render.operationJSON))]))
             return
@@ -92,9 +92,9 @@ struct Airplane: AsyncParsableCommand {
         switch mode {
         case .on: on = true
         case .off: on = false
-        case .toggle: on = !(try store.isAirplaneOn)
+        case .toggle: on = !(try store.preferences.isAirplaneOn)
         }
-        try store.setAirplane(on)
+        try store.preferences.setAirplane(on)
         print("airplane \(on ? "on" : "off")")
         if !on { try await EagerSync.attempt(global: global, store: store) }
     }
@@ -112,9 +112,9 @@ struct Retry: AsyncParsableCommand {
         let store = try global.openStore()
         switch (opID, allFailed) {
         case (let opID?, false):
-            try store.retry(opID: opID.lowercased())
+            try store.queue.retry(opID: opID.lowercased())
         case (nil, true):
-            print("retrying \(try store.retryAllFailed()) operation(s)")
+            print("retrying \(try store.queue.retryAllFailed()) operation(s)")
         default:
             throw CLIError("give either an OP_ID or --all-failed", code: 2)
         }
@@ -132,7 +132,7 @@ struct Discard: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        try store.discard(opID: opID.lowercased())
+        try store.queue.discard(opID: opID.lowercased())
     }
 }
 
@@ -141,7 +141,7 @@ struct Discard: AsyncParsableCommand {
 /// at most 2 seconds, and never a failure — the operation is safe in the outbox either way.
 enum EagerSync {
     static func attempt(global: GlobalOptions, store: SpotterStore) async throws {
-        guard store.owner.server != nil, (try? store.isAirplaneOn) != true else { return }
+        guard store.owner.server != nil, (try? store.preferences.isAirplaneOn) != true else { return }
         var configuration = SyncConfiguration()
         configuration.requestTimeout = 2
         guard
@@ -166,7 +166,7 @@ struct Sync: AsyncParsableCommand {
     func run() async throws {
         guard timeout > 0 else { throw CLIError("--timeout must be more than 0", code: 2) }
         var store = try global.openStore()
-        let airplane = try store.isAirplaneOn
+        let airplane = try store.preferences.isAirplaneOn
         if !airplane {
             let session = try await SyncSession.start(
                 global: global, store: store, logger: commandLogger("spotter.sync"))
@@ -174,14 +174,14 @@ struct Sync: AsyncParsableCommand {
             await session.shutdown()
             store = session.store
         }
-        let counts = try store.queueCounts()
-        let stranded = try store.strandedQueues()
+        let counts = try store.queries.queueCounts()
+        let stranded = try store.accounts.strandedQueues()
         print(
             "pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked), stranded \(stranded.reduce(0) { $0 + $1.operations })"
         )
         // All is sent only when nothing the user can see waits, failed or is stranded.
         // Why the queued ones are still here, as their last try met it ("connection refused").
-        let lastError = try store.outbox(limit: 100).first {
+        let lastError = try store.queries.outbox(limit: 100).first {
             ($0.state == .pending || $0.state == .failedTransient) && $0.lastError != nil
         }?.lastError
         if let reason = Self.unsentReason(

@@ -88,7 +88,7 @@ struct Interactive: AsyncParsableCommand {
         var options = TerminalUIOptions(store: session.store, sync: nil, events: events)
         options.logFile = logFile
         options.accountLabel = shortAccountLabel(session.store.owner)
-        options.strandedHint = try session.store.strandedQueues().first.map { resolveHint(for: $0.owner) }
+        options.strandedHint = try session.store.accounts.strandedQueues().first.map { resolveHint(for: $0.owner) }
         session.engine.start()
         options.sync = session.engine
         // The UI blocks its thread in poll(); give it a thread of its own, not one of the executor's.

@@ -47,7 +47,7 @@ struct WorkoutCommand: AsyncParsableCommand {
     static func edit(_ workoutID: String, _ changes: WorkoutChanges, global: GlobalOptions) async throws {
         let id = try parseID(workoutID, what: "WORKOUT_ID")
         let store = try global.openStore()
-        try store.editWorkout(id: id, changes: changes)
+        try store.workoutLog.editWorkout(id: id, changes: changes)
         try await EagerSync.attempt(global: global, store: store)
     }
 }

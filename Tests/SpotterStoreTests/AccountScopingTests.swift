@@ -15,53 +15,55 @@ struct AccountScopingTests {
         let aliceStore = try makeStore(user: Self.alice)
         let bobStore = aliceStore.forUser(Self.bob)
         let hers = try aliceStore.log(weight: 80)
-        #expect(try bobStore.sets(workoutID: nil).isEmpty)
-        #expect(try bobStore.workoutSummaries().isEmpty)
-        #expect(try bobStore.set(id: hers.set.id) == nil)
+        #expect(try bobStore.queries.sets(workoutID: nil).isEmpty)
+        #expect(try bobStore.queries.workoutSummaries().isEmpty)
+        #expect(try bobStore.queries.set(id: hers.set.id) == nil)
         #expect(throws: StoreError.notFound("set \(hers.set.id.wireString)")) {
-            try bobStore.editSet(id: hers.set.id, changes: SetChanges(reps: 1))
+            try bobStore.workoutLog.editSet(id: hers.set.id, changes: SetChanges(reps: 1))
         }
         // Bob's "current workout" is his own, never alice's workout of today.
         let his = try bobStore.log(weight: 60)
         #expect(his.workout.id != hers.workout.id)
-        #expect(try aliceStore.sets(workoutID: nil).map(\.set.id) == [hers.set.id])
+        #expect(try aliceStore.queries.sets(workoutID: nil).map(\.set.id) == [hers.set.id])
         #expect(
-            try bobStore.strandedQueues() == [StrandedQueue(owner: QueueOwner(storedID: Self.alice), operations: 2)])
+            try bobStore.accounts.strandedQueues() == [
+                StrandedQueue(owner: QueueOwner(storedID: Self.alice), operations: 2)
+            ])
     }
 
     @Test func theFirstLoginAdoptsTheDevicesDataAsCreatesEvenWhenTheEmbeddedServerHadIt() throws {
         let device = try makeStore(user: QueueOwner.deviceID)
         let synced = try device.log(weight: 100)
-        for op in try device.claimEligible(limit: 10) {
-            try device.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
+        for op in try device.queue.claimEligible(limit: 10) {
+            try device.queue.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
         }
-        for op in try device.claimEligible(limit: 10) {
-            try device.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
+        for op in try device.queue.claimEligible(limit: 10) {
+            try device.queue.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
         }
-        #expect(try device.queueCounts().pending == 0, "synced with the embedded server")
+        #expect(try device.queries.queueCounts().pending == 0, "synced with the embedded server")
         let queued = try device.log(weight: 105)
         let deleted = try device.log(weight: 90)
-        try device.deleteSet(id: deleted.set.id)
+        try device.workoutLog.deleteSet(id: deleted.set.id)
 
         let alice = device.forUser(Self.alice)
-        let adoption = try alice.adoptDeviceData()
+        let adoption = try alice.accounts.adoptDeviceData()
         #expect(adoption.workouts == 1 && adoption.sets == 2)
-        let creates = try alice.outbox(limit: 50).filter { $0.state == .pending }
+        let creates = try alice.queries.outbox(limit: 50).filter { $0.state == .pending }
         #expect(creates.allSatisfy { $0.kind == .create && $0.userID == Self.alice })
         #expect(
             Set(creates.map(\.entityID)) == [
                 synced.workout.id.wireString, synced.set.id.wireString, queued.set.id.wireString,
             ])
-        #expect(try alice.sets(workoutID: nil).count == 2)
-        #expect(try device.queueCounts().pending == 0, "nothing left waiting for the device")
+        #expect(try alice.queries.sets(workoutID: nil).count == 2)
+        #expect(try device.queries.queueCounts().pending == 0, "nothing left waiting for the device")
         // The workout's create goes first; each set waits for it.
-        let first = try alice.claimEligible(limit: 10)
+        let first = try alice.queue.claimEligible(limit: 10)
         #expect(first.map(\.entityType) == [.workout])
         // Adopting again finds nothing more.
-        #expect(try alice.adoptDeviceData() == Adoption())
+        #expect(try alice.accounts.adoptDeviceData() == Adoption())
         // Bob's later login does not take alice's data.
-        #expect(try device.forUser(Self.bob).adoptDeviceData() == Adoption())
-        #expect(try device.forUser(Self.bob).sets(workoutID: nil).isEmpty)
+        #expect(try device.forUser(Self.bob).accounts.adoptDeviceData() == Adoption())
+        #expect(try device.forUser(Self.bob).queries.sets(workoutID: nil).isEmpty)
     }
 
     @Test func importIdsDifferPerAccountAndAReimportAfterAdoptionAddsNothing() throws {
@@ -72,14 +74,16 @@ struct AccountScopingTests {
             """, format: .strong, defaultUnit: .kg
         ).sets
         let device = try makeStore(user: QueueOwner.deviceID)
-        #expect(try device.importSets(rows).added == 1)
+        #expect(try device.workoutLog.importSets(rows).added == 1)
         let alice = device.forUser(Self.alice)
-        try alice.adoptDeviceData()
-        #expect(try alice.importSets(rows).added == 0, "imported before the login, again after it: nothing doubles")
+        try alice.accounts.adoptDeviceData()
+        #expect(
+            try alice.workoutLog.importSets(rows).added == 0,
+            "imported before the login, again after it: nothing doubles")
         let bob = device.forUser(Self.bob)
-        #expect(try bob.importSets(rows).added == 1)
-        let aliceIDs = Set(try alice.sets(workoutID: nil).map(\.set.id))
-        let bobIDs = Set(try bob.sets(workoutID: nil).map(\.set.id))
+        #expect(try bob.workoutLog.importSets(rows).added == 1)
+        let aliceIDs = Set(try alice.queries.sets(workoutID: nil).map(\.set.id))
+        let bobIDs = Set(try bob.queries.sets(workoutID: nil).map(\.set.id))
         #expect(aliceIDs.isDisjoint(with: bobIDs), "two users importing one file never share an id")
     }
 
@@ -87,12 +91,12 @@ struct AccountScopingTests {
         let unverified = QueueOwner.unverified(server: "http://127.0.0.1:8080", tokenFingerprint: "abc").storedID
         let before = try makeStore(user: unverified)
         try before.log()
-        let keys = try before.outbox(limit: 10).map(\.idempotencyKey)
+        let keys = try before.queries.outbox(limit: 10).map(\.idempotencyKey)
         let alice = before.forUser(Self.alice)
-        #expect(try alice.reassign(from: [unverified]) == 2)
-        #expect(try alice.outbox(limit: 10).map(\.idempotencyKey) == keys)
-        #expect(try alice.sets(workoutID: nil).count == 1)
-        #expect(try alice.strandedQueues().isEmpty)
+        #expect(try alice.accounts.reassign(from: [unverified]) == 2)
+        #expect(try alice.queries.outbox(limit: 10).map(\.idempotencyKey) == keys)
+        #expect(try alice.queries.sets(workoutID: nil).count == 1)
+        #expect(try alice.accounts.strandedQueues().isEmpty)
     }
 
     @Test func aQueueOfTheVersionBeforeAccountsIsFoundByItsServerAndToken() throws {
@@ -104,9 +108,9 @@ struct AccountScopingTests {
             rawServer: "http://127.0.0.1:8080", normalisedServer: "http://127.0.0.1:8080", token: "alice-secret")
         #expect(legacy.contains(old), "the same server typed without the slash finds it")
         let alice = before.forUser(Self.alice)
-        #expect(try alice.reassign(from: legacy) == 2)
-        #expect(try alice.queueCounts().pending == 2)
-        #expect(try alice.sets(workoutID: nil).count == 1)
+        #expect(try alice.accounts.reassign(from: legacy) == 2)
+        #expect(try alice.queries.queueCounts().pending == 2)
+        #expect(try alice.queries.sets(workoutID: nil).count == 1)
     }
 
     @Test func serverURLsAreNormalised() throws {

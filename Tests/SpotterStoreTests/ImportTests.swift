@@ -19,7 +19,7 @@ struct ImportTests {
         let store = try makeStore()
         let parsed = try ImportParser.parse(strongFile(rows: 10_000))
         #expect(parsed.sets.count == 10_000)
-        let first = try store.importSets(parsed.sets)
+        let first = try store.workoutLog.importSets(parsed.sets)
         #expect(first.added == 10_000)
         #expect(first.workoutsAdded == 400)
         #expect(try store.count("SELECT COUNT(*) FROM sets") == 10_000)
@@ -27,7 +27,7 @@ struct ImportTests {
             try store.count("SELECT COUNT(*) FROM outbox WHERE kind = 'create'") == 10_400,
             "imported sets sync like any other")
 
-        let again = try store.importSets(parsed.sets)
+        let again = try store.workoutLog.importSets(parsed.sets)
         #expect(again.added == 0 && again.alreadyPresent == 10_000)
         #expect(try store.count("SELECT COUNT(*) FROM sets") == 10_000)
         #expect(try store.count("SELECT COUNT(*) FROM outbox") == 10_400)
@@ -42,8 +42,8 @@ struct ImportTests {
             2026-04-11,Deadlift (Barbell),Back,180.0,3,,,
             """
         let parsed = try ImportParser.parse(text)
-        #expect(try store.importSets(parsed.sets).added == 3)
-        #expect(try store.importSets(parsed.sets).added == 0)
+        #expect(try store.workoutLog.importSets(parsed.sets).added == 3)
+        #expect(try store.workoutLog.importSets(parsed.sets).added == 0)
         #expect(try store.count("SELECT COUNT(*) FROM sets") == 3)
     }
 
@@ -58,12 +58,12 @@ struct ImportTests {
             2026-03-02 18:00:00,Push,Bench Press (Barbell),2,85,6,0,0,,,
             """
         let parsed = try ImportParser.parse(text)
-        #expect(try unverified.importSets(parsed.sets).added == 2)
-        let workout = try #require(try unverified.workoutSummaries().first)
-        try unverified.editWorkout(id: workout.workout.id, changes: WorkoutChanges(name: "Push (heavy)"))
+        #expect(try unverified.workoutLog.importSets(parsed.sets).added == 2)
+        let workout = try #require(try unverified.queries.workoutSummaries().first)
+        try unverified.workoutLog.editWorkout(id: workout.workout.id, changes: WorkoutChanges(name: "Push (heavy)"))
         let account = unverified.forUser("http://127.0.0.1:8080|alice")
-        try account.reassign(from: [unverified.userID])
-        #expect(try account.importSets(parsed.sets).added == 0)
+        try account.accounts.reassign(from: [unverified.userID])
+        #expect(try account.workoutLog.importSets(parsed.sets).added == 0)
         #expect(try account.count("SELECT COUNT(*) FROM sets") == 2)
         #expect(try account.count("SELECT COUNT(*) FROM workouts") == 1)
     }
@@ -73,13 +73,13 @@ struct ImportTests {
         try store.log("Bench Press (Barbell)", weight: 100, reps: 5)
         try store.log("Bench Press (Barbell)", weight: 100, reps: 5)
         try store.log("Overhead Press (Barbell)", weight: 60, reps: 8)
-        let csv = StrongExport.csv(try store.exportRows())
+        let csv = StrongExport.csv(try store.queries.exportRows())
 
         let parsed = try ImportParser.parse(csv)
-        #expect(try store.importSets(parsed.sets).added == 0, "its own export adds nothing")
+        #expect(try store.workoutLog.importSets(parsed.sets).added == 0, "its own export adds nothing")
 
         let fresh = try makeStore()
-        #expect(try fresh.importSets(parsed.sets).added == 3)
-        #expect(StrongExport.csv(try fresh.exportRows()) == csv)
+        #expect(try fresh.workoutLog.importSets(parsed.sets).added == 3)
+        #expect(StrongExport.csv(try fresh.queries.exportRows()) == csv)
     }
 }

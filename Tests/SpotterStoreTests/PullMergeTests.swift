@@ -30,12 +30,12 @@ func pulledWorkout(_ row: PulledEntity) throws -> PulledEntity { row }
 @discardableResult
 func acknowledgeAll(_ store: SpotterStore, logged: LoggedSet, from version: Int64 = 1) throws -> Int64 {
     var version = version
-    while case let ops = try store.claimEligible(limit: 10), !ops.isEmpty {
+    while case let ops = try store.queue.claimEligible(limit: 10), !ops.isEmpty {
         for op in ops {
             let body =
                 op.entityType == .set
                 ? serverRow(logged.set, version: version) : serverRow(logged.workout, version: version)
-            try store.complete(opID: op.opID, result: .succeeded(status: 201, row: body))
+            try store.queue.complete(opID: op.opID, result: .succeeded(status: 201, row: body))
             version += 1
         }
     }
@@ -48,15 +48,16 @@ struct PullMergeTests {
         let store = try makeStore()
         let logged = try store.log()
         try acknowledgeAll(store, logged: logged)  // workout v1, set v2
-        try store.editSet(id: logged.set.id, changes: SetChanges(notes: "paused"))
-        let edit = try #require(try store.claimEligible(limit: 10).first)
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(notes: "paused"))
+        let edit = try #require(try store.queue.claimEligible(limit: 10).first)
         // Meanwhile another device set the reps; the server's row now has both changes (v4).
-        try store.mergePulled([try pulledSet(serverRow(logged.set, version: 4, reps: 6, notes: "paused"))], cursor: "4")
-        #expect(try store.set(id: logged.set.id)?.set.reps == 5, "queued wins locally while it is queued")
+        try store.pull.mergePulled(
+            [try pulledSet(serverRow(logged.set, version: 4, reps: 6, notes: "paused"))], cursor: "4")
+        #expect(try store.queries.set(id: logged.set.id)?.set.reps == 5, "queued wins locally while it is queued")
         // The edit's reply had been dropped; its retry replays the answer of the time (v3).
-        try store.complete(
+        try store.queue.complete(
             opID: edit.opID, result: .succeeded(status: 200, row: serverRow(logged.set, version: 3, notes: "paused")))
-        let shown = try #require(try store.set(id: logged.set.id))
+        let shown = try #require(try store.queries.set(id: logged.set.id))
         #expect(shown.set.reps == 6, "the other device's change is not lost")
         #expect(shown.set.notes == "paused")
         #expect(shown.serverVersion == 4)
@@ -67,13 +68,13 @@ struct PullMergeTests {
         let store = try makeStore()
         let logged = try store.log()
         try acknowledgeAll(store, logged: logged)
-        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
-        let edit = try #require(try store.claimEligible(limit: 10).first)
-        try store.mergePulled([try pulledSet(serverRow(logged.set, version: 3, notes: "paused"))], cursor: "3")
-        try store.complete(
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
+        let edit = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.pull.mergePulled([try pulledSet(serverRow(logged.set, version: 3, notes: "paused"))], cursor: "3")
+        try store.queue.complete(
             opID: edit.opID,
             result: .succeeded(status: 200, row: serverRow(logged.set, version: 4, reps: 6, notes: "paused")))
-        let shown = try #require(try store.set(id: logged.set.id))
+        let shown = try #require(try store.queries.set(id: logged.set.id))
         #expect(shown.set.reps == 6)
         #expect(shown.set.notes == "paused", "fields this device did not touch come from the server's row")
         #expect(shown.serverVersion == 4)
@@ -83,29 +84,30 @@ struct PullMergeTests {
         let store = try makeStore()
         let logged = try store.log()
         try acknowledgeAll(store, logged: logged)
-        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 8))
-        let edit = try #require(try store.claimEligible(limit: 10).first)
-        try store.mergePulled([try pulledSet(serverRow(logged.set, version: 5, deleted: true))], cursor: "5")
-        #expect(try store.set(id: logged.set.id) != nil)
-        try store.complete(opID: edit.opID, result: .succeeded(status: 200, row: serverRow(logged.set, version: 4)))
-        #expect(try store.set(id: logged.set.id) == nil, "the newer tombstone wins once nothing is queued")
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 8))
+        let edit = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.pull.mergePulled([try pulledSet(serverRow(logged.set, version: 5, deleted: true))], cursor: "5")
+        #expect(try store.queries.set(id: logged.set.id) != nil)
+        try store.queue.complete(
+            opID: edit.opID, result: .succeeded(status: 200, row: serverRow(logged.set, version: 4)))
+        #expect(try store.queries.set(id: logged.set.id) == nil, "the newer tombstone wins once nothing is queued")
     }
 
     @Test func aWorkoutDeletedElsewhereGoesOnceTheEditThatKeptItIsAnswered() throws {
         let store = try makeStore()
         let logged = try store.log()
         try acknowledgeAll(store, logged: logged)
-        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 9))
-        let edit = try #require(try store.claimEligible(limit: 10).first)
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 9))
+        let edit = try #require(try store.queue.claimEligible(limit: 10).first)
         // Another device deleted the workout (and with it the set) while the edit was queued.
-        try store.mergePulled(
+        try store.pull.mergePulled(
             [
                 try pulledSet(serverRow(logged.set, version: 5, deleted: true)),
                 .deletedWorkout(logged.workout.id, ServerStamp(serverVersion: 6, updatedAt: nil)),
             ], cursor: "6")
-        #expect(try store.workout(id: logged.workout.id) != nil, "kept while its edited set is unresolved")
-        try store.complete(opID: edit.opID, result: .permanent(status: 404, error: "no such set"))
-        #expect(try store.set(id: logged.set.id) == nil)
+        #expect(try store.queries.workout(id: logged.workout.id) != nil, "kept while its edited set is unresolved")
+        try store.queue.complete(opID: edit.opID, result: .permanent(status: 404, error: "no such set"))
+        #expect(try store.queries.set(id: logged.set.id) == nil)
         #expect(try store.count("SELECT COUNT(*) FROM workouts") == 0, "the workout goes once nothing holds it")
     }
 
@@ -115,10 +117,11 @@ struct PullMergeTests {
         let store = try makeStore()
         // The workout was renamed after the set was logged, so the feed carries the set first —
         // here on a page of its own, with the workout on the next.
-        try store.mergePulled([try pulledSet(serverRow(logged.set, version: 2))], cursor: "2")
-        #expect(try store.sets(workoutID: nil).isEmpty)
-        try store.mergePulled([try pulledWorkout(serverRow(logged.workout, version: 3, name: "Leg Day"))], cursor: "3")
-        let sets = try store.sets(workoutID: logged.workout.id)
+        try store.pull.mergePulled([try pulledSet(serverRow(logged.set, version: 2))], cursor: "2")
+        #expect(try store.queries.sets(workoutID: nil).isEmpty)
+        try store.pull.mergePulled(
+            [try pulledWorkout(serverRow(logged.workout, version: 3, name: "Leg Day"))], cursor: "3")
+        let sets = try store.queries.sets(workoutID: logged.workout.id)
         #expect(sets.map(\.set.id) == [logged.set.id])
         #expect(sets.first?.syncState == .synced)
         #expect(try store.count("SELECT COUNT(*) FROM pulled_waiting") == 0)
@@ -128,11 +131,11 @@ struct PullMergeTests {
         let store = try makeStore()
         let logged = try store.log()
         try acknowledgeAll(store, logged: logged)
-        try store.deleteWorkout(id: logged.workout.id)
-        try store.mergePulled([try pulledSet(serverRow(logged.set, version: 5, reps: 9))], cursor: "5")
-        #expect(try store.sets(workoutID: nil).isEmpty, "the set stays deleted with its workout")
-        let delete = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(opID: delete.opID, result: .succeeded(status: 204, row: nil))
+        try store.workoutLog.deleteWorkout(id: logged.workout.id)
+        try store.pull.mergePulled([try pulledSet(serverRow(logged.set, version: 5, reps: 9))], cursor: "5")
+        #expect(try store.queries.sets(workoutID: nil).isEmpty, "the set stays deleted with its workout")
+        let delete = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.queue.complete(opID: delete.opID, result: .succeeded(status: 204, row: nil))
         #expect(try store.count("SELECT COUNT(*) FROM workouts") == 0)
         #expect(try store.count("SELECT COUNT(*) FROM pulled_waiting") == 0, "nothing waits for a workout that is gone")
     }
@@ -146,23 +149,23 @@ struct TakenIDTests {
     @Test func editsCoalescedIntoTheCreateGoOutAsAnUpdate() throws {
         let store = try makeStore()
         let logged = try store.log()
-        let workoutCreate = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(opID: workoutCreate.opID, result: .succeeded(status: 201, row: nil))
-        try store.editSet(id: logged.set.id, changes: SetChanges(rpe: 7.5, notes: "E86"))
-        let create = try #require(try store.claimEligible(limit: 10).first)
+        let workoutCreate = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.queue.complete(opID: workoutCreate.opID, result: .succeeded(status: 201, row: nil))
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(rpe: 7.5, notes: "E86"))
+        let create = try #require(try store.queue.claimEligible(limit: 10).first)
         #expect(create.kind == .create)
-        try store.complete(opID: create.opID, result: .succeeded(status: 409, row: nil))
-        let resent = try store.claimEligible(limit: 10)
+        try store.queue.complete(opID: create.opID, result: .succeeded(status: 409, row: nil))
+        let resent = try store.queue.claimEligible(limit: 10)
         #expect(resent.map(\.kind) == [.update])
         #expect(resent.first?.payload == ["rpe": .double(7.5), "notes": .string("E86")])
-        #expect(try store.set(id: logged.set.id)?.set.notes == "E86", "the local edit stays while it is sent")
+        #expect(try store.queries.set(id: logged.set.id)?.set.notes == "E86", "the local edit stays while it is sent")
     }
 
     @Test func aCreateWithoutLaterEditsSendsNothingMore() throws {
         let store = try makeStore()
         try store.log()
         try acknowledgeAll(store, logged: try store.log())
-        #expect(try store.claimEligible(limit: 10).isEmpty)
+        #expect(try store.queue.claimEligible(limit: 10).isEmpty)
     }
 }
 
@@ -171,34 +174,34 @@ struct UncertainOutcomeTests {
     @Test func deletingAWorkoutWhoseCreateGaveUpSendsTheDelete() throws {
         let store = try makeStore()
         let logged = try store.log()
-        let create = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(
+        let create = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.queue.complete(
             opID: create.opID, result: .permanent(status: nil, error: "gave up after 20 attempts: timed out"))
-        try store.deleteWorkout(id: logged.workout.id)
-        let sent = try store.claimEligible(limit: 10)
+        try store.workoutLog.deleteWorkout(id: logged.workout.id)
+        let sent = try store.queue.claimEligible(limit: 10)
         #expect(sent.map(\.kind) == [.delete], "the delete goes out: the create may have reached the server")
         #expect(sent.first?.entityType == .workout)
-        #expect(try store.queueCounts().failed == 0, "the delete replaces the failed create as the intent")
-        try store.complete(opID: sent[0].opID, result: .succeeded(status: 404, row: nil))
+        #expect(try store.queries.queueCounts().failed == 0, "the delete replaces the failed create as the intent")
+        try store.queue.complete(opID: sent[0].opID, result: .succeeded(status: 404, row: nil))
         #expect(try store.count("SELECT COUNT(*) FROM workouts") == 0)
-        #expect(try store.queueCounts() == QueueCounts())
+        #expect(try store.queries.queueCounts() == QueueCounts())
     }
 
     @Test func deletingAWorkoutTheServerRefusedSendsNothing() throws {
         let store = try makeStore()
         let logged = try store.log()
-        let create = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(opID: create.opID, result: .permanent(status: 422, error: "name: too long"))
-        try store.deleteWorkout(id: logged.workout.id)
-        #expect(try store.claimEligible(limit: 10).isEmpty)
+        let create = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.queue.complete(opID: create.opID, result: .permanent(status: 422, error: "name: too long"))
+        try store.workoutLog.deleteWorkout(id: logged.workout.id)
+        #expect(try store.queue.claimEligible(limit: 10).isEmpty)
         #expect(try store.count("SELECT COUNT(*) FROM outbox") == 0)
     }
 
     @Test func aLeaseHeldByAProcessThatIsGoneIsReleasedAtOnce() throws {
         let store = try makeStore()
-        try store.createWorkout(name: "Legs")
-        try store.createWorkout(name: "Arms")
-        let claimed = try store.claimEligible(limit: 10)
+        try store.workoutLog.createWorkout(name: "Legs")
+        try store.workoutLog.createWorkout(name: "Arms")
+        let claimed = try store.queue.claimEligible(limit: 10)
         #expect(claimed.count == 2)
         let finished = Process()
         finished.executableURL = URL(fileURLWithPath: "/bin/true")
@@ -209,7 +212,7 @@ struct UncertainOutcomeTests {
                 sql: "UPDATE outbox SET lease_owner = ? WHERE op_id = ?",
                 arguments: ["\(finished.processIdentifier):1", claimed[0].opID])
         }
-        #expect(try store.releaseExpiredLeases() == 1, "only the dead holder's lease is released")
-        #expect(try store.claimEligible(limit: 10).map(\.opID) == [claimed[0].opID])
+        #expect(try store.queue.releaseExpiredLeases() == 1, "only the dead holder's lease is released")
+        #expect(try store.queue.claimEligible(limit: 10).map(\.opID) == [claimed[0].opID])
     }
 }

@@ -9,26 +9,26 @@ struct QueueTests {
     @Test func aSetWaitsForItsWorkoutsCreate() throws {
         let store = try makeStore()
         try store.log()
-        let first = try store.claimEligible(limit: 10)
+        let first = try store.queue.claimEligible(limit: 10)
         #expect(first.map(\.entityType) == [.workout])
-        #expect(try store.claimEligible(limit: 10).isEmpty)  // the set's dependency is in flight
-        try store.complete(opID: first[0].opID, result: .succeeded(status: 201, row: nil))
-        #expect(try store.claimEligible(limit: 10).map(\.entityType) == [.set])
+        #expect(try store.queue.claimEligible(limit: 10).isEmpty)  // the set's dependency is in flight
+        try store.queue.complete(opID: first[0].opID, result: .succeeded(status: 201, row: nil))
+        #expect(try store.queue.claimEligible(limit: 10).map(\.entityType) == [.set])
     }
 
     @Test func aTransientFailureWaitsUntilItsNextAttempt() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
-        try store.createWorkout(name: "Legs")
-        let op = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(
+        try store.workoutLog.createWorkout(name: "Legs")
+        let op = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.queue.complete(
             opID: op.opID,
             result: .transient(status: 503, error: "unavailable", retryAt: clock.now().addingTimeInterval(4)))
-        #expect(try store.claimEligible(limit: 10).isEmpty)
+        #expect(try store.queue.claimEligible(limit: 10).isEmpty)
         clock.advance(by: 3.9)
-        #expect(try store.claimEligible(limit: 10).isEmpty)
+        #expect(try store.queue.claimEligible(limit: 10).isEmpty)
         clock.advance(by: 0.2)
-        let again = try store.claimEligible(limit: 10)
+        let again = try store.queue.claimEligible(limit: 10)
         #expect(again.map(\.opID) == [op.opID])
         #expect(again[0].attemptCount == 2)
         #expect(again[0].idempotencyKey == op.idempotencyKey)
@@ -37,43 +37,43 @@ struct QueueTests {
     @Test func oneOperationPerEntityInFlightAndEnqueueOrderKept() throws {
         let store = try makeStore()
         let logged = try sentSet(store)
-        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
-        let firstEdit = try #require(try store.claimEligible(limit: 10).first)
-        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 7))  // cannot coalesce into a sent op
-        #expect(try store.claimEligible(limit: 10).isEmpty)
-        try store.complete(opID: firstEdit.opID, result: .succeeded(status: 200, row: nil))
-        let second = try store.claimEligible(limit: 10)
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
+        let firstEdit = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 7))  // cannot coalesce into a sent op
+        #expect(try store.queue.claimEligible(limit: 10).isEmpty)
+        try store.queue.complete(opID: firstEdit.opID, result: .succeeded(status: 200, row: nil))
+        let second = try store.queue.claimEligible(limit: 10)
         #expect(second.count == 1)
         #expect(second[0].payload == ["reps": .int(7)])
     }
 
     @Test func unrelatedEntitiesDoNotWaitBehindAFailingOne() throws {
         let store = try makeStore()
-        try store.createWorkout(name: "A")
-        let op = try #require(try store.claimEligible(limit: 1).first)
-        try store.complete(
+        try store.workoutLog.createWorkout(name: "A")
+        let op = try #require(try store.queue.claimEligible(limit: 1).first)
+        try store.queue.complete(
             opID: op.opID,
             result: .transient(status: 500, error: "boom", retryAt: store.clock.now().addingTimeInterval(60)))
-        try store.createWorkout(name: "B")
-        #expect(try store.claimEligible(limit: 10).count == 1)
+        try store.workoutLog.createWorkout(name: "B")
+        #expect(try store.queue.claimEligible(limit: 10).count == 1)
     }
 
     @Test func eachUserClaimsOnlyTheirOwnQueue() throws {
         let alice = try makeStore(user: "alice")
         let bob = alice.forUser("bob")
-        try alice.createWorkout(name: "Alice's")
-        try bob.createWorkout(name: "Bob's")
-        let claimedByBob = try bob.claimEligible(limit: 10)
+        try alice.workoutLog.createWorkout(name: "Alice's")
+        try bob.workoutLog.createWorkout(name: "Bob's")
+        let claimedByBob = try bob.queue.claimEligible(limit: 10)
         #expect(claimedByBob.count == 1)
         #expect(claimedByBob[0].payload["name"] == .string("Bob's"))
-        #expect(try alice.queueCounts().pending == 1)
-        #expect(try bob.outbox(limit: 10).allSatisfy { $0.userID == "bob" })
+        #expect(try alice.queries.queueCounts().pending == 1)
+        #expect(try bob.queries.outbox(limit: 10).allSatisfy { $0.userID == "bob" })
     }
 
     @Test func twoConnectionsNeverClaimTheSameOperation() async throws {
         let path = temporaryDatabasePath()
         let first = try SpotterStore.open(path: path, userID: "alice")
-        for index in 0..<200 { try first.createWorkout(name: "W\(index)") }
+        for index in 0..<200 { try first.workoutLog.createWorkout(name: "W\(index)") }
         let second = try SpotterStore.open(path: path, userID: "alice")
         async let a = Self.claimAll(first)
         async let b = Self.claimAll(second)
@@ -85,7 +85,7 @@ struct QueueTests {
     static func claimAll(_ store: SpotterStore) async throws -> [String] {
         var claimed: [String] = []
         while true {
-            let batch = try store.claimEligible(limit: 7)
+            let batch = try store.queue.claimEligible(limit: 7)
             if batch.isEmpty { return claimed }
             claimed += batch.map(\.opID)
             await Task.yield()
@@ -95,27 +95,27 @@ struct QueueTests {
     @Test func anExpiredLeaseComesBack() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
-        try store.createWorkout(name: "Pull")
-        let op = try #require(try store.claimEligible(limit: 10, lease: 30).first)
+        try store.workoutLog.createWorkout(name: "Pull")
+        let op = try #require(try store.queue.claimEligible(limit: 10, lease: 30).first)
         clock.advance(by: 29)
-        #expect(try store.releaseExpiredLeases() == 0)
-        #expect(try store.claimEligible(limit: 10).isEmpty)
+        #expect(try store.queue.releaseExpiredLeases() == 0)
+        #expect(try store.queue.claimEligible(limit: 10).isEmpty)
         clock.advance(by: 2)
-        #expect(try store.releaseExpiredLeases() == 1)
-        let again = try store.claimEligible(limit: 10)
+        #expect(try store.queue.releaseExpiredLeases() == 1)
+        let again = try store.queue.claimEligible(limit: 10)
         #expect(again.map(\.opID) == [op.opID])
         #expect(again[0].idempotencyKey == op.idempotencyKey)
     }
 
     @Test func succeededHistoryIsPrunedToTheCap() throws {
         let store = try makeStore()
-        for index in 0..<30 { try store.createWorkout(name: "W\(index)") }
-        for op in try store.claimEligible(limit: 100) {
-            try store.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
+        for index in 0..<30 { try store.workoutLog.createWorkout(name: "W\(index)") }
+        for op in try store.queue.claimEligible(limit: 100) {
+            try store.queue.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
         }
-        try store.pruneSucceeded(keep: 10)
+        try store.queue.pruneSucceeded(keep: 10)
         #expect(try store.count("SELECT COUNT(*) FROM outbox") == 10)
-        #expect(try store.queueCounts().pending == 0)
+        #expect(try store.queries.queueCounts().pending == 0)
     }
 }
 
@@ -124,14 +124,14 @@ struct CompletionTests {
     @Test func successAppliesTheServersCanonicalFieldsOnlyWhenNothingLaterIsQueued() throws {
         let store = try makeStore()
         let logged = try store.log(weight: 100.333, reps: 5)
-        let workoutOp = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(opID: workoutOp.opID, result: .succeeded(status: 201, row: nil))
-        let setOp = try #require(try store.claimEligible(limit: 10).first)
+        let workoutOp = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.queue.complete(opID: workoutOp.opID, result: .succeeded(status: 201, row: nil))
+        let setOp = try #require(try store.queue.claimEligible(limit: 10).first)
         var canonical = logged.set
         canonical.weight = 100.33
         let stamp = ServerStamp(serverVersion: 7, updatedAt: "2026-11-22T10:00:00.000Z")
-        try store.complete(opID: setOp.opID, result: .succeeded(status: 201, row: .set(canonical, stamp)))
-        let row = try #require(try store.set(id: logged.set.id))
+        try store.queue.complete(opID: setOp.opID, result: .succeeded(status: 201, row: .set(canonical, stamp)))
+        let row = try #require(try store.queries.set(id: logged.set.id))
         #expect(row.set.weight == 100.33)
         #expect(row.serverVersion == 7)
         #expect(row.syncState == .synced)
@@ -140,13 +140,13 @@ struct CompletionTests {
     @Test func aLaterQueuedEditIsNotOverwrittenByAnEarlierAcknowledgement() throws {
         let store = try makeStore()
         let logged = try sentSet(store)
-        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
-        let edit = try #require(try store.claimEligible(limit: 10).first)
-        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 8))
-        try store.complete(
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
+        let edit = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 8))
+        try store.queue.complete(
             opID: edit.opID,
             result: .succeeded(status: 200, row: serverRow(logged.set, version: 9, reps: 6)))
-        let row = try #require(try store.set(id: logged.set.id))
+        let row = try #require(try store.queries.set(id: logged.set.id))
         #expect(row.set.reps == 8)
         #expect(row.syncState == .pending)
     }
@@ -154,46 +154,49 @@ struct CompletionTests {
     @Test func aRejectedCreateStaysVisibleBlocksItsDependantsAndCanBeRetriedWithANewKey() throws {
         let store = try makeStore()
         let logged = try store.log()
-        let workoutOp = try #require(try store.claimEligible(limit: 10).first)
-        let notices = try store.complete(opID: workoutOp.opID, result: .permanent(status: 422, error: "name: too long"))
+        let workoutOp = try #require(try store.queue.claimEligible(limit: 10).first)
+        let notices = try store.queue.complete(
+            opID: workoutOp.opID, result: .permanent(status: 422, error: "name: too long"))
         #expect(notices.count == 1)
         let setOp = try #require(try store.operations().first { $0.entityType == .set })
         #expect(setOp.state == .blocked)
-        #expect(try store.workoutSummaries().first?.syncState == .rejected)
-        #expect(try store.set(id: logged.set.id)?.syncState == .rejected)
-        #expect(try store.queueCounts().failed == 1)
-        #expect(try store.queueCounts().blocked == 1)
+        #expect(try store.queries.workoutSummaries().first?.syncState == .rejected)
+        #expect(try store.queries.set(id: logged.set.id)?.syncState == .rejected)
+        #expect(try store.queries.queueCounts().failed == 1)
+        #expect(try store.queries.queueCounts().blocked == 1)
 
-        try store.editWorkout(id: logged.workout.id, changes: WorkoutChanges(name: "Fixed"))  // edit and retry
+        // Edit and retry.
+        try store.workoutLog.editWorkout(id: logged.workout.id, changes: WorkoutChanges(name: "Fixed"))
         let ops = try store.operations()
         let newCreate = try #require(ops.first { $0.entityType == .workout })
         #expect(newCreate.kind == .create && newCreate.state == .pending)
         #expect(newCreate.idempotencyKey != workoutOp.idempotencyKey)
         #expect(newCreate.payload["name"] == .string("Fixed"))
         #expect(ops.first { $0.entityType == .set }?.state == .pending)
-        #expect(try store.queueCounts().failed == 0)
+        #expect(try store.queries.queueCounts().failed == 0)
     }
 
     @Test func discardingARejectedCreateRemovesItAndWhatWaitedOnIt() throws {
         let store = try makeStore()
         let logged = try store.log()
-        let workoutOp = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(opID: workoutOp.opID, result: .permanent(status: 422, error: "nope"))
-        try store.discard(opID: workoutOp.opID)
+        let workoutOp = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.queue.complete(opID: workoutOp.opID, result: .permanent(status: 422, error: "nope"))
+        try store.queue.discard(opID: workoutOp.opID)
         #expect(try store.count("SELECT COUNT(*) FROM outbox") == 0)
         #expect(try store.count("SELECT COUNT(*) FROM sets") == 0)
-        #expect(try store.workout(id: logged.workout.id) == nil)
+        #expect(try store.queries.workout(id: logged.workout.id) == nil)
     }
 
     @Test func aRejectedUpdateRollsBackUnlessALaterEditTouchedTheField() throws {
         let store = try makeStore()
         let logged = try sentSet(store)
-        try store.editSet(id: logged.set.id, changes: SetChanges(weight: 120, reps: 6))
-        let edit = try #require(try store.claimEligible(limit: 10).first)
-        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 9))
-        let notices = try store.complete(opID: edit.opID, result: .permanent(status: 422, error: "weight: too heavy"))
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(weight: 120, reps: 6))
+        let edit = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 9))
+        let notices = try store.queue.complete(
+            opID: edit.opID, result: .permanent(status: 422, error: "weight: too heavy"))
         #expect(notices.first?.message.contains("rolled back") == true)
-        let row = try #require(try store.set(id: logged.set.id))
+        let row = try #require(try store.queries.set(id: logged.set.id))
         #expect(row.set.weight == 100)  // rolled back
         #expect(row.set.reps == 9)  // a later edit owns it
     }
@@ -201,21 +204,21 @@ struct CompletionTests {
     @Test func aRejectedDeleteBringsTheEntityBack() throws {
         let store = try makeStore()
         let logged = try sentSet(store)
-        try store.deleteSet(id: logged.set.id)
-        #expect(try store.sets(workoutID: logged.workout.id).isEmpty)
-        let delete = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(opID: delete.opID, result: .permanent(status: 403, error: "forbidden"))
-        #expect(try store.sets(workoutID: logged.workout.id).map(\.set.id) == [logged.set.id])
+        try store.workoutLog.deleteSet(id: logged.set.id)
+        #expect(try store.queries.sets(workoutID: logged.workout.id).isEmpty)
+        let delete = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.queue.complete(opID: delete.opID, result: .permanent(status: 403, error: "forbidden"))
+        #expect(try store.queries.sets(workoutID: logged.workout.id).map(\.set.id) == [logged.set.id])
     }
 
     @Test func anUpdateOfAnEntityDeletedElsewhereRemovesItWithANotice() throws {
         let store = try makeStore()
         let logged = try sentSet(store)
-        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 2))
-        let edit = try #require(try store.claimEligible(limit: 10).first)
-        let notices = try store.complete(opID: edit.opID, result: .permanent(status: 404, error: "not found"))
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 2))
+        let edit = try #require(try store.queue.claimEligible(limit: 10).first)
+        let notices = try store.queue.complete(opID: edit.opID, result: .permanent(status: 404, error: "not found"))
         #expect(notices.first?.message.contains("another device") == true)
-        #expect(try store.set(id: logged.set.id) == nil)
+        #expect(try store.queries.set(id: logged.set.id) == nil)
     }
 }
 
@@ -223,10 +226,10 @@ struct CompletionTests {
 struct FavoritesTests {
     @Test func togglingOfflineSendsAtMostOneCallPerExercise() throws {
         let store = try makeStore()
-        #expect(try store.toggleFavorite(exercise: "squat (barbell)"))
-        #expect(try store.favorites() == ["Squat (Barbell)"])
-        #expect(try !store.toggleFavorite(exercise: "Squat (Barbell)"))
-        #expect(try store.toggleFavorite(exercise: "Squat (Barbell)"))
+        #expect(try store.workoutLog.toggleFavorite(exercise: "squat (barbell)"))
+        #expect(try store.queries.favorites() == ["Squat (Barbell)"])
+        #expect(try !store.workoutLog.toggleFavorite(exercise: "Squat (Barbell)"))
+        #expect(try store.workoutLog.toggleFavorite(exercise: "Squat (Barbell)"))
         let ops = try store.operations().filter { $0.entityType == .favorite }
         #expect(ops.count == 1)
         #expect(ops[0].kind == .create)
@@ -234,14 +237,14 @@ struct FavoritesTests {
 
     @Test func aPendingEntryLeavesOnlyWhenTheLatestTogglesCallFinishes() throws {
         let store = try makeStore()
-        try store.toggleFavorite(exercise: "Deadlift (Barbell)")
-        let put = try #require(try store.claimEligible(limit: 10).first)
-        #expect(try !store.toggleFavorite(exercise: "Deadlift (Barbell)"))  // unstar while the PUT is out
-        try store.complete(opID: put.opID, result: .succeeded(status: 204, row: nil))
-        #expect(try store.favorites().isEmpty)  // the pending removal still wins
-        let delete = try #require(try store.claimEligible(limit: 10).first)
-        try store.complete(opID: delete.opID, result: .succeeded(status: 204, row: nil))
-        #expect(try store.favorites().isEmpty)
+        try store.workoutLog.toggleFavorite(exercise: "Deadlift (Barbell)")
+        let put = try #require(try store.queue.claimEligible(limit: 10).first)
+        #expect(try !store.workoutLog.toggleFavorite(exercise: "Deadlift (Barbell)"))  // unstar while the PUT is out
+        try store.queue.complete(opID: put.opID, result: .succeeded(status: 204, row: nil))
+        #expect(try store.queries.favorites().isEmpty)  // the pending removal still wins
+        let delete = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.queue.complete(opID: delete.opID, result: .succeeded(status: 204, row: nil))
+        #expect(try store.queries.favorites().isEmpty)
         #expect(try store.count("SELECT COUNT(*) FROM favorite_pending") == 0)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SpotterCore
+
 @testable import SpotterStore
 
 /// A store on a fresh SQLite file in a temporary directory (real files, WAL, as in production).
@@ -21,7 +22,7 @@ extension SpotterStore {
     }
 
     func operations() throws -> [OutboxOperation] {
-        try outbox(limit: 10_000).reversed()
+        try queries.outbox(limit: 10_000).reversed()
     }
 
     @discardableResult
@@ -31,6 +32,6 @@ extension SpotterStore {
     )
         throws -> LoggedSet
     {
-        try logSet(LogSetInput(exercise: exercise, weight: weight, reps: reps, workout: workout))
+        try workoutLog.logSet(LogSetInput(exercise: exercise, weight: weight, reps: reps, workout: workout))
     }
 }

@@ -11,7 +11,7 @@ struct WritePathTests {
         let store = try makeStore()
         let logged = try store.log()
 
-        let rows = try store.sets(workoutID: logged.workout.id)
+        let rows = try store.queries.sets(workoutID: logged.workout.id)
         #expect(rows.map(\.set.id) == [logged.set.id])
         #expect(rows[0].syncState == .pending)
         let setOps = try store.operations().filter { $0.entityType == .set }
@@ -27,7 +27,7 @@ struct WritePathTests {
 
     @Test func aFailureOnTheSecondWriteLeavesNeither() throws {
         let store = try makeStore()
-        let workout = try store.createWorkout(name: "Push Day")
+        let workout = try store.workoutLog.createWorkout(name: "Push Day")
         try store.writer.write { db in
             try db.execute(
                 sql:
@@ -52,7 +52,7 @@ struct WritePathTests {
 
     @Test func exerciseNamesResolveCaseInsensitivelyAndUnknownOnesBecomeCustom() throws {
         let store = try makeStore()
-        #expect(try store.exerciseCount() >= 80)
+        #expect(try store.queries.exerciseCount() >= 80)
         let known = try store.log("bench press (BARBELL)")
         #expect(known.set.exercise == "Bench Press (Barbell)")
         let custom = try store.log("Zercher Carry")
@@ -67,7 +67,7 @@ struct WritePathTests {
         let third = try store.log(weight: 90, reps: 5)
         #expect(first.createdWorkout && !second.createdWorkout)
         #expect(second.workout.id == first.workout.id)
-        #expect(try store.sets(workoutID: first.workout.id).map(\.set.position) == [1, 2, 3])
+        #expect(try store.queries.sets(workoutID: first.workout.id).map(\.set.position) == [1, 2, 3])
         #expect(!first.isPR && second.isPR && !third.isPR)
     }
 
@@ -75,8 +75,8 @@ struct WritePathTests {
         let store = try makeStore()
         try store.log()
         let before = try store.count("SELECT COUNT(*) FROM outbox")
-        #expect(throws: StoreError.self) { try store.editSet(id: UUID(), changes: SetChanges(reps: 3)) }
-        #expect(throws: StoreError.self) { try store.deleteSet(id: UUID()) }
+        #expect(throws: StoreError.self) { try store.workoutLog.editSet(id: UUID(), changes: SetChanges(reps: 3)) }
+        #expect(throws: StoreError.self) { try store.workoutLog.deleteSet(id: UUID()) }
         #expect(try store.count("SELECT COUNT(*) FROM outbox") == before)
     }
 }
@@ -86,8 +86,8 @@ struct StoreCoalescingTests {
     @Test func createPlusUpdatesIsOneCreateCarryingTheFinalFields() throws {
         let store = try makeStore()
         let logged = try store.log(weight: 100, reps: 5)
-        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
-        try store.editSet(id: logged.set.id, changes: SetChanges(weight: 102.5))
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(weight: 102.5))
         let ops = try store.operations().filter { $0.entityID == logged.set.id.wireString }
         #expect(ops.count == 1)
         #expect(ops[0].kind == .create)
@@ -98,12 +98,12 @@ struct StoreCoalescingTests {
     @Test func createPlusDeleteLeavesNothing() throws {
         let store = try makeStore()
         let logged = try store.log()
-        try store.deleteSet(id: logged.set.id)
+        try store.workoutLog.deleteSet(id: logged.set.id)
         #expect(try store.operations().filter { $0.entityType == .set }.isEmpty)
         #expect(try store.count("SELECT COUNT(*) FROM sets") == 0)
         // The workout too: an unsent create and its delete cancel out, sets and all.
         try store.log(workout: .existing(logged.workout.id))
-        try store.deleteWorkout(id: logged.workout.id)
+        try store.workoutLog.deleteWorkout(id: logged.workout.id)
         #expect(try store.count("SELECT COUNT(*) FROM outbox") == 0)
         #expect(try store.count("SELECT COUNT(*) FROM workouts") == 0)
     }
@@ -111,32 +111,32 @@ struct StoreCoalescingTests {
     @Test func updatesMergeAndUpdatePlusDeleteIsOneDelete() throws {
         let store = try makeStore()
         let logged = try sentSet(store)
-        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
-        try store.editSet(id: logged.set.id, changes: SetChanges(reps: 7, rpe: 9))
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 7, rpe: 9))
         var queued = try store.operations().filter { $0.state == .pending && $0.entityType == .set }
         #expect(queued.count == 1)
         #expect(queued[0].kind == .update)
         #expect(queued[0].payload == ["reps": .int(7), "rpe": .double(9)])
         #expect(queued[0].before == ["reps": .int(5), "rpe": .null])
         let keyBefore = queued[0].idempotencyKey
-        try store.deleteSet(id: logged.set.id)
+        try store.workoutLog.deleteSet(id: logged.set.id)
         queued = try store.operations().filter { $0.state == .pending && $0.entityType == .set }
         #expect(queued.count == 1)
         #expect(queued[0].kind == .delete)
         #expect(queued[0].idempotencyKey != keyBefore)
-        #expect(try store.sets(workoutID: logged.workout.id).isEmpty)
+        #expect(try store.queries.sets(workoutID: logged.workout.id).isEmpty)
     }
 
     @Test func anOperationThatWasEverSentIsNeverRewritten() throws {
         let store = try makeStore()
         let logged = try store.log()
-        _ = try store.claimEligible(limit: 10)  // the workout create goes out
+        _ = try store.queue.claimEligible(limit: 10)  // the workout create goes out
         // Its claim returned it to the queue as a transient failure: sent once, maybe received.
         let workoutOp = try #require(try store.operations().first { $0.entityType == .workout })
-        try store.complete(
+        try store.queue.complete(
             opID: workoutOp.opID, result: .transient(status: 503, error: "unavailable", retryAt: store.clock.now()))
-        let sentPayload = try #require(try store.operation(id: workoutOp.opID)).payload
-        try store.editWorkout(id: logged.workout.id, changes: WorkoutChanges(name: "Renamed"))
+        let sentPayload = try #require(try store.queries.operation(id: workoutOp.opID)).payload
+        try store.workoutLog.editWorkout(id: logged.workout.id, changes: WorkoutChanges(name: "Renamed"))
         let ops = try store.operations().filter { $0.entityType == .workout }
         #expect(ops.count == 2)
         #expect(ops[0].payload == sentPayload)
@@ -150,10 +150,10 @@ struct StoreCoalescingTests {
 func sentSet(_ store: SpotterStore) throws -> LoggedSet {
     let logged = try store.log()
     for _ in 0..<2 {
-        for op in try store.claimEligible(limit: 10) {
-            try store.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
+        for op in try store.queue.claimEligible(limit: 10) {
+            try store.queue.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
         }
     }
-    #expect(try store.queueCounts().pending == 0)
+    #expect(try store.queries.queueCounts().pending == 0)
     return logged
 }

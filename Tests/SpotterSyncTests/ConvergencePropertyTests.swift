@@ -126,7 +126,7 @@ struct ConvergencePropertyTests {
         let devices = [
             try ClockedDevice(server: server, clock: clock), try ClockedDevice(server: server, clock: clock),
         ]
-        let first = try devices[0].store.logSet(
+        let first = try devices[0].store.workoutLog.logSet(
             LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .new(name: "Push")))
         await devices[0].sync()
         await devices[1].sync()
@@ -134,24 +134,25 @@ struct ConvergencePropertyTests {
         for step in steps {
             switch step {
             case .editReps(let device, let reps):
-                try? devices[device].store.editSet(id: first.set.id, changes: SetChanges(reps: reps))
+                try? devices[device].store.workoutLog.editSet(id: first.set.id, changes: SetChanges(reps: reps))
             case .editNotes(let device, let notes):
-                try? devices[device].store.editSet(id: first.set.id, changes: SetChanges(notes: notes))
+                try? devices[device].store.workoutLog.editSet(id: first.set.id, changes: SetChanges(notes: notes))
             case .renameWorkout(let device, let name):
-                try? devices[device].store.editWorkout(id: first.workout.id, changes: WorkoutChanges(name: name))
+                try? devices[device].store.workoutLog.editWorkout(
+                    id: first.workout.id, changes: WorkoutChanges(name: name))
             case .syncDroppingReplies(let device):
                 await devices[device].sync(dropping: true)
             case .sync(let device):
                 await devices[device].sync()
             case .logSet(let device, let weight):
-                if let set = try? devices[device].store.logSet(
+                if let set = try? devices[device].store.workoutLog.logSet(
                     LogSetInput(
                         exercise: "Squat (Barbell)", weight: weight, reps: 5, workout: .existing(first.workout.id)))
                 {
                     logged[device].append(set.set.id)
                 }
             case .deleteNewestLoggedSet(let device):
-                if let id = logged[device].popLast() { try? devices[device].store.deleteSet(id: id) }
+                if let id = logged[device].popLast() { try? devices[device].store.workoutLog.deleteSet(id: id) }
             case .timePasses:
                 clock.advance(by: 120)
             }
@@ -160,7 +161,7 @@ struct ConvergencePropertyTests {
         for _ in 0..<10 {
             clock.advance(by: 120)
             for device in devices { await device.sync() }
-            let queued = try devices.map { try $0.store.queueCounts() }
+            let queued = try devices.map { try $0.store.queries.queueCounts() }
             if queued.allSatisfy({ $0.pending == 0 }) { break }
         }
         for device in devices { await device.sync() }
@@ -168,9 +169,9 @@ struct ConvergencePropertyTests {
         let serverSets = try await server.sets()
         let serverWorkouts = try await server.server.store.workouts(user: "alice", includeDeleted: false)
         for (index, device) in devices.enumerated() {
-            let counts = try device.store.queueCounts()
+            let counts = try device.store.queries.queueCounts()
             #expect(counts == QueueCounts(), "device \(index) has nothing left to send: \(counts)")
-            let shown = try device.store.sets(workoutID: nil)
+            let shown = try device.store.queries.sets(workoutID: nil)
             #expect(
                 Dictionary(
                     uniqueKeysWithValues: shown.map {
@@ -179,7 +180,7 @@ struct ConvergencePropertyTests {
                     == Dictionary(
                         uniqueKeysWithValues: serverSets.map { ($0.id, "\($0.reps) \($0.notes ?? "-") \($0.weight)") }),
                 "device \(index) shows the server's sets")
-            let workouts = try device.store.workoutSummaries(limit: 100)
+            let workouts = try device.store.queries.workoutSummaries(limit: 100)
             #expect(
                 Dictionary(uniqueKeysWithValues: workouts.map { ($0.workout.id.wireString, $0.workout.name) })
                     == Dictionary(uniqueKeysWithValues: serverWorkouts.map { ($0.id, $0.name) }),

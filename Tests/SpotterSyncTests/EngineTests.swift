@@ -23,7 +23,7 @@ struct EngineRig {
     }
 
     func op(_ entityType: EntityType) throws -> OutboxOperation {
-        try #require(try store.outbox(limit: 1000).first { $0.entityType == entityType })
+        try #require(try store.queries.outbox(limit: 1000).first { $0.entityType == entityType })
     }
 
     /// Moves the clock and the engine's timers together.
@@ -38,7 +38,7 @@ struct EngineRig {
 struct EngineTests {
     @Test func backoffDoublesAndIsPersistedAsNextAttempt() async throws {
         let rig = try EngineRig()
-        try rig.store.createWorkout(name: "Push")
+        try rig.store.workoutLog.createWorkout(name: "Push")
         rig.transport.script { $0.wholeBatch = Array(repeating: ScriptedTransport.status(503), count: 5) }
         await rig.engine.syncOnce()
         var delays: [TimeInterval] = []
@@ -59,18 +59,18 @@ struct EngineTests {
 
     @Test func retryAfterWinsOverBackoff() async throws {
         let rig = try EngineRig()
-        try rig.store.createWorkout(name: "Pull")
+        try rig.store.workoutLog.createWorkout(name: "Pull")
         rig.transport.script { $0.wholeBatch = [ScriptedTransport.status(429, headers: ["Retry-After": "7"])] }
         await rig.engine.syncOnce()
         let op = try rig.op(.workout)
         #expect(op.state == .failedTransient)
         #expect(try #require(op.nextAttemptAt).timeIntervalSince(rig.clock.now()) == 7)
-        #expect(try rig.store.syncMetrics().counters["retried_rate_limited"] == 1)
+        #expect(try rig.store.queries.syncMetrics().counters["retried_rate_limited"] == 1)
     }
 
     @Test func aDroppedReplyIsRetriedWithTheSameKey() async throws {
         let rig = try EngineRig()
-        try rig.store.createWorkout(name: "Legs")
+        try rig.store.workoutLog.createWorkout(name: "Legs")
         rig.transport.script { $0.wholeBatch = [.failure(.connection("remote closed"))] }
         await rig.engine.syncOnce()
         #expect(try rig.op(.workout).state == .failedTransient)
@@ -78,13 +78,13 @@ struct EngineTests {
         #expect(try rig.op(.workout).state == .succeeded)
         let keys = rig.transport.batchRequests.map { $0.ops[0].idempotencyKey }
         #expect(keys.count == 2 && keys[0] == keys[1])
-        #expect(try rig.store.syncMetrics().counters["retried_connection"] == 1)
+        #expect(try rig.store.queries.syncMetrics().counters["retried_connection"] == 1)
     }
 
     @Test func aKilledProcessesInFlightOperationsComeBackAfterTheLease() async throws {
         let rig = try EngineRig()
-        try rig.store.createWorkout(name: "Crashed")
-        let claimed = try rig.store.claimEligible(limit: 10, lease: 60)  // a process that died mid-send
+        try rig.store.workoutLog.createWorkout(name: "Crashed")
+        let claimed = try rig.store.queue.claimEligible(limit: 10, lease: 60)  // a process that died mid-send
         #expect(claimed.count == 1)
         await rig.engine.syncOnce()
         #expect(try rig.op(.workout).state == .inFlight, "its lease still holds it")
@@ -97,7 +97,7 @@ struct EngineTests {
 
     @Test func theSafetyValveGivesUpAfterTwentyAttemptsAndSaysSo() async throws {
         let rig = try EngineRig()
-        try rig.store.createWorkout(name: "Doomed")
+        try rig.store.workoutLog.createWorkout(name: "Doomed")
         rig.transport.script { $0.wholeBatch = Array(repeating: ScriptedTransport.status(500), count: 25) }
         for _ in 0..<20 {
             await rig.engine.syncOnce()
@@ -107,12 +107,12 @@ struct EngineTests {
         #expect(op.state == .failedPermanent)
         #expect(op.attemptCount == 20)
         #expect(op.lastError?.hasPrefix("gave up after 20 attempts") == true)
-        #expect(try rig.store.queueCounts().failed == 1, "shown, never dropped")
+        #expect(try rig.store.queries.queueCounts().failed == 1, "shown, never dropped")
     }
 
     @Test func theSafetyValveGivesUpAfterSevenDays() async throws {
         let rig = try EngineRig()
-        try rig.store.createWorkout(name: "Old")
+        try rig.store.workoutLog.createWorkout(name: "Old")
         rig.transport.script { $0.wholeBatch = Array(repeating: ScriptedTransport.status(503), count: 3) }
         await rig.engine.syncOnce()
         rig.clock.advance(by: 7 * 86400)
@@ -122,24 +122,24 @@ struct EngineTests {
 
     @Test func airplaneAttemptsDoNotCountAndMakeNoRequests() async throws {
         let rig = try EngineRig()
-        try rig.store.setAirplane(true)
+        try rig.store.preferences.setAirplane(true)
         try rig.store.log(count: 3)
         for _ in 0..<30 { await rig.engine.syncOnce() }
         #expect(rig.transport.requests.isEmpty, "no network I/O in airplane mode")
-        #expect(try rig.store.outbox(limit: 10).allSatisfy { $0.attemptCount == 0 && $0.state == .pending })
+        #expect(try rig.store.queries.outbox(limit: 10).allSatisfy { $0.attemptCount == 0 && $0.state == .pending })
         rig.engine.setAirplane(false)
         await rig.engine.waitUntilIdle()
-        #expect(try rig.store.queueCounts().pending == 0, "turning airplane off flushes at once")
+        #expect(try rig.store.queries.queueCounts().pending == 0, "turning airplane off flushes at once")
     }
 
     @Test func anAirplaneSwitchThatCannotBeReadMeansOfflineAndNoRequest() async throws {
         let rig = try EngineRig()
         try rig.store.log(count: 2)
         try await rig.store.writer.write { db in try db.execute(sql: "ALTER TABLE meta RENAME TO meta_lost") }
-        #expect(throws: (any Error).self) { try rig.store.isAirplaneOn }
+        #expect(throws: (any Error).self) { try rig.store.preferences.isAirplaneOn }
         for _ in 0..<3 { await rig.engine.syncOnce() }
         #expect(rig.transport.requests.isEmpty, "a failed read of the switch is 'on': nothing is sent")
-        #expect(try rig.store.queueCounts().pending == 3, "the operations wait, untouched")
+        #expect(try rig.store.queries.queueCounts().pending == 3, "the operations wait, untouched")
     }
 
     /// An edit the server refused stays "failed" so the user sees it; once the user deletes the set
@@ -149,7 +149,7 @@ struct EngineTests {
         let logged = try rig.store.log()
         rig.transport.script { _ in }
         await rig.engine.syncOnce()
-        try rig.store.editSet(id: logged.set.id, changes: SetChanges(reps: 7))
+        try rig.store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 7))
         rig.transport.script {
             $0.perOp = { _ in
                 (
@@ -162,19 +162,19 @@ struct EngineTests {
             }
         }
         await rig.engine.syncOnce()
-        #expect(try rig.store.queueCounts().failed == 1, "the refused edit is shown")
+        #expect(try rig.store.queries.queueCounts().failed == 1, "the refused edit is shown")
 
-        try rig.store.deleteSet(id: logged.set.id)
+        try rig.store.workoutLog.deleteSet(id: logged.set.id)
         rig.transport.script { $0.perOp = { _ in (204, nil) } }
         await rig.engine.syncOnce()
-        let counts = try rig.store.queueCounts()
+        let counts = try rig.store.queries.queueCounts()
         #expect(counts.failed == 0 && counts.pending == 0 && counts.blocked == 0, "\(counts)")
-        #expect(try rig.store.set(id: logged.set.id) == nil)
+        #expect(try rig.store.queries.set(id: logged.set.id) == nil)
     }
 
     @Test func resultsAreClassifiedPerOperation() async throws {
         let rig = try EngineRig()
-        let workout = try rig.store.createWorkout(name: "Mixed")
+        let workout = try rig.store.workoutLog.createWorkout(name: "Mixed")
         rig.transport.script { _ in }
         await rig.engine.syncOnce()  // the workout is on the server
         let good = try rig.store.log(workout: .existing(workout.id))
@@ -205,11 +205,12 @@ struct EngineTests {
             }
         }
         await rig.engine.syncOnce()
-        #expect(try rig.store.set(id: good.set.id)?.syncState == .synced)
-        let rejected = try #require(try rig.store.set(id: bad.set.id))
+        #expect(try rig.store.queries.set(id: good.set.id)?.syncState == .synced)
+        let rejected = try #require(try rig.store.queries.set(id: bad.set.id))
         #expect(rejected.syncState == .rejected)
         #expect(rejected.syncError == "weight: must be at most 2000 kg")
-        let busyOp = try #require(try rig.store.outbox(limit: 100).first { $0.entityID == busy.set.id.wireString })
+        let busyOp = try #require(
+            try rig.store.queries.outbox(limit: 100).first { $0.entityID == busy.set.id.wireString })
         #expect(busyOp.state == .failedTransient)
         #expect(
             try #require(busyOp.nextAttemptAt).timeIntervalSince(rig.clock.now()) == 1, "409 key-in-use retries soon")
@@ -217,7 +218,7 @@ struct EngineTests {
 
     @Test func a401PausesSyncUntilTheUserAsks() async throws {
         let rig = try EngineRig()
-        try rig.store.createWorkout(name: "Auth")
+        try rig.store.workoutLog.createWorkout(name: "Auth")
         rig.transport.script { $0.wholeBatch = [ScriptedTransport.status(401)] }
         await rig.engine.syncOnce()
         #expect(rig.engine.events.drain().contains(.connectivity(.signInRequired)))
@@ -232,34 +233,34 @@ struct EngineTests {
 
     @Test func concurrentTriggersCoalesceIntoOneMoreFlush() async throws {
         let rig = try EngineRig()
-        try rig.store.createWorkout(name: "Busy")
+        try rig.store.workoutLog.createWorkout(name: "Busy")
         rig.transport.script { $0.holdRequests = true }
         rig.engine.trigger(.manual)
         while rig.transport.heldCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
-        try rig.store.createWorkout(name: "Second")
+        try rig.store.workoutLog.createWorkout(name: "Second")
         for _ in 0..<10 { rig.engine.trigger(.enqueue) }
         rig.transport.releaseHeld()
         await rig.engine.waitUntilIdle()
         #expect(rig.transport.batchRequests.count == 2, "one running flush, then exactly one more")
-        #expect(try rig.store.queueCounts().pending == 0)
+        #expect(try rig.store.queries.queueCounts().pending == 0)
     }
 
     @Test func thePeriodicTickFlushes() async throws {
         let rig = try EngineRig()
         rig.engine.start()
         await rig.engine.waitUntilIdle()
-        try rig.store.createWorkout(name: "Later")
+        try rig.store.workoutLog.createWorkout(name: "Later")
         await rig.advance(by: 30)
-        #expect(try rig.store.queueCounts().pending == 0)
+        #expect(try rig.store.queries.queueCounts().pending == 0)
         rig.engine.stop()
     }
 
     @Test func batchesRespectTheSizeAndTheBodyLimit() async throws {
         let rig = try EngineRig(batchSize: 100)
-        let workout = try rig.store.createWorkout(name: "Volume")
+        let workout = try rig.store.workoutLog.createWorkout(name: "Volume")
         await rig.engine.syncOnce()
         for index in 0..<250 {
-            try rig.store.logSet(
+            try rig.store.workoutLog.logSet(
                 LogSetInput(
                     exercise: "Squat (Barbell)", weight: 100, reps: 5,
                     notes: String(repeating: "n", count: 300 + index % 7), workout: .existing(workout.id)))
@@ -270,12 +271,12 @@ struct EngineTests {
         #expect(sizes.allSatisfy { $0 <= 100 })
         #expect(
             rig.transport.requests.filter { $0.path == Route.batch }.allSatisfy { ($0.body?.count ?? 0) < 64 * 1024 })
-        #expect(try rig.store.queueCounts().pending == 0)
+        #expect(try rig.store.queries.queueCounts().pending == 0)
     }
 
     @Test func eventsReachTheChannel() async throws {
         let rig = try EngineRig()
-        try rig.store.createWorkout(name: "Events")
+        try rig.store.workoutLog.createWorkout(name: "Events")
         await rig.engine.syncOnce()
         let events = rig.engine.events.drain()
         #expect(events.contains(.syncing(true)))
@@ -287,7 +288,7 @@ struct EngineTests {
 extension SpotterStore {
     @discardableResult
     func log(workout: WorkoutChoice = .current, exercise: String = "Bench Press (Barbell)") throws -> LoggedSet {
-        try logSet(LogSetInput(exercise: exercise, weight: 100, reps: 5, workout: workout))
+        try workoutLog.logSet(LogSetInput(exercise: exercise, weight: 100, reps: 5, workout: workout))
     }
 
     func log(count: Int) throws {
@@ -308,11 +309,11 @@ struct PullFeedTests {
             ]
         }
         await rig.engine.syncOnce()
-        let sets = try rig.store.sets(workoutID: UUID(uuidString: workout))
+        let sets = try rig.store.queries.sets(workoutID: UUID(uuidString: workout))
         #expect(sets.map(\.set.id.wireString) == [good])
         #expect(sets.first?.set.exercise == "Squat (Barbell)", "the catalogue's spelling")
         #expect(sets.first?.syncState == .synced)
-        #expect(try rig.store.meta(rig.store.pullCursorKey) == "3")
+        #expect(try rig.store.preferences.meta(rig.store.pullCursorKey) == "3")
         let pulls = rig.transport.requests.filter { $0.path.hasPrefix(Route.changes) }.map(\.path)
         #expect(pulls.count == 2 && pulls[1].contains("since=2"), "the second page starts after the first")
     }

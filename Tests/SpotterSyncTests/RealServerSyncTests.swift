@@ -54,7 +54,7 @@ struct Device {
     /// The sets this device shows, as comparable tuples.
     func shownSets() throws -> [String: String] {
         Dictionary(
-            uniqueKeysWithValues: try store.sets(workoutID: nil).map { row in
+            uniqueKeysWithValues: try store.queries.sets(workoutID: nil).map { row in
                 (
                     row.set.id.wireString,
                     "\(row.set.exercise)|\(Formatting.number(row.set.weight))|\(row.set.reps)|\(row.set.rpe.map(Formatting.number) ?? "-")"
@@ -84,11 +84,11 @@ struct RealServerSyncTests {
     @Test func twoHundredSetsLoggedOfflineArriveExactlyOnce() async throws {
         let server = try await LiveServer.start()
         let device = try Device(server: server)
-        try device.store.setAirplane(true)
+        try device.store.preferences.setAirplane(true)
         var logged = Set<String>()
         for index in 0..<200 {
             logged.insert(
-                try device.store.logSet(
+                try device.store.workoutLog.logSet(
                     LogSetInput(exercise: "Bench Press (Barbell)", weight: Double(60 + index % 50), reps: 5)
                 ).set.id.wireString)
         }
@@ -99,7 +99,7 @@ struct RealServerSyncTests {
         let onServer = try await server.sets()
         #expect(onServer.count == 200)
         #expect(Set(onServer.map(\.id)) == logged, "exactly the logged sets, no duplicate ids")
-        #expect(try device.store.sets(workoutID: nil).allSatisfy { $0.syncState == .synced })
+        #expect(try device.store.queries.sets(workoutID: nil).allSatisfy { $0.syncState == .synced })
         await server.server.stop()
     }
 
@@ -111,11 +111,11 @@ struct RealServerSyncTests {
         chaos.seed = 42
         let server = try await LiveServer.start(chaos: chaos)
         let device = try Device(server: server, batchSize: 20)
-        try device.store.setAirplane(true)
+        try device.store.preferences.setAirplane(true)
         var logged = Set<String>()
         for index in 0..<200 {
             logged.insert(
-                try device.store.logSet(
+                try device.store.workoutLog.logSet(
                     LogSetInput(exercise: "Squat (Barbell)", weight: Double(100 + index % 20), reps: 3)
                 ).set.id.wireString)
         }
@@ -124,7 +124,7 @@ struct RealServerSyncTests {
         let onServer = try await server.sets()
         #expect(onServer.count == 200)
         #expect(Set(onServer.map(\.id)) == logged)
-        let metrics = try device.store.syncMetrics().counters
+        let metrics = try device.store.queries.syncMetrics().counters
         #expect((metrics["replays"] ?? 0) >= 1, "a dropped reply was replayed, not applied twice: \(metrics)")
         #expect((metrics["retried_connection"] ?? 0) >= 1)
         await server.server.stop()
@@ -137,7 +137,7 @@ struct RealServerSyncTests {
         var ids: [UUID] = []
         for index in 0..<6 {
             ids.append(
-                try phone.store.logSet(
+                try phone.store.workoutLog.logSet(
                     LogSetInput(exercise: "Deadlift (Barbell)", weight: Double(140 + index * 5), reps: 3)
                 ).set.id)
         }
@@ -146,16 +146,16 @@ struct RealServerSyncTests {
         #expect(try laptop.shownSets() == phone.shownSets())
 
         // Both offline, both editing.
-        try phone.store.setAirplane(true)
-        try laptop.store.setAirplane(true)
-        try phone.store.editSet(id: ids[0], changes: SetChanges(reps: 4))
-        try phone.store.deleteSet(id: ids[1])
-        try phone.store.editSet(id: ids[4], changes: SetChanges(reps: 2))
-        try laptop.store.editSet(id: ids[2], changes: SetChanges(weight: 152.5))
-        try laptop.store.deleteSet(id: ids[3])
-        try laptop.store.editSet(id: ids[4], changes: SetChanges(rpe: 9))  // same set, another field
-        try laptop.store.editSet(id: ids[1], changes: SetChanges(reps: 1))  // deleted on the phone meanwhile
-        let extra = try laptop.store.logSet(LogSetInput(exercise: "Pull Up", weight: 0, reps: 12)).set.id
+        try phone.store.preferences.setAirplane(true)
+        try laptop.store.preferences.setAirplane(true)
+        try phone.store.workoutLog.editSet(id: ids[0], changes: SetChanges(reps: 4))
+        try phone.store.workoutLog.deleteSet(id: ids[1])
+        try phone.store.workoutLog.editSet(id: ids[4], changes: SetChanges(reps: 2))
+        try laptop.store.workoutLog.editSet(id: ids[2], changes: SetChanges(weight: 152.5))
+        try laptop.store.workoutLog.deleteSet(id: ids[3])
+        try laptop.store.workoutLog.editSet(id: ids[4], changes: SetChanges(rpe: 9))  // same set, another field
+        try laptop.store.workoutLog.editSet(id: ids[1], changes: SetChanges(reps: 1))  // deleted on the phone meanwhile
+        let extra = try laptop.store.workoutLog.logSet(LogSetInput(exercise: "Pull Up", weight: 0, reps: 12)).set.id
 
         phone.engine.setAirplane(false)
         #expect(await phone.sync())
@@ -169,14 +169,14 @@ struct RealServerSyncTests {
         #expect(truth[ids[4].wireString] == "Deadlift (Barbell)|160|2|9", "per-field last write wins")
         #expect(truth[ids[1].wireString] == nil && truth[ids[3].wireString] == nil)
         #expect(truth[extra.wireString] != nil)
-        #expect(try laptop.store.queueCounts().failed == 1, "the edit of a set deleted elsewhere is reported")
+        #expect(try laptop.store.queries.queueCounts().failed == 1, "the edit of a set deleted elsewhere is reported")
         await server.server.stop()
     }
 
     @Test func aRejectionTheClientCannotForeseeIsShownBlocksItsEditAndCanBeDiscarded() async throws {
         let server = try await LiveServer.start()
         let deviceA = try Device(server: server)
-        let shared = try deviceA.store.createWorkout(name: "Shared")
+        let shared = try deviceA.store.workoutLog.createWorkout(name: "Shared")
         #expect(await deviceA.sync())
 
         // B knows the workout, then goes offline; A deletes it.
@@ -184,36 +184,37 @@ struct RealServerSyncTests {
         let deviceB = try Device(server: server)
         let onlineStoreB = deviceB.store
         #expect(await deviceB.sync())
-        try deviceA.store.deleteWorkout(id: shared.id)
+        try deviceA.store.workoutLog.deleteWorkout(id: shared.id)
         #expect(await deviceA.sync())
 
         // B logs into the deleted workout; a first try fails to connect (so it was attempted),
         // then B edits the set: a second operation that depends on the first.
-        let doomed = try onlineStoreB.logSet(
+        let doomed = try onlineStoreB.workoutLog.logSet(
             LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .existing(shared.id)))
-        let fine = try onlineStoreB.logSet(
+        let fine = try onlineStoreB.workoutLog.logSet(
             LogSetInput(exercise: "Squat (Barbell)", weight: 120, reps: 5, workout: .new(name: "Legs")))
         let offlineEngine = SyncEngine(
             store: onlineStoreB, transport: HTTPSyncTransport(baseURL: "http://127.0.0.1:9", token: "x"))
         await offlineEngine.syncOnce()
         offlineEngine.stop()  // its retry timer must not race the real device's engine
         _ = offlineB
-        try onlineStoreB.editSet(id: doomed.set.id, changes: SetChanges(reps: 6))
-        #expect(try onlineStoreB.outbox(limit: 50).filter { $0.entityID == doomed.set.id.wireString }.count == 2)
+        try onlineStoreB.workoutLog.editSet(id: doomed.set.id, changes: SetChanges(reps: 6))
+        #expect(
+            try onlineStoreB.queries.outbox(limit: 50).filter { $0.entityID == doomed.set.id.wireString }.count == 2)
 
         _ = await deviceB.sync(20)
-        let rejected = try #require(try onlineStoreB.set(id: doomed.set.id))
+        let rejected = try #require(try onlineStoreB.queries.set(id: doomed.set.id))
         #expect(rejected.syncState == .rejected)
         #expect(rejected.syncError?.contains("workout") == true, "the server's reason: \(rejected.syncError ?? "")")
-        let ops = try onlineStoreB.outbox(limit: 50).filter { $0.entityID == doomed.set.id.wireString }
+        let ops = try onlineStoreB.queries.outbox(limit: 50).filter { $0.entityID == doomed.set.id.wireString }
         #expect(ops.map(\.state).sorted { $0.rawValue < $1.rawValue } == [.blocked, .failedPermanent])
-        #expect(try onlineStoreB.set(id: fine.set.id)?.syncState == .synced, "B's other sets sync")
+        #expect(try onlineStoreB.queries.set(id: fine.set.id)?.syncState == .synced, "B's other sets sync")
         #expect(try await server.sets().map(\.id) == [fine.set.id.wireString])
 
         let failed = try #require(ops.first { $0.state == .failedPermanent })
-        try onlineStoreB.discard(opID: failed.opID)
-        #expect(try onlineStoreB.set(id: doomed.set.id) == nil)
-        #expect(try onlineStoreB.queueCounts() == QueueCounts())
+        try onlineStoreB.queue.discard(opID: failed.opID)
+        #expect(try onlineStoreB.queries.set(id: doomed.set.id) == nil)
+        #expect(try onlineStoreB.queries.queueCounts() == QueueCounts())
         await server.server.stop()
     }
 }

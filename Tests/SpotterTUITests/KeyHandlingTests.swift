@@ -33,7 +33,7 @@ struct KeyHandlingTests {
         app.handle(.enter)
 
         #expect(app.state.overlay == .none)
-        let sets = try fixture.store.sets(workoutID: nil)
+        let sets = try fixture.store.queries.sets(workoutID: nil)
         #expect(sets.count == 1)
         #expect(sets[0].set.exercise == "Bench Press (Barbell)")
         #expect(sets[0].set.weight == 100 && sets[0].set.reps == 5 && sets[0].set.rpe == 8)
@@ -52,7 +52,7 @@ struct KeyHandlingTests {
         app.handle(.character("n"))
         app.handle(.enter)
         app.handle(.enter)
-        #expect(try fixture.store.sets(workoutID: nil).count == 2)
+        #expect(try fixture.store.queries.sets(workoutID: nil).count == 2)
         #expect(app.state.overlay == .none)
     }
 
@@ -69,7 +69,7 @@ struct KeyHandlingTests {
         #expect(form.exercise == "Squat (Barbell)")
         #expect(form.weight == "140" && form.unit == .kg && form.reps == "3" && form.rpe == "9")
         app.handle(.enter)
-        let sets = try fixture.store.sets(workoutID: nil)
+        let sets = try fixture.store.queries.sets(workoutID: nil)
         #expect(sets.count == 2)
         #expect(sets.allSatisfy { $0.set.weight == 140 && $0.set.reps == 3 })
         #expect(app.state.currentSet?.set.id == sets.last?.set.id, "the new set is selected")
@@ -97,7 +97,9 @@ struct KeyHandlingTests {
         app.handle(.control("u"))
         app.type("205")
         app.handle(.enter)
-        let deadlifts = try fixture.store.sets(workoutID: nil).filter { $0.set.exercise == "Deadlift (Barbell)" }
+        let deadlifts = try fixture.store.queries.sets(workoutID: nil).filter {
+            $0.set.exercise == "Deadlift (Barbell)"
+        }
         #expect(deadlifts.map(\.set.weight) == [200, 205])
         #expect(deadlifts.last?.isPR == true)
         let row = try #require(app.screen.row(containing: "205 kg"))
@@ -110,7 +112,7 @@ struct KeyHandlingTests {
         try fixture.log("Goblet Squat (Dumbbell)", 30, 12)
         let app = fixture.controller()
         app.handle(.character("f"))
-        #expect(try fixture.store.favorites() == ["Goblet Squat (Dumbbell)"])
+        #expect(try fixture.store.queries.favorites() == ["Goblet Squat (Dumbbell)"])
         app.handle(.character("n"))
         app.handle(.backTab)
         app.handle(.control("u"))
@@ -137,7 +139,7 @@ struct KeyHandlingTests {
         app.type("Squat (Barbell)")
         app.handle(.escape)
         #expect(app.state.overlay == .none)
-        #expect(try fixture.store.sets(workoutID: nil).isEmpty)
+        #expect(try fixture.store.queries.sets(workoutID: nil).isEmpty)
 
         app.handle(.character("n"))
         app.type("Squat (Barbell)")
@@ -152,7 +154,7 @@ struct KeyHandlingTests {
         }
         #expect(form.focus == .weight)
         #expect(app.screen.contains("Weight must be a number"))
-        #expect(try fixture.store.sets(workoutID: nil).isEmpty)
+        #expect(try fixture.store.queries.sets(workoutID: nil).isEmpty)
     }
 
     @Test("e edits the selected set; d asks first, n keeps it, y deletes it")
@@ -164,16 +166,16 @@ struct KeyHandlingTests {
         app.handle(.control("u"))
         app.type("142.5")
         app.handle(.enter)
-        #expect(try fixture.store.sets(workoutID: nil).first?.set.weight == 142.5)
+        #expect(try fixture.store.queries.sets(workoutID: nil).first?.set.weight == 142.5)
         #expect(app.screen.contains("142.5 kg"))
 
         app.handle(.character("d"))
         #expect(app.screen.line(23).contains("Delete set Squat (Barbell) 142.5 kg × 3?"))
         app.handle(.character("n"))
-        #expect(try fixture.store.sets(workoutID: nil).count == 1)
+        #expect(try fixture.store.queries.sets(workoutID: nil).count == 1)
         app.handle(.character("d"))
         app.handle(.character("y"))
-        #expect(try fixture.store.sets(workoutID: nil).isEmpty)
+        #expect(try fixture.store.queries.sets(workoutID: nil).isEmpty)
         #expect(app.screen.contains("No sets yet"))
     }
 
@@ -226,7 +228,7 @@ struct KeyHandlingTests {
         offline.handle(.character("s"))
         #expect(offline.screen.line(23).contains("Sync unavailable"))
         offline.handle(.character("a"))
-        #expect(try fixture.store.isAirplaneOn)
+        #expect(try fixture.store.preferences.isAirplaneOn)
     }
 
     @Test("? opens help, Esc closes it; q quits")

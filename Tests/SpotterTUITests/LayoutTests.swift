@@ -11,7 +11,7 @@ struct LayoutTests {
     @Test("80x24: header, both panes, the sets table and the key hints, every row exactly 80 columns")
     func layoutAt80x24() throws {
         let fixture = try Fixture()
-        let workout = try fixture.store.createWorkout(name: "Push Day")
+        let workout = try fixture.store.workoutLog.createWorkout(name: "Push Day")
         try fixture.log("Bench Press (Barbell)", 100, 5, rpe: 8, workout: workout.id)
         try fixture.log("Bench Press (Barbell)", 100, 5, rpe: 8.5, workout: workout.id)
         try fixture.log("Incline Bench Press (Dumbbell)", 30, 10, workout: workout.id)
@@ -47,12 +47,12 @@ struct LayoutTests {
     @Test("80x24: the widest weights show whole, as logged and in lb")
     func widestWeightsShowWhole() throws {
         let fixture = try Fixture()
-        let workout = try fixture.store.createWorkout(name: "Heavy")
+        let workout = try fixture.store.workoutLog.createWorkout(name: "Heavy")
         try fixture.log("Deadlift (Barbell)", 122.25, 3, workout: workout.id)
         try fixture.log("Deadlift (Barbell)", 2000, 1, workout: workout.id)
         var app = fixture.controller()
         #expect(app.screen.contains("122.25 kg") && app.screen.contains("2000 kg"), "\(app.screen)")
-        try fixture.store.setDisplayUnit(.lb)
+        try fixture.store.preferences.setDisplayUnit(.lb)
         app = fixture.controller()
         #expect(app.screen.contains("4409.25 lb") && app.screen.contains("269.52 lb"), "\(app.screen)")
     }
@@ -60,7 +60,7 @@ struct LayoutTests {
     @Test("200x60: wider panes keep long names whole and the list fills the height")
     func layoutAt200x60() throws {
         let fixture = try Fixture()
-        let workout = try fixture.store.createWorkout(name: "Upper Body Hypertrophy Block Week 3")
+        let workout = try fixture.store.workoutLog.createWorkout(name: "Upper Body Hypertrophy Block Week 3")
         for index in 0..<40 {
             try fixture.log(
                 index % 2 == 0 ? "Bulgarian Split Squat (Dumbbell)" : "Lat Pulldown (Cable)", 20 + Double(index), 8,
@@ -115,7 +115,7 @@ struct LayoutTests {
     @Test("without UTF-8, names and messages are ASCII too: an emoji is '??', × is x, and no border moves")
     func asciiFallbackCoversNamesAndMessages() throws {
         let fixture = try Fixture()
-        let workout = try fixture.store.createWorkout(name: "💪 Push · Day")
+        let workout = try fixture.store.workoutLog.createWorkout(name: "💪 Push · Day")
         try fixture.log("Bench Press (Barbell)", 100, 5, workout: workout.id)
         let app = fixture.controller(glyphs: .ascii)
         app.handle(.character("n"))

@@ -12,17 +12,18 @@ struct LifterSessionTests {
     @discardableResult
     static func oldSession(_ fixture: Fixture, daysAgo: Double = 200) throws -> Workout {
         let start = fixture.clock.now().addingTimeInterval(-daysAgo * 86_400)
-        let workout = try fixture.store.createWorkout(name: "Lower", startedAt: start)
+        let workout = try fixture.store.workoutLog.createWorkout(name: "Lower", startedAt: start)
         for (index, (exercise, weight, reps)) in [
             ("Squat (Barbell)", 140.0, 5), ("Squat (Barbell)", 150.0, 3), ("Bench Press (Barbell)", 100.0, 5),
             ("Bench Press (Barbell)", 105.0, 3),
         ].enumerated() {
-            try fixture.store.logSet(
+            try fixture.store.workoutLog.logSet(
                 LogSetInput(
                     exercise: exercise, weight: weight, reps: reps, workout: .existing(workout.id),
                     performedAt: start.addingTimeInterval(Double(index) * 180)))
         }
-        try fixture.store.editWorkout(id: workout.id, changes: WorkoutChanges(endedAt: start.addingTimeInterval(3600)))
+        try fixture.store.workoutLog.editWorkout(
+            id: workout.id, changes: WorkoutChanges(endedAt: start.addingTimeInterval(3600)))
         return workout
     }
 
@@ -42,11 +43,11 @@ struct LifterSessionTests {
         app.handle(.character("n"))
         #expect(try Self.form(app).title == "Log set · new workout")
         app.handle(.enter)
-        #expect(try fixture.store.sets(workoutID: old.id).count == 4, "nothing was added to the old workout")
+        #expect(try fixture.store.queries.sets(workoutID: old.id).count == 4, "nothing was added to the old workout")
         let today = try #require(app.state.workoutInProgress)
         #expect(today.id != old.id)
         #expect(today.summary.workout.name == "Afternoon Workout")
-        let logged = try fixture.store.sets(workoutID: today.id)
+        let logged = try fixture.store.queries.sets(workoutID: today.id)
         #expect(logged.map(\.set.exercise) == ["Squat (Barbell)"])
         #expect(logged.first?.set.weight == 140 && logged.first?.set.reps == 5, "the first set of the last session")
 
@@ -57,8 +58,8 @@ struct LifterSessionTests {
         app.handle(.character("n"))
         #expect(try Self.form(app).title == "Log set · Afternoon Workout")
         app.handle(.enter)
-        #expect(try fixture.store.sets(workoutID: today.id).count == 2)
-        #expect(try fixture.store.sets(workoutID: old.id).count == 4)
+        #expect(try fixture.store.queries.sets(workoutID: today.id).count == 2)
+        #expect(try fixture.store.queries.sets(workoutID: old.id).count == 4)
     }
 
     @Test("N logs into the selected workout on purpose, an old one too")
@@ -69,7 +70,7 @@ struct LifterSessionTests {
         app.handle(.character("N"))
         #expect(try Self.form(app).title.hasPrefix("Log set · Lower ("))
         app.handle(.enter)
-        #expect(try fixture.store.sets(workoutID: old.id).count == 5)
+        #expect(try fixture.store.queries.sets(workoutID: old.id).count == 5)
         #expect(app.state.workoutInProgress == nil)
     }
 
@@ -105,7 +106,7 @@ struct LifterSessionTests {
         #expect(sameYear || note.contains(year), "a date of another year shows the year: \(note)")
         #expect(app.screen.contains("prefilled: set 2/2"))
         app.handle(.enter)
-        let sets = try fixture.store.sets(workoutID: try #require(app.state.workoutInProgress).id)
+        let sets = try fixture.store.queries.sets(workoutID: try #require(app.state.workoutInProgress).id)
         #expect(sets.last?.set.exercise == "Bench Press (Barbell)" && sets.last?.set.weight == 105)
     }
 
@@ -160,7 +161,7 @@ struct LifterSessionTests {
         app.type("8")
         #expect(try Self.form(app).reps == "8", "Backspace then typing edits: 5 → '' → 8")
         app.handle(.enter)
-        let sets = try fixture.store.sets(workoutID: nil)
+        let sets = try fixture.store.queries.sets(workoutID: nil)
         #expect(sets.last?.set.weight == 80 && sets.last?.set.reps == 8)
 
         app.handle(.character("n"))
@@ -209,8 +210,8 @@ struct LifterSessionTests {
     func restTimerIsConfigurable() throws {
         let fixture = try Fixture()
         try fixture.log("Squat (Barbell)", 140, 3)
-        try fixture.store.setRestSeconds(180, exercise: "squat (barbell)")
-        try fixture.store.setRestSeconds(60, exercise: nil)
+        try fixture.store.preferences.setRestSeconds(180, exercise: "squat (barbell)")
+        try fixture.store.preferences.setRestSeconds(60, exercise: nil)
         let app = fixture.controller()
         app.handle(.character("n"))
         app.handle(.enter)
@@ -244,11 +245,11 @@ struct LifterSessionTests {
         app.handle(.character("w"))
         #expect(try Self.form(app).kind == .warmup)
         app.handle(.enter)
-        #expect(try fixture.store.sets(workoutID: nil).last?.set.kind == .warmup)
+        #expect(try fixture.store.queries.sets(workoutID: nil).last?.set.kind == .warmup)
         #expect(app.state.restEndsAt == nil)
 
         // The bell can be turned off.
-        try fixture.store.setRestBell(false)
+        try fixture.store.preferences.setRestBell(false)
         let quiet = fixture.controller()
         quiet.handle(.character("n"))
         quiet.handle(.tab)
@@ -265,22 +266,22 @@ struct LifterSessionTests {
     func displayUnitPreference() throws {
         let fixture = try Fixture()
         try fixture.log("Squat (Barbell)", 90.72, 5)
-        try fixture.store.setDisplayUnit(.lb)
+        try fixture.store.preferences.setDisplayUnit(.lb)
         let app = fixture.controller()
         #expect(app.screen.contains("200 lb"))
         #expect(!app.screen.contains("90.72 kg"))
         app.handle(.character("n"))
         #expect(try Self.form(app).weight == "200" && Self.form(app).unit == .lb)
         app.handle(.enter)  // saved untouched: the stored 90.72 kg, not a rounded 200 lb
-        let saved = try fixture.store.sets(workoutID: nil).map(\.set)
+        let saved = try fixture.store.queries.sets(workoutID: nil).map(\.set)
         #expect(saved.count == 2 && saved.allSatisfy { $0.weight == 90.72 && $0.unit == .kg }, "\(saved)")
-        try fixture.store.deleteSet(id: try #require(saved.last).id)
+        try fixture.store.workoutLog.deleteSet(id: try #require(saved.last).id)
         app.handle(.character("u"))  // lb → as logged
         #expect(app.screen.contains("90.72 kg"))
-        #expect(try fixture.store.displayUnit == nil)
+        #expect(try fixture.store.preferences.displayUnit == nil)
         app.handle(.character("u"))
-        #expect(try fixture.store.displayUnit == .kg)
-        #expect(try fixture.store.sets(workoutID: nil).map(\.set.weight) == [90.72], "nothing stored changed")
+        #expect(try fixture.store.preferences.displayUnit == .kg)
+        #expect(try fixture.store.queries.sets(workoutID: nil).map(\.set.weight) == [90.72], "nothing stored changed")
     }
 
     @Test("every workout is reachable: scrolling to the end loads older ones, and old dates carry their year")
@@ -288,7 +289,7 @@ struct LifterSessionTests {
         let fixture = try Fixture()
         let now = fixture.clock.now()
         for day in 1...205 {
-            try fixture.store.createWorkout(
+            try fixture.store.workoutLog.createWorkout(
                 name: "Session \(day)", startedAt: now.addingTimeInterval(-Double(day) * 2 * 86_400))
         }
         let app = fixture.controller()
@@ -309,7 +310,7 @@ struct LifterSessionTests {
     @Test("emoji in workout names are measured by display width: no border moves", arguments: [80, 120])
     func wideCharactersKeepBorders(columns: Int) throws {
         let fixture = try Fixture()
-        let workout = try fixture.store.createWorkout(name: "Leg day 🦵🔥🏋️‍♂️ 💪🏽 家 🇬🇧 and a long tail of words")
+        let workout = try fixture.store.workoutLog.createWorkout(name: "Leg day 🦵🔥🏋️‍♂️ 💪🏽 家 🇬🇧 and a long tail of words")
         try fixture.log("Squat (Barbell)", 140, 3, workout: workout.id)
         let app = fixture.controller(columns: columns, rows: 24)
         let screen = app.screen
@@ -327,7 +328,7 @@ struct LifterSessionTests {
         let fixture = try Fixture()
         try Self.oldSession(fixture, daysAgo: 300)
         let recent = try Self.oldSession(fixture, daysAgo: 200)
-        try fixture.store.logSet(
+        try fixture.store.workoutLog.logSet(
             LogSetInput(
                 exercise: "Squat (Barbell)", weight: 160, reps: 2, workout: .existing(recent.id),
                 performedAt: recent.startedAt.addingTimeInterval(900)))

@@ -56,7 +56,7 @@ final class Fixture {
         _ exercise: String, _ weight: Double, _ reps: Int, rpe: Double? = nil, workout: UUID? = nil
     ) throws -> LoggedSet {
         clock.advance(by: 60)
-        return try store.logSet(
+        return try store.workoutLog.logSet(
             LogSetInput(
                 exercise: exercise, weight: weight, reps: reps, rpe: rpe,
                 workout: workout.map { .existing($0) } ?? .current))
@@ -65,9 +65,9 @@ final class Fixture {
     /// Sends every queued operation as the engine would, ending each with `result`.
     func completeAll(_ result: (OutboxOperation) -> OperationResult) throws {
         while true {
-            let claimed = try store.claimEligible(limit: 100)
+            let claimed = try store.queue.claimEligible(limit: 100)
             if claimed.isEmpty { return }
-            for op in claimed { try store.complete(opID: op.opID, result: result(op)) }
+            for op in claimed { try store.queue.complete(opID: op.opID, result: result(op)) }
         }
     }
 }

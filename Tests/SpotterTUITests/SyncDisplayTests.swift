@@ -55,7 +55,7 @@ struct SyncDisplayTests {
             app.type("5")
             app.handle(.enter)
         }
-        #expect(try fixture.store.sets(workoutID: nil).count == 3)
+        #expect(try fixture.store.queries.sets(workoutID: nil).count == 3)
         #expect(app.screen.line(0).contains("✈ Airplane · 4 queued"))
         #expect(app.screen.line(0).contains("○ airplane"))
         app.handle(.character("a"))
@@ -66,7 +66,7 @@ struct SyncDisplayTests {
     @Test("a permanent failure shows ⚠ N failed in red, the row ✗ with the server's reason")
     func failedBadgeAndRejectedRow() throws {
         let fixture = try Fixture()
-        let workout = try fixture.store.createWorkout(name: "Legs")
+        let workout = try fixture.store.workoutLog.createWorkout(name: "Legs")
         let bad = try fixture.log("Squat (Barbell)", 900, 1, workout: workout.id)
         try fixture.completeAll { op in
             op.entityID == bad.set.id.wireString
@@ -88,7 +88,7 @@ struct SyncDisplayTests {
     @Test("r retries a rejected set as a new operation; x discards it")
     func retryAndDiscard() throws {
         let fixture = try Fixture()
-        let workout = try fixture.store.createWorkout(name: "Legs")
+        let workout = try fixture.store.workoutLog.createWorkout(name: "Legs")
         let bad = try fixture.log("Squat (Barbell)", 900, 1, workout: workout.id)
         try fixture.completeAll { op in
             op.entityID == bad.set.id.wireString
@@ -97,24 +97,24 @@ struct SyncDisplayTests {
         let sync = RecordingSync()
         let app = fixture.controller(sync: sync)
         app.handle(.character("r"))
-        #expect(try fixture.store.queueCounts().failed == 0)
-        #expect(try fixture.store.queueCounts().pending == 1)
+        #expect(try fixture.store.queries.queueCounts().failed == 0)
+        #expect(try fixture.store.queries.queueCounts().pending == 1)
         #expect(app.screen.line(0).contains("⟳ Syncing… 1"))
         #expect(sync.calls.contains(.trigger(.enqueue)))
         try fixture.completeAll { _ in .permanent(status: 422, error: "still too heavy") }
         app.reloadAll()
         app.handle(.character("x"))
-        #expect(try fixture.store.sets(workoutID: nil).isEmpty)
+        #expect(try fixture.store.queries.sets(workoutID: nil).isEmpty)
         #expect(app.screen.line(0).contains("✓ Synced"))
     }
 
     @Test("D shows the newest 20 outbox rows with op, kind, state, attempts, next attempt, status, error")
     func debugPane() throws {
         let fixture = try Fixture()
-        let workout = try fixture.store.createWorkout(name: "Volume")
+        let workout = try fixture.store.workoutLog.createWorkout(name: "Volume")
         for index in 0..<24 { try fixture.log("Bench Press (Barbell)", 60 + Double(index), 10, workout: workout.id) }
-        let claimed = try fixture.store.claimEligible(limit: 1)
-        try fixture.store.complete(
+        let claimed = try fixture.store.queue.claimEligible(limit: 1)
+        try fixture.store.queue.complete(
             opID: claimed[0].opID,
             result: .transient(status: 503, error: "server busy", retryAt: fixture.clock.now().addingTimeInterval(30)))
         let app = fixture.controller()
@@ -140,8 +140,8 @@ struct SyncDisplayTests {
         #expect(!tall.screen.contains("server busy"), "the transient op is older than the newest 20")
         let fresh = try Fixture()
         try fresh.log("Squat (Barbell)", 100, 5)
-        let op = try #require(try fresh.store.claimEligible(limit: 1).first)
-        try fresh.store.complete(
+        let op = try #require(try fresh.store.queue.claimEligible(limit: 1).first)
+        try fresh.store.queue.complete(
             opID: op.opID,
             result: .transient(status: 503, error: "server busy", retryAt: fresh.clock.now().addingTimeInterval(30)))
         let debug = fresh.controller(columns: 120, rows: 50)
@@ -155,7 +155,7 @@ struct SyncDisplayTests {
         debug.tick()
         #expect(debug.screen.line(row).contains("in 20s"))
         // And an engine event re-reads it too: the op succeeded meanwhile.
-        try fresh.store.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
+        try fresh.store.queue.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
         debug.handle([.opSucceeded(opID: op.opID)])
         #expect(debug.screen.line(row).contains("succeeded"))
     }
@@ -181,7 +181,7 @@ struct SyncDisplayTests {
     func accountAndStrandedNotice() throws {
         let fixture = try Fixture()
         let alice = QueueOwner.account(server: "https://sync.example", user: "alice")
-        try fixture.store.forUser(alice.storedID).logSet(
+        try fixture.store.forUser(alice.storedID).workoutLog.logSet(
             LogSetInput(exercise: "Squat (Barbell)", weight: 100, reps: 5, workout: .current))
         let app = fixture.controller()
         app.showAccount("this device only", strandedHint: "spotter login --server https://sync.example")
