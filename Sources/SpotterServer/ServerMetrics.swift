@@ -1,5 +1,12 @@
 import Foundation
 
+/// A fault chaos mode injected, as its metrics label names it.
+enum InjectedFault: String, Sendable {
+    case fail
+    case rateLimit = "429"
+    case drop
+}
+
 /// Counters the server exposes at `GET /metrics` in the Prometheus text format.
 ///
 /// Kept in memory per process: they describe this instance's traffic, while the
@@ -32,7 +39,7 @@ public final class ServerMetrics: @unchecked Sendable {
     func recordReplay() { lock.withLock { replays += 1 } }
     func recordKeyReused() { lock.withLock { keyReused += 1 } }
     func recordKeyInUse() { lock.withLock { keyInUse += 1 } }
-    func recordInjectedFault(_ kind: String) { lock.withLock { injected[kind, default: 0] += 1 } }
+    func recordInjectedFault(_ kind: InjectedFault) { lock.withLock { injected[kind.rawValue, default: 0] += 1 } }
 
     /// Idempotent replays served so far.
     public var replayCount: Int { lock.withLock { replays } }
