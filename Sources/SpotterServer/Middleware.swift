@@ -88,12 +88,12 @@ struct RequestLogMiddleware: RouterMiddleware {
         _ request: Request, context: Context, status: Int, started: ContinuousClock.Instant,
         _ extra: (inout Logger.Metadata) -> Void
     ) {
+        let duration = ContinuousClock.now - started
         let label = context.notes.unrouted ? "unknown" : Self.label(request.method, context.endpointPath)
-        metrics.recordRequest(route: label, status: status)
+        metrics.recordRequest(route: label, status: status, duration: duration)
         var metadata: Logger.Metadata = [
             "http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path.prefix(256))",
-            "http.route": "\(label)", "http.status": "\(status)",
-            "duration_ms": "\((ContinuousClock.now - started).milliseconds)",
+            "http.route": "\(label)", "http.status": "\(status)", "duration_ms": "\(duration.milliseconds)",
         ]
         if let user = context.notes.user { metadata["user"] = "\(user)" }
         extra(&metadata)
