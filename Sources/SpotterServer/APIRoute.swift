@@ -1,10 +1,13 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 import SpotterProtocol
 
-/// One endpoint of SPEC 5.1, resolved from a method and a path.
+/// One endpoint of SPEC 5.1, as Hummingbird's router resolved it from a method and a path.
 ///
-/// Resolved by hand (not by the HTTP router) because an operation inside `POST /v1/batch`
-/// names its method and path as data and must land on exactly the same code as the single route.
+/// `all` is the one route table: `ServerRouter` registers it on the HTTP router and on the
+/// router that resolves the operations inside `POST /v1/batch`, so an operation lands on the
+/// same endpoint its single route would.
 enum APIRoute: Sendable, Equatable {
     case createWorkout
     case updateWorkout(id: String)
@@ -20,28 +23,55 @@ enum APIRoute: Sendable, Equatable {
     case changes
     case batch
 
-    /// Why a method and path name no endpoint.
-    enum Failure: Error, Equatable {
-        case notFound
-        case methodNotAllowed
+    /// The method this endpoint answers.
+    var method: HTTPRequest.Method {
+        switch self {
+        case .createWorkout, .createSet, .batch: .post
+        case .updateWorkout, .updateSet: .patch
+        case .deleteWorkout, .deleteSet, .deleteFavorite: .delete
+        case .listWorkouts, .listSets, .listFavorites, .changes: .get
+        case .putFavorite: .put
+        }
+    }
+
+    /// The path as documented in `openapi.yaml`, parameters in braces.
+    var pathTemplate: String {
+        switch self {
+        case .createWorkout, .listWorkouts: "/v1/workouts"
+        case .updateWorkout, .deleteWorkout: "/v1/workouts/{id}"
+        case .createSet, .listSets: "/v1/sets"
+        case .updateSet, .deleteSet: "/v1/sets/{id}"
+        case .putFavorite, .deleteFavorite: "/v1/favorites/{exercise}"
+        case .listFavorites: "/v1/favorites"
+        case .changes: "/v1/changes"
+        case .batch: "/v1/batch"
+        }
+    }
+
+    /// The path as the router matches it (`{id}` becomes the capture `:id`).
+    var routerPath: RouterPath {
+        RouterPath(pathTemplate.replacingOccurrences(of: "{", with: ":").replacingOccurrences(of: "}", with: ""))
     }
 
     /// The route as a metrics label: no ids, no user data.
-    var template: String {
+    var template: String { "\(method.rawValue) \(pathTemplate)" }
+
+    /// This endpoint with the path parameters the router captured; nil when they name nothing
+    /// (an id that is not a UUID, an exercise that does not percent-decode): a 404, like an unknown path.
+    func resolved(with parameters: Parameters) -> APIRoute? {
+        func uuid() -> String? { parameters.get("id").flatMap(UUID.init(uuidString:))?.wireString }
+        func exercise() -> String? {
+            guard let raw = parameters.get("exercise"), !raw.isEmpty else { return nil }
+            return raw.removingPercentEncoding
+        }
         switch self {
-        case .createWorkout: "POST /v1/workouts"
-        case .updateWorkout: "PATCH /v1/workouts/{id}"
-        case .deleteWorkout: "DELETE /v1/workouts/{id}"
-        case .listWorkouts: "GET /v1/workouts"
-        case .createSet: "POST /v1/sets"
-        case .updateSet: "PATCH /v1/sets/{id}"
-        case .deleteSet: "DELETE /v1/sets/{id}"
-        case .listSets: "GET /v1/sets"
-        case .putFavorite: "PUT /v1/favorites/{exercise}"
-        case .deleteFavorite: "DELETE /v1/favorites/{exercise}"
-        case .listFavorites: "GET /v1/favorites"
-        case .changes: "GET /v1/changes"
-        case .batch: "POST /v1/batch"
+        case .updateWorkout: return uuid().map { .updateWorkout(id: $0) }
+        case .deleteWorkout: return uuid().map { .deleteWorkout(id: $0) }
+        case .updateSet: return uuid().map { .updateSet(id: $0) }
+        case .deleteSet: return uuid().map { .deleteSet(id: $0) }
+        case .putFavorite: return exercise().map { .putFavorite(exercise: $0) }
+        case .deleteFavorite: return exercise().map { .deleteFavorite(exercise: $0) }
+        case .createWorkout, .listWorkouts, .createSet, .listSets, .listFavorites, .changes, .batch: return self
         }
     }
 
@@ -82,73 +112,11 @@ enum APIRoute: Sendable, Equatable {
         }
     }
 
-    /// The methods `path` answers, for the `Allow` header of a 405.
-    static func allowedMethods(path: String) -> String {
-        ["GET", "POST", "PUT", "PATCH", "DELETE"].filter {
-            (try? resolve(method: $0, path: path).get()) != nil
-        }.joined(separator: ", ")
-    }
-
-    /// Every route, once (the sample ids are placeholders): what `openapi.yaml` must describe.
+    /// Every route, once (the sample ids are placeholders): the route table the routers are built
+    /// from, and what `openapi.yaml` must describe.
     static let all: [APIRoute] = [
         .createWorkout, .updateWorkout(id: ""), .deleteWorkout(id: ""), .listWorkouts, .createSet,
         .updateSet(id: ""), .deleteSet(id: ""), .listSets, .putFavorite(exercise: ""), .deleteFavorite(exercise: ""),
         .listFavorites, .changes, .batch,
     ]
-
-    /// Resolves `path` (without its query); ids in the path that are not UUIDs name nothing (404).
-    static func resolve(method: String, path: String) -> Result<APIRoute, Failure> {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard segments.count >= 3, segments[0].isEmpty, segments[1] == "v1" else { return .failure(.notFound) }
-        let method = method.uppercased()
-        func pick(_ table: [String: APIRoute]) -> Result<APIRoute, Failure> {
-            table[method].map { .success($0) } ?? .failure(.methodNotAllowed)
-        }
-        switch (segments[2], segments.count) {
-        case ("workouts", 3): return pick(["POST": .createWorkout, "GET": .listWorkouts])
-        case ("sets", 3): return pick(["POST": .createSet, "GET": .listSets])
-        case ("favorites", 3): return pick(["GET": .listFavorites])
-        case ("changes", 3): return pick(["GET": .changes])
-        case ("batch", 3): return pick(["POST": .batch])
-        case ("workouts", 4):
-            guard let id = UUID(uuidString: segments[3])?.wireString else { return .failure(.notFound) }
-            return pick(["PATCH": .updateWorkout(id: id), "DELETE": .deleteWorkout(id: id)])
-        case ("sets", 4):
-            guard let id = UUID(uuidString: segments[3])?.wireString else { return .failure(.notFound) }
-            return pick(["PATCH": .updateSet(id: id), "DELETE": .deleteSet(id: id)])
-        case ("favorites", 4):
-            guard let exercise = segments[3].removingPercentEncoding, !segments[3].isEmpty else {
-                return .failure(.notFound)
-            }
-            return pick(["PUT": .putFavorite(exercise: exercise), "DELETE": .deleteFavorite(exercise: exercise)])
-        default:
-            return .failure(.notFound)
-        }
-    }
-}
-
-/// Splits "path?query" and reads query parameters (percent-decoded, `+` as space).
-struct PathAndQuery {
-    var path: String
-    var query: [String: String]
-
-    init(_ target: String) {
-        guard let mark = target.firstIndex(of: "?") else {
-            path = target
-            query = [:]
-            return
-        }
-        path = String(target[..<mark])
-        var parameters: [String: String] = [:]
-        for pair in target[target.index(after: mark)...].split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String {
-                let spaced = text.replacingOccurrences(of: "+", with: " ")
-                return spaced.removingPercentEncoding ?? spaced
-            }
-            let name = decode(parts[0])
-            if parameters[name] == nil { parameters[name] = parts.count > 1 ? decode(parts[1]) : "" }
-        }
-        query = parameters
-    }
 }

@@ -254,11 +254,7 @@ public struct SQLiteServerStore: ServerStore {
         }
     }
 
-    public func changes(
-        user: String, after version: Int64, limit: Int
-    ) async throws -> (
-        changes: [ChangeDTO], hasMore: Bool
-    ) {
+    public func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice {
         try await dbWriter.read { db in
             // Each table is read in version order, one more than needed; the merge of the two
             // is then exact for the first `limit` entries.
@@ -273,7 +269,7 @@ public struct SQLiteServerStore: ServerStore {
                 arguments: [user, version, limit + 1]
             ).map { ChangeDTO(set: SQLiteServerTransaction.set(from: $0)) }
             let merged = (workouts + sets).sorted { $0.serverVersion < $1.serverVersion }
-            return (Array(merged.prefix(limit)), merged.count > limit)
+            return ChangeSlice(changes: Array(merged.prefix(limit)), hasMore: merged.count > limit)
         }
     }
 

@@ -15,7 +15,8 @@ public struct ServerStartError: Error, CustomStringConvertible {
 /// The pieces one server instance is made of, built once from a configuration.
 struct ServerComponents: Sendable {
     let store: any ServerStore
-    let responder: SpotterResponder
+    let metrics: ServerMetrics
+    let router: ServerRouter
 
     init(_ configuration: ServerConfiguration, logger: Logger) throws {
         guard !configuration.tokens.isEmpty else {
@@ -32,17 +33,18 @@ struct ServerComponents: Sendable {
         let metrics = ServerMetrics()
         let api = SyncAPI(store: store, configuration: configuration, metrics: metrics, logger: logger)
         self.store = store
-        responder = SpotterResponder(
+        self.metrics = metrics
+        router = ServerRouter(
             api: api, store: store, tokens: configuration.tokens, chaos: ChaosInjector(configuration.chaos),
-            metrics: metrics, configuration: configuration)
+            metrics: metrics, configuration: configuration, logger: logger)
     }
 
     func application(
         _ configuration: ServerConfiguration, logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
-    ) -> Application<SpotterResponder> {
+    ) -> Application<RouterResponder<ServerRequestContext>> {
         Application(
-            responder: responder,
+            router: router.build(),
             server: GuardedHTTP1Channel.builder(configuration.connections),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
@@ -133,7 +135,7 @@ public final class BackgroundServer: Sendable {
         do {
             let port = try await bound.value()
             return BackgroundServer(
-                port: port, store: components.store, metrics: components.responder.metrics, group: group,
+                port: port, store: components.store, metrics: components.metrics, group: group,
                 running: running)
         } catch {
             await group.triggerGracefulShutdown()

@@ -1,84 +1,104 @@
+import CoreMetrics
 import Foundation
+import Prometheus
 
-/// Counters the server exposes at `GET /metrics` in the Prometheus text format.
+/// The names of the server's metrics, in one place.
+enum MetricName: String, CaseIterable, Sendable {
+    /// HTTP requests by route and status.
+    case httpRequests = "spotter_http_requests_total"
+    /// Time from a request's head to its response, by route.
+    case httpRequestDuration = "spotter_http_request_duration_seconds"
+    /// Operations inside `POST /v1/batch` by route and status.
+    case batchOperations = "spotter_batch_operations_total"
+    /// Responses replayed from an idempotency record.
+    case idempotencyReplays = "spotter_idempotency_replays_total"
+    /// Keys reused with a different request (422).
+    case idempotencyKeyReused = "spotter_idempotency_key_reused_total"
+    /// Keys whose first request was still running (409).
+    case idempotencyInProgress = "spotter_idempotency_in_progress_total"
+    /// Faults injected by chaos mode, by kind.
+    case chaosInjected = "spotter_chaos_injected_total"
+}
+
+/// A fault chaos mode injected, as its metrics label names it.
+enum InjectedFault: String, Sendable {
+    case fail
+    case rateLimit = "429"
+    case drop
+}
+
+/// The server's metrics, recorded through swift-metrics into a Prometheus registry of this
+/// server's own and served at `GET /metrics` in the Prometheus text format.
 ///
-/// Kept in memory per process: they describe this instance's traffic, while the
-/// idempotency records that matter for correctness live in the store.
-// @unchecked Sendable: every stored property is read and written only under `lock`.
-public final class ServerMetrics: @unchecked Sendable {
-    private struct RequestLabel: Hashable {
-        var route: String
-        var status: Int
+/// No `MetricsSystem.bootstrap`: the factory is handed to each metric, so several servers in
+/// one process (the tests start many) each count only their own traffic. Kept in memory per
+/// process: they describe this instance, while the idempotency records that matter for
+/// correctness live in the store.
+public final class ServerMetrics: Sendable {
+    private let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let replays: CoreMetrics.Counter
+    private let keyReused: CoreMetrics.Counter
+    private let keyInUse: CoreMetrics.Counter
+
+    public init() {
+        factory = PrometheusMetricsFactory(registry: registry)
+        // Created up front so that they read 0 before the first event.
+        replays = CoreMetrics.Counter(label: MetricName.idempotencyReplays.rawValue, factory: factory)
+        keyReused = CoreMetrics.Counter(label: MetricName.idempotencyKeyReused.rawValue, factory: factory)
+        keyInUse = CoreMetrics.Counter(label: MetricName.idempotencyInProgress.rawValue, factory: factory)
     }
 
-    private let lock = NSLock()
-    private var requests: [RequestLabel: Int] = [:]
-    private var batchOperations: [RequestLabel: Int] = [:]
-    private var replays = 0
-    private var keyReused = 0
-    private var keyInUse = 0
-    private var injected: [String: Int] = [:]
-
-    public init() {}
-
-    func recordRequest(route: String, status: Int) {
-        lock.withLock { requests[RequestLabel(route: route, status: status), default: 0] += 1 }
+    func recordRequest(route: String, status: Int, duration: Duration) {
+        CoreMetrics.Counter(
+            label: MetricName.httpRequests.rawValue, dimensions: [("route", route), ("status", String(status))],
+            factory: factory
+        ).increment()
+        CoreMetrics.Timer(
+            label: MetricName.httpRequestDuration.rawValue, dimensions: [("route", route)], factory: factory
+        ).recordNanoseconds(duration.nanoseconds)
     }
 
     func recordBatchOperation(route: String, status: Int) {
-        lock.withLock { batchOperations[RequestLabel(route: route, status: status), default: 0] += 1 }
+        CoreMetrics.Counter(
+            label: MetricName.batchOperations.rawValue, dimensions: [("route", route), ("status", String(status))],
+            factory: factory
+        ).increment()
     }
 
-    func recordReplay() { lock.withLock { replays += 1 } }
-    func recordKeyReused() { lock.withLock { keyReused += 1 } }
-    func recordKeyInUse() { lock.withLock { keyInUse += 1 } }
-    func recordInjectedFault(_ kind: String) { lock.withLock { injected[kind, default: 0] += 1 } }
+    func recordReplay() { replays.increment() }
+    func recordKeyReused() { keyReused.increment() }
+    func recordKeyInUse() { keyInUse.increment() }
+
+    func recordInjectedFault(_ kind: InjectedFault) {
+        CoreMetrics.Counter(
+            label: MetricName.chaosInjected.rawValue, dimensions: [("kind", kind.rawValue)], factory: factory
+        ).increment()
+    }
 
     /// Idempotent replays served so far.
-    public var replayCount: Int { lock.withLock { replays } }
+    public var replayCount: Int { value(of: .idempotencyReplays) }
     /// 422 answers to a key reused with a different body.
-    public var keyReusedCount: Int { lock.withLock { keyReused } }
+    public var keyReusedCount: Int { value(of: .idempotencyKeyReused) }
     /// 409 answers to a key whose first request was still running.
-    public var keyInUseCount: Int { lock.withLock { keyInUse } }
+    public var keyInUseCount: Int { value(of: .idempotencyInProgress) }
 
     /// The Prometheus exposition text.
-    public func prometheusText() -> String {
-        lock.withLock {
-            var out = ""
-            out += "# HELP spotter_http_requests_total HTTP requests by route and status.\n"
-            out += "# TYPE spotter_http_requests_total counter\n"
-            for (label, count) in requests.sorted(by: { ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status) })
-            {
-                out +=
-                    "spotter_http_requests_total{route=\"\(escape(label.route))\",status=\"\(label.status)\"} \(count)\n"
-            }
-            out += "# HELP spotter_batch_operations_total Operations inside POST /v1/batch by route and status.\n"
-            out += "# TYPE spotter_batch_operations_total counter\n"
-            for (label, count) in batchOperations.sorted(by: {
-                ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status)
-            }) {
-                out +=
-                    "spotter_batch_operations_total{route=\"\(escape(label.route))\",status=\"\(label.status)\"} \(count)\n"
-            }
-            out += "# HELP spotter_idempotency_replays_total Responses replayed from an idempotency record.\n"
-            out += "# TYPE spotter_idempotency_replays_total counter\n"
-            out += "spotter_idempotency_replays_total \(replays)\n"
-            out += "# HELP spotter_idempotency_key_reused_total Keys reused with a different request (422).\n"
-            out += "# TYPE spotter_idempotency_key_reused_total counter\n"
-            out += "spotter_idempotency_key_reused_total \(keyReused)\n"
-            out += "# HELP spotter_idempotency_in_progress_total Keys whose first request was still running (409).\n"
-            out += "# TYPE spotter_idempotency_in_progress_total counter\n"
-            out += "spotter_idempotency_in_progress_total \(keyInUse)\n"
-            out += "# HELP spotter_chaos_injected_total Faults injected by chaos mode, by kind.\n"
-            out += "# TYPE spotter_chaos_injected_total counter\n"
-            for (kind, count) in injected.sorted(by: { $0.key < $1.key }) {
-                out += "spotter_chaos_injected_total{kind=\"\(kind)\"} \(count)\n"
-            }
-            return out
-        }
-    }
+    public func prometheusText() -> String { registry.emitToString() }
 
-    private func escape(_ label: String) -> String {
-        label.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    /// The value of an unlabelled counter, as the exposition reports it.
+    private func value(of name: MetricName) -> Int {
+        let prefix = name.rawValue + " "
+        for line in prometheusText().split(separator: "\n") where line.hasPrefix(prefix) {
+            return Int(line.dropFirst(prefix.count)) ?? 0
+        }
+        return 0
+    }
+}
+
+extension Duration {
+    fileprivate var nanoseconds: Int64 {
+        let parts = components
+        return parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000
     }
 }

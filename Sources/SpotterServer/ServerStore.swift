@@ -89,6 +89,17 @@ public protocol ServerTransaction {
     func savepoint(_ work: () throws -> Bool) throws
 }
 
+/// One read of the change feed: the changes, oldest first, and whether more follow them.
+public struct ChangeSlice: Sendable, Equatable {
+    public var changes: [ChangeDTO]
+    public var hasMore: Bool
+
+    public init(changes: [ChangeDTO], hasMore: Bool) {
+        self.changes = changes
+        self.hasMore = hasMore
+    }
+}
+
 /// The server's storage: entities, the change sequence and idempotency records.
 ///
 /// A protocol so that SQLite (one file, the default) and PostgreSQL (shared by several
@@ -122,7 +133,7 @@ public protocol ServerStore: Sendable {
     func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [SetDTO]
     func favorites(user: String) async throws -> [String]
     /// Changes of `user` stamped after `version`, oldest first, at most `limit` (+ whether more exist).
-    func changes(user: String, after version: Int64, limit: Int) async throws -> (changes: [ChangeDTO], hasMore: Bool)
+    func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice
 
     /// Answers when the store is reachable (health check).
     func ping() async throws

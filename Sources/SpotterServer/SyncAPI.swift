@@ -11,20 +11,34 @@ enum RequestBody: Sendable {
     case json(JSONValue)
 }
 
-/// One API call, whether it came alone or inside `POST /v1/batch`.
+/// One API call on a resolved endpoint, whether it came alone or inside `POST /v1/batch`.
 struct APICall: Sendable {
-    var method: String
-    /// Path, optionally with a query string.
-    var target: String
+    var route: APIRoute
+    /// Query parameters (reads only; a batch carries no reads).
+    var query: [String: String] = [:]
     var body: RequestBody
     var idempotencyKey: String?
     var user: String
 }
 
-/// The sync API itself: routes, the idempotency contract and the entity rules, free of HTTP plumbing.
+/// An idempotency key a request holds: the record's scope and the token of this claim.
+struct HeldClaim: Sendable {
+    var scope: IdempotencyScope
+    var token: String
+}
+
+/// One operation of a batch: a call to run, or the answer that refuses it before anything runs.
+enum BatchEntry: Sendable {
+    case call(APICall)
+    case refused(APIResponse)
+}
+
+/// The sync API itself: the idempotency contract and the entity rules, free of HTTP plumbing.
 ///
-/// Both the single routes and every batch operation go through `perform`, which is what
-/// makes "each op behaves exactly as its single route would" true by construction.
+/// Every write — a single route or an operation inside a batch — is checked by `prepare` and
+/// applied by `apply(_:claiming:in:at:)`, the one idempotent write: what makes "each op behaves
+/// exactly as its single route would" true by construction. The two differ only in which
+/// transaction holds the claim (see `performAlone` and `performBatch`).
 struct SyncAPI: Sendable {
     let store: any ServerStore
     let configuration: ServerConfiguration
@@ -38,31 +52,21 @@ struct SyncAPI: Sendable {
         var route: APIRoute
         var fields: [String: JSONValue]
         var user: String
-        /// The idempotency record it claims; nil for DELETE, which ignores the key.
+        /// The idempotency record it claims; nil for PUT and DELETE, which ignore the key.
         var scope: IdempotencyScope?
         var fingerprint: String
     }
 
     /// What a call needs once the checks that come before any handler are done.
     enum Prepared: Sendable {
-        /// Decided already (404, 405, 400, 413): nothing to run, nothing stored.
+        /// Decided already (400, 413, 422 on a path parameter): nothing to run, nothing stored.
         case answered(APIResponse)
         case read(APIRoute, query: [String: String], user: String)
         case mutate(Mutation)
     }
 
     func prepare(_ call: APICall) -> Prepared {
-        let target = PathAndQuery(call.target)
-        let route: APIRoute
-        switch APIRoute.resolve(method: call.method, path: target.path) {
-        case .success(let resolved): route = resolved
-        case .failure(.notFound): return .answered(.problem(Problems.notFound("no such resource: \(target.path)")))
-        case .failure(.methodNotAllowed):
-            return .answered(
-                .problem(
-                    Problems.methodNotAllowed(call.method, target.path),
-                    headers: ["Allow": APIRoute.allowedMethods(path: target.path)]))
-        }
+        let route = call.route
         if route == .batch {
             return .answered(.problem(Problems.malformed("a batch operation cannot itself be a batch", field: "path")))
         }
@@ -92,14 +96,14 @@ struct SyncAPI: Sendable {
             }
         default: break
         }
-        if !route.isMutating { return .read(route, query: target.query, user: call.user) }
+        if !route.isMutating { return .read(route, query: call.query, user: call.user) }
         var scope: IdempotencyScope?
         var fingerprint = ""
         if let key = idempotencyKey {
             // The canonical path, not the one sent: an upper-cased id names the same entity,
             // so it must land in the same scope (and fingerprint) as the lower-case one.
             let claimed = IdempotencyScope(
-                user: call.user, method: call.method.uppercased(), path: route.canonicalPath, key: key)
+                user: call.user, method: route.method.rawValue, path: route.canonicalPath, key: key)
             scope = claimed
             fingerprint = IdempotencyKeyRules.fingerprint(method: claimed.method, path: claimed.path, body: bodyValue)
         }
@@ -114,27 +118,124 @@ struct SyncAPI: Sendable {
         }
     }
 
-    /// A single route: claim (its own short transaction, visible to concurrent requests as
-    /// "in progress"), then effect and record together in a second one.
-    private func performAlone(_ mutation: Mutation) async -> APIResponse {
-        guard let scope = mutation.scope else {
-            return await runEffect(mutation.route, fields: mutation.fields, user: mutation.user, completing: nil)
-        }
-        let claim: IdempotencyClaim
+    // MARK: The one idempotent write
+
+    /// How a write comes by its idempotency claim.
+    enum ClaimStep: Sendable {
+        /// Claimed already, in a transaction of its own (a single route; see `performAlone`).
+        case held(token: String)
+        /// Claimed inside the transaction the effect runs in (a batch operation).
+        case inThisTransaction(now: Date)
+    }
+
+    /// What one write came to.
+    enum WriteOutcome: Sendable {
+        /// The claim answered without running the handler: a replay, a reused key (422), a key in use (409).
+        case settled(IdempotencyClaim)
+        /// The handler ran: a status under 500 kept its effect and record; 500 and up undid both.
+        case ran(APIResponse)
+    }
+
+    /// THE idempotent write, which every mutating single route and every batch operation runs:
+    /// claim (unless held), run the handler, and store its answer with its effect — all inside one
+    /// savepoint of `transaction`, so a 5xx, a throw or a claim lost to a takeover undoes this
+    /// write alone and stores nothing for it (SPEC 5.2).
+    func apply(
+        _ mutation: Mutation, claiming step: ClaimStep, in transaction: any ServerTransaction, at stamp: String
+    ) -> WriteOutcome {
+        var outcome = WriteOutcome.ran(.problem(Problems.internalError))
         do {
-            claim = try await store.claimIdempotencyKey(
-                scope, fingerprint: mutation.fingerprint, now: clock.now(), expiresAfter: configuration.idempotencyTTL,
-                staleAfter: configuration.staleInProgressAfter)
+            try transaction.savepoint {
+                var held: HeldClaim?
+                if let scope = mutation.scope {
+                    switch step {
+                    case .held(let token):
+                        held = HeldClaim(scope: scope, token: token)
+                    case .inThisTransaction(let now):
+                        let claim = try transaction.claimIdempotencyKey(
+                            scope, fingerprint: mutation.fingerprint, now: now,
+                            expiresAfter: configuration.idempotencyTTL,
+                            staleAfter: configuration.staleInProgressAfter)
+                        guard case .claimed(let token) = claim else {
+                            outcome = .settled(claim)
+                            return true
+                        }
+                        held = HeldClaim(scope: scope, token: token)
+                    }
+                }
+                let response = try EntityHandlers(transaction: transaction, user: mutation.user, now: stamp)
+                    .handle(mutation.route, fields: mutation.fields)
+                outcome = .ran(response)
+                guard response.status < 500 else { return false }
+                if let held {
+                    try transaction.completeIdempotencyRecord(held.scope, token: held.token, response: response.stored)
+                }
+                return true
+            }
+        } catch is IdempotencyClaimLost {
+            // Another request took the (stale) claim over: this effect must not commit, and the
+            // answer is the one a request arriving while the key is in use gets.
+            outcome = .settled(.inProgress)
         } catch {
-            logger.error("idempotency claim failed", metadata: ["error": "\(error)"])
+            logger.error(
+                "write failed", metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
+            outcome = .ran(.problem(Problems.internalError))
+        }
+        return outcome
+    }
+
+    /// The answer a write's outcome sends (and the idempotency counters it moves).
+    private func answer(_ outcome: WriteOutcome) -> APIResponse {
+        switch outcome {
+        case .ran(let response):
+            return response
+        case .settled(.completed(let stored)):
+            metrics.recordReplay()
+            return APIResponse(replaying: stored)
+        case .settled(.fingerprintMismatch):
+            metrics.recordKeyReused()
+            return .problem(Problems.keyReused)
+        case .settled(.inProgress):
+            metrics.recordKeyInUse()
+            return .problem(Problems.keyInUse, headers: [HeaderName.retryAfter: "1"])
+        case .settled(.claimed):
+            // `apply` runs the handler for a fresh claim; it never settles on one.
             return .problem(Problems.internalError)
         }
-        if let settled = settled(claim) { return settled }
-        guard case .claimed(let token) = claim else { return .problem(Problems.internalError) }
-        if let hook = configuration.afterIdempotencyClaim { await hook(scope.method, scope.path) }
-        let response = await runEffect(
-            mutation.route, fields: mutation.fields, user: mutation.user, completing: (scope, token))
-        if response.status >= 500 {
+    }
+
+    /// A single route: the claim commits first, in its own short transaction, so a concurrent
+    /// request with the key sees it "in progress" (409) instead of waiting; then `apply` runs
+    /// the effect and completes the record in a second one. A 5xx releases the key.
+    private func performAlone(_ mutation: Mutation) async -> APIResponse {
+        var step = ClaimStep.held(token: "")
+        if let scope = mutation.scope {
+            let claim: IdempotencyClaim
+            do {
+                claim = try await store.claimIdempotencyKey(
+                    scope, fingerprint: mutation.fingerprint, now: clock.now(),
+                    expiresAfter: configuration.idempotencyTTL, staleAfter: configuration.staleInProgressAfter)
+            } catch {
+                logger.error("idempotency claim failed", metadata: ["error": "\(error)"])
+                return .problem(Problems.internalError)
+            }
+            guard case .claimed(let token) = claim else { return answer(.settled(claim)) }
+            step = .held(token: token)
+            if let hook = configuration.afterIdempotencyClaim { await hook(scope.method, scope.path) }
+        }
+        let stamp = Timestamp.format(clock.now())
+        let claimStep = step
+        let response: APIResponse
+        do {
+            response = answer(
+                try await store.write { transaction in
+                    apply(mutation, claiming: claimStep, in: transaction, at: stamp)
+                })
+        } catch {
+            logger.error("request failed", metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
+            response = .problem(Problems.internalError)
+        }
+        if response.status >= 500, let scope = mutation.scope, case .held(let token) = step {
             // Not stored: a 5xx releases the key so a retry runs again.
             do { try await store.releaseIdempotencyKey(scope, token: token) } catch {
                 logger.error("idempotency release failed", metadata: ["error": "\(error)"])
@@ -143,34 +244,16 @@ struct SyncAPI: Sendable {
         return response
     }
 
-    /// The answer for a claim that does not run the handler (replay, key reuse, key in use).
-    private func settled(_ claim: IdempotencyClaim) -> APIResponse? {
-        switch claim {
-        case .completed(let stored):
-            metrics.recordReplay()
-            return APIResponse(replaying: stored)
-        case .fingerprintMismatch:
-            metrics.recordKeyReused()
-            return .problem(Problems.keyReused)
-        case .inProgress:
-            metrics.recordKeyInUse()
-            return .problem(Problems.keyInUse, headers: [HeaderName.retryAfter: "1"])
-        case .claimed:
-            return nil
-        }
-    }
-
     /// The operations of one `POST /v1/batch`, in order. Consecutive writes share ONE
-    /// transaction (one commit, one fsync) — each in its own savepoint, so every operation still
-    /// behaves exactly as its single route: its claim, effect and record commit together, a replay
-    /// replays, and a 5xx undoes only that operation and stores nothing for it.
+    /// transaction (one commit, one fsync), each through `apply` claiming inside it, so every
+    /// operation still behaves exactly as its single route: its claim, effect and record commit
+    /// together, a replay replays, and a 5xx undoes only that operation and stores nothing for it.
     ///
-    /// Only writes on entity routes may ride in a batch (SPEC 5.1); anything else is a 422 for
-    /// that operation. The response has a budget (`maxBatchResponseBytes`): once the results
-    /// reach it, the remaining operations are not run and answer 503, so the client sends them again.
-    func performBatch(_ calls: [APICall]) async -> [APIResponse] {
+    /// The response has a budget (`maxBatchResponseBytes`): once the results reach it, the
+    /// remaining operations are not run and answer 503, so the client sends them again.
+    func performBatch(_ entries: [BatchEntry]) async -> [APIResponse] {
         var responses: [APIResponse] = []
-        responses.reserveCapacity(calls.count)
+        responses.reserveCapacity(entries.count)
         var pending: [Mutation] = []
         var spent = 0
         let budget = configuration.maxBatchResponseBytes
@@ -181,12 +264,16 @@ struct SyncAPI: Sendable {
             responses += outcomes
             pending.removeAll()
         }
-        for call in calls {
-            if let refusal = Self.batchRefusal(call) {
+        for entry in entries {
+            let call: APICall
+            switch entry {
+            case .refused(let refusal):
                 await flush()
                 responses.append(refusal)
                 spent += Self.resultSize(refusal)
                 continue
+            case .call(let resolved):
+                call = resolved
             }
             switch prepare(call) {
             case .answered(let response):
@@ -208,23 +295,23 @@ struct SyncAPI: Sendable {
         return responses
     }
 
-    /// Why an operation may not ride in a batch at all, or nil when it is a write on an entity route.
-    static func batchRefusal(_ call: APICall) -> APIResponse? {
-        let path = PathAndQuery(call.target).path
-        let what = "\(call.method) \(path)"
-        switch APIRoute.resolve(method: call.method, path: path) {
-        case .success(let route) where route.isEntityWrite:
+    /// Why an operation may not ride in a batch at all (SPEC 5.1: only writes on entity routes),
+    /// or nil when it may. `route` is what the router resolved `method` and `path` to, if anything.
+    static func batchRefusal(method: String, path: String, route: APIRoute?) -> APIResponse? {
+        let what = "\(method) \(path)"
+        switch route {
+        case .some(let route) where route.isEntityWrite:
             return nil
-        case .success(.batch):
+        case .some(.batch):
             return .problem(
                 Problems.validation(ValidationError(field: "path", message: "cannot name a batch inside a batch")))
-        case .success:
+        case .some:
             return .problem(
                 Problems.validation(
                     ValidationError(
                         field: "method",
                         message: "\(what) is a read; a batch carries only writes (POST, PUT, PATCH, DELETE)")))
-        case .failure:
+        case .none:
             return .problem(
                 Problems.validation(
                     ValidationError(
@@ -245,94 +332,36 @@ struct SyncAPI: Sendable {
                 detail: "not run: this batch's response reached its \(budget)-byte budget; send the operation again"))
     }
 
+    /// A run of consecutive batch writes: one transaction, each write through `apply`.
     private func runInOneTransaction(
         _ mutations: [Mutation], spent alreadySpent: Int, budget: Int
-    ) async
-        -> [APIResponse]
-    {
+    ) async -> [APIResponse] {
         let now = clock.now()
         let stamp = Timestamp.format(now)
-        let ttl = configuration.idempotencyTTL
-        let staleAfter = configuration.staleInProgressAfter
-        let logger = logger
         do {
-            let outcomes: [(APIResponse, IdempotencyClaim?)] = try await store.write { transaction in
-                var outcomes: [(APIResponse, IdempotencyClaim?)] = []
+            let outcomes: [WriteOutcome] = try await store.write { transaction in
+                var outcomes: [WriteOutcome] = []
                 outcomes.reserveCapacity(mutations.count)
                 var spent = alreadySpent
                 for mutation in mutations {
                     guard spent < budget else {
-                        outcomes.append((Self.notRun(budget: budget), nil))
+                        outcomes.append(.ran(Self.notRun(budget: budget)))
                         continue
                     }
-                    var response = APIResponse.problem(Problems.internalError)
-                    var claim: IdempotencyClaim?
-                    do {
-                        try transaction.savepoint {
-                            if let scope = mutation.scope {
-                                claim = try transaction.claimIdempotencyKey(
-                                    scope, fingerprint: mutation.fingerprint, now: now, expiresAfter: ttl,
-                                    staleAfter: staleAfter)
-                                guard case .claimed(let token) = claim else { return true }
-                                response = try EntityHandlers(transaction: transaction, user: mutation.user, now: stamp)
-                                    .handle(mutation.route, fields: mutation.fields)
-                                guard response.status < 500 else { return false }
-                                try transaction.completeIdempotencyRecord(
-                                    scope, token: token, response: response.stored)
-                                return true
-                            }
-                            response = try EntityHandlers(transaction: transaction, user: mutation.user, now: stamp)
-                                .handle(mutation.route, fields: mutation.fields)
-                            return response.status < 500
-                        }
-                    } catch {
-                        logger.error(
-                            "batch operation failed",
-                            metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
-                        response = .problem(Problems.internalError)
-                        claim = nil
+                    let outcome = apply(mutation, claiming: .inThisTransaction(now: now), in: transaction, at: stamp)
+                    switch outcome {
+                    case .ran(let response): spent += Self.resultSize(response)
+                    case .settled(.completed(let stored)): spent += Self.resultSize(APIResponse(replaying: stored))
+                    case .settled: spent += Self.resultSize(.problem(Problems.keyInUse))
                     }
-                    if case .completed(let stored) = claim {
-                        spent += Self.resultSize(APIResponse(replaying: stored))
-                    } else {
-                        spent += Self.resultSize(response)
-                    }
-                    outcomes.append((response, claim))
+                    outcomes.append(outcome)
                 }
                 return outcomes
             }
-            return outcomes.map { response, claim in
-                guard let claim, let settled = settled(claim) else { return response }
-                return settled
-            }
+            return outcomes.map(answer)
         } catch {
             logger.error("batch transaction failed", metadata: ["error": "\(error)"])
             return mutations.map { _ in .problem(Problems.internalError) }
-        }
-    }
-
-    /// Runs the handler in one transaction; with a claim, the record is completed in that same transaction.
-    private func runEffect(
-        _ route: APIRoute, fields: [String: JSONValue], user: String,
-        completing claim: (scope: IdempotencyScope, token: String)?
-    ) async -> APIResponse {
-        let now = Timestamp.format(clock.now())
-        do {
-            return try await store.write { transaction in
-                let response = try EntityHandlers(transaction: transaction, user: user, now: now)
-                    .handle(route, fields: fields)
-                if let claim, response.status < 500 {
-                    try transaction.completeIdempotencyRecord(
-                        claim.scope, token: claim.token, response: response.stored)
-                }
-                return response
-            }
-        } catch is IdempotencyClaimLost {
-            metrics.recordKeyInUse()
-            return .problem(Problems.keyInUse, headers: [HeaderName.retryAfter: "1"])
-        } catch {
-            logger.error("request failed", metadata: ["route": "\(route.template)", "error": "\(error)"])
-            return .problem(Problems.internalError)
         }
     }
 

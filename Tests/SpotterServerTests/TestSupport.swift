@@ -256,7 +256,7 @@ struct WrappedStore: ServerStore {
 
     func favorites(user: String) async throws -> [String] { try await base.favorites(user: user) }
 
-    func changes(user: String, after version: Int64, limit: Int) async throws -> (changes: [ChangeDTO], hasMore: Bool) {
+    func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice {
         try await base.changes(user: user, after: version, limit: limit)
     }
 
