@@ -246,7 +246,6 @@ public struct AppState: Sendable, Equatable {
     public var columns: Int
     public var rows: Int
     public var glyphs: Glyphs
-    public var colorEnabled: Bool
 
     public var workouts: [WorkoutItem] = [] {
         didSet { applyWorkoutFilter() }
@@ -303,13 +302,12 @@ public struct AppState: Sendable, Equatable {
     public var shouldQuit = false
 
     public init(
-        columns: Int, rows: Int, glyphs: Glyphs = .unicode, colorEnabled: Bool = true, syncAvailable: Bool,
+        columns: Int, rows: Int, glyphs: Glyphs = .unicode, syncAvailable: Bool,
         restSeconds: Int = 90, now: Date
     ) {
         self.columns = columns
         self.rows = rows
         self.glyphs = glyphs
-        self.colorEnabled = colorEnabled
         self.syncAvailable = syncAvailable
         self.restSeconds = restSeconds
         self.now = now

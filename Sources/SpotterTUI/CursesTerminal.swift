@@ -68,8 +68,7 @@ final class CursesTerminal {
             use_default_colors()
             let pairs: [(CellColor, Int32)] = [
                 (.red, Int32(COLOR_RED)), (.green, Int32(COLOR_GREEN)), (.yellow, Int32(COLOR_YELLOW)),
-                (.blue, Int32(COLOR_BLUE)),
-                (.cyan, Int32(COLOR_CYAN)), (.magenta, Int32(COLOR_MAGENTA)), (.gray, Int32(COLOR_WHITE)),
+                (.cyan, Int32(COLOR_CYAN)), (.magenta, Int32(COLOR_MAGENTA)),
             ]
             for (color, curses) in pairs { init_pair(Int16(color.rawValue), Int16(curses), -1) }
             colors = true

@@ -31,7 +31,6 @@ public enum AppEffect: Sendable, Equatable {
     case loadOutbox
     /// The terminal came back (focus-in, SIGCONT): an "app resumed" sync trigger.
     case resumed
-    case quit
 }
 
 extension AppState {
@@ -85,7 +84,6 @@ extension AppState {
         switch action {
         case .quit:
             shouldQuit = true
-            return [.quit]
         case .showHelp:
             overlay = .help
         case .logSet:

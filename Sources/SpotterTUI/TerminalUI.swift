@@ -76,7 +76,7 @@ public func runTerminalUI(_ options: TerminalUIOptions) -> Int32 {
 
     let controller = AppController(
         store: options.store, sync: options.sync, clock: options.clock, columns: terminal.columns, rows: terminal.rows,
-        glyphs: terminal.unicode ? .unicode : .ascii, colorEnabled: terminal.colors, restSeconds: options.restSeconds,
+        glyphs: terminal.unicode ? .unicode : .ascii, restSeconds: options.restSeconds,
         logger: logger)
     controller.showAccount(options.accountLabel, strandedHint: options.strandedHint)
     let loop = InputLoop(
