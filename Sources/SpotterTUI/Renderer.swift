@@ -3,6 +3,17 @@ import SpotterCore
 import SpotterStore
 import SpotterSync
 
+/// Text and the style it is drawn in: a header segment, the sync badge.
+public struct StyledText: Sendable, Equatable {
+    public var text: String
+    public var style: CellStyle
+
+    public init(_ text: String, _ style: CellStyle) {
+        self.text = text
+        self.style = style
+    }
+}
+
 /// Draws `AppState` into a `ScreenBuffer`. A pure function of the state: no clock, no locale,
 /// no store, so a test can assert on exactly what a user would see.
 public enum Renderer {
@@ -62,31 +73,32 @@ public enum Renderer {
     // MARK: Header
 
     /// The sync badge text and colour (SPEC section 7).
-    public static func badge(_ state: AppState) -> (text: String, style: CellStyle) {
+    public static func badge(_ state: AppState) -> StyledText {
         let g = state.glyphs
         if state.counts.failed > 0 {
-            return ("\(g.warning) \(state.counts.failed) failed", .colored(.red, bold: true))
+            return StyledText("\(g.warning) \(state.counts.failed) failed", .colored(.red, bold: true))
         }
         if state.airplane {
-            return (
+            return StyledText(
                 "\(g.airplane) Airplane \(g.middleDot) \(state.counts.pending) queued", .colored(.yellow, bold: true)
             )
         }
         if state.counts.pending > 0 {
-            if !state.syncAvailable { return ("\(state.counts.pending) queued (no sync)", .colored(.yellow)) }
+            if !state.syncAvailable { return StyledText("\(state.counts.pending) queued (no sync)", .colored(.yellow)) }
             if badgeSaysOffline(state) {
                 // Offline reads as offline: what waits, and when the next try comes (the persisted time).
                 let left = state.nextRetryAt.map { Int($0.timeIntervalSince(state.now).rounded(.up)) } ?? 0
                 let retry = left > 0 ? "retry in \(left) s" : "retrying\(g.ellipsis)"
-                return (
+                return StyledText(
                     "\(g.offline) offline \(g.middleDot) \(state.counts.pending) queued \(g.middleDot) \(retry)",
                     .colored(.yellow, bold: true)
                 )
             }
             let spin = g.spinner[state.spinnerFrame % g.spinner.count]
-            return ("\(g.syncing) Syncing\(g.ellipsis) \(state.counts.pending) \(spin)", .colored(.cyan, bold: true))
+            return StyledText(
+                "\(g.syncing) Syncing\(g.ellipsis) \(state.counts.pending) \(spin)", .colored(.cyan, bold: true))
         }
-        return ("\(g.synced) Synced", .colored(.green, bold: true))
+        return StyledText("\(g.synced) Synced", .colored(.green, bold: true))
     }
 
     /// Whether the badge reads "offline · N queued · retry in S s": operations wait and the last
@@ -96,16 +108,16 @@ public enum Renderer {
         return state.counts.failed == 0 && !state.airplane && state.counts.pending > 0 && state.syncAvailable
     }
 
-    static func connectivityLabel(_ state: AppState) -> (String, CellStyle) {
+    static func connectivityLabel(_ state: AppState) -> StyledText {
         let g = state.glyphs
-        if state.airplane { return ("\(g.offline) airplane", .colored(.yellow)) }
-        if !state.syncAvailable { return ("\(g.offline) local only", .dim) }
+        if state.airplane { return StyledText("\(g.offline) airplane", .colored(.yellow)) }
+        if !state.syncAvailable { return StyledText("\(g.offline) local only", .dim) }
         switch state.connectivity {
-        case .online: return ("\(g.online) online", .colored(.green))
-        case .offline: return ("\(g.offline) offline", .colored(.red))
-        case .airplane: return ("\(g.offline) airplane", .colored(.yellow))
-        case .signInRequired: return ("\(g.warning) sign in needed", .colored(.red, bold: true))
-        case nil: return ("\(g.offline) connecting", .dim)
+        case .online: return StyledText("\(g.online) online", .colored(.green))
+        case .offline: return StyledText("\(g.offline) offline", .colored(.red))
+        case .airplane: return StyledText("\(g.offline) airplane", .colored(.yellow))
+        case .signInRequired: return StyledText("\(g.warning) sign in needed", .colored(.red, bold: true))
+        case nil: return StyledText("\(g.offline) connecting", .dim)
         }
     }
 
@@ -115,20 +127,21 @@ public enum Renderer {
         if let workout = state.currentWorkout {
             title += " \(g.middleDot) \(workout.summary.workout.name) (\(workout.longDateLabel))"
         }
-        var segments: [(String, CellStyle)] = []
-        if !state.account.isEmpty { segments.append((state.account, .dim)) }
+        var segments: [StyledText] = []
+        if !state.account.isEmpty { segments.append(StyledText(state.account, .dim)) }
         // When the badge says "offline" itself, the connectivity label would only repeat it.
         if !badgeSaysOffline(state) { segments.append(connectivityLabel(state)) }
         segments.append(badge(state))
         if let rest = state.restRemaining {
-            segments.append((String(format: "rest %02d:%02d", rest / 60, rest % 60), .colored(.magenta, bold: true)))
+            segments.append(
+                StyledText(String(format: "rest %02d:%02d", rest / 60, rest % 60), .colored(.magenta, bold: true)))
         }
-        let rightWidth = segments.reduce(0) { $0 + DisplayWidth.of($1.0) } + 3 * (segments.count - 1) + 1
+        let rightWidth = segments.reduce(0) { $0 + DisplayWidth.of($1.text) } + 3 * (segments.count - 1) + 1
         let titleRoom = max(0, state.columns - rightWidth - 2)
         buffer.put(title.clipped(to: titleRoom, ellipsis: g.ellipsis), x: 0, y: 0, style: .bold)
         var x = state.columns - rightWidth
         for (index, segment) in segments.enumerated() {
-            x += buffer.put(segment.0, x: x, y: 0, style: segment.1)
+            x += buffer.put(segment.text, x: x, y: 0, style: segment.style)
             if index < segments.count - 1 { x += 3 }
         }
     }
