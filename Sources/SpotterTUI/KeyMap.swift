@@ -20,6 +20,8 @@ public enum KeyContext: Sendable, Equatable, Hashable, CaseIterable {
     /// "Delete …?"
     case confirmDelete
     case help
+    /// The terminal is below 80x24: only the "too small" notice is on screen.
+    case tooSmall
 }
 
 /// What a key does, whatever key it is.
@@ -55,6 +57,8 @@ public enum HintBar: Sendable, Equatable, Hashable, CaseIterable {
     case filter, newWorkout, confirmDelete
     /// The history view's footer, and the help screen's.
     case history, help
+    /// The "terminal too small" notice.
+    case tooSmall
 }
 
 /// A binding's text on one hint bar: "n log set".
@@ -247,6 +251,9 @@ public enum KeyMap {
         // Help.
         KeyBinding(
             [.escape, c("?"), c("q"), .enter], .help, .closeHelp, hints: [Hint(bar: .help, text: "Esc or ? closes")]),
+
+        // Too small: nothing else is on screen, so no other key acts unseen.
+        KeyBinding([c("q")], .tooSmall, .quit, hints: [Hint(bar: .tooSmall, text: "q to quit")]),
     ]
 
     /// What `key` does in the first of `contexts` (innermost first) that binds it.

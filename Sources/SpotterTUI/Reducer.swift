@@ -36,7 +36,8 @@ public enum AppEffect: Sendable, Equatable {
 extension AppState {
     /// Where keys are read now, innermost first: `KeyMap` looks a key up in each in turn.
     public var keyContexts: [KeyContext] {
-        switch overlay {
+        if isTooSmall { return [.tooSmall] }
+        return switch overlay {
         case .setForm(let form):
             switch form.focus {
             case .exercise: [.exerciseField, .textField, .form]
@@ -56,6 +57,10 @@ extension AppState {
         if key == .focusIn { return [.resumed] }
         if key == .focusOut { return [] }
         let action = KeyMap.action(for: key, in: keyContexts)
+        if isTooSmall {
+            if action == .quit { shouldQuit = true }
+            return []
+        }
         switch overlay {
         case .setForm(var form):
             let effects = reduceForm(&form, key, action)

@@ -652,7 +652,7 @@ public enum Renderer {
         let lines = [
             "Terminal too small",
             "\(state.columns)x\(state.rows), needs at least \(AppState.minimumColumns)x\(AppState.minimumRows)",
-            "Enlarge the window, or press q to quit",
+            "Enlarge the window, or press \(KeyMap.hints(.tooSmall))",
         ]
         let top = max(0, state.rows / 2 - 1)
         for (index, line) in lines.enumerated() {

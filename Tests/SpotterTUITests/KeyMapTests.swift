@@ -24,6 +24,9 @@ struct KeyMapTests {
             state.overlay = overlay
             states.append(state)
         }
+        var tooSmall = base
+        tooSmall.columns = 79
+        states.append(tooSmall)
         for field in SetForm.Field.allCases {
             var form = SetForm(purpose: .log(workoutID: nil, workoutName: nil))
             form.focus = field
@@ -141,5 +144,20 @@ struct KeyMapTests {
                 #expect(key.map(binding.keys.contains) == true, "'\(hint.text)' names a key \(binding.keys) lacks")
             }
         }
+    }
+}
+
+@Suite("Below 80x24 only q acts")
+struct TooSmallKeyTests {
+    @Test("the notice says q quits, and q quits even over an open form; other keys act on nothing unseen")
+    func qQuitsWhenTooSmall() {
+        var state = AppState(columns: 80, rows: 24, syncAvailable: true, now: Date(timeIntervalSince1970: 0))
+        _ = state.reduce(.character("n"))
+        state.columns = 60
+        #expect(Renderer.render(state).contains("Enlarge the window, or press q to quit"))
+        let before = state
+        #expect(state.reduce(.character("j")).isEmpty && state == before, "j typed nothing into the hidden form")
+        _ = state.reduce(.character("q"))
+        #expect(state.shouldQuit)
     }
 }
