@@ -275,6 +275,39 @@ public enum KeyMap {
         return table
     }()
 
+    /// The key that does `action` in `context`, as messages name it ("press a to turn it off"):
+    /// the first key of its binding.
+    public static func name(of action: KeyAction, in context: KeyContext = .browse) -> String {
+        guard let key = bindings.first(where: { $0.context == context && $0.action == action })?.keys.first else {
+            return "?"
+        }
+        return name(of: key)
+    }
+
+    /// How a key is written on screen: "n", "^U", "Enter".
+    public static func name(of key: Key) -> String {
+        switch key {
+        case .character(let character): String(character)
+        case .control(let letter): "^" + letter.uppercased()
+        case .enter: "Enter"
+        case .escape: "Esc"
+        case .tab: "Tab"
+        case .backTab: "S-Tab"
+        case .backspace: "Backspace"
+        case .delete: "Delete"
+        case .up: "↑"
+        case .down: "↓"
+        case .left: "←"
+        case .right: "→"
+        case .home: "Home"
+        case .end: "End"
+        case .pageUp: "PgUp"
+        case .pageDown: "PgDn"
+        case .focusIn: "focus-in"
+        case .focusOut: "focus-out"
+        }
+    }
+
     /// The hints of one bar, in table order, two spaces apart: "Enter save  Tab next  …".
     public static func hints(_ bar: HintBar) -> String {
         bindings.flatMap { $0.hints.filter { $0.bar == bar }.map(\.text) }.joined(separator: "  ")

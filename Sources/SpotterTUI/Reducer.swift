@@ -151,7 +151,7 @@ extension AppState {
                 return []
             }
             if airplane {
-                say("Airplane mode is on: press a to turn it off", isError: true)
+                say("Airplane mode is on: press \(KeyMap.name(of: .toggleAirplane)) to turn it off", isError: true)
                 return []
             }
             say("Syncing now…")
@@ -376,7 +376,7 @@ extension AppState {
         var form: SetForm
         if intoSelected {
             guard let workout = currentWorkout else {
-                say("Select a workout to log into, or press n", isError: true)
+                say("Select a workout to log into, or press \(KeyMap.name(of: .logSet))", isError: true)
                 return []
             }
             let name =

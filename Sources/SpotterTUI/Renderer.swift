@@ -285,9 +285,10 @@ public enum Renderer {
             if !state.setFilter.isEmpty {
                 text = "No set matches /\(state.setFilter)"
             } else if state.currentWorkout == nil {
-                text = "No workouts yet. Press n to log a set, w to start a workout."
+                text =
+                    "No workouts yet. Press \(KeyMap.name(of: .logSet)) to log a set, \(KeyMap.name(of: .startWorkout)) to start a workout."
             } else {
-                text = "No sets yet. Press n to log one."
+                text = "No sets yet. Press \(KeyMap.name(of: .logSet)) to log one."
             }
             buffer.put(" " + text, x: x + 1, y: y + 2, style: .dim, maxWidth: inner)
             return

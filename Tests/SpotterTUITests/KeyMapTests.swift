@@ -161,3 +161,20 @@ struct TooSmallKeyTests {
         #expect(state.shouldQuit)
     }
 }
+
+@Suite("Messages name keys from the key map")
+struct KeyNameTests {
+    @Test("the keys messages tell the lifter to press are the bound ones")
+    func messagesNameBoundKeys() throws {
+        #expect(KeyMap.name(of: .logSet) == "n" && KeyMap.name(of: .startWorkout) == "w")
+        #expect(KeyMap.name(of: .toggleAirplane) == "a")
+        #expect(KeyMap.name(of: .formHistory, in: .form) == "^O")
+        #expect(KeyMap.name(of: .cancel, in: .form) == "Esc")
+        let fixture = try Fixture()
+        let app = fixture.controller(columns: 120)
+        #expect(app.screen.contains("No workouts yet. Press n to log a set, w to start a workout."))
+        app.handle(.character("a"))
+        app.handle(.character("s"))
+        #expect(app.screen.line(23).contains("Airplane mode is on: press a to turn it off"))
+    }
+}
