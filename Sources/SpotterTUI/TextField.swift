@@ -92,7 +92,7 @@ public struct TextFieldParts: Sendable, Equatable {
 }
 
 /// The editing keys every text field understands (bound in `KeyMap`).
-public enum TextEdit: Sendable, Equatable, CaseIterable {
+public enum TextEdit: Sendable, Equatable {
     case deleteBackward, deleteForward, clear
     case moveLeft, moveRight, moveToStart, moveToEnd
 }

@@ -132,6 +132,9 @@ struct KeyMapTests {
         app.handle(.character("n"))
         #expect(app.screen.contains(KeyMap.hints(.form)))
         #expect(KeyMap.hints(.form) == "Enter save  Tab next  ^U clear  ^F star  ^O history  Esc")
+        for bar in HintBar.allCases {
+            #expect(!KeyMap.hints(bar).isEmpty, "no binding shows in the \(bar) bar")
+        }
         // A hint's first word names a key: it must be one of its binding's keys.
         let names: [String: Key] = [
             "Enter": .enter, "Tab": .tab, "Esc": .escape, "^U": .control("u"), "^F": .control("f"),
