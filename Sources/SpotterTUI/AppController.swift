@@ -27,7 +27,7 @@ public final class AppController {
     public init(
         store: SpotterStore, sync: (any SyncControlling)?, clock: any SpotterClock = SystemClock(), columns: Int,
         rows: Int,
-        glyphs: Glyphs = .unicode, colorEnabled: Bool = true, restSeconds: Int = 90,
+        glyphs: Glyphs = .unicode, restSeconds: Int = 90,
         logger: Logger = Logger(label: "spotter.tui", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.store = store
@@ -35,7 +35,7 @@ public final class AppController {
         self.clock = clock
         self.logger = logger
         state = AppState(
-            columns: columns, rows: rows, glyphs: glyphs, colorEnabled: colorEnabled, syncAvailable: sync != nil,
+            columns: columns, rows: rows, glyphs: glyphs, syncAvailable: sync != nil,
             restSeconds: restSeconds, now: clock.now())
         func formatter(_ template: String) -> DateFormatter {
             let formatter = DateFormatter()
@@ -248,8 +248,6 @@ public final class AppController {
             loadOutbox()
         case .resumed:
             sync?.trigger(.resumed)
-        case .quit:
-            break
         }
     }
 

@@ -54,12 +54,12 @@ public struct SetForm: Sendable, Equatable {
     }
 
     public var purpose: Purpose
-    public var exercise: String = ""
+    public var exerciseInput = TextField()
     /// As typed: "100", "100 kg", "225lb"; the unit defaults to `unit`.
-    public var weight: String = ""
+    public var weightInput = TextField()
     public var unit: WeightUnit = .kg
-    public var reps: String = ""
-    public var rpe: String = ""
+    public var repsInput = TextField()
+    public var rpeInput = TextField()
     public var kind: SetKind = .normal
     public var focus: Field = .exercise
     /// Type-ahead matches for `exercise`, starred first.
@@ -78,22 +78,56 @@ public struct SetForm: Sendable, Equatable {
     public var targetWorkoutID: UUID?
     /// The chosen exercise's last sessions and its e1RM trend, shown under the fields.
     public var history: FormHistory?
-    /// Fields whose text was filled for the lifter and not touched since: like a selected text
-    /// field, the first typed character replaces the text; arrows or Backspace edit it instead.
-    public var pristine: Set<Field> = []
-    /// The weight the numbers came from, exactly as stored: saved unchanged while the field is
-    /// untouched, so showing 120 kg as 264.55 lb never stores 264.55 lb.
-    public var storedWeight: StoredWeight?
+    /// The weight the numbers came from, exactly as stored: saved unchanged until the weight's
+    /// text is edited, so showing 120 kg as 264.55 lb never stores 264.55 lb.
+    public var storedWeight: WeightAmount?
     public var error: String?
-
-    /// A weight as a set stores it.
-    public struct StoredWeight: Sendable, Equatable {
-        public var weight: Double
-        public var unit: WeightUnit
-    }
 
     public init(purpose: Purpose) {
         self.purpose = purpose
+    }
+
+    /// The exercise's name as typed (setting it puts the cursor at its end).
+    public var exercise: String {
+        get { exerciseInput.text }
+        set { exerciseInput.set(newValue) }
+    }
+
+    public var weight: String {
+        get { weightInput.text }
+        set { weightInput.set(newValue) }
+    }
+
+    public var reps: String {
+        get { repsInput.text }
+        set { repsInput.set(newValue) }
+    }
+
+    public var rpe: String {
+        get { rpeInput.text }
+        set { rpeInput.set(newValue) }
+    }
+
+    /// The text field of `field`; the kind, chosen and not typed, has none (an empty one).
+    public subscript(input field: Field) -> TextField {
+        get {
+            switch field {
+            case .exercise: exerciseInput
+            case .weight: weightInput
+            case .reps: repsInput
+            case .rpe: rpeInput
+            case .kind: TextField()
+            }
+        }
+        set {
+            switch field {
+            case .exercise: exerciseInput = newValue
+            case .weight: weightInput = newValue
+            case .reps: repsInput = newValue
+            case .rpe: rpeInput = newValue
+            case .kind: break
+            }
+        }
     }
 
     public var title: String {
@@ -114,6 +148,17 @@ public struct SetForm: Sendable, Equatable {
         case .rpe: 4
         case .kind: 0
         }
+    }
+}
+
+/// A weight and its unit: as a set stores it, or as the form's weight field reads.
+public struct WeightAmount: Sendable, Equatable {
+    public var weight: Double
+    public var unit: WeightUnit
+
+    public init(weight: Double, unit: WeightUnit) {
+        self.weight = weight
+        self.unit = unit
     }
 }
 
@@ -163,9 +208,15 @@ public enum Overlay: Sendable, Equatable {
     case none
     case setForm(SetForm)
     case confirmDelete(DeleteTarget)
-    case newWorkout(name: String)
+    /// The new workout's name being typed.
+    case newWorkout(TextField)
     case history(HistoryView)
     case help
+
+    /// The name dialog with `name` typed, the cursor at its end.
+    public static func newWorkout(name: String) -> Overlay {
+        .newWorkout(TextField(name))
+    }
 }
 
 /// A line for the bottom bar that replaces the key hints for a while.
@@ -184,7 +235,9 @@ public struct StatusMessage: Sendable, Equatable {
 /// The `/` filter being typed, and the pane it narrows.
 public struct FilterInput: Sendable, Equatable {
     public var pane: Pane
-    public var text: String
+    public var field: TextField
+
+    public var text: String { field.text }
 }
 
 /// Everything the screen shows, as plain values. The reducer changes it in response to keys
@@ -193,7 +246,6 @@ public struct AppState: Sendable, Equatable {
     public var columns: Int
     public var rows: Int
     public var glyphs: Glyphs
-    public var colorEnabled: Bool
 
     public var workouts: [WorkoutItem] = [] {
         didSet { applyWorkoutFilter() }
@@ -250,13 +302,12 @@ public struct AppState: Sendable, Equatable {
     public var shouldQuit = false
 
     public init(
-        columns: Int, rows: Int, glyphs: Glyphs = .unicode, colorEnabled: Bool = true, syncAvailable: Bool,
+        columns: Int, rows: Int, glyphs: Glyphs = .unicode, syncAvailable: Bool,
         restSeconds: Int = 90, now: Date
     ) {
         self.columns = columns
         self.rows = rows
         self.glyphs = glyphs
-        self.colorEnabled = colorEnabled
         self.syncAvailable = syncAvailable
         self.restSeconds = restSeconds
         self.now = now

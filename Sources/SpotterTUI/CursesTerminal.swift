@@ -66,17 +66,26 @@ final class CursesTerminal {
         if !noColor, has_colors() {
             start_color()
             use_default_colors()
-            let pairs: [(CellColor, Int32)] = [
-                (.red, Int32(COLOR_RED)), (.green, Int32(COLOR_GREEN)), (.yellow, Int32(COLOR_YELLOW)),
-                (.blue, Int32(COLOR_BLUE)),
-                (.cyan, Int32(COLOR_CYAN)), (.magenta, Int32(COLOR_MAGENTA)), (.gray, Int32(COLOR_WHITE)),
-            ]
-            for (color, curses) in pairs { init_pair(Int16(color.rawValue), Int16(curses), -1) }
+            for color in CellColor.allCases {
+                if let curses = cursesColor(color) { init_pair(Int16(color.rawValue), Int16(curses), -1) }
+            }
             colors = true
         }
         let terminal = CursesTerminal(screen: screen, unicode: unicode, colors: colors)
         terminal.setFocusReporting(true)
         return terminal
+    }
+
+    /// The curses colour a cell colour is drawn in; nil: the terminal's own (no pair).
+    private static func cursesColor(_ color: CellColor) -> Int32? {
+        switch color {
+        case .normal: nil
+        case .red: Int32(COLOR_RED)
+        case .green: Int32(COLOR_GREEN)
+        case .yellow: Int32(COLOR_YELLOW)
+        case .cyan: Int32(COLOR_CYAN)
+        case .magenta: Int32(COLOR_MAGENTA)
+        }
     }
 
     /// Turns off XON/XOFF flow control, as editors and htop do: otherwise Ctrl-S stops all output

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SpotterCore
 
 #if canImport(Glibc)
     import Glibc
@@ -11,12 +12,15 @@ struct FileLogHandler: LogHandler {
     /// An append-only descriptor; one `write` per line keeps lines whole across threads.
     private let descriptor: Int32
     private let label: String
+    /// Stamps each line: the UI's clock, so a log reads in the same time as the screen.
+    private let clock: any SpotterClock
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .info
 
-    init(label: String, descriptor: Int32) {
+    init(label: String, descriptor: Int32, clock: any SpotterClock) {
         self.label = label
         self.descriptor = descriptor
+        self.clock = clock
     }
 
     /// Opens (creating) `path` for appending; nil when it cannot be opened.
@@ -41,7 +45,7 @@ struct FileLogHandler: LogHandler {
             merged.isEmpty
             ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let line =
-            "\(ISO8601DateFormatter().string(from: Date())) \(event.level) \(label): \(event.message)\(details)\n"
+            "\(ISO8601DateFormatter().string(from: clock.now())) \(event.level) \(label): \(event.message)\(details)\n"
         let bytes = Array(line.utf8)
         bytes.withUnsafeBufferPointer { pointer in _ = write(descriptor, pointer.baseAddress, pointer.count) }
     }

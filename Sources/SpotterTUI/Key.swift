@@ -1,6 +1,6 @@
 /// A key press as the UI understands it, decoded from curses by the terminal adapter, so
 /// the reducer and its tests never see curses key codes.
-public enum Key: Sendable, Equatable {
+public enum Key: Sendable, Hashable {
     case character(Character)
     /// Ctrl plus a letter, lower-case: Ctrl-U is `.control("u")`.
     case control(Character)

@@ -31,70 +31,95 @@ public enum AppEffect: Sendable, Equatable {
     case loadOutbox
     /// The terminal came back (focus-in, SIGCONT): an "app resumed" sync trigger.
     case resumed
-    case quit
 }
 
 extension AppState {
+    /// Where keys are read now, innermost first: `KeyMap` looks a key up in each in turn.
+    public var keyContexts: [KeyContext] {
+        if isTooSmall { return [.tooSmall] }
+        return switch overlay {
+        case .setForm(let form):
+            switch form.focus {
+            case .exercise: [.exerciseField, .textField, .form]
+            case .kind: [.kindField, .form]
+            case .weight, .reps, .rpe: [.textField, .form]
+            }
+        case .confirmDelete: [.confirmDelete]
+        case .newWorkout: [.newWorkout, .textField]
+        case .history: [.history]
+        case .help: [.help]
+        case .none: filterInput == nil ? [.browse] : [.filter, .textField]
+        }
+    }
+
     /// Applies one key press; returns the store and engine work it implies.
     public mutating func reduce(_ key: Key) -> [AppEffect] {
         if key == .focusIn { return [.resumed] }
         if key == .focusOut { return [] }
+        let action = KeyMap.action(for: key, in: keyContexts)
+        if isTooSmall {
+            if action == .quit { shouldQuit = true }
+            return []
+        }
         switch overlay {
         case .setForm(var form):
-            let effects = reduceForm(&form, key)
+            let effects = reduceForm(&form, key, action)
             if case .setForm = overlay { overlay = .setForm(form) }
             return effects
         case .confirmDelete(let target):
-            return reduceConfirm(target, key)
+            return reduceConfirm(target, action)
         case .newWorkout(let name):
-            return reduceNewWorkout(name, key)
+            return reduceNewWorkout(name, key, action)
         case .history(let view):
-            return reduceHistory(view, key)
+            return reduceHistory(view, action)
         case .help:
-            if key == .escape || key == .character("?") || key == .character("q") || key == .enter { overlay = .none }
+            if action == .closeHelp { overlay = .none }
             return []
         case .none:
             break
         }
-        if filterInput != nil { return reduceFilter(key) }
-        return reduceBrowse(key)
+        if filterInput != nil { return reduceFilter(key, action) }
+        guard let action else { return [] }
+        return reduceBrowse(action)
     }
 
     // MARK: Browsing
 
-    private mutating func reduceBrowse(_ key: Key) -> [AppEffect] {
-        switch key {
-        case .character("q"):
+    private mutating func reduceBrowse(_ action: KeyAction) -> [AppEffect] {
+        switch action {
+        case .quit:
             shouldQuit = true
-            return [.quit]
-        case .character("?"):
+        case .showHelp:
             overlay = .help
-        case .character("n"):
+        case .logSet:
             return openLogForm(intoSelected: false)
-        case .character("N"):
+        case .logSetIntoSelected:
             return openLogForm(intoSelected: true)
-        case .character("e"):
+        case .editSet:
             return openEditForm()
-        case .character("h") where focus == .sets && currentSet != nil:
-            // History of the selected set's exercise (from the workouts pane, h stays "left").
-            let exercise = currentSet!.set.exercise
+        case .showExerciseHistory:
+            // History of the selected set's exercise; from the workouts pane, h stays "left".
+            guard focus == .sets, let exercise = currentSet?.set.exercise else {
+                focus = .workouts
+                return []
+            }
             overlay = .history(HistoryView(exercise: exercise))
             return [.loadHistory(exercise: exercise, offset: 0)]
-        case .character("d"):
+        case .deleteSelected:
             askToDelete()
-        case .character("w"):
-            overlay = .newWorkout(name: "")
-        case .character("a"):
+        case .startWorkout:
+            overlay = .newWorkout(TextField())
+        case .toggleAirplane:
             airplane.toggle()
             say(airplane ? "Airplane mode on: changes stay queued on this device" : "Airplane mode off: syncing")
             return [.setAirplane(airplane)]
-        case .character("f"):
+        case .toggleStar:
             guard let set = currentSet else {
                 say("Select a set to star its exercise", isError: true)
                 return []
             }
             return [.toggleFavorite(exercise: set.set.exercise)]
-        case .character("u"):
+        case .cycleDisplayUnit:
             displayUnit =
                 switch displayUnit {
                 case nil: .kg
@@ -103,61 +128,63 @@ extension AppState {
                 }
             say("Weights shown \(displayUnit.map { "in \($0.rawValue)" } ?? "as logged")")
             return [.setDisplayUnit(displayUnit)]
-        case .character("t"):
+        case .skipRest:
             guard restEndsAt != nil else {
                 say("No rest timer running", isError: true)
                 return []
             }
             restEndsAt = nil
             say("Rest skipped")
-        case .character("+"):
+        case .extendRest:
             guard let ends = restEndsAt else {
                 say("No rest timer running", isError: true)
                 return []
             }
             restEndsAt = ends.addingTimeInterval(30)
             say("Rest +30 s")
-        case .character("D"):
+        case .toggleDebug:
             debugVisible.toggle()
             return debugVisible ? [.loadOutbox] : []
-        case .character("s"):
+        case .syncNow:
             if !syncAvailable {
                 say("Sync unavailable: no sync engine in this session", isError: true)
                 return []
             }
             if airplane {
-                say("Airplane mode is on: press a to turn it off", isError: true)
+                say("Airplane mode is on: press \(KeyMap.name(of: .toggleAirplane)) to turn it off", isError: true)
                 return []
             }
             say("Syncing now…")
             return [.syncNow]
-        case .character("r"), .character("x"):
-            return resolveRejected(retry: key == .character("r"))
-        case .character("/"):
-            filterInput = FilterInput(pane: focus, text: focus == .sets ? setFilter : workoutFilter)
-        case .character("j"), .down:
+        case .retryRejected:
+            return resolveRejected(retry: true)
+        case .discardRejected:
+            return resolveRejected(retry: false)
+        case .startFilter:
+            filterInput = FilterInput(pane: focus, field: TextField(focus == .sets ? setFilter : workoutFilter))
+        case .moveDown:
             return move(by: 1)
-        case .character("k"), .up:
+        case .moveUp:
             return move(by: -1)
         case .pageDown:
             return move(by: max(1, rows - 6))
         case .pageUp:
             return move(by: -max(1, rows - 6))
-        case .character("g"), .home:
+        case .moveToFirst:
             return move(by: -Int.max / 2)
-        case .character("G"), .end:
+        case .moveToLast:
             // The end is the oldest workout, not the oldest loaded so far.
             if focus == .workouts, moreWorkouts { return [.loadAllWorkoutsSelectingOldest] }
             return move(by: Int.max / 2)
-        case .tab, .backTab:
+        case .switchPane:
             focus = focus == .sets ? .workouts : .sets
-        case .character("h"), .left:
+        case .focusWorkouts:
             focus = .workouts
-        case .character("l"), .right:
+        case .focusSets:
             focus = .sets
-        case .enter:
+        case .openWorkout:
             if focus == .workouts { focus = .sets }
-        case .escape:
+        case .back:
             if debugVisible {
                 debugVisible = false
             } else if !setFilter.isEmpty || !workoutFilter.isEmpty {
@@ -238,29 +265,29 @@ extension AppState {
 
     // MARK: Filter
 
-    private mutating func reduceFilter(_ key: Key) -> [AppEffect] {
+    private mutating func reduceFilter(_ key: Key, _ action: KeyAction?) -> [AppEffect] {
         guard var input = filterInput else { return [] }
-        switch key {
-        case .enter:
+        switch action {
+        case .submit:
             filterInput = nil
             return []
-        case .escape:
+        case .cancel:
             filterInput = nil
-            input.text = ""
-        case .backspace:
-            if !input.text.isEmpty { input.text.removeLast() }
-        case .control("u"):
-            input.text = ""
-        case .character(let character):
-            guard input.text.count < Self.maxFilterLength else {
+            input.field = TextField()
+        case .edit(let edit):
+            guard input.field.apply(edit) else {
+                filterInput = input
+                return []
+            }
+            filterInput = input
+        default:
+            guard case .character(let character) = key else { return [] }
+            guard input.field.insert(character, limit: Self.maxFilterLength) else {
                 say("A filter holds at most \(Self.maxFilterLength) characters", isError: true)
                 return []
             }
-            input.text.append(character)
-        default:
-            return []
+            filterInput = input
         }
-        if key != .escape { filterInput = input }
         let before = currentWorkout?.id
         if input.pane == .sets {
             setFilter = input.text
@@ -276,20 +303,20 @@ extension AppState {
     /// Sessions per page of the history view.
     var historyPageSize: Int { max(1, rows - 8) }
 
-    private mutating func reduceHistory(_ view: HistoryView, _ key: Key) -> [AppEffect] {
+    private mutating func reduceHistory(_ view: HistoryView, _ action: KeyAction?) -> [AppEffect] {
         let page = historyPageSize
         var offset = view.offset
-        switch key {
-        case .escape, .character("q"), .character("h"), .enter:
+        switch action {
+        case .closeHistory:
             overlay = view.returnTo.map { .setForm($0) } ?? .none
             return []
-        case .pageDown, .character("j"), .down, .character(" "):
+        case .historyNextPage:
             offset = min(view.offset + page, max(0, view.total - 1))
-        case .pageUp, .character("k"), .up:
+        case .historyPreviousPage:
             offset = max(0, view.offset - page)
-        case .home, .character("g"):
+        case .historyFirstPage:
             offset = 0
-        case .end, .character("G"):
+        case .historyLastPage:
             offset = max(0, view.total - 1) / page * page
         default:
             return []
@@ -300,41 +327,37 @@ extension AppState {
 
     // MARK: New workout and delete confirmation
 
-    private mutating func reduceNewWorkout(_ name: String, _ key: Key) -> [AppEffect] {
+    private mutating func reduceNewWorkout(_ name: TextField, _ key: Key, _ action: KeyAction?) -> [AppEffect] {
         var name = name
-        switch key {
-        case .escape:
+        switch action {
+        case .cancel:
             overlay = .none
             return []
-        case .enter:
+        case .submit:
             overlay = .none
-            return [.createWorkout(name: name.trimmingCharacters(in: .whitespaces))]
-        case .backspace:
-            if !name.isEmpty { name.removeLast() }
-        case .control("u"):
-            name = ""
-        case .character(let character):
-            guard name.count < Validation.maxNameLength else {
+            return [.createWorkout(name: name.text.trimmingCharacters(in: .whitespaces))]
+        case .edit(let edit):
+            name.apply(edit)
+        default:
+            guard case .character(let character) = key else { break }
+            guard name.insert(character, limit: Validation.maxNameLength) else {
                 say("A workout name holds at most \(Validation.maxNameLength) characters", isError: true)
                 return []
             }
-            name.append(character)
-        default:
-            break
         }
-        overlay = .newWorkout(name: name)
+        overlay = .newWorkout(name)
         return []
     }
 
-    private mutating func reduceConfirm(_ target: DeleteTarget, _ key: Key) -> [AppEffect] {
-        switch key {
-        case .character("y"), .character("Y"):
+    private mutating func reduceConfirm(_ target: DeleteTarget, _ action: KeyAction?) -> [AppEffect] {
+        switch action {
+        case .confirmDelete:
             overlay = .none
             switch target {
             case .set(let id, _): return [.deleteSet(id: id)]
             case .workout(let id, _, _): return [.deleteWorkout(id: id)]
             }
-        case .character("n"), .character("N"), .escape, .character("q"):
+        case .keepItem:
             overlay = .none
         default:
             break
@@ -353,7 +376,7 @@ extension AppState {
         var form: SetForm
         if intoSelected {
             guard let workout = currentWorkout else {
-                say("Select a workout to log into, or press n", isError: true)
+                say("Select a workout to log into, or press \(KeyMap.name(of: .logSet))", isError: true)
                 return []
             }
             let name =
@@ -371,8 +394,7 @@ extension AppState {
         // (or last) set on screen, so `n` then Enter logs it again.
         let template = currentSet ?? sets.last
         if let template {
-            form.exercise = template.set.exercise
-            form.pristine = [.exercise]
+            form.exerciseInput = TextField(template.set.exercise, selected: true)
             form.focus = .weight
         }
         overlay = .setForm(form)
@@ -389,27 +411,26 @@ extension AppState {
             return []
         }
         var form = SetForm(purpose: .edit(setID: row.set.id))
-        form.exercise = row.set.exercise
-        form.weight = Formatting.number(row.set.weight)
+        form.exerciseInput = TextField(row.set.exercise, selected: true)
+        form.weightInput = TextField(Formatting.number(row.set.weight), selected: true)
         form.unit = row.set.unit
-        form.storedWeight = SetForm.StoredWeight(weight: row.set.weight, unit: row.set.unit)
-        form.reps = String(row.set.reps)
-        form.rpe = row.set.rpe.map(Formatting.number) ?? ""
+        form.storedWeight = WeightAmount(weight: row.set.weight, unit: row.set.unit)
+        form.repsInput = TextField(String(row.set.reps), selected: true)
+        form.rpeInput = TextField(row.set.rpe.map(Formatting.number) ?? "", selected: true)
         form.kind = row.set.kind
         form.prefilledFrom = row.set.exercise
-        form.pristine = [.exercise, .weight, .reps, .rpe]
         form.focus = .weight
         overlay = .setForm(form)
         return [.loadSuggestions(query: form.exercise)]
     }
 
-    private mutating func reduceForm(_ form: inout SetForm, _ key: Key) -> [AppEffect] {
+    private mutating func reduceForm(_ form: inout SetForm, _ key: Key, _ action: KeyAction?) -> [AppEffect] {
         form.error = nil
-        switch key {
-        case .escape:
+        switch action {
+        case .cancel:
             overlay = .none
             return []
-        case .enter:
+        case .submit:
             var effects: [AppEffect] = []
             if form.focus == .exercise, form.browsedSuggestions, form.suggestions.indices.contains(form.highlighted) {
                 form.exercise = form.suggestions[form.highlighted]
@@ -435,25 +456,21 @@ extension AppState {
                 effects.append(effect)
                 return effects
             }
-        case .tab:
+        case .nextField:
             return leave(&form, forward: true)
-        case .backTab:
+        case .previousField:
             return leave(&form, forward: false)
-        case .down where form.focus == .exercise:
+        case .nextSuggestion:
             if !form.suggestions.isEmpty {
                 form.highlighted = min(form.highlighted + 1, form.suggestions.count - 1)
                 form.browsedSuggestions = true
             }
             return []
-        case .up where form.focus == .exercise:
+        case .previousSuggestion:
             form.highlighted = max(form.highlighted - 1, 0)
             form.browsedSuggestions = true
             return []
-        case .down:
-            return leave(&form, forward: true)
-        case .up:
-            return leave(&form, forward: false)
-        case .control("o"):
+        case .formHistory:
             // Ctrl-O: the chosen exercise's whole history; Esc comes back to the form.
             let exercise = form.exercise.trimmingCharacters(in: .whitespaces)
             guard !exercise.isEmpty else {
@@ -462,7 +479,7 @@ extension AppState {
             }
             overlay = .history(HistoryView(exercise: exercise, returnTo: form))
             return [.loadHistory(exercise: exercise, offset: 0)]
-        case .control("f"):
+        case .starSuggestion:
             // Ctrl-F stars the highlighted suggestion without leaving the form.
             if form.focus == .exercise, form.suggestions.indices.contains(form.highlighted) {
                 return [
@@ -471,55 +488,50 @@ extension AppState {
                 ]
             }
             return []
+        case .previousKind:
+            form.kind = Self.cycle(form.kind, by: -1)
+            return []
+        case .nextKind:
+            form.kind = Self.cycle(form.kind, by: 1)
+            return []
+        case .edit(let edit):
+            let changed = form[input: form.focus].apply(edit)
+            return Self.typed(&form, in: form.focus, changed: changed)
         default:
             break
         }
+        guard case .character(let character) = key else { return [] }
         if form.focus == .kind {
-            switch key {
-            case .left:
-                form.kind = Self.cycle(form.kind, by: -1)
-            case .right, .character(" "):
-                form.kind = Self.cycle(form.kind, by: 1)
-            case .character(let character):
-                if let kind = SetKind.allCases.first(where: { $0.rawValue.first == Character(character.lowercased()) })
-                {
-                    form.kind = kind
-                }
-            default:
-                break
+            if let kind = SetKind.allCases.first(where: { $0.rawValue.first == Character(character.lowercased()) }) {
+                form.kind = kind
             }
             return []
         }
-        var text = form.text(of: form.focus)
-        let wasPristine = form.pristine.remove(form.focus) != nil
-        switch key {
-        case .backspace:
-            if !text.isEmpty { text.removeLast() }
-        case .control("u"):
-            text = ""
-        case .character(let character):
-            // The first character typed into a filled-in field replaces it (a selected field).
-            if wasPristine { text = "" }
-            let limit = SetForm.maxLength(form.focus)
-            guard text.count < limit else {
-                form.error = "\(form.focus.label) holds at most \(limit) characters; the rest was not typed"
-                return []
-            }
-            text.append(character)
-        case .left, .right, .home, .end:
-            // Arrows keep the text and edit it from its end.
-            return []
-        default:
-            if wasPristine { form.pristine.insert(form.focus) }
+        let field = form.focus
+        let limit = SetForm.maxLength(field)
+        // The first character typed into a filled-in field replaces it (a selected field).
+        guard form[input: field].insert(character, limit: limit) else {
+            form.error = "\(field.label) holds at most \(limit) characters; the rest was not typed"
             return []
         }
-        form.setText(text, of: form.focus)
-        if form.focus == .exercise {
+        return Self.typed(&form, in: field, changed: true)
+    }
+
+    /// After the text of `field` changed: the exercise asks for its type-ahead again; an edited
+    /// weight is the lifter's, no longer the stored one it showed.
+    private static func typed(_ form: inout SetForm, in field: SetForm.Field, changed: Bool) -> [AppEffect] {
+        guard changed else { return [] }
+        switch field {
+        case .exercise:
             form.highlighted = 0
             form.browsedSuggestions = false
-            return [.loadSuggestions(query: text)]
+            return [.loadSuggestions(query: form.exercise)]
+        case .weight:
+            form.storedWeight = nil
+            return []
+        case .reps, .rpe, .kind:
+            return []
         }
-        return []
     }
 
     /// Tab / Shift-Tab: leaving the exercise field takes the highlighted suggestion (when the
@@ -546,7 +558,7 @@ extension AppState {
         form.focus = fields[(index + (forward ? 1 : fields.count - 1)) % fields.count]
         // Tabbing into a filled field selects it, as in any form: typing replaces, never appends
         // ("Deadlift (Barbell)x"); arrows or Backspace edit it.
-        if form.focus != .kind, !form.text(of: form.focus).isEmpty { form.pristine.insert(form.focus) }
+        if !form[input: form.focus].isEmpty { form[input: form.focus].isSelected = true }
         return effects
     }
 
@@ -566,14 +578,12 @@ extension AppState {
     static func submission(of form: SetForm) -> Result<AppEffect, FormProblem> {
         let exercise = form.exercise.trimmingCharacters(in: .whitespaces)
         guard !exercise.isEmpty else { return .failure(FormProblem(field: .exercise, message: "Exercise is required")) }
-        guard
-            var (weight, unit) = parseWeight(form.weight, defaultUnit: form.unit)
-        else {
+        guard let typed = parseWeight(form.weight, defaultUnit: form.unit) else {
             return .failure(FormProblem(field: .weight, message: "Weight must be a number, like 100 or 225 lb"))
         }
-        if form.pristine.contains(.weight), let stored = form.storedWeight {
-            (weight, unit) = (stored.weight, stored.unit)  // untouched: exactly what was stored
-        }
+        // Untouched: exactly what was stored.
+        let weight = form.storedWeight?.weight ?? typed.weight
+        let unit = form.storedWeight?.unit ?? typed.unit
         guard let reps = Int(form.reps.trimmingCharacters(in: .whitespaces)), reps >= 0 else {
             return .failure(FormProblem(field: .reps, message: "Reps must be a whole number"))
         }
@@ -603,68 +613,51 @@ extension AppState {
     }
 
     /// "100", "100 kg", "102.5kg", "225 lb", "225 lbs", "" (bodyweight: 0).
-    static func parseWeight(_ text: String, defaultUnit: WeightUnit) -> (Double, WeightUnit)? {
+    static func parseWeight(_ text: String, defaultUnit: WeightUnit) -> WeightAmount? {
         var body = text.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: ",", with: ".")
-        if body.isEmpty { return (0, defaultUnit) }
+        if body.isEmpty { return WeightAmount(weight: 0, unit: defaultUnit) }
         var unit = defaultUnit
-        for (suffix, suffixUnit) in [("lbs", WeightUnit.lb), ("lb", .lb), ("kgs", .kg), ("kg", .kg)]
-        where body.hasSuffix(suffix) {
+        for (suffix, suffixUnit) in unitSuffixes where body.hasSuffix(suffix) {
             unit = suffixUnit
             body = String(body.dropLast(suffix.count)).trimmingCharacters(in: .whitespaces)
             break
         }
         guard let value = Double(body), value.isFinite else { return nil }
-        return (value, unit)
+        return WeightAmount(weight: value, unit: unit)
     }
+
+    /// The units a typed weight may end with, longest spelling first.
+    private static let unitSuffixes: KeyValuePairs<String, WeightUnit> = [
+        "lbs": .lb, "lb": .lb, "kgs": .kg, "kg": .kg,
+    ]
 }
 
 extension SetForm {
-    func text(of field: Field) -> String {
-        switch field {
-        case .exercise: exercise
-        case .weight: weight
-        case .reps: reps
-        case .rpe: rpe
-        case .kind: kind.rawValue
-        }
-    }
-
-    mutating func setText(_ text: String, of field: Field) {
-        switch field {
-        case .exercise: exercise = text
-        case .weight: weight = text
-        case .reps: reps = text
-        case .rpe: rpe = text
-        case .kind: break
-        }
-    }
-
     /// Fills the numbers from a set of the exercise's last session (Strong's "previous"
     /// column), its weight in `display` when the lifter chose a unit; `note` says which set
     /// and when. The filled fields are selected: typing replaces them.
     public mutating func prefill(from set: WorkoutSet, note: String?, display: WeightUnit? = nil) {
         let shownUnit = display ?? set.unit
         // The number alone (the unit is shown beside it): Backspace edits digits, never "kg".
-        weight = Formatting.number(Formatting.converted(set.weight, from: set.unit, to: shownUnit))
+        weightInput = TextField(
+            Formatting.number(Formatting.converted(set.weight, from: set.unit, to: shownUnit)), selected: true)
         unit = shownUnit
-        storedWeight = StoredWeight(weight: set.weight, unit: set.unit)
-        reps = String(set.reps)
-        rpe = set.rpe.map(Formatting.number) ?? ""
+        storedWeight = WeightAmount(weight: set.weight, unit: set.unit)
+        repsInput = TextField(String(set.reps), selected: true)
+        rpeInput = TextField(set.rpe.map(Formatting.number) ?? "", selected: true)
         kind = set.kind
         prefilledFrom = set.exercise
         prefillNote = note
-        pristine.formUnion([.weight, .reps, .rpe])
     }
 
     /// The exercise has no history: no numbers are better than another exercise's.
     public mutating func clearPrefill(exercise: String) {
-        weight = ""
-        reps = ""
-        rpe = ""
+        weightInput = TextField()
+        repsInput = TextField()
+        rpeInput = TextField()
         kind = .normal
         prefilledFrom = exercise
         prefillNote = nil
         storedWeight = nil
-        pristine.subtract([.weight, .reps, .rpe])
     }
 }

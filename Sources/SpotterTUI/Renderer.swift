@@ -3,6 +3,17 @@ import SpotterCore
 import SpotterStore
 import SpotterSync
 
+/// Text and the style it is drawn in: a header segment, the sync badge.
+public struct StyledText: Sendable, Equatable {
+    public var text: String
+    public var style: CellStyle
+
+    public init(_ text: String, _ style: CellStyle) {
+        self.text = text
+        self.style = style
+    }
+}
+
 /// Draws `AppState` into a `ScreenBuffer`. A pure function of the state: no clock, no locale,
 /// no store, so a test can assert on exactly what a user would see.
 public enum Renderer {
@@ -62,31 +73,32 @@ public enum Renderer {
     // MARK: Header
 
     /// The sync badge text and colour (SPEC section 7).
-    public static func badge(_ state: AppState) -> (text: String, style: CellStyle) {
+    public static func badge(_ state: AppState) -> StyledText {
         let g = state.glyphs
         if state.counts.failed > 0 {
-            return ("\(g.warning) \(state.counts.failed) failed", .colored(.red, bold: true))
+            return StyledText("\(g.warning) \(state.counts.failed) failed", .colored(.red, bold: true))
         }
         if state.airplane {
-            return (
+            return StyledText(
                 "\(g.airplane) Airplane \(g.middleDot) \(state.counts.pending) queued", .colored(.yellow, bold: true)
             )
         }
         if state.counts.pending > 0 {
-            if !state.syncAvailable { return ("\(state.counts.pending) queued (no sync)", .colored(.yellow)) }
+            if !state.syncAvailable { return StyledText("\(state.counts.pending) queued (no sync)", .colored(.yellow)) }
             if badgeSaysOffline(state) {
                 // Offline reads as offline: what waits, and when the next try comes (the persisted time).
                 let left = state.nextRetryAt.map { Int($0.timeIntervalSince(state.now).rounded(.up)) } ?? 0
                 let retry = left > 0 ? "retry in \(left) s" : "retrying\(g.ellipsis)"
-                return (
+                return StyledText(
                     "\(g.offline) offline \(g.middleDot) \(state.counts.pending) queued \(g.middleDot) \(retry)",
                     .colored(.yellow, bold: true)
                 )
             }
             let spin = g.spinner[state.spinnerFrame % g.spinner.count]
-            return ("\(g.syncing) Syncing\(g.ellipsis) \(state.counts.pending) \(spin)", .colored(.cyan, bold: true))
+            return StyledText(
+                "\(g.syncing) Syncing\(g.ellipsis) \(state.counts.pending) \(spin)", .colored(.cyan, bold: true))
         }
-        return ("\(g.synced) Synced", .colored(.green, bold: true))
+        return StyledText("\(g.synced) Synced", .colored(.green, bold: true))
     }
 
     /// Whether the badge reads "offline · N queued · retry in S s": operations wait and the last
@@ -96,16 +108,16 @@ public enum Renderer {
         return state.counts.failed == 0 && !state.airplane && state.counts.pending > 0 && state.syncAvailable
     }
 
-    static func connectivityLabel(_ state: AppState) -> (String, CellStyle) {
+    static func connectivityLabel(_ state: AppState) -> StyledText {
         let g = state.glyphs
-        if state.airplane { return ("\(g.offline) airplane", .colored(.yellow)) }
-        if !state.syncAvailable { return ("\(g.offline) local only", .dim) }
+        if state.airplane { return StyledText("\(g.offline) airplane", .colored(.yellow)) }
+        if !state.syncAvailable { return StyledText("\(g.offline) local only", .dim) }
         switch state.connectivity {
-        case .online: return ("\(g.online) online", .colored(.green))
-        case .offline: return ("\(g.offline) offline", .colored(.red))
-        case .airplane: return ("\(g.offline) airplane", .colored(.yellow))
-        case .signInRequired: return ("\(g.warning) sign in needed", .colored(.red, bold: true))
-        case nil: return ("\(g.offline) connecting", .dim)
+        case .online: return StyledText("\(g.online) online", .colored(.green))
+        case .offline: return StyledText("\(g.offline) offline", .colored(.red))
+        case .airplane: return StyledText("\(g.offline) airplane", .colored(.yellow))
+        case .signInRequired: return StyledText("\(g.warning) sign in needed", .colored(.red, bold: true))
+        case nil: return StyledText("\(g.offline) connecting", .dim)
         }
     }
 
@@ -115,20 +127,21 @@ public enum Renderer {
         if let workout = state.currentWorkout {
             title += " \(g.middleDot) \(workout.summary.workout.name) (\(workout.longDateLabel))"
         }
-        var segments: [(String, CellStyle)] = []
-        if !state.account.isEmpty { segments.append((state.account, .dim)) }
+        var segments: [StyledText] = []
+        if !state.account.isEmpty { segments.append(StyledText(state.account, .dim)) }
         // When the badge says "offline" itself, the connectivity label would only repeat it.
         if !badgeSaysOffline(state) { segments.append(connectivityLabel(state)) }
         segments.append(badge(state))
         if let rest = state.restRemaining {
-            segments.append((String(format: "rest %02d:%02d", rest / 60, rest % 60), .colored(.magenta, bold: true)))
+            segments.append(
+                StyledText(String(format: "rest %02d:%02d", rest / 60, rest % 60), .colored(.magenta, bold: true)))
         }
-        let rightWidth = segments.reduce(0) { $0 + DisplayWidth.of($1.0) } + 3 * (segments.count - 1) + 1
+        let rightWidth = segments.reduce(0) { $0 + DisplayWidth.of($1.text) } + 3 * (segments.count - 1) + 1
         let titleRoom = max(0, state.columns - rightWidth - 2)
         buffer.put(title.clipped(to: titleRoom, ellipsis: g.ellipsis), x: 0, y: 0, style: .bold)
         var x = state.columns - rightWidth
         for (index, segment) in segments.enumerated() {
-            x += buffer.put(segment.0, x: x, y: 0, style: segment.1)
+            x += buffer.put(segment.text, x: x, y: 0, style: segment.style)
             if index < segments.count - 1 { x += 3 }
         }
     }
@@ -272,9 +285,10 @@ public enum Renderer {
             if !state.setFilter.isEmpty {
                 text = "No set matches /\(state.setFilter)"
             } else if state.currentWorkout == nil {
-                text = "No workouts yet. Press n to log a set, w to start a workout."
+                text =
+                    "No workouts yet. Press \(KeyMap.name(of: .logSet)) to log a set, \(KeyMap.name(of: .startWorkout)) to start a workout."
             } else {
-                text = "No sets yet. Press n to log one."
+                text = "No sets yet. Press \(KeyMap.name(of: .logSet)) to log one."
             }
             buffer.put(" " + text, x: x + 1, y: y + 2, style: .dim, maxWidth: inner)
             return
@@ -413,12 +427,10 @@ public enum Renderer {
 
     static func hints(_ state: AppState) -> String {
         if let row = state.currentSet, row.syncState == .rejected, state.focus == .sets {
-            return " \(state.glyphs.rejected) \(row.syncError ?? "rejected")  r retry  x discard  e edit  d delete"
+            return " \(state.glyphs.rejected) \(row.syncError ?? "rejected")  \(KeyMap.hints(.rejectedSet))"
         }
-        let full =
-            " n log set  e edit  d delete  w workout  a airplane  f star  D debug  s sync  / filter  ? help  q quit"
-        return full.count <= state.columns
-            ? full : " n log  e edit  d delete  w workout  a airplane  D debug  s sync  ? help  q quit"
+        let full = " " + KeyMap.hints(.browse)
+        return full.count <= state.columns ? full : " " + KeyMap.hints(.browseNarrow)
     }
 
     static func drawBottomBar(_ state: AppState, _ buffer: inout ScreenBuffer) {
@@ -434,13 +446,14 @@ public enum Renderer {
             }
             buffer.fill(x: 0, y: y, count: width, style: CellStyle(color: .red, bold: true, reverse: true))
             buffer.put(
-                " \(question)  y yes  n no", x: 0, y: y, style: CellStyle(color: .red, bold: true, reverse: true))
+                " \(question)  \(KeyMap.hints(.confirmDelete))", x: 0, y: y,
+                style: CellStyle(color: .red, bold: true, reverse: true))
             return
         case .newWorkout(let name):
             buffer.fill(x: 0, y: y, count: width, style: .reverse)
-            buffer.put(
-                " New workout name: \(name)_   Enter create (empty: named after the time of day)  Esc cancel", x: 0,
-                y: y, style: .reverse)
+            var x = buffer.put(" New workout name: ", x: 0, y: y, style: .reverse)
+            x += putEditing(name, &buffer, x: x, y: y, style: .reverse, cursorStyle: .plain)
+            buffer.put("   " + KeyMap.hints(.newWorkout), x: x, y: y, style: .reverse)
             return
         default:
             break
@@ -448,7 +461,9 @@ public enum Renderer {
         if let input = state.filterInput {
             buffer.fill(x: 0, y: y, count: width, style: .reverse)
             let pane = input.pane == .sets ? "sets by exercise" : "workouts by name"
-            buffer.put(" /\(input.text)_   filter \(pane)  Enter keep  Esc clear", x: 0, y: y, style: .reverse)
+            var x = buffer.put(" /", x: 0, y: y, style: .reverse)
+            x += putEditing(input.field, &buffer, x: x, y: y, style: .reverse, cursorStyle: .plain)
+            buffer.put("   filter \(pane)  \(KeyMap.hints(.filter))", x: x, y: y, style: .reverse)
             return
         }
         if let message = state.message {
@@ -462,6 +477,30 @@ public enum Renderer {
         buffer.put(
             text.clipped(to: width, ellipsis: state.glyphs.ellipsis), x: 0, y: y,
             style: rejectedHint ? .colored(.red, bold: true) : .dim)
+    }
+
+    /// Draws a field being typed into with its cursor: "_" after the text, or the character
+    /// under the cursor in `cursorStyle`. Returns the columns written.
+    @discardableResult
+    static func putEditing(
+        _ field: TextField, _ buffer: inout ScreenBuffer, x: Int, y: Int, style: CellStyle, cursorStyle: CellStyle,
+        maxWidth: Int = Int.max, ellipsis: String = "…"
+    ) -> Int {
+        let parts = field.parts
+        guard let under = parts.underCursor else {
+            return buffer.put(
+                (field.text + "_").clipped(to: maxWidth, ellipsis: ellipsis), x: x, y: y, style: style,
+                maxWidth: maxWidth)
+        }
+        let before = buffer.put(parts.beforeCursor, x: x, y: y, style: style, maxWidth: maxWidth)
+        let cursor = buffer.put(
+            String(under), x: x + before, y: y, style: cursorStyle,
+            maxWidth: maxWidth == Int.max ? Int.max : maxWidth - before)
+        let room = maxWidth == Int.max ? Int.max : maxWidth - before - cursor
+        let after = buffer.put(
+            parts.afterCursor.clipped(to: room, ellipsis: ellipsis), x: x + before + cursor, y: y, style: style,
+            maxWidth: room)
+        return before + cursor + after
     }
 
     // MARK: Overlays
@@ -484,13 +523,18 @@ public enum Renderer {
             let focused = form.focus == field
             buffer.put(field.label, x: x + 2, y: row, style: focused ? .bold : .plain)
             // A filled-in field that typing would replace is drawn selected.
-            let selected = focused && form.pristine.contains(field) && !value.isEmpty
-            let shown = focused && field != .kind && !selected ? value + "_" : value
+            let selected = focused && form[input: field].isSelected && !value.isEmpty
             let style = selected ? CellStyle.reverse : focused ? CellStyle(underline: true) : CellStyle.plain
             buffer.fill(x: valueX, y: row, count: min(valueWidth, 30), style: style)
-            var used = buffer.put(
-                shown.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX, y: row, style: style,
-                maxWidth: valueWidth)
+            var used =
+                focused && field != .kind && !selected
+                ? putEditing(
+                    form[input: field], &buffer, x: valueX, y: row, style: style,
+                    cursorStyle: CellStyle(reverse: true, underline: true), maxWidth: valueWidth,
+                    ellipsis: g.ellipsis)
+                : buffer.put(
+                    value.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX, y: row, style: style,
+                    maxWidth: valueWidth)
             if !unit.isEmpty, used < valueWidth {
                 // The unit stands right after the number ("200 kg") but is not part of the text:
                 // Backspace edits digits.
@@ -548,8 +592,7 @@ public enum Renderer {
         }
         row += 1
         buffer.put(
-            "Enter save  Tab next  ^U clear  ^F star  ^O history  Esc".clipped(
-                to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .dim)
+            KeyMap.hints(.form).clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .dim)
     }
 
     /// Block characters for a trend, lowest to highest; ASCII without a UTF-8 locale.
@@ -582,54 +625,35 @@ public enum Renderer {
         for (index, line) in view.lines.enumerated() {
             buffer.put(line.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + 1 + index)
         }
-        let footer =
-            "\(view.lines.isEmpty ? 0 : view.offset + 1)-\(shown) of \(view.total)  j/k PgDn/PgUp page  g/G first/last  Esc close"
+        let footer = "\(view.lines.isEmpty ? 0 : view.offset + 1)-\(shown) of \(view.total)  \(KeyMap.hints(.history))"
         buffer.put(footer.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + height - 2, style: .dim)
     }
 
-    static let helpLines: [(String, String)] = [
-        ("n", "log into today's workout (or start one), prefilled"),
-        ("N", "log a set into the selected workout (an old one too)"),
-        ("e / h", "edit the set / its exercise's history (^O in the form)"),
-        ("d", "delete the selected set or workout (asks first)"),
-        ("w", "start a new workout"),
-        ("a", "airplane mode on/off (changes stay queued)"),
-        ("f", "star / unstar the selected set's exercise"),
-        ("s / D", "sync now / debug pane: the newest 20 outbox operations"),
-        ("r / x", "retry / discard a rejected set"),
-        ("t / +", "rest timer: skip / add 30 s (spotter config rest)"),
-        ("u", "show weights in kg, lb, or as logged"),
-        ("PR / RR", "est. 1RM record (1-12 reps) / rep record, when performed"),
-        ("/", "filter the focused pane; Esc clears"),
-        ("j k ↑ ↓", "move;  g G  first / last"),
-        ("Tab", "switch between workouts and sets"),
-        ("In the form", "Tab/S-Tab move, ^U clears, Enter saves, Esc cancels"),
-        ("?", "this help;  q  quit"),
-        ("Account", "spotter login --server URL --token T (then restart)"),
-    ]
+    /// The help screen's lines, from the key map.
+    static var helpLines: [HelpLine] { KeyMap.helpLines }
 
     static func drawHelp(_ state: AppState, _ buffer: inout ScreenBuffer) {
         let g = state.glyphs
         // As wide as the longest line (key column, text, borders), within the screen.
-        let width = min((helpLines.map { DisplayWidth.of($0.1) }.max() ?? 40) + 19, state.columns - 4)
+        let width = min((helpLines.map { DisplayWidth.of($0.text) }.max() ?? 40) + 19, state.columns - 4)
         let height = helpLines.count + 4
         let x = (state.columns - width) / 2
         let y = max(1, (state.rows - height) / 2)
         for row in y..<(y + height) { buffer.fill(x: x, y: row, count: width) }
         drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: "Help", focused: true)
-        for (index, (key, text)) in helpLines.enumerated() {
-            let shownKey = g == .ascii ? key.replacingOccurrences(of: "↑ ↓", with: "up dn") : key
+        for (index, line) in helpLines.enumerated() {
+            let shownKey = g == .ascii ? line.key.replacingOccurrences(of: "↑ ↓", with: "up dn") : line.key
             buffer.put(shownKey.padded(to: 12), x: x + 2, y: y + 1 + index, style: .bold)
-            buffer.put(text.clipped(to: width - 17, ellipsis: g.ellipsis), x: x + 15, y: y + 1 + index)
+            buffer.put(line.text.clipped(to: width - 17, ellipsis: g.ellipsis), x: x + 15, y: y + 1 + index)
         }
-        buffer.put("Esc or ? closes", x: x + 2, y: y + height - 2, style: .dim)
+        buffer.put(KeyMap.hints(.help), x: x + 2, y: y + height - 2, style: .dim)
     }
 
     static func drawTooSmall(_ state: AppState, _ buffer: inout ScreenBuffer) {
         let lines = [
             "Terminal too small",
             "\(state.columns)x\(state.rows), needs at least \(AppState.minimumColumns)x\(AppState.minimumRows)",
-            "Enlarge the window, or press q to quit",
+            "Enlarge the window, or press \(KeyMap.hints(.tooSmall))",
         ]
         let top = max(0, state.rows / 2 - 1)
         for (index, line) in lines.enumerated() {

@@ -1,7 +1,7 @@
 /// A colour the UI asks for; the adapter maps it to a curses colour pair, or ignores it
 /// when colour is off (NO_COLOR, monochrome terminals).
 public enum CellColor: UInt8, Sendable, Equatable, CaseIterable {
-    case normal, red, green, yellow, blue, cyan, magenta, gray
+    case normal, red, green, yellow, cyan, magenta
 }
 
 /// How one cell is drawn. Small and trivially copyable, so a 200×60 frame stays cheap.
@@ -41,7 +41,6 @@ public struct Cell: Sendable, Equatable {
     public var width: UInt8
 
     public static let blank = Cell(character: " ", style: .plain, width: 1)
-    static let continuation = Cell(character: " ", style: .plain, width: 0)
 }
 
 /// The in-memory screen the views render into: a grid of cells, compared and asserted on in

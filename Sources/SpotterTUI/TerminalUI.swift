@@ -37,7 +37,9 @@ public func runTerminalUI(_ options: TerminalUIOptions) -> Int32 {
     let logDescriptor = options.logFile.flatMap(FileLogHandler.openDescriptor(path:))
     let logger: Logger =
         if let logDescriptor {
-            Logger(label: "spotter.tui") { label in FileLogHandler(label: label, descriptor: logDescriptor) }
+            Logger(label: "spotter.tui") { [clock = options.clock] label in
+                FileLogHandler(label: label, descriptor: logDescriptor, clock: clock)
+            }
         } else {
             Logger(label: "spotter.tui") { _ in SwiftLogNoOpLogHandler() }
         }
@@ -74,7 +76,7 @@ public func runTerminalUI(_ options: TerminalUIOptions) -> Int32 {
 
     let controller = AppController(
         store: options.store, sync: options.sync, clock: options.clock, columns: terminal.columns, rows: terminal.rows,
-        glyphs: terminal.unicode ? .unicode : .ascii, colorEnabled: terminal.colors, restSeconds: options.restSeconds,
+        glyphs: terminal.unicode ? .unicode : .ascii, restSeconds: options.restSeconds,
         logger: logger)
     controller.showAccount(options.accountLabel, strandedHint: options.strandedHint)
     let loop = InputLoop(
@@ -176,7 +178,7 @@ final class InputLoop {
                 dirty = true
                 if controller.shouldQuit { break }
             }
-            let now = Date()
+            let now = controller.clock.now()
             if controller.state.needsTicks, now.timeIntervalSince(lastTick) * 1000 >= Double(max(timeout, 100)) {
                 lastTick = now
                 controller.tick()

@@ -275,8 +275,8 @@ struct KeyHandlingTests {
             return
         }
         #expect(form.exercise.isEmpty && form.weight == "8")
-        #expect(AppState.parseWeight("225 lb", defaultUnit: .kg)! == (225, .lb))
-        #expect(AppState.parseWeight("102,5kg", defaultUnit: .lb)! == (102.5, .kg))
+        #expect(AppState.parseWeight("225 lb", defaultUnit: .kg)! == WeightAmount(weight: 225, unit: .lb))
+        #expect(AppState.parseWeight("102,5kg", defaultUnit: .lb)! == WeightAmount(weight: 102.5, unit: .kg))
         #expect(AppState.parseWeight("lots", defaultUnit: .kg) == nil)
     }
 }

@@ -134,7 +134,7 @@ struct LayoutTests {
         app.handle(.character("?"))
         let screen = app.screen
         let top = try #require(screen.row(containing: "Help"))
-        for (_, text) in Renderer.helpLines {
+        for text in Renderer.helpLines.map(\.text) {
             #expect(screen.contains(text), "'\(text)' whole at \(columns) columns")
         }
         #expect(!screen.line(top + 1).contains("…"))

@@ -1,0 +1,347 @@
+/// Where a key is read: the screen or overlay that has the keyboard. Some layer over others
+/// (the form's exercise field over its text editing over the form), see `AppState.keyContexts`.
+public enum KeyContext: Sendable, Equatable, Hashable, CaseIterable {
+    /// The two panes, no overlay.
+    case browse
+    /// Typing a `/` filter.
+    case filter
+    /// Typing a new workout's name.
+    case newWorkout
+    /// Any text being typed: the filter, the workout name, the form's text fields.
+    case textField
+    /// The set form, whichever field has focus.
+    case form
+    /// The form's exercise field: the arrows browse the type-ahead.
+    case exerciseField
+    /// The form's kind field: the arrows and initials choose a kind.
+    case kindField
+    /// An exercise's whole history.
+    case history
+    /// "Delete …?"
+    case confirmDelete
+    case help
+    /// The terminal is below 80x24: only the "too small" notice is on screen.
+    case tooSmall
+}
+
+/// What a key does, whatever key it is.
+public enum KeyAction: Sendable, Equatable, Hashable {
+    // The panes.
+    case quit, showHelp, logSet, logSetIntoSelected, editSet, showExerciseHistory, deleteSelected, startWorkout
+    case toggleAirplane, toggleStar, cycleDisplayUnit, skipRest, extendRest, toggleDebug, syncNow
+    case retryRejected, discardRejected, startFilter
+    case moveDown, moveUp, pageDown, pageUp, moveToFirst, moveToLast
+    case switchPane, focusWorkouts, focusSets, openWorkout, back
+    // Overlays.
+    case closeHelp
+    case closeHistory, historyNextPage, historyPreviousPage, historyFirstPage, historyLastPage
+    case confirmDelete, keepItem
+    /// Enter: save the form, create the workout, keep the filter.
+    case submit
+    /// Esc: close the form, cancel the workout, clear the filter.
+    case cancel
+    case nextField, previousField, nextSuggestion, previousSuggestion, formHistory, starSuggestion
+    case previousKind, nextKind
+    case edit(TextEdit)
+}
+
+/// A line of hints a binding shows up in.
+public enum HintBar: Sendable, Equatable, Hashable, CaseIterable {
+    /// The bottom bar over the panes, and its shorter form for narrow terminals.
+    case browse, browseNarrow
+    /// The bottom bar when the selected set was rejected.
+    case rejectedSet
+    /// The set form's last line.
+    case form
+    /// The bottom bar while typing a filter / a workout name / confirming a delete.
+    case filter, newWorkout, confirmDelete
+    /// The history view's footer, and the help screen's.
+    case history, help
+    /// The "terminal too small" notice.
+    case tooSmall
+}
+
+/// A binding's text on one hint bar: "n log set".
+public struct Hint: Sendable, Equatable {
+    public var bar: HintBar
+    public var text: String
+}
+
+/// How a binding is listed on the help screen.
+public enum HelpPlacement: Sendable, Equatable {
+    /// A line of its own: "n  log into today's workout …".
+    case line(key: String, text: String)
+    /// Joined to the line before with " / ", keys and texts alike: "r / x  retry / discard …".
+    case alternative(key: String, text: String)
+    /// Added to the line before after a ";": "?  this help;  q  quit".
+    case also(key: String, text: String)
+    /// Part of the line named `row`, texts joined with ", ": "In the form  Enter saves, …".
+    case fragment(row: String, text: String)
+    /// Listed by the line before it (the same move, another key: ↑ beside j k).
+    case sameLine
+}
+
+/// One key binding: the keys, where they work, what they do, and how hints and help say so.
+public struct KeyBinding: Sendable, Equatable {
+    public var keys: [Key]
+    public var context: KeyContext
+    public var action: KeyAction
+    public var hints: [Hint]
+    /// Nil: not on the help screen (overlay keys, which name themselves in their own hints).
+    public var help: HelpPlacement?
+
+    init(
+        _ keys: [Key], _ context: KeyContext, _ action: KeyAction, hints: [Hint] = [], help: HelpPlacement? = nil
+    ) {
+        self.keys = keys
+        self.context = context
+        self.action = action
+        self.hints = hints
+        self.help = help
+    }
+}
+
+/// A line of the help screen: the key column and its text.
+public struct HelpLine: Sendable, Equatable {
+    public var key: String
+    public var text: String
+}
+
+/// Every key binding of the UI, each once. The reducer dispatches through it; the hint bars
+/// and the help screen are drawn from it, so what the screen says is what the keys do.
+public enum KeyMap {
+    private static func c(_ character: Character) -> Key { .character(character) }
+
+    /// In the order the hint bars and the help screen list them.
+    public static let bindings: [KeyBinding] = [
+        // The panes.
+        KeyBinding(
+            [c("n")], .browse, .logSet,
+            hints: [Hint(bar: .browse, text: "n log set"), Hint(bar: .browseNarrow, text: "n log")],
+            help: .line(key: "n", text: "log into today's workout (or start one), prefilled")),
+        KeyBinding(
+            [c("N")], .browse, .logSetIntoSelected,
+            help: .line(key: "N", text: "log a set into the selected workout (an old one too)")),
+        KeyBinding(
+            [c("r")], .browse, .retryRejected, hints: [Hint(bar: .rejectedSet, text: "r retry")],
+            help: .line(key: "r", text: "retry")),
+        KeyBinding(
+            [c("x")], .browse, .discardRejected, hints: [Hint(bar: .rejectedSet, text: "x discard")],
+            help: .alternative(key: "x", text: "discard a rejected set")),
+        KeyBinding(
+            [c("e")], .browse, .editSet,
+            hints: [
+                Hint(bar: .browse, text: "e edit"), Hint(bar: .browseNarrow, text: "e edit"),
+                Hint(bar: .rejectedSet, text: "e edit"),
+            ],
+            help: .line(key: "e", text: "edit the set")),
+        // From the workouts pane (or with no set) h is "left", as in vi.
+        KeyBinding(
+            [c("h")], .browse, .showExerciseHistory,
+            help: .alternative(key: "h", text: "its exercise's history (^O in the form)")),
+        KeyBinding(
+            [c("d")], .browse, .deleteSelected,
+            hints: [
+                Hint(bar: .browse, text: "d delete"), Hint(bar: .browseNarrow, text: "d delete"),
+                Hint(bar: .rejectedSet, text: "d delete"),
+            ],
+            help: .line(key: "d", text: "delete the selected set or workout (asks first)")),
+        KeyBinding(
+            [c("w")], .browse, .startWorkout,
+            hints: [Hint(bar: .browse, text: "w workout"), Hint(bar: .browseNarrow, text: "w workout")],
+            help: .line(key: "w", text: "start a new workout")),
+        KeyBinding(
+            [c("a")], .browse, .toggleAirplane,
+            hints: [Hint(bar: .browse, text: "a airplane"), Hint(bar: .browseNarrow, text: "a airplane")],
+            help: .line(key: "a", text: "airplane mode on/off (changes stay queued)")),
+        KeyBinding(
+            [c("f")], .browse, .toggleStar, hints: [Hint(bar: .browse, text: "f star")],
+            help: .line(key: "f", text: "star / unstar the selected set's exercise")),
+        KeyBinding(
+            [c("D")], .browse, .toggleDebug,
+            hints: [Hint(bar: .browse, text: "D debug"), Hint(bar: .browseNarrow, text: "D debug")],
+            help: .line(key: "D", text: "debug pane: the newest 20 outbox operations")),
+        KeyBinding(
+            [c("s")], .browse, .syncNow,
+            hints: [Hint(bar: .browse, text: "s sync"), Hint(bar: .browseNarrow, text: "s sync")],
+            help: .alternative(key: "s", text: "sync now")),
+        KeyBinding([c("t")], .browse, .skipRest, help: .line(key: "t", text: "rest timer: skip")),
+        KeyBinding(
+            [c("+")], .browse, .extendRest, help: .alternative(key: "+", text: "add 30 s (spotter config rest)")),
+        KeyBinding(
+            [c("u")], .browse, .cycleDisplayUnit, help: .line(key: "u", text: "show weights in kg, lb, or as logged")),
+        KeyBinding(
+            [c("/")], .browse, .startFilter, hints: [Hint(bar: .browse, text: "/ filter")],
+            help: .line(key: "/", text: "filter the focused pane; Esc clears")),
+        // Esc also closes the debug pane, then clears the message.
+        KeyBinding([.escape], .browse, .back, help: .sameLine),
+        KeyBinding([c("j"), .down], .browse, .moveDown, help: .line(key: "j k ↑ ↓", text: "move")),
+        KeyBinding([c("k"), .up], .browse, .moveUp, help: .sameLine),
+        KeyBinding([c("g"), .home], .browse, .moveToFirst, help: .also(key: "g G", text: "first / last")),
+        KeyBinding([c("G"), .end], .browse, .moveToLast, help: .sameLine),
+        KeyBinding([.pageDown], .browse, .pageDown, help: .also(key: "PgDn PgUp", text: "a page")),
+        KeyBinding([.pageUp], .browse, .pageUp, help: .sameLine),
+        KeyBinding(
+            [.tab, .backTab], .browse, .switchPane, help: .line(key: "Tab", text: "switch between workouts and sets")),
+        KeyBinding([.left], .browse, .focusWorkouts, help: .sameLine),
+        KeyBinding([c("l"), .right], .browse, .focusSets, help: .sameLine),
+        KeyBinding([.enter], .browse, .openWorkout, help: .sameLine),
+        KeyBinding(
+            [c("?")], .browse, .showHelp,
+            hints: [Hint(bar: .browse, text: "? help"), Hint(bar: .browseNarrow, text: "? help")],
+            help: .line(key: "?", text: "this help")),
+        KeyBinding(
+            [c("q")], .browse, .quit,
+            hints: [Hint(bar: .browse, text: "q quit"), Hint(bar: .browseNarrow, text: "q quit")],
+            help: .also(key: "q", text: "quit")),
+
+        // The set form.
+        KeyBinding(
+            [.enter], .form, .submit, hints: [Hint(bar: .form, text: "Enter save")],
+            help: .fragment(row: "In the form", text: "Enter saves")),
+        KeyBinding(
+            [.tab, .down], .form, .nextField, hints: [Hint(bar: .form, text: "Tab next")],
+            help: .fragment(row: "In the form", text: "Tab/S-Tab move")),
+        KeyBinding([.backTab, .up], .form, .previousField),
+        // Editing, in every text field.
+        KeyBinding(
+            [.control("u")], .textField, .edit(.clear), hints: [Hint(bar: .form, text: "^U clear")],
+            help: .fragment(row: "In the form", text: "^U clears")),
+        KeyBinding([.backspace], .textField, .edit(.deleteBackward)),
+        KeyBinding([.delete], .textField, .edit(.deleteForward)),
+        KeyBinding([.left], .textField, .edit(.moveLeft)),
+        KeyBinding([.right], .textField, .edit(.moveRight)),
+        KeyBinding([.home], .textField, .edit(.moveToStart)),
+        KeyBinding([.end], .textField, .edit(.moveToEnd)),
+        KeyBinding([.control("f")], .form, .starSuggestion, hints: [Hint(bar: .form, text: "^F star")]),
+        KeyBinding([.control("o")], .form, .formHistory, hints: [Hint(bar: .form, text: "^O history")]),
+        KeyBinding(
+            [.escape], .form, .cancel, hints: [Hint(bar: .form, text: "Esc")],
+            help: .fragment(row: "In the form", text: "Esc cancels")),
+        KeyBinding([.down], .exerciseField, .nextSuggestion),
+        KeyBinding([.up], .exerciseField, .previousSuggestion),
+        KeyBinding([.left], .kindField, .previousKind),
+        KeyBinding([.right, c(" ")], .kindField, .nextKind),
+
+        // The filter and the new workout's name.
+        KeyBinding([.enter], .filter, .submit, hints: [Hint(bar: .filter, text: "Enter keep")]),
+        KeyBinding([.escape], .filter, .cancel, hints: [Hint(bar: .filter, text: "Esc clear")]),
+        KeyBinding(
+            [.enter], .newWorkout, .submit,
+            hints: [Hint(bar: .newWorkout, text: "Enter create (empty: named after the time of day)")]),
+        KeyBinding([.escape], .newWorkout, .cancel, hints: [Hint(bar: .newWorkout, text: "Esc cancel")]),
+
+        // Delete confirmation.
+        KeyBinding(
+            [c("y"), c("Y")], .confirmDelete, .confirmDelete, hints: [Hint(bar: .confirmDelete, text: "y yes")]),
+        KeyBinding(
+            [c("n"), c("N"), .escape, c("q")], .confirmDelete, .keepItem,
+            hints: [Hint(bar: .confirmDelete, text: "n no")]),
+
+        // The history view.
+        KeyBinding(
+            [.pageDown, c("j"), .down, c(" ")], .history, .historyNextPage,
+            hints: [Hint(bar: .history, text: "j/k PgDn/PgUp page")]),
+        KeyBinding([.pageUp, c("k"), .up], .history, .historyPreviousPage),
+        KeyBinding([.home, c("g")], .history, .historyFirstPage, hints: [Hint(bar: .history, text: "g/G first/last")]),
+        KeyBinding([.end, c("G")], .history, .historyLastPage),
+        KeyBinding(
+            [.escape, c("q"), c("h"), .enter], .history, .closeHistory, hints: [Hint(bar: .history, text: "Esc close")]),
+
+        // Help.
+        KeyBinding(
+            [.escape, c("?"), c("q"), .enter], .help, .closeHelp, hints: [Hint(bar: .help, text: "Esc or ? closes")]),
+
+        // Too small: nothing else is on screen, so no other key acts unseen.
+        KeyBinding([c("q")], .tooSmall, .quit, hints: [Hint(bar: .tooSmall, text: "q to quit")]),
+    ]
+
+    /// What `key` does in the first of `contexts` (innermost first) that binds it.
+    public static func action(for key: Key, in contexts: [KeyContext]) -> KeyAction? {
+        for context in contexts {
+            if let action = table[context]?[key] { return action }
+        }
+        return nil
+    }
+
+    /// The bindings by context and key, built once from `bindings`.
+    private static let table: [KeyContext: [Key: KeyAction]] = {
+        var table: [KeyContext: [Key: KeyAction]] = [:]
+        for binding in bindings {
+            for key in binding.keys where table[binding.context]?[key] == nil {
+                table[binding.context, default: [:]][key] = binding.action
+            }
+        }
+        return table
+    }()
+
+    /// The key that does `action` in `context`, as messages name it ("press a to turn it off"):
+    /// the first key of its binding.
+    public static func name(of action: KeyAction, in context: KeyContext = .browse) -> String {
+        guard let key = bindings.first(where: { $0.context == context && $0.action == action })?.keys.first else {
+            return "?"
+        }
+        return name(of: key)
+    }
+
+    /// How a key is written on screen: "n", "^U", "Enter".
+    public static func name(of key: Key) -> String {
+        switch key {
+        case .character(let character): String(character)
+        case .control(let letter): "^" + letter.uppercased()
+        case .enter: "Enter"
+        case .escape: "Esc"
+        case .tab: "Tab"
+        case .backTab: "S-Tab"
+        case .backspace: "Backspace"
+        case .delete: "Delete"
+        case .up: "↑"
+        case .down: "↓"
+        case .left: "←"
+        case .right: "→"
+        case .home: "Home"
+        case .end: "End"
+        case .pageUp: "PgUp"
+        case .pageDown: "PgDn"
+        case .focusIn: "focus-in"
+        case .focusOut: "focus-out"
+        }
+    }
+
+    /// The hints of one bar, in table order, two spaces apart: "Enter save  Tab next  …".
+    public static func hints(_ bar: HintBar) -> String {
+        bindings.flatMap { $0.hints.filter { $0.bar == bar }.map(\.text) }.joined(separator: "  ")
+    }
+
+    /// Lines of the help screen that are no key: the marks in the sets table, the account.
+    static let helpNotes: [HelpLine] = [
+        HelpLine(key: "PR / RR", text: "est. 1RM record (1-12 reps) / rep record, when performed"),
+        HelpLine(key: "Account", text: "spotter login --server URL --token T (then restart)"),
+    ]
+
+    /// The help screen: the bindings' lines in table order, then the notes.
+    public static let helpLines: [HelpLine] = {
+        var lines: [HelpLine] = []
+        for binding in bindings {
+            switch binding.help {
+            case .line(let key, let text):
+                lines.append(HelpLine(key: key, text: text))
+            case .alternative(let key, let text):
+                guard let last = lines.popLast() else { continue }
+                lines.append(HelpLine(key: "\(last.key) / \(key)", text: "\(last.text) / \(text)"))
+            case .also(let key, let text):
+                guard let last = lines.popLast() else { continue }
+                lines.append(HelpLine(key: last.key, text: "\(last.text);  \(key)  \(text)"))
+            case .fragment(let row, let text):
+                if let index = lines.firstIndex(where: { $0.key == row }) {
+                    lines[index].text += ", \(text)"
+                } else {
+                    lines.append(HelpLine(key: row, text: text))
+                }
+            case .sameLine, nil:
+                break
+            }
+        }
+        return lines + helpNotes
+    }()
+}
