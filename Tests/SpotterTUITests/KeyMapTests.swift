@@ -66,7 +66,7 @@ struct KeyMapTests {
     @Test("every key bound over the panes does something: it changes what is shown or asks for work")
     func everyBrowseKeyDoesSomething() throws {
         let fixture = try Fixture()
-        let older = try fixture.store.createWorkout(
+        let older = try fixture.store.workoutLog.createWorkout(
             name: "Older", startedAt: fixture.clock.now().addingTimeInterval(-86_400))
         try fixture.log("Row (Cable)", 50, 10, workout: older.id)
         for exercise in ["Squat (Barbell)", "Bench Press (Barbell)", "Deadlift (Barbell)"] {

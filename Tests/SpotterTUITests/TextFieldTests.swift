@@ -149,6 +149,6 @@ struct FormSelectionTests {
         #expect(form.weightInput.isSelected, "tabbing back selects the field")
         #expect(form.storedWeight == nil, "the typed weight is no longer the stored one")
         app.handle(.enter)
-        #expect(try fixture.store.sets(workoutID: nil).map(\.set.weight) == [150])
+        #expect(try fixture.store.queries.sets(workoutID: nil).map(\.set.weight) == [150])
     }
 }
