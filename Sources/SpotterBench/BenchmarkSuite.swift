@@ -209,26 +209,25 @@ public enum BenchmarkSuite {
         let token = UUID().uuidString
         let server = try await startServer(options, token: token)
         // "Another device" made these sets: written straight into the server's store.
-        let stamp = Timestamp.format(Date())
+        let stamp = Timestamp.truncated(Date())
         let perWorkout = 20
         for chunk in stride(from: 0, to: count, by: 5_000) {
             let upper = min(count, chunk + 5_000)
             try await server.store.write { tx in
-                var workoutID = ""
+                var workoutID = UUID()
                 for index in chunk..<upper {
                     if index % perWorkout == 0 {
-                        workoutID = UUID().uuidString.lowercased()
+                        workoutID = UUID()
                         try tx.saveWorkout(
-                            WorkoutDTO(
+                            WireWorkout(
                                 id: workoutID, name: "Workout \(index / perWorkout)", startedAt: stamp,
                                 updatedAt: stamp,
                                 serverVersion: try tx.nextChangeVersion(), deleted: false), owner: "bench")
                     }
                     try tx.saveSet(
-                        SetDTO(
-                            id: UUID().uuidString.lowercased(), workoutID: workoutID,
-                            exercise: lifts[index % lifts.count],
-                            position: index % perWorkout + 1, kind: "normal", weight: 100, unit: "kg", reps: 5,
+                        WireSet(
+                            id: UUID(), workoutID: workoutID, exercise: lifts[index % lifts.count],
+                            position: index % perWorkout + 1, kind: .normal, weight: 100, unit: .kg, reps: 5,
                             performedAt: stamp, updatedAt: stamp, serverVersion: try tx.nextChangeVersion(),
                             deleted: false),
                         owner: "bench")
@@ -254,9 +253,8 @@ public enum BenchmarkSuite {
         let count = options.quick ? 300 : 5_000
         let concurrency = 8
         let bodies: [(key: String, body: String)] = (0..<count).map { index in
-            let workout = WorkoutDTO(
-                id: UUID().uuidString.lowercased(), name: "W\(index)", startedAt: Timestamp.format(Date()))
-            let body = (try? WireJSON.value(workout).canonicalString) ?? "{}"
+            let body = WireWorkout(id: UUID(), name: "W\(index)", startedAt: Timestamp.truncated(Date())).json
+                .canonicalString
             return (UUID().uuidString.lowercased(), body)
         }
         func blast(_ method: HTTPMethod, _ path: String, withBodies: Bool) async throws -> (rate: Double, replays: Int)

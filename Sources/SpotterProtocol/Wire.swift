@@ -68,104 +68,18 @@ public struct Problem: WireCodable, Equatable, Error {
     }
 }
 
-/// A workout on the wire.
-public struct WorkoutDTO: Codable, Sendable, Equatable {
-    public var id: String
-    public var name: String
-    public var startedAt: String
-    public var endedAt: String?
-    public var notes: String?
-    public var updatedAt: String?
-    public var serverVersion: Int64?
-    public var deleted: Bool?
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, notes, deleted
-        case startedAt = "started_at"
-        case endedAt = "ended_at"
-        case updatedAt = "updated_at"
-        case serverVersion = "server_version"
-    }
-
-    public init(
-        id: String, name: String, startedAt: String, endedAt: String? = nil, notes: String? = nil,
-        updatedAt: String? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil
-    ) {
-        self.id = id
-        self.name = name
-        self.startedAt = startedAt
-        self.endedAt = endedAt
-        self.notes = notes
-        self.updatedAt = updatedAt
-        self.serverVersion = serverVersion
-        self.deleted = deleted
-    }
-}
-
-/// A set on the wire.
-public struct SetDTO: Codable, Sendable, Equatable {
-    public var id: String
-    public var workoutID: String
-    public var exercise: String
-    public var position: Int
-    public var kind: String
-    public var weight: Double
-    public var unit: String
-    public var reps: Int
-    public var rpe: Double?
-    public var distanceM: Double?
-    public var durationS: Double?
-    public var notes: String?
-    public var performedAt: String
-    public var updatedAt: String?
-    public var serverVersion: Int64?
-    public var deleted: Bool?
-
-    enum CodingKeys: String, CodingKey {
-        case id, exercise, position, kind, weight, unit, reps, rpe, notes, deleted
-        case workoutID = "workout_id"
-        case distanceM = "distance_m"
-        case durationS = "duration_s"
-        case performedAt = "performed_at"
-        case updatedAt = "updated_at"
-        case serverVersion = "server_version"
-    }
-
-    public init(
-        id: String, workoutID: String, exercise: String, position: Int, kind: String, weight: Double,
-        unit: String, reps: Int, rpe: Double? = nil, distanceM: Double? = nil, durationS: Double? = nil,
-        notes: String? = nil, performedAt: String, updatedAt: String? = nil, serverVersion: Int64? = nil,
-        deleted: Bool? = nil
-    ) {
-        self.id = id
-        self.workoutID = workoutID
-        self.exercise = exercise
-        self.position = position
-        self.kind = kind
-        self.weight = weight
-        self.unit = unit
-        self.reps = reps
-        self.rpe = rpe
-        self.distanceM = distanceM
-        self.durationS = durationS
-        self.notes = notes
-        self.performedAt = performedAt
-        self.updatedAt = updatedAt
-        self.serverVersion = serverVersion
-        self.deleted = deleted
-    }
-}
-
 /// One operation inside `POST /v1/batch`; it behaves exactly as its single route would.
-public struct BatchOp: Codable, Sendable, Equatable {
+public struct BatchOp: WireCodable, Equatable {
     public var idempotencyKey: String?
     public var method: String
     public var path: String
     public var body: JSONValue?
 
-    enum CodingKeys: String, CodingKey {
-        case method, path, body
-        case idempotencyKey = "idempotency_key"
+    public enum Field {
+        public static let idempotencyKey = "idempotency_key"
+        public static let method = "method"
+        public static let path = "path"
+        public static let body = "body"
     }
 
     public init(idempotencyKey: String?, method: String, path: String, body: JSONValue?) {
@@ -174,23 +88,53 @@ public struct BatchOp: Codable, Sendable, Equatable {
         self.path = path
         self.body = body
     }
+
+    public init(json: JSONValue) throws(WireError) {
+        let fields = try WireFields(json, "op")
+        self.init(
+            idempotencyKey: try fields.optionalString(Field.idempotencyKey), method: try fields.string(Field.method),
+            path: try fields.string(Field.path), body: fields.optionalValue(Field.body))
+    }
+
+    public var json: JSONValue {
+        .object([
+            Field.idempotencyKey: JSONValue(idempotencyKey), Field.method: .string(method), Field.path: .string(path),
+            Field.body: body ?? .null,
+        ])
+    }
 }
 
-public struct BatchRequest: Codable, Sendable, Equatable {
+/// `POST /v1/batch`: `{"ops": […]}`.
+public struct BatchRequest: WireCodable, Equatable {
     public var ops: [BatchOp]
     public init(ops: [BatchOp]) { self.ops = ops }
+
+    public init(json: JSONValue) throws(WireError) {
+        let fields = try WireFields(json, "batch")
+        guard case .array(let elements)? = fields.fields["ops"] else {
+            throw WireError(field: "ops", expected: "an array")
+        }
+        var ops: [BatchOp] = []
+        ops.reserveCapacity(elements.count)
+        for element in elements { ops.append(try BatchOp(json: element)) }
+        self.init(ops: ops)
+    }
+
+    public var json: JSONValue { .object(["ops": .array(ops.map(\.json))]) }
 }
 
 /// The result of one batched operation, in the order the ops were sent.
-public struct BatchResult: Codable, Sendable, Equatable {
+public struct BatchResult: WireCodable, Equatable {
     public var idempotencyKey: String?
     public var status: Int
     public var body: JSONValue?
     public var replayed: Bool
 
-    enum CodingKeys: String, CodingKey {
-        case status, body, replayed
-        case idempotencyKey = "idempotency_key"
+    public enum Field {
+        public static let idempotencyKey = "idempotency_key"
+        public static let status = "status"
+        public static let body = "body"
+        public static let replayed = "replayed"
     }
 
     public init(idempotencyKey: String?, status: Int, body: JSONValue?, replayed: Bool) {
@@ -199,62 +143,65 @@ public struct BatchResult: Codable, Sendable, Equatable {
         self.body = body
         self.replayed = replayed
     }
+
+    public init(json: JSONValue) throws(WireError) {
+        let fields = try WireFields(json, "result")
+        self.init(
+            idempotencyKey: try fields.optionalString(Field.idempotencyKey), status: try fields.int(Field.status),
+            body: fields.optionalValue(Field.body), replayed: try fields.optionalBool(Field.replayed) ?? false)
+    }
+
+    public var json: JSONValue {
+        .object([
+            Field.idempotencyKey: JSONValue(idempotencyKey), Field.status: .int(Int64(status)),
+            Field.body: body ?? .null, Field.replayed: .bool(replayed),
+        ])
+    }
 }
 
-public struct BatchResponse: Codable, Sendable, Equatable {
+/// The answer to `POST /v1/batch`: `{"results": […]}`.
+public struct BatchResponse: WireCodable, Equatable {
     public var results: [BatchResult]
     public init(results: [BatchResult]) { self.results = results }
-}
 
-/// One entry of the change feed: the entity's whole current row, tombstones included.
-public struct ChangeDTO: Codable, Sendable, Equatable {
-    public var entityType: String
-    public var workout: WorkoutDTO?
-    public var set: SetDTO?
-
-    enum CodingKeys: String, CodingKey {
-        case workout, set
-        case entityType = "entity_type"
+    public init(json: JSONValue) throws(WireError) {
+        let fields = try WireFields(json, "batch response")
+        guard case .array(let elements)? = fields.fields["results"] else {
+            throw WireError(field: "results", expected: "an array")
+        }
+        var results: [BatchResult] = []
+        results.reserveCapacity(elements.count)
+        for element in elements { results.append(try BatchResult(json: element)) }
+        self.init(results: results)
     }
 
-    public init(workout: WorkoutDTO) {
-        entityType = EntityType.workout.rawValue
-        self.workout = workout
-        set = nil
-    }
-
-    public init(set: SetDTO) {
-        entityType = EntityType.set.rawValue
-        workout = nil
-        self.set = set
-    }
-}
-
-/// A page of `GET /v1/changes`.
-public struct ChangesPage: Codable, Sendable, Equatable {
-    public var changes: [ChangeDTO]
-    public var cursor: String
-    public var hasMore: Bool
-
-    enum CodingKeys: String, CodingKey {
-        case changes, cursor
-        case hasMore = "has_more"
-    }
-
-    public init(changes: [ChangeDTO], cursor: String, hasMore: Bool) {
-        self.changes = changes
-        self.cursor = cursor
-        self.hasMore = hasMore
-    }
+    public var json: JSONValue { .object(["results": .array(results.map(\.json))]) }
 }
 
 /// `GET /v1/favorites`.
-public struct FavoritesDTO: Codable, Sendable, Equatable {
+public struct FavoritesDTO: WireCodable, Equatable {
     public var favorites: [String]
     public init(favorites: [String]) { self.favorites = favorites }
+
+    public init(json: JSONValue) throws(WireError) {
+        let fields = try WireFields(json, "favorites")
+        guard case .array(let names)? = fields.fields["favorites"] else {
+            throw WireError(field: "favorites", expected: "an array of names")
+        }
+        var favorites: [String] = []
+        for name in names {
+            guard let text = name.stringValue else {
+                throw WireError(field: "favorites", expected: "an array of names")
+            }
+            favorites.append(text)
+        }
+        self.init(favorites: favorites)
+    }
+
+    public var json: JSONValue { .object(["favorites": .array(favorites.map(JSONValue.string))]) }
 }
 
-/// JSON coders configured for the wire format (snake_case keys are explicit in the types).
+/// JSON coders configured for the wire format (the wire types write their own field names).
 public enum WireJSON {
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
@@ -269,52 +216,5 @@ public enum WireJSON {
     /// Encodes a wire value into a `JSONValue`, e.g. to embed it in a batch.
     public static func value(_ encodable: some Encodable) throws -> JSONValue {
         try decoder().decode(JSONValue.self, from: encoder().encode(encodable))
-    }
-}
-
-// MARK: - Reading batches without Codable (the sync hot path)
-
-extension BatchOp {
-    /// Reads one op of a batch; nil when it does not have the op's shape.
-    public init?(json: JSONValue) {
-        guard let fields = json.objectValue, let method = fields["method"]?.stringValue,
-            let path = fields["path"]?.stringValue
-        else { return nil }
-        let key = fields["idempotency_key"]
-        guard key == nil || key == .null || key?.stringValue != nil else { return nil }
-        let body = fields["body"]
-        self.init(idempotencyKey: key?.stringValue, method: method, path: path, body: body == .null ? nil : body)
-    }
-}
-
-extension BatchRequest {
-    /// Reads `{"ops":[…]}`; nil when the document does not have that shape.
-    public init?(json: JSONValue) {
-        guard case .array(let elements)? = json["ops"] else { return nil }
-        var ops: [BatchOp] = []
-        ops.reserveCapacity(elements.count)
-        for element in elements {
-            guard let op = BatchOp(json: element) else { return nil }
-            ops.append(op)
-        }
-        self.init(ops: ops)
-    }
-}
-
-extension BatchResponse {
-    /// Reads `{"results":[…]}`; nil when the document does not have that shape.
-    public init?(json: JSONValue) {
-        guard case .array(let elements)? = json["results"] else { return nil }
-        var results: [BatchResult] = []
-        results.reserveCapacity(elements.count)
-        for element in elements {
-            guard let status = element["status"]?.intValue else { return nil }
-            let body = element["body"]
-            results.append(
-                BatchResult(
-                    idempotencyKey: element["idempotency_key"]?.stringValue, status: status,
-                    body: body == .null ? nil : body, replayed: element["replayed"] == .bool(true)))
-        }
-        self.init(results: results)
     }
 }

@@ -30,6 +30,9 @@ struct WireFields {
         return value
     }
 
+    /// Any JSON value; nil when absent or null.
+    func optionalValue(_ key: String) -> JSONValue? { present(key) }
+
     func string(_ key: String) throws(WireError) -> String {
         guard let value = try optionalString(key) else { throw WireError(field: key, expected: "a string") }
         return value

@@ -10,8 +10,8 @@ import SpotterProtocol
 struct EntityHandlers {
     let transaction: any ServerTransaction
     let user: String
-    /// RFC 3339 time of this write, stamped as `updated_at`.
-    let now: String
+    /// The time of this write (to the millisecond), stamped as `updated_at`.
+    let now: Date
 
     func handle(_ route: APIRoute, fields: [String: JSONValue]) throws -> APIResponse {
         switch route {
@@ -31,9 +31,9 @@ struct EntityHandlers {
     // MARK: Workouts
 
     private func createWorkout(_ fields: [String: JSONValue]) throws -> APIResponse {
-        let incoming: WorkoutDTO
+        let incoming: WireWorkout
         do { incoming = try EntityRules.newWorkout(from: fields) } catch { return .problem(Problems.validation(error)) }
-        if let existing = try transaction.workout(id: incoming.id, owner: user) {
+        if let existing = try transaction.workout(id: incoming.id.wireString, owner: user) {
             // Second idempotency layer: the client id (this user's only; another user's id is
             // another entity). Same content → the existing entity.
             guard existing.deleted != true, EntityRules.clientContent(existing) == incoming else {
@@ -72,7 +72,7 @@ struct EntityHandlers {
     }
 
     /// The user's workout, unless it is absent or deleted (both 404; other users' ids are not looked at).
-    private func liveWorkout(_ id: String) throws -> WorkoutDTO? {
+    private func liveWorkout(_ id: String) throws -> WireWorkout? {
         guard let found = try transaction.workout(id: id, owner: user), found.deleted != true else { return nil }
         return found
     }
@@ -80,15 +80,15 @@ struct EntityHandlers {
     // MARK: Sets
 
     private func createSet(_ fields: [String: JSONValue]) throws -> APIResponse {
-        let incoming: SetDTO
+        let incoming: WireSet
         do { incoming = try EntityRules.newSet(from: fields) } catch { return .problem(Problems.validation(error)) }
-        if let existing = try transaction.set(id: incoming.id, owner: user) {
+        if let existing = try transaction.set(id: incoming.id.wireString, owner: user) {
             guard existing.deleted != true, EntityRules.clientContent(existing) == incoming else {
                 return .problem(Problems.conflict("a different set with this id already exists", field: "id"))
             }
             return .json(200, existing)
         }
-        guard try liveWorkout(incoming.workoutID) != nil else {
+        guard try liveWorkout(incoming.workoutID.wireString) != nil else {
             return .problem(Problems.validation(workoutMissing))
         }
         var set = incoming
@@ -100,7 +100,9 @@ struct EntityHandlers {
     private func updateSet(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
         guard var set = try liveSet(id) else { return .problem(Problems.notFound("no set \(id)")) }
         do { try EntityRules.patchSet(&set, with: fields) } catch { return .problem(Problems.validation(error)) }
-        guard try liveWorkout(set.workoutID) != nil else { return .problem(Problems.validation(workoutMissing)) }
+        guard try liveWorkout(set.workoutID.wireString) != nil else {
+            return .problem(Problems.validation(workoutMissing))
+        }
         stamp(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion())
         try transaction.saveSet(set, owner: user)
         return .json(200, set)
@@ -113,7 +115,7 @@ struct EntityHandlers {
         return .noContent
     }
 
-    private func liveSet(_ id: String) throws -> SetDTO? {
+    private func liveSet(_ id: String) throws -> WireSet? {
         guard let found = try transaction.set(id: id, owner: user), found.deleted != true else { return nil }
         return found
     }
@@ -142,7 +144,7 @@ struct EntityHandlers {
     // MARK: Stamps
 
     private func stamp(
-        _ updatedAt: inout String?, _ serverVersion: inout Int64?, _ deleted: inout Bool?, version: Int64
+        _ updatedAt: inout Date?, _ serverVersion: inout Int64?, _ deleted: inout Bool?, version: Int64
     ) {
         updatedAt = now
         serverVersion = version
@@ -150,7 +152,7 @@ struct EntityHandlers {
     }
 
     private func tombstone(
-        _ updatedAt: inout String?, _ serverVersion: inout Int64?, _ deleted: inout Bool?, version: Int64
+        _ updatedAt: inout Date?, _ serverVersion: inout Int64?, _ deleted: inout Bool?, version: Int64
     ) {
         updatedAt = now
         serverVersion = version

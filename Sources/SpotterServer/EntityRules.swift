@@ -22,10 +22,10 @@ struct FieldReader {
         return text
     }
 
-    func uuid(_ name: String) throws(ValidationError) -> String? {
+    func uuid(_ name: String) throws(ValidationError) -> UUID? {
         guard let text = try string(name) else { return nil }
         guard let id = UUID(uuidString: text) else { throw ValidationError(field: name, message: "must be a UUID") }
-        return id.wireString
+        return id
     }
 
     func int(_ name: String) throws(ValidationError) -> Int? {
@@ -44,13 +44,22 @@ struct FieldReader {
         return number
     }
 
-    /// An RFC 3339 timestamp, returned in the canonical form (UTC, milliseconds).
-    func timestamp(_ name: String) throws(ValidationError) -> String? {
+    /// An RFC 3339 timestamp, to the millisecond (the wire's precision).
+    func timestamp(_ name: String) throws(ValidationError) -> Date? {
         guard let text = try string(name) else { return nil }
         guard let date = Timestamp.parse(text) else {
             throw ValidationError(field: name, message: "must be an RFC 3339 timestamp")
         }
-        return Timestamp.format(date)
+        return Timestamp.truncated(date)
+    }
+
+    /// One of an enum's raw values; absent or null gives `fallback`.
+    func enumeration<Value: RawRepresentable & CaseIterable>(
+        _ name: String, fallback: Value, message: String
+    ) throws(ValidationError) -> Value where Value.RawValue == String {
+        guard let text = try string(name) else { return fallback }
+        guard let value = Value(rawValue: text) else { throw ValidationError(field: name, message: message) }
+        return value
     }
 
     /// A required field sent as null in a PATCH.
@@ -69,16 +78,18 @@ enum EntityRules {
 
     // MARK: Workouts
 
-    static func newWorkout(from fields: [String: JSONValue]) throws(ValidationError) -> WorkoutDTO {
+    static func newWorkout(from fields: [String: JSONValue]) throws(ValidationError) -> WireWorkout {
         let reader = FieldReader(fields: fields)
         try reader.require(workoutRequired)
-        var workout = WorkoutDTO(id: try reader.uuid("id")!, name: "", startedAt: "")
+        var workout = WireWorkout(
+            id: try reader.uuid("id")!, name: try reader.string("name")!, startedAt: try reader.timestamp("started_at")!
+        )
         try apply(reader, to: &workout)
         try canonicalise(&workout)
         return workout
     }
 
-    static func patchWorkout(_ workout: inout WorkoutDTO, with fields: [String: JSONValue]) throws(ValidationError) {
+    static func patchWorkout(_ workout: inout WireWorkout, with fields: [String: JSONValue]) throws(ValidationError) {
         let reader = FieldReader(fields: fields)
         try checkPatchID(reader, matches: workout.id)
         try reader.rejectNull(["name", "started_at"])
@@ -86,45 +97,45 @@ enum EntityRules {
         try canonicalise(&workout)
     }
 
-    private static func apply(_ reader: FieldReader, to workout: inout WorkoutDTO) throws(ValidationError) {
+    private static func apply(_ reader: FieldReader, to workout: inout WireWorkout) throws(ValidationError) {
         if reader.has("name") { workout.name = try reader.string("name")! }
         if reader.has("started_at") { workout.startedAt = try reader.timestamp("started_at")! }
         if reader.has("ended_at") { workout.endedAt = try reader.timestamp("ended_at") }
         if reader.has("notes") { workout.notes = try reader.string("notes") }
     }
 
-    private static func canonicalise(_ workout: inout WorkoutDTO) throws(ValidationError) {
+    private static func canonicalise(_ workout: inout WireWorkout) throws(ValidationError) {
         workout.name = workout.name.trimmingCharacters(in: .whitespacesAndNewlines)
         try Validation.workoutName(workout.name)
         try Validation.notes(workout.notes)
-        if let ended = workout.endedAt.flatMap(Timestamp.parse), let started = Timestamp.parse(workout.startedAt),
-            ended < started
-        {
+        if let ended = workout.endedAt, ended < workout.startedAt {
             throw ValidationError(field: "ended_at", message: "must not be before started_at")
         }
     }
 
     /// The fields a client owns; two workouts with equal client content are the same create.
-    static func clientContent(_ workout: WorkoutDTO) -> WorkoutDTO {
-        WorkoutDTO(
+    static func clientContent(_ workout: WireWorkout) -> WireWorkout {
+        WireWorkout(
             id: workout.id, name: workout.name, startedAt: workout.startedAt, endedAt: workout.endedAt,
             notes: workout.notes)
     }
 
     // MARK: Sets
 
-    static func newSet(from fields: [String: JSONValue]) throws(ValidationError) -> SetDTO {
+    static func newSet(from fields: [String: JSONValue]) throws(ValidationError) -> WireSet {
         let reader = FieldReader(fields: fields)
         try reader.require(setRequired)
-        var set = SetDTO(
-            id: try reader.uuid("id")!, workoutID: "", exercise: "", position: 0, kind: SetKind.normal.rawValue,
-            weight: 0, unit: WeightUnit.kg.rawValue, reps: 0, performedAt: "")
+        var set = WireSet(
+            id: try reader.uuid("id")!, workoutID: try reader.uuid("workout_id")!,
+            exercise: try reader.string("exercise")!,
+            position: try reader.int("position") ?? 0, kind: try kind(reader), weight: try reader.double("weight")!,
+            unit: try unit(reader), reps: try reader.int("reps")!, performedAt: try reader.timestamp("performed_at")!)
         try apply(reader, to: &set)
         try canonicalise(&set)
         return set
     }
 
-    static func patchSet(_ set: inout SetDTO, with fields: [String: JSONValue]) throws(ValidationError) {
+    static func patchSet(_ set: inout WireSet, with fields: [String: JSONValue]) throws(ValidationError) {
         let reader = FieldReader(fields: fields)
         try checkPatchID(reader, matches: set.id)
         try reader.rejectNull(["workout_id", "exercise", "weight", "reps", "performed_at"])
@@ -132,13 +143,13 @@ enum EntityRules {
         try canonicalise(&set)
     }
 
-    private static func apply(_ reader: FieldReader, to set: inout SetDTO) throws(ValidationError) {
+    private static func apply(_ reader: FieldReader, to set: inout WireSet) throws(ValidationError) {
         if reader.has("workout_id") { set.workoutID = try reader.uuid("workout_id")! }
         if reader.has("exercise") { set.exercise = try reader.string("exercise")! }
         if reader.has("position") { set.position = try reader.int("position") ?? 0 }
-        if reader.has("kind") { set.kind = try reader.string("kind") ?? SetKind.normal.rawValue }
+        if reader.has("kind") { set.kind = try kind(reader) }
         if reader.has("weight") { set.weight = try reader.double("weight")! }
-        if reader.has("unit") { set.unit = try reader.string("unit") ?? WeightUnit.kg.rawValue }
+        if reader.has("unit") { set.unit = try unit(reader) }
         if reader.has("reps") { set.reps = try reader.int("reps")! }
         if reader.has("rpe") { set.rpe = try reader.double("rpe") }
         if reader.has("distance_m") { set.distanceM = try reader.double("distance_m") }
@@ -147,18 +158,11 @@ enum EntityRules {
         if reader.has("performed_at") { set.performedAt = try reader.timestamp("performed_at")! }
     }
 
-    private static func canonicalise(_ set: inout SetDTO) throws(ValidationError) {
+    private static func canonicalise(_ set: inout WireSet) throws(ValidationError) {
         set.exercise = set.exercise.trimmingCharacters(in: .whitespacesAndNewlines)
         try Validation.exercise(set.exercise)
-        guard SetKind(rawValue: set.kind) != nil else {
-            throw ValidationError(
-                field: "kind", message: "must be one of \(SetKind.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        guard let unit = WeightUnit(rawValue: set.unit) else {
-            throw ValidationError(field: "unit", message: "must be kg or lb")
-        }
         set.weight = roundedWeight(set.weight)
-        try Validation.weight(set.weight, unit: unit)
+        try Validation.weight(set.weight, unit: set.unit)
         try Validation.reps(set.reps)
         try Validation.rpe(set.rpe)
         try Validation.nonNegative(set.distanceM, field: "distance_m")
@@ -167,13 +171,25 @@ enum EntityRules {
         try Validation.position(set.position)
     }
 
+    /// A set's kind; absent or null is a normal set.
+    private static func kind(_ reader: FieldReader) throws(ValidationError) -> SetKind {
+        try reader.enumeration(
+            "kind", fallback: .normal,
+            message: "must be one of \(SetKind.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+
+    /// A weight's unit; absent or null is kilograms.
+    private static func unit(_ reader: FieldReader) throws(ValidationError) -> WeightUnit {
+        try reader.enumeration("unit", fallback: .kg, message: "must be kg or lb")
+    }
+
     /// Weights are kept to 2 decimals; the answer carries the rounded value ("server rounding").
     static func roundedWeight(_ weight: Double) -> Double {
         (weight * 100).rounded() / 100
     }
 
-    static func clientContent(_ set: SetDTO) -> SetDTO {
-        SetDTO(
+    static func clientContent(_ set: WireSet) -> WireSet {
+        WireSet(
             id: set.id, workoutID: set.workoutID, exercise: set.exercise, position: set.position, kind: set.kind,
             weight: set.weight, unit: set.unit, reps: set.reps, rpe: set.rpe, distanceM: set.distanceM,
             durationS: set.durationS, notes: set.notes, performedAt: set.performedAt)
@@ -187,7 +203,7 @@ enum EntityRules {
         return name
     }
 
-    private static func checkPatchID(_ reader: FieldReader, matches id: String) throws(ValidationError) {
+    private static func checkPatchID(_ reader: FieldReader, matches id: UUID) throws(ValidationError) {
         guard reader.has("id") else { return }
         guard let sent = try reader.uuid("id"), sent == id else {
             throw ValidationError(field: "id", message: "must match the id in the path (ids cannot change)")

@@ -222,18 +222,18 @@ public struct SQLiteServerStore: ServerStore {
         }
     }
 
-    public func workouts(user: String, includeDeleted: Bool) async throws -> [WorkoutDTO] {
+    public func workouts(user: String, includeDeleted: Bool) async throws -> [WireWorkout] {
         try await dbWriter.read { db in
             try Row.fetchAll(
                 db,
                 sql:
                     "SELECT * FROM workouts WHERE owner = ? \(includeDeleted ? "" : "AND deleted = 0") ORDER BY started_at, id",
                 arguments: [user]
-            ).map(SQLiteServerTransaction.workout(from:))
+            ).map { try SQLiteServerTransaction.workout(from: $0) }
         }
     }
 
-    public func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [SetDTO] {
+    public func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [WireSet] {
         try await dbWriter.read { db in
             var sql = "SELECT * FROM sets WHERE owner = ?"
             var arguments: StatementArguments = [user]
@@ -243,7 +243,9 @@ public struct SQLiteServerStore: ServerStore {
             }
             if !includeDeleted { sql += " AND deleted = 0" }
             sql += " ORDER BY workout_id, position, performed_at, id"
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(SQLiteServerTransaction.set(from:))
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
+                try SQLiteServerTransaction.set(from: $0)
+            }
         }
     }
 
@@ -262,12 +264,12 @@ public struct SQLiteServerStore: ServerStore {
                 db,
                 sql: "SELECT * FROM workouts WHERE owner = ? AND server_version > ? ORDER BY server_version LIMIT ?",
                 arguments: [user, version, limit + 1]
-            ).map { ChangeDTO(workout: SQLiteServerTransaction.workout(from: $0)) }
+            ).map { WireChange.workout(try SQLiteServerTransaction.workout(from: $0)) }
             let sets = try Row.fetchAll(
                 db,
                 sql: "SELECT * FROM sets WHERE owner = ? AND server_version > ? ORDER BY server_version LIMIT ?",
                 arguments: [user, version, limit + 1]
-            ).map { ChangeDTO(set: SQLiteServerTransaction.set(from: $0)) }
+            ).map { WireChange.set(try SQLiteServerTransaction.set(from: $0)) }
             let merged = (workouts + sets).sorted { $0.serverVersion < $1.serverVersion }
             return ChangeSlice(changes: Array(merged.prefix(limit)), hasMore: merged.count > limit)
         }
@@ -282,8 +284,13 @@ public struct SQLiteServerStore: ServerStore {
     }
 }
 
-extension ChangeDTO {
-    var serverVersion: Int64 { workout?.serverVersion ?? set?.serverVersion ?? 0 }
+extension WireChange {
+    var serverVersion: Int64 {
+        switch self {
+        case .workout(let workout): workout.serverVersion ?? 0
+        case .set(let set): set.serverVersion ?? 0
+        }
+    }
 }
 
 /// One write transaction of `SQLiteServerStore`.
@@ -295,13 +302,13 @@ struct SQLiteServerTransaction: ServerTransaction {
         return try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM change_sequence WHERE id = 1")) ?? 0
     }
 
-    func workout(id: String, owner: String) throws -> WorkoutDTO? {
+    func workout(id: String, owner: String) throws -> WireWorkout? {
         try Row.fetchOne(
             db.cachedStatement(sql: "SELECT * FROM workouts WHERE owner = ? AND id = ?"), arguments: [owner, id]
-        ).map(Self.workout(from:))
+        ).map { try Self.workout(from: $0) }
     }
 
-    func saveWorkout(_ workout: WorkoutDTO, owner: String) throws {
+    func saveWorkout(_ workout: WireWorkout, owner: String) throws {
         try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO workouts
@@ -309,18 +316,19 @@ struct SQLiteServerTransaction: ServerTransaction {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
-            workout.id, owner, workout.name, workout.startedAt, workout.endedAt, workout.notes,
-            workout.updatedAt ?? "", workout.serverVersion ?? 0, workout.deleted ?? false,
+            workout.id.wireString, owner, workout.name, Timestamp.format(workout.startedAt),
+            workout.endedAt.map(Timestamp.format), workout.notes, workout.updatedAt.map(Timestamp.format) ?? "",
+            workout.serverVersion ?? 0, workout.deleted ?? false,
         ])
     }
 
-    func set(id: String, owner: String) throws -> SetDTO? {
+    func set(id: String, owner: String) throws -> WireSet? {
         try Row.fetchOne(
             db.cachedStatement(sql: "SELECT * FROM sets WHERE owner = ? AND id = ?"), arguments: [owner, id]
-        ).map(Self.set(from:))
+        ).map { try Self.set(from: $0) }
     }
 
-    func saveSet(_ set: SetDTO, owner: String) throws {
+    func saveSet(_ set: WireSet, owner: String) throws {
         try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO sets
@@ -329,18 +337,19 @@ struct SQLiteServerTransaction: ServerTransaction {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
-            set.id, owner, set.workoutID, set.exercise, set.position, set.kind, set.weight, set.unit,
-            set.reps, set.rpe, set.distanceM, set.durationS, set.notes, set.performedAt,
-            set.updatedAt ?? "", set.serverVersion ?? 0, set.deleted ?? false,
+            set.id.wireString, owner, set.workoutID.wireString, set.exercise, set.position, set.kind.rawValue,
+            set.weight, set.unit.rawValue, set.reps, set.rpe, set.distanceM, set.durationS, set.notes,
+            Timestamp.format(set.performedAt), set.updatedAt.map(Timestamp.format) ?? "", set.serverVersion ?? 0,
+            set.deleted ?? false,
         ])
     }
 
-    func liveSets(workoutID: String, owner: String) throws -> [SetDTO] {
+    func liveSets(workoutID: String, owner: String) throws -> [WireSet] {
         try Row.fetchAll(
             db.cachedStatement(
                 sql: "SELECT * FROM sets WHERE owner = ? AND workout_id = ? AND deleted = 0 ORDER BY position, id"),
             arguments: [owner, workoutID]
-        ).map(Self.set(from:))
+        ).map { try Self.set(from: $0) }
     }
 
     func addFavorite(_ exercise: String, owner: String) throws -> Bool {
@@ -411,19 +420,59 @@ struct SQLiteServerTransaction: ServerTransaction {
         guard db.changesCount == 1 else { throw IdempotencyClaimLost() }
     }
 
-    static func workout(from row: Row) -> WorkoutDTO {
-        WorkoutDTO(
-            id: row["id"], name: row["name"], startedAt: row["started_at"], endedAt: row["ended_at"],
-            notes: row["notes"], updatedAt: row["updated_at"], serverVersion: row["server_version"],
+    /// A stored workout as the wire model holds it; a row that does not read so (an id that is not
+    /// a UUID, a time that is not RFC 3339) is an error, never a made-up value.
+    static func workout(from row: Row) throws -> WireWorkout {
+        WireWorkout(
+            id: try StoredCell.uuid(row, "id"), name: row["name"], startedAt: try StoredCell.date(row, "started_at"),
+            endedAt: try StoredCell.optionalDate(row, "ended_at"), notes: row["notes"],
+            updatedAt: try StoredCell.optionalDate(row, "updated_at"), serverVersion: row["server_version"],
             deleted: row["deleted"])
     }
 
-    static func set(from row: Row) -> SetDTO {
-        SetDTO(
-            id: row["id"], workoutID: row["workout_id"], exercise: row["exercise"], position: row["position"],
-            kind: row["kind"], weight: row["weight"], unit: row["unit"], reps: row["reps"], rpe: row["rpe"],
+    static func set(from row: Row) throws -> WireSet {
+        WireSet(
+            id: try StoredCell.uuid(row, "id"), workoutID: try StoredCell.uuid(row, "workout_id"),
+            exercise: row["exercise"], position: row["position"], kind: try StoredCell.enumeration(row, "kind"),
+            weight: row["weight"], unit: try StoredCell.enumeration(row, "unit"), reps: row["reps"], rpe: row["rpe"],
             distanceM: row["distance_m"], durationS: row["duration_s"], notes: row["notes"],
-            performedAt: row["performed_at"], updatedAt: row["updated_at"], serverVersion: row["server_version"],
-            deleted: row["deleted"])
+            performedAt: try StoredCell.date(row, "performed_at"),
+            updatedAt: try StoredCell.optionalDate(row, "updated_at"),
+            serverVersion: row["server_version"], deleted: row["deleted"])
+    }
+}
+
+/// Typed reads of the server's stored text cells.
+enum StoredCell {
+    struct Unreadable: Error, CustomStringConvertible {
+        let column: String
+        let value: String
+        var description: String { "stored \(column) is unreadable: \(value)" }
+    }
+
+    static func uuid(_ row: Row, _ column: String) throws -> UUID {
+        let text: String = row[column] ?? ""
+        guard let id = UUID(uuidString: text) else { throw Unreadable(column: column, value: text) }
+        return id
+    }
+
+    static func date(_ row: Row, _ column: String) throws -> Date {
+        let text: String = row[column] ?? ""
+        guard let date = Timestamp.parse(text) else { throw Unreadable(column: column, value: text) }
+        return date
+    }
+
+    /// nil for NULL and for the empty text a row without a stamp holds.
+    static func optionalDate(_ row: Row, _ column: String) throws -> Date? {
+        guard let text = row[column] as String?, !text.isEmpty else { return nil }
+        guard let date = Timestamp.parse(text) else { throw Unreadable(column: column, value: text) }
+        return date
+    }
+
+    static func enumeration<Value: RawRepresentable>(_ row: Row, _ column: String) throws -> Value
+    where Value.RawValue == String {
+        let text: String = row[column] ?? ""
+        guard let value = Value(rawValue: text) else { throw Unreadable(column: column, value: text) }
+        return value
     }
 }

@@ -128,7 +128,7 @@ struct ServerRouter: Sendable {
         guard case .bytes(let data) = body, let value = JSONValue.parse(data) else {
             return .problem(Problems.malformed("the body is not valid JSON"))
         }
-        guard let request = BatchRequest(json: value) else {
+        guard let request = try? BatchRequest(json: value) else {
             return .problem(
                 Problems.malformed("the body must be {\"ops\":[{\"idempotency_key\",\"method\",\"path\",\"body\"}]}"))
         }

@@ -65,13 +65,13 @@ public protocol ServerTransaction {
     func nextChangeVersion() throws -> Int64
     /// The workout `owner` has under `id`, deleted or not. Entity ids are scoped per user
     /// (SPEC 5.2): another user's workout with the same id is a different entity, never seen here.
-    func workout(id: String, owner: String) throws -> WorkoutDTO?
-    func saveWorkout(_ workout: WorkoutDTO, owner: String) throws
+    func workout(id: String, owner: String) throws -> WireWorkout?
+    func saveWorkout(_ workout: WireWorkout, owner: String) throws
     /// The set `owner` has under `id`, deleted or not (per-user, like workouts).
-    func set(id: String, owner: String) throws -> SetDTO?
-    func saveSet(_ set: SetDTO, owner: String) throws
+    func set(id: String, owner: String) throws -> WireSet?
+    func saveSet(_ set: WireSet, owner: String) throws
     /// Sets of a workout that are not deleted.
-    func liveSets(workoutID: String, owner: String) throws -> [SetDTO]
+    func liveSets(workoutID: String, owner: String) throws -> [WireSet]
     /// Returns false when the exercise was already a favorite.
     func addFavorite(_ exercise: String, owner: String) throws -> Bool
     /// Returns false when the exercise was not a favorite.
@@ -91,10 +91,10 @@ public protocol ServerTransaction {
 
 /// One read of the change feed: the changes, oldest first, and whether more follow them.
 public struct ChangeSlice: Sendable, Equatable {
-    public var changes: [ChangeDTO]
+    public var changes: [WireChange]
     public var hasMore: Bool
 
-    public init(changes: [ChangeDTO], hasMore: Bool) {
+    public init(changes: [WireChange], hasMore: Bool) {
         self.changes = changes
         self.hasMore = hasMore
     }
@@ -128,9 +128,9 @@ public protocol ServerStore: Sendable {
     func idempotencyRecord(_ scope: IdempotencyScope) async throws -> IdempotencyRecord?
 
     /// Workouts of `user`, deleted ones included when asked.
-    func workouts(user: String, includeDeleted: Bool) async throws -> [WorkoutDTO]
+    func workouts(user: String, includeDeleted: Bool) async throws -> [WireWorkout]
     /// Sets of `user` (optionally of one workout), deleted ones included when asked.
-    func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [SetDTO]
+    func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [WireSet]
     func favorites(user: String) async throws -> [String]
     /// Changes of `user` stamped after `version`, oldest first, at most `limit` (+ whether more exist).
     func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice
@@ -143,11 +143,11 @@ public protocol ServerStore: Sendable {
 
 extension ServerStore {
     /// Every live set of `user`; what a test counts to prove "no duplicates on the server".
-    public func allSets(user: String) async throws -> [SetDTO] {
+    public func allSets(user: String) async throws -> [WireSet] {
         try await sets(user: user, workoutID: nil, includeDeleted: false)
     }
 
-    public func allWorkouts(user: String) async throws -> [WorkoutDTO] {
+    public func allWorkouts(user: String) async throws -> [WireWorkout] {
         try await workouts(user: user, includeDeleted: false)
     }
 }

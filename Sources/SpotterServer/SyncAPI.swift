@@ -141,7 +141,7 @@ struct SyncAPI: Sendable {
     /// savepoint of `transaction`, so a 5xx, a throw or a claim lost to a takeover undoes this
     /// write alone and stores nothing for it (SPEC 5.2).
     func apply(
-        _ mutation: Mutation, claiming step: ClaimStep, in transaction: any ServerTransaction, at stamp: String
+        _ mutation: Mutation, claiming step: ClaimStep, in transaction: any ServerTransaction, at stamp: Date
     ) -> WriteOutcome {
         var outcome = WriteOutcome.ran(.problem(Problems.internalError))
         do {
@@ -223,7 +223,7 @@ struct SyncAPI: Sendable {
             step = .held(token: token)
             if let hook = configuration.afterIdempotencyClaim { await hook(scope.method, scope.path) }
         }
-        let stamp = Timestamp.format(clock.now())
+        let stamp = Timestamp.truncated(clock.now())
         let claimStep = step
         let response: APIResponse
         do {
@@ -337,7 +337,7 @@ struct SyncAPI: Sendable {
         _ mutations: [Mutation], spent alreadySpent: Int, budget: Int
     ) async -> [APIResponse] {
         let now = clock.now()
-        let stamp = Timestamp.format(now)
+        let stamp = Timestamp.truncated(now)
         do {
             let outcomes: [WriteOutcome] = try await store.write { transaction in
                 var outcomes: [WriteOutcome] = []
@@ -401,7 +401,8 @@ struct SyncAPI: Sendable {
                 }
                 let page = try await store.changes(user: user, after: since, limit: limit)
                 let cursor = page.changes.last?.serverVersion ?? since
-                return .json(200, ChangesPage(changes: page.changes, cursor: String(cursor), hasMore: page.hasMore))
+                return .json(
+                    200, WireChangesPage(changes: page.changes, cursor: String(cursor), hasMore: page.hasMore))
             default:
                 return .problem(Problems.internalError)
             }
@@ -443,10 +444,10 @@ struct SyncAPI: Sendable {
 
 /// `GET /v1/workouts`.
 struct WorkoutList: Codable, Sendable {
-    var workouts: [WorkoutDTO]
+    var workouts: [WireWorkout]
 }
 
 /// `GET /v1/sets`.
 struct SetList: Codable, Sendable {
-    var sets: [SetDTO]
+    var sets: [WireSet]
 }

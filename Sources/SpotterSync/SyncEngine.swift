@@ -247,11 +247,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         var encoded: [String] = []
         var size = 12
         for op in claimed {
-            let batchOp = OperationRequest.batchOp(op)
-            let text = JSONValue.object([
-                "idempotency_key": JSONValue(batchOp.idempotencyKey), "method": .string(batchOp.method),
-                "path": .string(batchOp.path), "body": batchOp.body ?? .null,
-            ]).canonicalString
+            let text = OperationRequest.batchOp(op).json.canonicalString
             if !ops.isEmpty && size + text.utf8.count + 1 > configuration.maxBatchBytes { break }
             size += text.utf8.count + 1
             ops.append(op)
@@ -276,7 +272,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 case .success(let response):
                     let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: clock.now()) }
                     if response.status == 200,
-                        let decoded = JSONValue.parse(response.body).flatMap(BatchResponse.init(json:)),
+                        let decoded = JSONValue.parse(response.body).flatMap({ try? BatchResponse(json: $0) }),
                         decoded.results.count == sentOps.count
                     {
                         let rows = zip(sentOps, decoded.results).map { op, result in
@@ -493,7 +489,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             [self] result in
             queue.async { [self] in
                 if case .success(let response) = result, response.status == 200,
-                    let list = try? WireJSON.decoder().decode(FavoritesDTO.self, from: response.body)
+                    let list = JSONValue.parse(response.body).flatMap({ try? FavoritesDTO(json: $0) })
                 {
                     saving("the server's favorites") { try store.pull.replaceServerFavorites(list.favorites) }
                 }

@@ -126,22 +126,28 @@ struct BatchAndChangesTests {
                 .PATCH, Route.workouts + "/\(workouts[0])", json: .object(["notes": .string("felt strong")]),
                 key: UUID().uuidString)
 
-            var rebuiltWorkouts: [String: WorkoutDTO] = [:]
-            var rebuiltSets: [String: SetDTO] = [:]
+            var rebuiltWorkouts: [String: WireWorkout] = [:]
+            var rebuiltSets: [String: WireSet] = [:]
             var cursor = ""
             var lastVersion: Int64 = 0
             var pages = 0
             while pages < 100 {
                 pages += 1
                 let page = try await server.send(.GET, Route.changes + "?since=\(cursor)&limit=4").decode(
-                    ChangesPage.self)
+                    WireChangesPage.self)
                 #expect(page.changes.count <= 4)
                 for change in page.changes {
-                    let version = change.workout?.serverVersion ?? change.set?.serverVersion ?? 0
+                    let version: Int64
+                    switch change {
+                    case .workout(let workout):
+                        version = workout.serverVersion ?? 0
+                        rebuiltWorkouts[workout.id.wireString] = workout
+                    case .set(let set):
+                        version = set.serverVersion ?? 0
+                        rebuiltSets[set.id.wireString] = set
+                    }
                     #expect(version > lastVersion)  // strictly increasing across pages
                     lastVersion = version
-                    if let workout = change.workout { rebuiltWorkouts[workout.id] = workout }
-                    if let set = change.set { rebuiltSets[set.id] = set }
                 }
                 cursor = page.cursor
                 if !page.hasMore { break }
@@ -149,20 +155,20 @@ struct BatchAndChangesTests {
             #expect(pages > 3)
             let serverWorkouts = try await server.store.workouts(user: "alice", includeDeleted: true)
             let serverSets = try await server.store.sets(user: "alice", workoutID: nil, includeDeleted: true)
-            #expect(rebuiltWorkouts == Dictionary(uniqueKeysWithValues: serverWorkouts.map { ($0.id, $0) }))
-            #expect(rebuiltSets == Dictionary(uniqueKeysWithValues: serverSets.map { ($0.id, $0) }))
+            #expect(rebuiltWorkouts == Dictionary(uniqueKeysWithValues: serverWorkouts.map { ($0.id.wireString, $0) }))
+            #expect(rebuiltSets == Dictionary(uniqueKeysWithValues: serverSets.map { ($0.id.wireString, $0) }))
             #expect(rebuiltSets.values.filter { $0.deleted != true }.count == 7)  // 12 − 1 deleted − 4 of workout 2
             #expect(rebuiltSets[sets[0]]?.reps == 12)
 
             // Nothing new: same cursor back, no changes, no more.
-            let idle = try await server.send(.GET, Route.changes + "?since=\(cursor)").decode(ChangesPage.self)
+            let idle = try await server.send(.GET, Route.changes + "?since=\(cursor)").decode(WireChangesPage.self)
             #expect(idle.changes.isEmpty)
             #expect(idle.cursor == cursor)
             #expect(!idle.hasMore)
 
             // A later change appears after the cursor.
             _ = try await server.createSet(workoutID: workouts[0])
-            let next = try await server.send(.GET, Route.changes + "?since=\(cursor)").decode(ChangesPage.self)
+            let next = try await server.send(.GET, Route.changes + "?since=\(cursor)").decode(WireChangesPage.self)
             #expect(next.changes.count == 1)
             #expect(try await server.send(.GET, Route.changes + "?since=banana").status == 400)
         }

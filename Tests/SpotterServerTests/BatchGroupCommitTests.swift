@@ -37,7 +37,7 @@ struct BatchGroupCommitTests {
             let body = try WireJSON.value(BatchRequest(ops: ops)).canonicalString
             let first = try await server.send(.POST, Route.batch, body: body).decode(BatchResponse.self).results
             #expect(first.map(\.status) == [201, 201, 500, 201])
-            #expect(Set(try await server.store.allSets(user: "alice").map(\.id)) == Set(good))
+            #expect(Set(try await server.store.allSets(user: "alice").map(\.id.wireString)) == Set(good))
             #expect(
                 try await server.store.idempotencyRecord(
                     IdempotencyScope(user: "alice", method: "POST", path: Route.sets, key: "p")) == nil,
@@ -66,7 +66,7 @@ struct BatchGroupCommitTests {
             let results = try await server.send(.POST, Route.batch, body: body).decode(BatchResponse.self).results
             #expect(results.map(\.status) == [201, 422, 201])
             #expect(results.map(\.replayed) == [false, false, true])
-            #expect(try await server.store.allWorkouts(user: "alice").map(\.id) == [first])
+            #expect(try await server.store.allWorkouts(user: "alice").map(\.id.wireString) == [first])
         }
     }
 }
@@ -79,14 +79,14 @@ struct PoisonedTransaction: ServerTransaction {
     struct Poison: Error {}
 
     func nextChangeVersion() throws -> Int64 { try base.nextChangeVersion() }
-    func workout(id: String, owner: String) throws -> WorkoutDTO? { try base.workout(id: id, owner: owner) }
-    func saveWorkout(_ workout: WorkoutDTO, owner: String) throws { try base.saveWorkout(workout, owner: owner) }
-    func set(id: String, owner: String) throws -> SetDTO? { try base.set(id: id, owner: owner) }
-    func saveSet(_ set: SetDTO, owner: String) throws {
-        if set.id == poisonedSetID { throw Poison() }
+    func workout(id: String, owner: String) throws -> WireWorkout? { try base.workout(id: id, owner: owner) }
+    func saveWorkout(_ workout: WireWorkout, owner: String) throws { try base.saveWorkout(workout, owner: owner) }
+    func set(id: String, owner: String) throws -> WireSet? { try base.set(id: id, owner: owner) }
+    func saveSet(_ set: WireSet, owner: String) throws {
+        if set.id.wireString == poisonedSetID { throw Poison() }
         try base.saveSet(set, owner: owner)
     }
-    func liveSets(workoutID: String, owner: String) throws -> [SetDTO] {
+    func liveSets(workoutID: String, owner: String) throws -> [WireSet] {
         try base.liveSets(workoutID: workoutID, owner: owner)
     }
     func addFavorite(_ exercise: String, owner: String) throws -> Bool { try base.addFavorite(exercise, owner: owner) }

@@ -18,7 +18,7 @@ struct ChaosTests {
         await #expect(throws: (any Error).self) {
             _ = try await dropping.send(.POST, Route.workouts, json: body, key: key)
         }
-        #expect(try await dropping.store.allWorkouts(user: "alice").map(\.id) == [workoutID])
+        #expect(try await dropping.store.allWorkouts(user: "alice").map(\.id.wireString) == [workoutID])
 
         // Raw socket: not one byte of a response comes back.
         // Off the cooperative pool: a blocking recv() there could starve this very server.

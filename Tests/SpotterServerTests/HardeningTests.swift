@@ -177,7 +177,7 @@ struct HardeningTests {
             }
             #expect(results[0].body?["field"]?.stringValue == "method")
             #expect(results[3].body?["field"]?.stringValue == "path")
-            #expect(try await server.store.allWorkouts(user: "alice").map(\.id) == [workoutID])
+            #expect(try await server.store.allWorkouts(user: "alice").map(\.id.wireString) == [workoutID])
         }
     }
 

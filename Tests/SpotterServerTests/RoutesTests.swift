@@ -22,10 +22,10 @@ struct RoutesTests {
                 ]), key: UUID().uuidString)
             #expect(workout.status == 201)
             #expect(workout.contentType == "application/json")
-            let canonicalWorkout = try workout.decode(WorkoutDTO.self)
-            #expect(canonicalWorkout.id == workoutID.lowercased())
+            let canonicalWorkout = try workout.decode(WireWorkout.self)
+            #expect(canonicalWorkout.id.wireString == workoutID.lowercased())
             #expect(canonicalWorkout.name == "Push Day")
-            #expect(canonicalWorkout.startedAt == "2026-03-02T18:00:00.000Z")
+            #expect(Timestamp.format(canonicalWorkout.startedAt) == "2026-03-02T18:00:00.000Z")
             #expect(canonicalWorkout.serverVersion != nil)
             #expect(canonicalWorkout.updatedAt != nil)
             #expect(canonicalWorkout.deleted == false)
@@ -36,7 +36,7 @@ struct RoutesTests {
                     workoutID: workoutID.lowercased(), exercise: "  Squat (Barbell)  ", weight: 102.4567),
                 key: UUID().uuidString)
             #expect(set.status == 201)
-            let canonicalSet = try set.decode(SetDTO.self)
+            let canonicalSet = try set.decode(WireSet.self)
             #expect(canonicalSet.weight == 102.46)
             #expect(canonicalSet.exercise == "Squat (Barbell)")
             #expect(canonicalSet.serverVersion! > canonicalWorkout.serverVersion!)
@@ -200,7 +200,7 @@ struct RoutesTests {
             #expect(try await server.send(.DELETE, Route.workouts + "/\(workoutID)", token: bob).status == 404)
             #expect(try await server.send(.GET, Route.sets, token: bob).decode(SetList.self).sets.isEmpty)
             #expect(try await server.send(.GET, Route.workouts, token: bob).decode(WorkoutList.self).workouts.isEmpty)
-            #expect(try await server.send(.GET, Route.changes, token: bob).decode(ChangesPage.self).changes.isEmpty)
+            #expect(try await server.send(.GET, Route.changes, token: bob).decode(WireChangesPage.self).changes.isEmpty)
             #expect(try await server.store.allSets(user: "alice").first?.reps == 5)
         }
     }
@@ -215,7 +215,7 @@ struct RoutesTests {
                 .PATCH, Route.sets + "/\(setID)", json: .object(["weight": .double(102.505), "rpe": .double(8.5)]),
                 key: UUID().uuidString)
             #expect(patched.status == 200)
-            let set = try patched.decode(SetDTO.self)
+            let set = try patched.decode(WireSet.self)
             #expect(set.weight == 102.51 || set.weight == 102.5)  // binary rounding of .505
             #expect(set.rpe == 8.5)
             #expect(set.reps == 5)
@@ -230,12 +230,12 @@ struct RoutesTests {
             #expect(try otherID.decode(Problem.self).field == "id")
             let cleared = try await server.send(
                 .PATCH, Route.sets + "/\(setID)", json: .object(["rpe": .null]), key: UUID().uuidString)
-            #expect(try cleared.decode(SetDTO.self).rpe == nil)
+            #expect(try cleared.decode(WireSet.self).rpe == nil)
 
             let workout = try await server.send(
                 .PATCH, Route.workouts + "/\(workoutID)", json: .object(["name": .string("Pull Day")]),
                 key: UUID().uuidString)
-            #expect(try workout.decode(WorkoutDTO.self).name == "Pull Day")
+            #expect(try workout.decode(WireWorkout.self).name == "Pull Day")
         }
     }
 
@@ -271,10 +271,10 @@ struct RoutesTests {
             #expect(try await server.store.allSets(user: "alice").isEmpty)
             let listed = try await server.send(.GET, Route.sets + "?workout_id=\(workoutID)").decode(SetList.self)
             #expect(listed.sets.isEmpty)
-            let page = try await server.send(.GET, Route.changes).decode(ChangesPage.self)
-            let tombstonedSets = page.changes.compactMap(\.set).filter { $0.deleted == true }.map(\.id)
+            let page = try await server.send(.GET, Route.changes).decode(WireChangesPage.self)
+            let tombstonedSets = page.changes.compactMap(\.setRow).filter { $0.deleted == true }.map(\.id.wireString)
             #expect(Set(tombstonedSets) == Set(setIDs))
-            #expect(page.changes.compactMap(\.workout).first?.deleted == true)
+            #expect(page.changes.compactMap(\.workoutRow).first?.deleted == true)
         }
     }
 

@@ -246,11 +246,11 @@ struct WrappedStore: ServerStore {
         try await base.idempotencyRecord(scope)
     }
 
-    func workouts(user: String, includeDeleted: Bool) async throws -> [WorkoutDTO] {
+    func workouts(user: String, includeDeleted: Bool) async throws -> [WireWorkout] {
         try await base.workouts(user: user, includeDeleted: includeDeleted)
     }
 
-    func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [SetDTO] {
+    func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [WireSet] {
         try await base.sets(user: user, workoutID: workoutID, includeDeleted: includeDeleted)
     }
 
@@ -262,4 +262,18 @@ struct WrappedStore: ServerStore {
 
     func ping() async throws { try await base.ping() }
     func close() async throws { try await base.close() }
+}
+
+extension WireChange {
+    /// The set this change carries, if it is one.
+    var setRow: WireSet? {
+        if case .set(let set) = self { return set }
+        return nil
+    }
+
+    /// The workout this change carries, if it is one.
+    var workoutRow: WireWorkout? {
+        if case .workout(let workout) = self { return workout }
+        return nil
+    }
 }

@@ -178,12 +178,14 @@ struct ConvergencePropertyTests {
                         ($0.set.id.wireString, "\($0.set.reps) \($0.set.notes ?? "-") \($0.set.weight)")
                     })
                     == Dictionary(
-                        uniqueKeysWithValues: serverSets.map { ($0.id, "\($0.reps) \($0.notes ?? "-") \($0.weight)") }),
+                        uniqueKeysWithValues: serverSets.map {
+                            ($0.id.wireString, "\($0.reps) \($0.notes ?? "-") \($0.weight)")
+                        }),
                 "device \(index) shows the server's sets")
             let workouts = try device.store.queries.workoutSummaries(limit: 100)
             #expect(
                 Dictionary(uniqueKeysWithValues: workouts.map { ($0.workout.id.wireString, $0.workout.name) })
-                    == Dictionary(uniqueKeysWithValues: serverWorkouts.map { ($0.id, $0.name) }),
+                    == Dictionary(uniqueKeysWithValues: serverWorkouts.map { ($0.id.wireString, $0.name) }),
                 "device \(index) shows the server's workouts")
         }
     }

@@ -24,7 +24,7 @@ struct LiveServer {
         return LiveServer(server: try await BackgroundServer.start(configuration, logger: logger), directory: directory)
     }
 
-    func sets() async throws -> [SetDTO] {
+    func sets() async throws -> [WireSet] {
         try await server.store.allSets(user: "alice").filter { $0.deleted != true }
     }
 }
@@ -63,11 +63,11 @@ struct Device {
     }
 }
 
-func describe(_ sets: [SetDTO]) -> [String: String] {
+func describe(_ sets: [WireSet]) -> [String: String] {
     Dictionary(
         uniqueKeysWithValues: sets.map { set in
             (
-                set.id,
+                set.id.wireString,
                 "\(set.exercise)|\(Formatting.number(set.weight))|\(set.reps)|\(set.rpe.map(Formatting.number) ?? "-")"
             )
         })
@@ -98,7 +98,7 @@ struct RealServerSyncTests {
         #expect(await device.sync())
         let onServer = try await server.sets()
         #expect(onServer.count == 200)
-        #expect(Set(onServer.map(\.id)) == logged, "exactly the logged sets, no duplicate ids")
+        #expect(Set(onServer.map(\.id.wireString)) == logged, "exactly the logged sets, no duplicate ids")
         #expect(try device.store.queries.sets(workoutID: nil).allSatisfy { $0.syncState == .synced })
         await server.server.stop()
     }
@@ -123,7 +123,7 @@ struct RealServerSyncTests {
         #expect(await device.sync(120))
         let onServer = try await server.sets()
         #expect(onServer.count == 200)
-        #expect(Set(onServer.map(\.id)) == logged)
+        #expect(Set(onServer.map(\.id.wireString)) == logged)
         let metrics = try device.store.queries.syncMetrics().counters
         #expect((metrics["replays"] ?? 0) >= 1, "a dropped reply was replayed, not applied twice: \(metrics)")
         #expect((metrics["retried_connection"] ?? 0) >= 1)
@@ -209,7 +209,7 @@ struct RealServerSyncTests {
         let ops = try onlineStoreB.queries.outbox(limit: 50).filter { $0.entityID == doomed.set.id.wireString }
         #expect(ops.map(\.state).sorted { $0.rawValue < $1.rawValue } == [.blocked, .failedPermanent])
         #expect(try onlineStoreB.queries.set(id: fine.set.id)?.syncState == .synced, "B's other sets sync")
-        #expect(try await server.sets().map(\.id) == [fine.set.id.wireString])
+        #expect(try await server.sets().map(\.id) == [fine.set.id])
 
         let failed = try #require(ops.first { $0.state == .failedPermanent })
         try onlineStoreB.queue.discard(opID: failed.opID)
