@@ -12,11 +12,7 @@ struct AccountConfig: Equatable {
     var user: String
 
     static var path: String {
-        let env = ProcessInfo.processInfo.environment
-        let configHome =
-            env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".config")
-        return (configHome as NSString).appendingPathComponent("spotter/config.json")
+        (Paths.configDirectory as NSString).appendingPathComponent("config.json")
     }
 
     /// The stored account, nil when nobody is logged in.

@@ -22,12 +22,8 @@ struct GlobalOptions: ParsableArguments {
 
     var databasePath: String {
         if let db { return db }
-        let env = ProcessInfo.processInfo.environment
-        if let path = env["SPOTTER_DB"], !path.isEmpty { return path }
-        let dataHome =
-            env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
-        return (dataHome as NSString).appendingPathComponent("spotter/spotter.db")
+        if let path = ProcessInfo.processInfo.environment["SPOTTER_DB"], !path.isEmpty { return path }
+        return (Paths.dataDirectory as NSString).appendingPathComponent("spotter.db")
     }
 
     /// Where a setting came from (SPEC section 6: flag > environment > config file > embedded).

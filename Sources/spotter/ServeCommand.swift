@@ -127,11 +127,7 @@ struct Serve: AsyncParsableCommand {
 
     private func resolvedDatabasePath() throws -> String {
         if let databasePath { return databasePath }
-        let environment = ProcessInfo.processInfo.environment
-        let dataHome =
-            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
-        let directory = (dataHome as NSString).appendingPathComponent("spotter")
+        let directory = Paths.dataDirectory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         return (directory as NSString).appendingPathComponent("server.db")
     }
