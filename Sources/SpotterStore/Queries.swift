@@ -263,8 +263,17 @@ extension Preferences {
     }
 
     /// The persisted airplane switch: while on, the engine makes no network I/O.
+    /// The airplane switch. A value that is neither on nor off is an error, which every caller
+    /// takes as "on": nothing is sent on a guess.
     public var isAirplaneOn: Bool {
-        get throws { try meta(MetaKey.airplane) == "1" }
+        get throws {
+            switch try meta(MetaKey.airplane) {
+            case nil, "0": return false
+            case "1": return true
+            case let other?:
+                throw UnreadableRow(table: "meta", id: MetaKey.airplane, reason: "holds '\(other)', not 0 or 1")
+            }
+        }
     }
 
     public func setAirplane(_ on: Bool) throws {

@@ -48,7 +48,8 @@ public final class AppController {
         dayMonthYearFormatter = formatter("d MMM yyyy")
         longFormatter = formatter("EEE d MMM")
         longYearFormatter = formatter("EEE d MMM yyyy")
-        state.airplane = (try? store.preferences.isAirplaneOn) ?? false
+        // Shown as the engine treats it: a switch that cannot be read is on.
+        state.airplane = (try? store.preferences.isAirplaneOn) ?? true
         state.restBell = (try? store.preferences.restBell) ?? true
         state.displayUnit = try? store.preferences.displayUnit
         reloadAll()

@@ -17,7 +17,7 @@ struct Status: AsyncParsableCommand {
         let counts = try store.queries.queueCounts()
         let stranded = try store.accounts.strandedQueues()
         let strandedCount = stranded.reduce(0) { $0 + $1.operations }
-        let airplane = try store.preferences.isAirplaneOn
+        let airplane = AirplaneSwitch.read(store)
         let lastSync = try store.preferences.meta(MetaKey.lastSyncAt)
         let metrics = try store.queries.syncMetrics()
         let server = store.owner.server ?? "embedded"
@@ -92,7 +92,7 @@ struct Airplane: AsyncParsableCommand {
         switch mode {
         case .on: on = true
         case .off: on = false
-        case .toggle: on = !(try store.preferences.isAirplaneOn)
+        case .toggle: on = !AirplaneSwitch.read(store)
         }
         try store.preferences.setAirplane(on)
         print("airplane \(on ? "on" : "off")")
@@ -136,12 +136,30 @@ struct Discard: AsyncParsableCommand {
     }
 }
 
+/// The airplane switch as a command acts on it.
+enum AirplaneSwitch {
+    /// A switch that cannot be read counts as on (nothing is sent on a guess), and the command
+    /// says so once, with how to set it again.
+    static func read(_ store: SpotterStore) -> Bool {
+        do {
+            return try store.preferences.isAirplaneOn
+        } catch {
+            FileHandle.standardError.write(
+                Data(
+                    "spotter: \(StoreError.oneLine(error)); counted as on until `spotter airplane on|off` sets it\n"
+                        .utf8))
+            return true
+        }
+    }
+}
+
 /// The one bounded sync attempt a write command makes after enqueueing (SPEC section 6):
 /// only with a remote server (without one, writes only enqueue and `spotter sync` does the rest),
 /// at most 2 seconds, and never a failure — the operation is safe in the outbox either way.
 enum EagerSync {
     static func attempt(global: GlobalOptions, store: SpotterStore) async throws {
-        guard store.owner.server != nil, (try? store.preferences.isAirplaneOn) != true else { return }
+        // A switch that cannot be read counts as on: nothing leaves on a guess.
+        guard store.owner.server != nil, (try? store.preferences.isAirplaneOn) == false else { return }
         var configuration = SyncConfiguration()
         configuration.requestTimeout = 2
         guard
@@ -166,7 +184,7 @@ struct Sync: AsyncParsableCommand {
     func run() async throws {
         guard timeout > 0 else { throw CLIError("--timeout must be more than 0", code: 2) }
         var store = try global.openStore()
-        let airplane = try store.preferences.isAirplaneOn
+        let airplane = AirplaneSwitch.read(store)
         if !airplane {
             let session = try await SyncSession.start(
                 global: global, store: store, logger: commandLogger("spotter.sync"))

@@ -112,4 +112,24 @@ struct CorruptRowTests {
         let synced = (shown["sets"] as? [[String: Any]] ?? []).filter { $0["sync_state"] as? String == "synced" }
         #expect(Set(synced.compactMap { $0["id"] as? String }) == Set(fine))
     }
+
+    /// The airplane switch damaged by hand ('maybe' is neither on nor off): nothing may leave on a
+    /// guess. sync sends nothing and says the operations remain; switching airplane mode off
+    /// repairs it and the same sync sends them.
+    @Test func aDamagedAirplaneSwitchCountsAsOnAndNothingIsSent() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5"], db: db)
+        try corrupt(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('airplane', 'maybe')")
+
+        let blocked = try await SpotterBinary.run(["sync", "--timeout", "2"], db: db)
+        #expect(blocked.status == 3, "operations remain: \(blocked.stderr)")
+        let outbox = try SpotterBinary.json(try await SpotterBinary.run(["outbox", "--json"], db: db).stdout)
+        let ops = outbox["operations"] as? [[String: Any]] ?? []
+        #expect(ops.count == 2)
+        #expect(ops.allSatisfy { $0["attempt_count"] as? Int == 0 }, "no request left: \(ops)")
+
+        try await SpotterBinary.run(["airplane", "off"], db: db)
+        let synced = try await SpotterBinary.run(["sync", "--timeout", "30"], db: db)
+        #expect(synced.status == 0, "\(synced.stderr)")
+    }
 }
