@@ -164,15 +164,15 @@ extension WorkoutLog {
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(set)
         }
-        var pending: [(String, [ImportedSet])] = []
+        var pending: [ImportGroup] = []
         var pendingCount = 0
         func flush() throws {
             guard !pending.isEmpty else { return }
             let now = self.now
             let batch = pending
             try writer.write { db in
-                for (key, rows) in batch {
-                    try store.importWorkout(key: key, rows: rows, db: db, now: now, result: &result)
+                for group in batch {
+                    try store.importWorkout(key: group.key, rows: group.rows, db: db, now: now, result: &result)
                 }
             }
             pending.removeAll()
@@ -188,7 +188,7 @@ extension WorkoutLog {
                         ? lhs.element.setOrder! < rhs.element.setOrder! : lhs.offset < rhs.offset
                 }.map(\.element)
             }
-            pending.append((key, rows))
+            pending.append(ImportGroup(key: key, rows: rows))
             pendingCount += rows.count
             if pendingCount >= chunkSize { try flush() }
         }
@@ -218,4 +218,10 @@ extension Queries {
             }
         }
     }
+}
+
+/// The rows of one imported workout (its start and name are the key), written together.
+private struct ImportGroup {
+    let key: String
+    let rows: [ImportedSet]
 }

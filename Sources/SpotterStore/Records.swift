@@ -30,7 +30,7 @@ extension SpotterStore {
                     ORDER BY performed_at, workout_id, position
                     """), arguments: [exercise])
         var tracker = RecordTracker()
-        var changes: [(String, Int)] = []
+        var changes: [RecordChange] = []
         while let row = try rows.next() {
             // A row that cannot be read takes no part in records (its read elsewhere reports it).
             let cells = RowCells(row, table: "sets")
@@ -41,10 +41,10 @@ extension SpotterStore {
             let record = tracker.add(weightKg: weight * unit.kilograms, reps: reps, kind: kind)
             let stored = (try? cells.value("is_pr") as Int?) ?? 0
             let value = record?.rawValue ?? 0
-            if stored != value { changes.append((id, value)) }
+            if stored != value { changes.append(RecordChange(setID: id, isPR: value)) }
         }
         let update = try db.cachedStatement(sql: "UPDATE sets SET is_pr = ? WHERE id = ?")
-        for (id, value) in changes { try update.execute(arguments: [value, id]) }
+        for change in changes { try update.execute(arguments: [change.isPR, change.setID]) }
     }
 
     /// The record a new set sets when it comes after every other set of its exercise (the
@@ -123,4 +123,10 @@ extension SpotterStore {
     /// A set's weight in kilograms, in SQL (the `weight` and `unit` columns of `sets`).
     static let weightInKilogramsSQL =
         "weight * CASE unit WHEN \(WeightUnit.lb.sql) THEN \(WeightUnit.lb.kilograms) ELSE 1 END"
+}
+
+/// A set whose stored record mark (`is_pr`, a RecordKind raw value or 0) is out of date.
+private struct RecordChange {
+    let setID: String
+    let isPR: Int
 }
