@@ -17,7 +17,7 @@ struct WorkoutCommand: AsyncParsableCommand {
         @Argument(help: "The new name.") var name: String
 
         func run() async throws {
-            try await WorkoutCommand.edit(workoutID, WorkoutChanges(name: name), global: global)
+            try await WorkoutCommand.edit(workoutID, global: global) { _ in WorkoutChanges(name: name) }
         }
     }
 
@@ -29,7 +29,7 @@ struct WorkoutCommand: AsyncParsableCommand {
         @Argument(help: "The notes.") var text: String
 
         func run() async throws {
-            try await WorkoutCommand.edit(workoutID, WorkoutChanges(notes: text), global: global)
+            try await WorkoutCommand.edit(workoutID, global: global) { _ in WorkoutChanges(notes: text) }
         }
     }
 
@@ -40,14 +40,19 @@ struct WorkoutCommand: AsyncParsableCommand {
         @Argument(help: "The workout's id.") var workoutID: String
 
         func run() async throws {
-            try await WorkoutCommand.edit(workoutID, WorkoutChanges(endedAt: Date()), global: global)
+            // "Now" on the store's clock, as every other time the store writes.
+            try await WorkoutCommand.edit(workoutID, global: global) { store in
+                WorkoutChanges(endedAt: store.clock.now())
+            }
         }
     }
 
-    static func edit(_ workoutID: String, _ changes: WorkoutChanges, global: GlobalOptions) async throws {
+    static func edit(
+        _ workoutID: String, global: GlobalOptions, changes: (SpotterStore) -> WorkoutChanges
+    ) async throws {
         let id = try parseID(workoutID, what: "WORKOUT_ID")
         let store = try global.openStore()
-        try store.workoutLog.editWorkout(id: id, changes: changes)
+        try store.workoutLog.editWorkout(id: id, changes: changes(store))
         try await EagerSync.attempt(global: global, store: store)
     }
 }
