@@ -396,7 +396,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         do {
             for notice in try store.queue.complete(results) { events.post(.notice(notice.message)) }
         } catch {
-            logger.error("could not record results: \(error)")
+            surface("sync answers not recorded (they will be asked again): \(StoreError.oneLine(error))")
         }
         postCounts()
     }
@@ -458,7 +458,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     metricDeltas[.pulled, default: 0] += changed
                     if changed > 0 { events.post(.pulled(count: changed)) }
                 } catch {
-                    logger.error("merge of pulled changes failed: \(error)")
+                    surface(
+                        "changes from the server not saved (the next sync reads them again): \(StoreError.oneLine(error))"
+                    )
                     flushSucceeded = false
                     finishFlush()
                     return
@@ -568,7 +570,13 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     /// A write whose loss the user would notice is never swallowed: it is logged.
     private func saving(_ what: String, _ write: () throws -> Void) {
-        do { try write() } catch { logger.error("could not save \(what): \(error)") }
+        do { try write() } catch { surface("could not save \(what): \(StoreError.oneLine(error))") }
+    }
+
+    /// A failed write the user would notice: logged, and told to the UI as a notice.
+    private func surface(_ message: String) {
+        logger.error("\(message)")
+        events.post(.notice(message))
     }
 
     private func postCounts() {

@@ -142,6 +142,24 @@ struct EngineTests {
         #expect(try rig.store.queries.queueCounts().pending == 3, "the operations wait, untouched")
     }
 
+    /// A write the user would notice that fails (here: the last sync time, refused by the disk)
+    /// is not swallowed: the UI is told, and the operations themselves are unaffected.
+    @Test func aFailedWriteOfTheEngineIsToldToTheUI() async throws {
+        let rig = try EngineRig()
+        try rig.store.log(count: 1)
+        try await rig.store.writer.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER refuse_sync_time BEFORE INSERT ON meta WHEN NEW.key = 'last_sync_at'
+                    BEGIN SELECT RAISE(ABORT, 'disk says no'); END
+                    """)
+        }
+        await rig.engine.syncOnce()
+        let notices = rig.engine.events.drain().compactMap { if case .notice(let text) = $0 { text } else { nil } }
+        #expect(notices.contains { $0.contains("last sync time") && $0.contains("disk says no") }, "\(notices)")
+        #expect(try rig.store.queries.queueCounts().pending == 0, "the sets were sent all the same")
+    }
+
     /// An edit the server refused stays "failed" so the user sees it; once the user deletes the set
     /// and the server acknowledges the delete, that failure is moot and no longer counts.
     @Test func anAcknowledgedDeleteSettlesARefusedEditOfTheSameSet() async throws {
