@@ -2,13 +2,13 @@ import Foundation
 
 /// RFC 3339 UTC timestamps with millisecond precision, the wire, storage and export format.
 ///
-/// Formatting and parsing the one shape Spotter writes (`2026-11-22T07:31:07.123Z`) is done by
-/// hand: it runs for every set that is logged, pulled or shown, where Foundation's general
-/// ISO 8601 machinery was the largest cost. Anything else that is valid RFC 3339 (offsets,
-/// no fraction) still goes through Foundation.
+/// Formatting and parsing are done by hand: they run for every set that is logged, pulled or
+/// shown, where Foundation's general ISO 8601 machinery was the largest cost. Parsing takes RFC
+/// 3339's `date-time` strictly (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, real calendar values,
+/// no leap second) and only instants whose UTC year has four digits, so whatever is accepted
+/// is written back in the canonical shape and reads back as the same instant.
 public enum Timestamp {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
-    private static let withoutFraction = Date.ISO8601FormatStyle(timeZone: .gmt)
 
     public static func format(_ date: Date) -> String {
         let total = millis(date)
@@ -46,10 +46,75 @@ public enum Timestamp {
     }
 
     public static func parse(_ text: String) -> Date? {
-        let bytes = Array(text.utf8.prefix(25))
-        if hasCanonicalShape(bytes) { return parseCanonical(bytes) }  // no lenient second opinion
-        if let date = try? withFraction.parse(text) { return date }
-        return try? withoutFraction.parse(text)
+        let bytes = Array(text.utf8.prefix(48))
+        guard bytes.count < 48 else { return nil }
+        if hasCanonicalShape(bytes) { return parseCanonical(bytes) }
+        return parseWithOffset(bytes)
+    }
+
+    /// Every other RFC 3339 `date-time`: any number of fraction digits (rounded to the
+    /// millisecond), `Z` or a `±HH:MM` offset.
+    static func parseWithOffset(_ bytes: [UInt8]) -> Date? {
+        func digits(_ from: Int, _ count: Int) -> Int64? {
+            guard from + count <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for index in from..<from + count {
+                let digit = bytes[index] &- 48
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            return value
+        }
+        func byte(_ index: Int) -> UInt8? { index < bytes.count ? bytes[index] : nil }
+        guard let year = digits(0, 4), byte(4) == UInt8(ascii: "-"), let month = digits(5, 2),
+            byte(7) == UInt8(ascii: "-"), let day = digits(8, 2),
+            byte(10) == UInt8(ascii: "T") || byte(10) == UInt8(ascii: "t"), let hour = digits(11, 2),
+            byte(13) == UInt8(ascii: ":"), let minute = digits(14, 2), byte(16) == UInt8(ascii: ":"),
+            let second = digits(17, 2), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
+            second < 60
+        else { return nil }
+        var index = 19
+        var fractionMillis: Int64 = 0
+        if byte(index) == UInt8(ascii: ".") {
+            index += 1
+            var fraction: Double = 0
+            var scale: Double = 0.1
+            let start = index
+            while let next = byte(index), next &- 48 < 10 {
+                fraction += Double(next - 48) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+            fractionMillis = Int64((fraction * 1000).rounded())
+        }
+        var offsetMinutes: Int64 = 0
+        switch byte(index) {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            index += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            guard let offsetHours = digits(index + 1, 2), byte(index + 3) == UInt8(ascii: ":"),
+                let offsetMinute = digits(index + 4, 2), offsetHours < 24, offsetMinute < 60
+            else { return nil }
+            let sign: Int64 = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+            offsetMinutes = sign * (offsetHours * 60 + offsetMinute)
+            index += 6
+        default:
+            return nil
+        }
+        guard index == bytes.count else { return nil }
+        let days = daysSinceEpoch(year: year, month: month, day: day)
+        guard civil(daysSinceEpoch: days) == (year, month, day) else { return nil }  // 31 Feb and the like
+        let local = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + fractionMillis
+        let total = local - offsetMinutes * 60_000
+        return inWrittenRange(total) ? fromMillis(total) : nil
+    }
+
+    /// Whether an instant's UTC year has four digits (what the canonical shape can write).
+    static func inWrittenRange(_ millis: Int64) -> Bool {
+        var days = millis / 86_400_000
+        if millis % 86_400_000 < 0 { days -= 1 }
+        return (0...9999).contains(civil(daysSinceEpoch: days).0)
     }
 
     static func hasCanonicalShape(_ bytes: [UInt8]) -> Bool {

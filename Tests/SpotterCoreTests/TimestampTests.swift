@@ -39,4 +39,24 @@ struct TimestampTests {
             #expect(Timestamp.parse(text) == nil, "\(text)")
         }
     }
+
+    /// An offset form is held to the same calendar as the `Z` form, and nothing is accepted that
+    /// the canonical shape cannot write back (a year that leaves 0000–9999 once in UTC).
+    @Test func offsetFormsAreAsStrictAsTheCanonicalShape() {
+        #expect(Timestamp.parse("2026-11-22T08:31:07+01:00") == Date(timeIntervalSince1970: 1_795_332_667))
+        #expect(Timestamp.parse("2026-11-22t02:01:07.0004-05:30") == Date(timeIntervalSince1970: 1_795_332_667))
+        #expect(Timestamp.parse("2026-11-22T07:31:07.1236Z").map(Timestamp.format) == "2026-11-22T07:31:07.124Z")
+        for text in [
+            "2026-02-29T00:00:00+00:00", "2026-11-22T10:60:00+00:00", "2026-11-22T24:00:00+00:00",
+            "2026-11-22T10:00:60+00:00", "2026-11-22T10:00:00+00:60", "2026-11-22T10:00:00+0100",
+            "2026-11-22T10:00:00+01", "2026-11-22T10:00:00.Z", "2026-11-22T10:00:00+01:00 ",
+            "0000-01-01T00:00:00+01:00", "9999-12-31T23:59:59.999-01:00", "10000-01-01T00:00:00Z",
+        ] {
+            #expect(Timestamp.parse(text) == nil, "\(text)")
+        }
+        for text in ["0000-01-01T00:00:00-01:00", "9999-12-31T23:59:59.999+01:00"] {
+            let date = Timestamp.parse(text)
+            #expect(date.map(Timestamp.format).flatMap(Timestamp.parse) == date, "\(text) reads back")
+        }
+    }
 }
