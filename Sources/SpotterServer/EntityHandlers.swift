@@ -50,9 +50,12 @@ struct EntityHandlers {
 
     private func updateWorkout(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
         guard var workout = try liveWorkout(id) else { return .problem(Problems.notFound("no workout \(id)")) }
+        let before = workout
         do { try EntityRules.patchWorkout(&workout, with: fields) } catch {
             return .problem(Problems.validation(error))
         }
+        // A patch that changes nothing is no change: no new version, no entry in the feed.
+        if EntityRules.clientContent(workout) == EntityRules.clientContent(before) { return .json(200, before) }
         stamp(
             &workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
         try transaction.saveWorkout(workout, owner: user)
@@ -99,7 +102,9 @@ struct EntityHandlers {
 
     private func updateSet(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
         guard var set = try liveSet(id) else { return .problem(Problems.notFound("no set \(id)")) }
+        let before = set
         do { try EntityRules.patchSet(&set, with: fields) } catch { return .problem(Problems.validation(error)) }
+        if EntityRules.clientContent(set) == EntityRules.clientContent(before) { return .json(200, before) }
         guard try liveWorkout(set.workoutID.wireString) != nil else {
             return .problem(Problems.validation(workoutMissing))
         }

@@ -138,7 +138,7 @@ enum EntityRules {
     static func patchSet(_ set: inout WireSet, with fields: [String: JSONValue]) throws(ValidationError) {
         let reader = FieldReader(fields: fields)
         try checkPatchID(reader, matches: set.id)
-        try reader.rejectNull(["workout_id", "exercise", "weight", "reps", "performed_at"])
+        try reader.rejectNull(["workout_id", "exercise", "weight", "reps", "performed_at", "kind", "unit"])
         try apply(reader, to: &set)
         try canonicalise(&set)
     }

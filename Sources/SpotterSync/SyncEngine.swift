@@ -72,6 +72,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var metricDeltas: [SyncCounter: Int] = [:]
     private var lastConnectivity: Connectivity?
+    private var pullFailure: String?
 
     public init(
         store: SpotterStore, transport: any SyncTransport, events: SyncEventChannel = SyncEventChannel(),
@@ -137,6 +138,12 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 if running { idleWaiters.append(continuation) } else { continuation.resume() }
             }
         }
+    }
+
+    /// Why the last pull did not read the server's change feed to its end, or nil when it did
+    /// (or no pull ran yet). Call from outside the engine's queue.
+    public var lastPullFailure: String? {
+        queue.sync { pullFailure }
     }
 
     /// One manual flush (push, then pull), awaited.
@@ -438,13 +445,20 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     switch result {
                     case .success(let response) where response.status == 401:
                         authPaused = true
+                        pullFailure = "the server refused the token (sign in again: spotter login)"
                         post(connectivity: .signInRequired)
                     case .failure(.offline):
+                        pullFailure = "airplane mode is on"
                         post(connectivity: .airplane)
                     case .failure(let error):
+                        pullFailure = "\(error)"
                         post(connectivity: .offline(reason: "\(error)"))
-                    default:
-                        break
+                    case .success(let response) where response.status == 200:
+                        pullFailure = "the change feed could not be read"
+                    case .success(let response):
+                        pullFailure =
+                            "the change feed answered HTTP \(response.status): "
+                            + OperationRequest.reason(status: response.status, body: JSONValue.parse(response.body))
                     }
                     flushSucceeded = false
                     finishFlush()
@@ -458,6 +472,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     metricDeltas[.pulled, default: 0] += changed
                     if changed > 0 { events.post(.pulled(count: changed)) }
                 } catch {
+                    pullFailure = "changes from the server not saved: \(StoreError.oneLine(error))"
                     surface(
                         "changes from the server not saved (the next sync reads them again): \(StoreError.oneLine(error))"
                     )
@@ -468,6 +483,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 if page.hasMore && !(page.entities.isEmpty && page.unreadable == 0) {
                     pull(cursor: page.cursor, first: false)
                 } else {
+                    pullFailure = nil
                     // Records follow the pulled sets once, after the last page (a page at a time
                     // would walk a big exercise again for every page).
                     do { try store.refreshRecords() } catch { logger.error("records not refreshed: \(error)") }

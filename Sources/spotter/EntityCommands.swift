@@ -77,6 +77,7 @@ struct Edit: AsyncParsableCommand {
     func run() async throws {
         let id = try parseID(setID, what: "SET_ID")
         try refuseNegative(weight: weight, reps: reps)
+        if rpe != nil && clearRPE { throw CLIError("--rpe and --clear-rpe cannot go together", code: 2) }
         let changes = SetChanges(
             exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, clearRPE: clearRPE, kind: kind,
             notes: notes)

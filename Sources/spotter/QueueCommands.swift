@@ -176,7 +176,8 @@ enum EagerSync {
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Push and pull until all is sent or time is up (exit 0 all sent; 3 something unsent, failed or stranded).")
+            "Push and pull until all is sent or time is up (exit 0 all sent and received; 3 something unsent, failed, stranded or not received)."
+    )
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "Seconds to keep trying.") var timeout: Double = 30
@@ -185,10 +186,12 @@ struct Sync: AsyncParsableCommand {
         guard timeout > 0 else { throw CLIError("--timeout must be more than 0", code: 2) }
         var store = try global.openStore()
         let airplane = AirplaneSwitch.read(store)
+        var pullFailure: String?
         if !airplane {
             let session = try await SyncSession.start(
                 global: global, store: store, logger: commandLogger("spotter.sync"))
             _ = await session.engine.drain(timeout: timeout)
+            pullFailure = session.engine.lastPullFailure
             await session.shutdown()
             store = session.store
         }
@@ -206,6 +209,11 @@ struct Sync: AsyncParsableCommand {
             counts: counts, stranded: stranded, owner: store.owner, airplane: airplane, lastError: lastError)
         {
             FileHandle.standardError.write(Data("spotter: not all sent: \(reason)\n".utf8))
+            throw ExitCode(3)
+        }
+        // Everything went out, but this device may not have what other devices sent.
+        if let pullFailure {
+            FileHandle.standardError.write(Data("spotter: not all received: \(pullFailure)\n".utf8))
             throw ExitCode(3)
         }
     }

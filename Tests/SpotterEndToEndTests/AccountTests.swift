@@ -218,6 +218,26 @@ struct AccountTests {
         #expect(try await SpotterBinary.run(["whoami"], db: db).stdout.contains("this device only"))
     }
 
+    @Test("sync with nothing to send but a refused token exits 3 and says nothing was received")
+    func syncSaysSoWhenThePullIsRefused() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let alice = SpotterBinary.temporaryDatabase()
+        let login = ["login", "--server", server.url, "--token", Self.aliceToken]
+        #expect(try await SpotterBinary.run(login, db: alice).status == 0)
+        try await Self.log(db: alice, weight: "100")
+        #expect(try await SpotterBinary.run(["sync"], db: alice).status == 0)
+
+        // A second device with a mistyped token: nothing of its own to send, and the server's
+        // sets never arrive. "pending 0" alone would read as all done.
+        let device = SpotterBinary.temporaryDatabase()
+        let sync = try await SpotterBinary.run(
+            ["sync", "--timeout", "5", "--server", server.url, "--token", "alice-secrte"], db: device)
+        #expect(sync.status == 3, "\(sync.stdout) \(sync.stderr)")
+        #expect(sync.stderr.contains("not all received") && sync.stderr.contains("refused the token"), "\(sync.stderr)")
+        #expect(sync.stderr.split(separator: "\n").count == 1, "one line: \(sync.stderr)")
+    }
+
     @Test("sync exits 3 with one line when an operation failed permanently, not 0 as if all were sent")
     func syncSaysSoWhenSomethingFailed() async throws {
         let server = try await Self.startServer()

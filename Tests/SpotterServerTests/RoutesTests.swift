@@ -239,6 +239,29 @@ struct RoutesTests {
         }
     }
 
+    @Test("a PATCH that changes nothing is no new version; kind and unit cannot be patched to null")
+    func noOpAndNullPatches() async throws {
+        let server = try await TestServer.start()
+        try await stopping(server) { server in
+            let workoutID = try await server.createWorkout()
+            let setID = try await server.createSet(workoutID: workoutID)
+            let before = try await server.send(.GET, Route.changes).decode(WireChangesPage.self)
+            for body: JSONValue in [.object([:]), .object(["nmae": .string("typo")]), .object(["reps": .int(5)])] {
+                let answer = try await server.send(.PATCH, Route.sets + "/\(setID)", json: body, key: UUID().uuidString)
+                #expect(answer.status == 200)
+                #expect(try answer.decode(WireSet.self).serverVersion == before.changes.last?.setRow?.serverVersion)
+            }
+            let after = try await server.send(.GET, Route.changes).decode(WireChangesPage.self)
+            #expect(after.cursor == before.cursor, "no entry in the feed for a patch that changed nothing")
+            for field in ["kind", "unit"] {
+                let refused = try await server.send(
+                    .PATCH, Route.sets + "/\(setID)", json: .object([field: .null]), key: UUID().uuidString)
+                #expect(refused.status == 422)
+                #expect(try refused.decode(Problem.self).field == field)
+            }
+        }
+    }
+
     @Test("PATCH or DELETE of an absent or deleted entity is 404")
     func absentEntitiesAre404() async throws {
         let server = try await TestServer.start()
