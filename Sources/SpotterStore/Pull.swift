@@ -210,12 +210,14 @@ extension SpotterStore {
     }
 
     func upsert(_ set: WorkoutSet, stamp: ServerStamp, db: Database, now: String, seen: inout PageLookups) throws {
-        let exercise: String
-        if let known = seen.exercises[set.exercise] {
-            exercise = known
-        } else {
-            exercise = try resolveExercise(set.exercise, db: db)
-            seen.exercises[set.exercise] = exercise
+        // The server's name, exactly: a device equals the server (aliases such as "squat" →
+        // Squat (Barbell) apply to what a user types, never to what another device stored). A
+        // name the catalogue lacks becomes a custom exercise here, as it would have there.
+        let exercise = set.exercise
+        if seen.exercises[exercise] == nil {
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO exercises (name, is_custom) VALUES (?, 1)")
+                .execute(arguments: [exercise])
+            seen.exercises[exercise] = exercise
         }
         try db.cachedStatement(
             sql: """

@@ -127,6 +127,27 @@ struct PullMergeTests {
         #expect(try store.count("SELECT COUNT(*) FROM pulled_waiting") == 0)
     }
 
+    /// Another client stored "Squat" (an alias of the catalogue's Squat (Barbell)) and a name
+    /// the catalogue lacks: this device shows exactly what the server holds.
+    @Test func aPulledSetKeepsTheServersExerciseName() throws {
+        let source = try makeStore()
+        let logged = try source.log()
+        let store = try makeStore()
+        var aliased = logged.set
+        aliased.exercise = "Squat"
+        var unknown = logged.set
+        unknown.id = UUID()
+        unknown.exercise = "Zercher Good Morning"
+        try store.pull.mergePulled(
+            [
+                try pulledWorkout(serverRow(logged.workout, version: 1)), try pulledSet(serverRow(aliased, version: 2)),
+                try pulledSet(serverRow(unknown, version: 3)),
+            ], cursor: "3")
+        let names = try store.queries.sets(workoutID: nil).map(\.set.exercise).sorted()
+        #expect(names == ["Squat", "Zercher Good Morning"])
+        #expect(try store.queries.exercises(matching: "Zercher").contains("Zercher Good Morning"))
+    }
+
     @Test func aPulledSetDoesNotComeBackIntoAWorkoutDeletedHere() throws {
         let store = try makeStore()
         let logged = try store.log()
