@@ -210,14 +210,16 @@ extension SpotterStore {
     }
 
     func upsert(_ set: WorkoutSet, stamp: ServerStamp, db: Database, now: String, seen: inout PageLookups) throws {
-        // The server's name, exactly: a device equals the server (aliases such as "squat" →
-        // Squat (Barbell) apply to what a user types, never to what another device stored). A
-        // name the catalogue lacks becomes a custom exercise here, as it would have there.
-        let exercise = set.exercise
-        if seen.exercises[exercise] == nil {
-            try db.cachedStatement(sql: "INSERT OR IGNORE INTO exercises (name, is_custom) VALUES (?, 1)")
-                .execute(arguments: [exercise])
-            seen.exercises[exercise] = exercise
+        // The exercise as the catalogue spells it when only the case differs; otherwise the
+        // server's name as it is (aliases such as "squat" → Squat (Barbell) apply to what a user
+        // types, never to what another device stored). A name the catalogue lacks becomes a
+        // custom exercise here, as it would have there.
+        let exercise: String
+        if let known = seen.exercises[set.exercise] {
+            exercise = known
+        } else {
+            exercise = try pulledExercise(set.exercise, db: db)
+            seen.exercises[set.exercise] = exercise
         }
         try db.cachedStatement(
             sql: """
@@ -240,6 +242,16 @@ extension SpotterStore {
             userID,
         ])
         if db.changesCount == 0 { reportHeldByAnotherAccount("sets", set.id) }
+    }
+
+    private func pulledExercise(_ name: String, db: Database) throws -> String {
+        if let known = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE"), arguments: [name])
+        {
+            return known
+        }
+        try db.cachedStatement(sql: "INSERT INTO exercises (name, is_custom) VALUES (?, 1)").execute(arguments: [name])
+        return name
     }
 
     func workoutHoldsUnresolvedSets(_ id: String, db: Database) throws -> Bool {
