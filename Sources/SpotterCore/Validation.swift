@@ -55,6 +55,7 @@ public enum Validation {
         guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= maxExerciseLength else {
             throw ValidationError(field: "exercise", message: "must be 1 to \(maxExerciseLength) characters")
         }
+        try plainText(name, field: "exercise", singleLine: true)
     }
 
     public static func workoutName(_ name: String) throws(ValidationError) {
@@ -62,12 +63,39 @@ public enum Validation {
         guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= maxNameLength else {
             throw ValidationError(field: "name", message: "must be 1 to \(maxNameLength) characters")
         }
+        try plainText(name, field: "name", singleLine: true)
     }
 
     public static func notes(_ notes: String?, field: String = "notes") throws(ValidationError) {
         guard let notes else { return }
         guard notes.unicodeScalars.count <= maxNotesLength else {
             throw ValidationError(field: field, message: "must be at most \(maxNotesLength) characters")
+        }
+        try plainText(notes, field: field, singleLine: false)
+    }
+
+    /// The first control character of `text` that may not be kept, or nil. SQLite and terminals
+    /// do not keep control characters faithfully (a NUL cut "Bench\u{0}Press" to "Bench", an ESC
+    /// recolours a listing), so none is stored; free text (`singleLine` false) may keep tabs and
+    /// line breaks.
+    public static func controlCharacter(in text: String, singleLine: Bool) -> Unicode.Scalar? {
+        text.unicodeScalars.first { scalar in
+            let value = scalar.value
+            guard value < 0x20 || (0x7F...0x9F).contains(value) else { return false }
+            return singleLine || !(value == 0x09 || value == 0x0A || value == 0x0D)
+        }
+    }
+
+    /// "must not contain control characters (found U+0007)", the one wording client and server use.
+    public static func controlCharacterMessage(_ scalar: Unicode.Scalar) -> String {
+        let code = String(scalar.value, radix: 16, uppercase: true)
+        let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
+        return "must not contain control characters (found U+\(padded))"
+    }
+
+    public static func plainText(_ text: String, field: String, singleLine: Bool) throws(ValidationError) {
+        if let scalar = controlCharacter(in: text, singleLine: singleLine) {
+            throw ValidationError(field: field, message: controlCharacterMessage(scalar))
         }
     }
 

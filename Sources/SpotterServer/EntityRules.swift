@@ -230,15 +230,7 @@ enum TextRules {
 
     static func problem(field: String, text: String) -> Problem? {
         let singleLine = singleLineFields.contains(field)
-        for scalar in text.unicodeScalars {
-            let value = scalar.value
-            guard value < 0x20 || (0x7F...0x9F).contains(value) else { continue }
-            if !singleLine, value == 0x09 || value == 0x0A || value == 0x0D { continue }
-            let code = String(value, radix: 16, uppercase: true)
-            return Problems.malformed(
-                "\(field) must not contain control characters (found U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code))",
-                field: field)
-        }
-        return nil
+        guard let scalar = Validation.controlCharacter(in: text, singleLine: singleLine) else { return nil }
+        return Problems.malformed("\(field) \(Validation.controlCharacterMessage(scalar))", field: field)
     }
 }

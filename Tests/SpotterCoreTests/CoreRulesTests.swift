@@ -175,3 +175,21 @@ struct TakenIDClassificationTests {
         #expect(ResultClassifier.classify(status: 409, kind: .update, idTaken: true) == .permanent)
     }
 }
+
+@Suite("Text the client and the server both refuse")
+struct PlainTextTests {
+    /// The client refuses what the server would (a tab in an exercise name used to be logged,
+    /// then failed for good at sync); free text keeps tabs and line breaks.
+    @Test func controlCharactersAreRefusedOnOneLineAndInFreeTextAlike() {
+        #expect(
+            throws: ValidationError(field: "exercise", message: "must not contain control characters (found U+0009)")
+        ) {
+            try Validation.exercise("Tab\there")
+        }
+        #expect(throws: ValidationError.self) { try Validation.workoutName("x\u{07}y") }
+        #expect(throws: ValidationError.self) { try Validation.notes("a\u{1B}[31mred") }
+        #expect(throws: ValidationError.self) { try Validation.notes("a\u{85}b") }
+        #expect(throws: Never.self) { try Validation.notes("line 1\nline 2\tindented\r\n") }
+        #expect(throws: Never.self) { try Validation.exercise("Squat (Barbell) — pause") }
+    }
+}

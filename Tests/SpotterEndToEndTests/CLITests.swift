@@ -160,6 +160,23 @@ struct SyncCLITests {
     /// Nothing listens on port 9 of the loopback: connections are refused.
     static let deadServer = ["--server", "http://127.0.0.1:9", "--token", "t"]
 
+    /// A pasted tab or escape in a name used to be logged here and fail for good at sync: the
+    /// client refuses what the server would, in one line, and queues nothing.
+    @Test func aControlCharacterInANameIsRefusedHereNotAtSync() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let tab = try await SpotterBinary.run(
+            ["log", "--exercise", "Bench\tPress", "--weight", "100", "--reps", "5"], db: db)
+        #expect(tab.status != 0)
+        #expect(tab.stderr.contains("exercise") && tab.stderr.contains("U+0009"), "\(tab.stderr)")
+        #expect(tab.stderr.split(separator: "\n").count == 1)
+        let escape = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5", "--notes", "\u{1B}[31mred"],
+            db: db)
+        #expect(escape.status != 0, "\(escape.stderr)")
+        let status = try SpotterBinary.json(try await SpotterBinary.run(["status", "--json"], db: db).stdout)
+        #expect(status["pending"] as? Int == 0, "nothing was queued")
+    }
+
     @Test func logWithAnUnreachableServerStillExitsZeroAndKeepsTheSetQueued() async throws {
         let db = SpotterBinary.temporaryDatabase()
         let result = try await SpotterBinary.run(
