@@ -229,7 +229,9 @@ struct OperationRouter: Sendable {
 
     func resolve(method: String, target: String) async -> Resolution {
         let path = String(target.prefix { $0 != "?" })
-        guard let method = HTTPRequest.Method(method.uppercased()), !PathRulesMiddleware.hasEmptySegment(path)
+        // Exactly what a single request could carry: methods are case-sensitive (RFC 9110) and a
+        // path starts at the root.
+        guard path.hasPrefix("/"), let method = HTTPRequest.Method(method), !PathRulesMiddleware.hasEmptySegment(path)
         else { return Resolution(path: path, route: nil) }
         let request = Request(
             head: HTTPRequest(method: method, scheme: nil, authority: nil, path: path),

@@ -20,6 +20,21 @@ struct BatchAndChangesTests {
         return (response, try response.decode(BatchResponse.self).results)
     }
 
+    @Test("an op no single request could be (a lower-case method, a path not from the root) changes nothing")
+    func batchOpsAreHeldToWhatARequestCouldCarry() async throws {
+        let server = try await TestServer.start()
+        try await stopping(server) { server in
+            let ops = [
+                BatchOp(idempotencyKey: "m1", method: "post", path: Route.workouts, body: Fixtures.workout()),
+                BatchOp(idempotencyKey: "m2", method: "POST", path: "v1/workouts", body: Fixtures.workout()),
+            ]
+            let (response, results) = try await batch(server, ops)
+            #expect(response.status == 200)
+            #expect(results.map(\.status) == [422, 422], "refused as no write route")
+            #expect(try await server.store.allWorkouts(user: "alice").isEmpty)
+        }
+    }
+
     @Test("each op behaves as its single route: one result per op, in order, a 422 stops nothing")
     func batchSemantics() async throws {
         let server = try await TestServer.start()
