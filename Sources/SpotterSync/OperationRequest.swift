@@ -11,10 +11,21 @@ struct Endpoint: Equatable {
 
 /// How an outbox operation travels: its route, method and body (SPEC 5.1).
 enum OperationRequest {
-    static func batchOp(_ op: OutboxOperation) -> BatchOp {
+    /// The operation as one op of a batch. A create's body is read through the wire model
+    /// first: a payload it would not accept (a corrupt row) is an error, never sent.
+    static func batchOp(_ op: OutboxOperation) throws(WireError) -> BatchOp {
         let endpoint = route(op)
-        let body: JSONValue? = op.kind == .delete || op.entityType == .favorite ? nil : .object(op.payload)
-        return BatchOp(idempotencyKey: op.idempotencyKey, method: endpoint.method, path: endpoint.path, body: body)
+        return BatchOp(
+            idempotencyKey: op.idempotencyKey, method: endpoint.method, path: endpoint.path, body: try body(op))
+    }
+
+    static func body(_ op: OutboxOperation) throws(WireError) -> JSONValue? {
+        switch (op.entityType, op.kind) {
+        case (.favorite, _), (_, .delete): nil
+        case (.workout, .create): try WireWorkout(json: .object(op.payload)).json
+        case (.set, .create): try WireSet(json: .object(op.payload)).json
+        case (_, .update): .object(op.payload)
+        }
     }
 
     static func route(_ op: OutboxOperation) -> Endpoint {
@@ -32,10 +43,10 @@ enum OperationRequest {
     }
 
     /// The operation on its own route, as the naive one-request-per-operation loop sends it.
-    static func single(_ op: OutboxOperation, timeout: TimeInterval) -> TransportRequest {
-        let batchOp = batchOp(op)
-        return TransportRequest(
-            method: batchOp.method, path: batchOp.path, headers: [HeaderName.idempotencyKey: op.idempotencyKey],
+    static func single(_ batchOp: BatchOp, timeout: TimeInterval) -> TransportRequest {
+        TransportRequest(
+            method: batchOp.method, path: batchOp.path,
+            headers: [HeaderName.idempotencyKey: batchOp.idempotencyKey ?? ""],
             body: batchOp.body.map(\.canonicalData), timeout: timeout)
     }
 

@@ -15,6 +15,12 @@ struct OperationAnswer {
     let retryAfter: TimeInterval?
 }
 
+/// A claimed operation and the request it travels as.
+struct PreparedOperation {
+    let op: OutboxOperation
+    let request: BatchOp
+}
+
 /// A page of the change feed in local terms.
 struct ChangePage {
     let entities: [PulledEntity]
@@ -218,17 +224,42 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             pull(cursor: nil, first: true)
             return
         }
-        if configuration.batchSize == 1 {
-            sendSingle(claimed[0])
+        // Each operation as it will travel; one whose payload the wire model refuses fails here
+        // with the reason (sending it would send made-up or broken fields).
+        var prepared: [PreparedOperation] = []
+        var unreadable: [OperationOutcome] = []
+        for op in claimed {
+            do {
+                prepared.append(PreparedOperation(op: op, request: try OperationRequest.batchOp(op)))
+            } catch {
+                let reason = "unreadable operation: payload \(error)"
+                unreadable.append(OperationOutcome(opID: op.opID, result: .permanent(status: nil, error: reason)))
+                events.post(.opFailed(opID: op.opID, reason: reason))
+            }
+        }
+        if !unreadable.isEmpty {
+            metricDeltas[.permanentFailures, default: 0] += unreadable.count
+            guard record(unreadable) else {
+                flushSucceeded = false
+                finishFlush()
+                return
+            }
+        }
+        if prepared.isEmpty {
+            pushNext()
+        } else if configuration.batchSize == 1 {
+            sendSingle(prepared[0])
         } else {
-            sendBatch(claimed)
+            sendBatch(prepared)
         }
     }
 
-    private func sendSingle(_ op: OutboxOperation) {
+    private func sendSingle(_ prepared: PreparedOperation) {
+        let op = prepared.op
         metricDeltas[.requests, default: 0] += 1
         metricDeltas[.sent, default: 0] += 1
-        transport.send(OperationRequest.single(op, timeout: configuration.requestTimeout)) { [self] result in
+        transport.send(OperationRequest.single(prepared.request, timeout: configuration.requestTimeout)) {
+            [self] result in
             queue.async { [self] in
                 switch result {
                 case .success(let response):
@@ -247,20 +278,20 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
     }
 
-    private func sendBatch(_ claimed: [OutboxOperation]) {
+    private func sendBatch(_ claimed: [PreparedOperation]) {
         // Keep the body under the server's limit; what does not fit goes back unsent. Each op
         // is serialised once, and the batch is those texts joined.
         var ops: [OutboxOperation] = []
         var encoded: [String] = []
         var size = 12
-        for op in claimed {
-            let text = OperationRequest.batchOp(op).json.canonicalString
+        for prepared in claimed {
+            let text = prepared.request.json.canonicalString
             if !ops.isEmpty && size + text.utf8.count + 1 > configuration.maxBatchBytes { break }
             size += text.utf8.count + 1
-            ops.append(op)
+            ops.append(prepared.op)
             encoded.append(text)
         }
-        let leftOver = claimed.dropFirst(ops.count).map(\.opID)
+        let leftOver = claimed.dropFirst(ops.count).map(\.op.opID)
         do { try store.queue.releaseUnsent(opIDs: leftOver) } catch {
             logger.error("could not release unsent: \(error)")
         }
@@ -399,13 +430,17 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         finishFlush()
     }
 
-    private func record(_ results: [OperationOutcome]) {
+    /// - Returns: whether the results were saved.
+    @discardableResult
+    private func record(_ results: [OperationOutcome]) -> Bool {
+        defer { postCounts() }
         do {
             for notice in try store.queue.complete(results) { events.post(.notice(notice.message)) }
+            return true
         } catch {
             surface("sync answers not recorded (they will be asked again): \(StoreError.oneLine(error))")
+            return false
         }
-        postCounts()
     }
 
     private func afterResponse(status: Int, stopPushing: Bool) {

@@ -142,6 +142,28 @@ struct EngineTests {
         #expect(try rig.store.queries.queueCounts().pending == 3, "the operations wait, untouched")
     }
 
+    /// A queued create whose payload was damaged into something the wire model refuses (a
+    /// weight that is text): that operation fails with the reason and is never sent; the others
+    /// sync. (A payload that is not JSON at all is caught by the store when it is claimed.)
+    @Test func aCreateWhosePayloadTheWireModelRefusesFailsAndIsNeverSent() async throws {
+        let rig = try EngineRig()
+        try rig.store.log(count: 2)
+        let damaged = try #require(try rig.store.queries.outbox(limit: 10).first { $0.entityType == .set })
+        try await rig.store.writer.write { db in
+            try db.execute(
+                sql: "UPDATE outbox SET payload = json_set(payload, '$.weight', 'heavy') WHERE op_id = ?",
+                arguments: [damaged.opID])
+        }
+        await rig.engine.syncOnce()
+        let op = try #require(try rig.store.queries.operation(id: damaged.opID))
+        #expect(op.state == .failedPermanent)
+        #expect(op.lastError?.contains("unreadable operation: payload weight") == true, "\(op.lastError ?? "")")
+        let sent = rig.transport.batchRequests.flatMap(\.ops).compactMap { $0.body?["id"]?.stringValue }
+        #expect(!sent.contains(damaged.entityID), "the damaged create never left")
+        #expect(try rig.store.queries.queueCounts().pending == 0, "the workout and the other set synced")
+        #expect(try rig.store.queries.queueCounts().failed == 1)
+    }
+
     /// A write the user would notice that fails (here: the last sync time, refused by the disk)
     /// is not swallowed: the UI is told, and the operations themselves are unaffected.
     @Test func aFailedWriteOfTheEngineIsToldToTheUI() async throws {
