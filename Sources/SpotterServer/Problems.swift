@@ -90,14 +90,18 @@ struct APIResponse: Sendable {
     var headers: [String: String] = [:]
     var replayed = false
 
-    static func json(_ status: Int, _ value: some Encodable) -> APIResponse {
-        // Wire types always encode; a failure here would be a programming error in a DTO.
-        let data = (try? WireJSON.encoder().encode(value)) ?? Data("{}".utf8)
-        return APIResponse(status: status, body: data, contentType: "application/json")
+    /// A wire type writes itself (canonical JSON, sorted keys: a change-feed page of thousands
+    /// of rows goes straight from the typed rows to bytes).
+    static func json(_ status: Int, _ value: some WireCodable) -> APIResponse {
+        APIResponse(status: status, body: value.json.canonicalData, contentType: "application/json")
+    }
+
+    static func json(_ status: Int, _ value: JSONValue) -> APIResponse {
+        APIResponse(status: status, body: value.canonicalData, contentType: "application/json")
     }
 
     static func problem(_ problem: Problem, headers: [String: String] = [:]) -> APIResponse {
-        let data = (try? WireJSON.encoder().encode(problem)) ?? Data("{}".utf8)
+        let data = problem.json.canonicalData
         return APIResponse(status: problem.status, body: data, contentType: Problems.contentType, headers: headers)
     }
 

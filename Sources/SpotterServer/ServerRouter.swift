@@ -53,7 +53,7 @@ struct ServerRouter: Sendable {
         }
         // Who the token belongs to: the client names its account by this, not by the token's text.
         router.group().add(middleware: AuthMiddleware(tokens: tokens)).get(RouterPath(Route.me)) { _, context in
-            APIResponse.json(200, ["user": context.user ?? ""]).httpResponse
+            APIResponse.json(200, .object(["user": .string(context.user ?? "")])).httpResponse
         }
 
         for route in APIRoute.all {

@@ -443,11 +443,35 @@ struct SyncAPI: Sendable {
 }
 
 /// `GET /v1/workouts`.
-struct WorkoutList: Codable, Sendable {
+struct WorkoutList: WireCodable {
     var workouts: [WireWorkout]
+
+    init(workouts: [WireWorkout]) { self.workouts = workouts }
+
+    init(json: JSONValue) throws(WireError) {
+        guard case .array(let rows)? = json["workouts"] else {
+            throw WireError(field: "workouts", expected: "an array")
+        }
+        var workouts: [WireWorkout] = []
+        for row in rows { workouts.append(try WireWorkout(json: row)) }
+        self.workouts = workouts
+    }
+
+    var json: JSONValue { .object(["workouts": .array(workouts.map(\.json))]) }
 }
 
 /// `GET /v1/sets`.
-struct SetList: Codable, Sendable {
+struct SetList: WireCodable {
     var sets: [WireSet]
+
+    init(sets: [WireSet]) { self.sets = sets }
+
+    init(json: JSONValue) throws(WireError) {
+        guard case .array(let rows)? = json["sets"] else { throw WireError(field: "sets", expected: "an array") }
+        var sets: [WireSet] = []
+        for row in rows { sets.append(try WireSet(json: row)) }
+        self.sets = sets
+    }
+
+    var json: JSONValue { .object(["sets": .array(sets.map(\.json))]) }
 }

@@ -9,6 +9,38 @@ extension OutboxOperation {
         leaseExpiresAt = nil
         leaseOwner = nil
     }
+
+    /// Writes the columns a transition changed, compared with the row as read: one cached
+    /// UPDATE per set of columns. (The drain makes thousands of these; GRDB's updateChanges would
+    /// serialise the payload twice to find that it did not change.)
+    fileprivate func saveTransition(_ db: Database, from old: OutboxOperation) throws {
+        var assignments: [String] = []
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        func compare(_ column: Column, _ new: (any DatabaseValueConvertible)?, _ changed: Bool) {
+            guard changed else { return }
+            assignments.append("\(column.name) = ?")
+            arguments.append(new)
+        }
+        compare(Columns.state, state.rawValue, state != old.state)
+        compare(Columns.attemptCount, attemptCount, attemptCount != old.attemptCount)
+        compare(
+            Columns.nextAttemptAt, nextAttemptAt?.timeIntervalSince1970, nextAttemptAt != old.nextAttemptAt)
+        compare(
+            Columns.leaseExpiresAt, leaseExpiresAt?.timeIntervalSince1970, leaseExpiresAt != old.leaseExpiresAt)
+        compare(Columns.leaseOwner, leaseOwner, leaseOwner != old.leaseOwner)
+        compare(Columns.lastStatus, lastStatus, lastStatus != old.lastStatus)
+        compare(Columns.lastError, lastError, lastError != old.lastError)
+        compare(Columns.createdAt, createdAt.timeIntervalSince1970, createdAt != old.createdAt)
+        compare(Columns.updatedAt, updatedAt.timeIntervalSince1970, updatedAt != old.updatedAt)
+        compare(Columns.completedAt, completedAt?.timeIntervalSince1970, completedAt != old.completedAt)
+        compare(Columns.firstSentAt, firstSentAt?.timeIntervalSince1970, firstSentAt != old.firstSentAt)
+        guard !assignments.isEmpty else { return }
+        arguments.append(seq)
+        try db.cachedStatement(
+            sql:
+                "UPDATE \(Self.databaseTableName) SET \(assignments.joined(separator: ", ")) WHERE \(Columns.seq.name) = ?"
+        ).execute(arguments: StatementArguments(arguments) ?? [])
+    }
 }
 
 extension SpotterStore {
@@ -82,7 +114,7 @@ extension SpotterStore {
                 entityEffects.append(effect)
             }
         }
-        if transition.state != nil { try row.updateChanges(db, from: op) }
+        if transition.state != nil { try row.saveTransition(db, from: op) }
         if case .succeeded = event {
             try db.cachedStatement(sql: "INSERT INTO sync_latency (ms) VALUES (?)").execute(arguments: [
                 max(0, now.timeIntervalSince(op.createdAt) * 1000)
