@@ -152,6 +152,12 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     private static func writeString(_ value: String, into out: inout String) {
         out += "\""
+        // Most strings (ids, times, names) need no escape: appended whole.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += value
+            out += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

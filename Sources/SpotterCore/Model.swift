@@ -121,6 +121,58 @@ public enum OneRepMax {
 }
 
 extension UUID {
-    /// Lower-case, as the wire format and the database keep ids.
-    public var wireString: String { uuidString.lowercased() }
+    /// Lower-case, as the wire format and the database keep ids. Written by hand: it runs for
+    /// every id of every set pulled, sent or stored (`uuidString` formats through sprintf).
+    public var wireString: String {
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: uuid) { raw in
+            String(unsafeUninitializedCapacity: 36) { out in
+                var position = 0
+                for (index, byte) in raw.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    out[position] = hex[Int(byte >> 4)]
+                    out[position + 1] = hex[Int(byte & 0x0F)]
+                    position += 2
+                }
+                return position
+            }
+        }
+    }
+
+    /// Reads `8-4-4-4-12` hex digits in either case (what `UUID(uuidString:)` accepts), by hand.
+    public init?(wire text: String) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        var high: UInt8?
+        var count = 0
+        for byte in text.utf8 {
+            count += 1
+            if count == 9 || count == 14 || count == 19 || count == 24 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        guard count == 36, bytes.count == 16 else { return nil }
+        self.init(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+    }
 }

@@ -45,7 +45,7 @@ struct WireFields {
     }
 
     func uuid(_ key: String) throws(WireError) -> UUID {
-        guard let id = UUID(uuidString: try string(key)) else { throw WireError(field: key, expected: "a UUID") }
+        guard let id = UUID(wire: try string(key)) else { throw WireError(field: key, expected: "a UUID") }
         return id
     }
 

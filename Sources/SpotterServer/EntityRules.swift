@@ -24,7 +24,7 @@ struct FieldReader {
 
     func uuid(_ name: String) throws(ValidationError) -> UUID? {
         guard let text = try string(name) else { return nil }
-        guard let id = UUID(uuidString: text) else { throw ValidationError(field: name, message: "must be a UUID") }
+        guard let id = UUID(wire: text) else { throw ValidationError(field: name, message: "must be a UUID") }
         return id
     }
 

@@ -452,7 +452,7 @@ enum StoredCell {
 
     static func uuid(_ row: Row, _ column: String) throws -> UUID {
         let text: String = row[column] ?? ""
-        guard let id = UUID(uuidString: text) else { throw Unreadable(column: column, value: text) }
+        guard let id = UUID(wire: text) else { throw Unreadable(column: column, value: text) }
         return id
     }
 

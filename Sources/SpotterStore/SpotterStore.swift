@@ -376,7 +376,7 @@ struct RowCells {
     }
 
     func uuid(_ column: String) throws -> UUID {
-        guard let id = UUID(uuidString: try value(column) as String) else { throw unreadable(column, "a UUID") }
+        guard let id = UUID(wire: try value(column) as String) else { throw unreadable(column, "a UUID") }
         return id
     }
 

@@ -193,3 +193,24 @@ struct PlainTextTests {
         #expect(throws: Never.self) { try Validation.exercise("Squat (Barbell) — pause") }
     }
 }
+
+@Suite("Ids as the wire writes them")
+struct WireIDTests {
+    /// The hand-written id reader and writer agree with Foundation on every shape it accepts.
+    @Test func wireIdsAgreeWithFoundation() {
+        for _ in 0..<200 {
+            let id = UUID()
+            #expect(id.wireString == id.uuidString.lowercased())
+            #expect(UUID(wire: id.wireString) == id)
+            #expect(UUID(wire: id.uuidString) == id)
+        }
+        for text in [
+            "", "123", "6f1c3a52-0d5e-4e8a-9a51-2b7c1d0e9f1", "6f1c3a52-0d5e-4e8a-9a51-2b7c1d0e9f111",
+            "6f1c3a52x0d5e-4e8a-9a51-2b7c1d0e9f11", "6f1c3a52-0d5e-4e8a-9a51-2b7c1d0e9g11",
+            "{6f1c3a52-0d5e-4e8a-9a51-2b7c1d0e9f11}",
+        ] {
+            #expect(UUID(wire: text) == nil, "\(text)")
+            #expect(UUID(uuidString: text) == nil, "Foundation agrees: \(text)")
+        }
+    }
+}
