@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import Prometheus
+import Synchronization
 
 /// The names of the server's metrics, in one place.
 enum MetricName: String, CaseIterable, Sendable {
@@ -40,6 +41,16 @@ public final class ServerMetrics: Sendable {
     private let replays: CoreMetrics.Counter
     private let keyReused: CoreMetrics.Counter
     private let keyInUse: CoreMetrics.Counter
+    /// Handles made once per label set (routes are templates, so there are few): making one
+    /// asks the registry under its lock, which every request paid before.
+    private let requestCounters = Mutex<[RequestLabels: CoreMetrics.Counter]>([:])
+    private let requestTimers = Mutex<[String: CoreMetrics.Timer]>([:])
+    private let batchCounters = Mutex<[RequestLabels: CoreMetrics.Counter]>([:])
+
+    private struct RequestLabels: Hashable {
+        let route: String
+        let status: Int
+    }
 
     public init() {
         factory = PrometheusMetricsFactory(registry: registry)
@@ -50,20 +61,32 @@ public final class ServerMetrics: Sendable {
     }
 
     func recordRequest(route: String, status: Int, duration: Duration) {
-        CoreMetrics.Counter(
-            label: MetricName.httpRequests.rawValue, dimensions: [("route", route), ("status", String(status))],
-            factory: factory
-        ).increment()
-        CoreMetrics.Timer(
-            label: MetricName.httpRequestDuration.rawValue, dimensions: [("route", route)], factory: factory
-        ).recordNanoseconds(duration.nanoseconds)
+        counter(.httpRequests, RequestLabels(route: route, status: status), in: requestCounters).increment()
+        let timer = requestTimers.withLock { timers in
+            if let known = timers[route] { return known }
+            let made = CoreMetrics.Timer(
+                label: MetricName.httpRequestDuration.rawValue, dimensions: [("route", route)], factory: factory)
+            timers[route] = made
+            return made
+        }
+        timer.recordNanoseconds(duration.nanoseconds)
     }
 
     func recordBatchOperation(route: String, status: Int) {
-        CoreMetrics.Counter(
-            label: MetricName.batchOperations.rawValue, dimensions: [("route", route), ("status", String(status))],
-            factory: factory
-        ).increment()
+        counter(.batchOperations, RequestLabels(route: route, status: status), in: batchCounters).increment()
+    }
+
+    private func counter(
+        _ name: MetricName, _ labels: RequestLabels, in cache: borrowing Mutex<[RequestLabels: CoreMetrics.Counter]>
+    ) -> CoreMetrics.Counter {
+        cache.withLock { counters in
+            if let known = counters[labels] { return known }
+            let made = CoreMetrics.Counter(
+                label: name.rawValue, dimensions: [("route", labels.route), ("status", String(labels.status))],
+                factory: factory)
+            counters[labels] = made
+            return made
+        }
     }
 
     func recordReplay() { replays.increment() }
