@@ -276,6 +276,17 @@ extension Preferences {
         }
     }
 
+    /// The switch as everything that may send acts on it: one that cannot be read is on, so
+    /// nothing leaves on a guess; `unreadable` is told why.
+    public func airplaneIsOn(unreadable: (any Error) -> Void = { _ in }) -> Bool {
+        do {
+            return try isAirplaneOn
+        } catch {
+            unreadable(error)
+            return true
+        }
+    }
+
     public func setAirplane(_ on: Bool) throws {
         try setMeta(MetaKey.airplane, on ? "1" : "0")
     }

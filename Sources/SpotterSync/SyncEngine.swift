@@ -95,7 +95,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         self.logger = logger
         // Fail closed: a switch that cannot be read counts as on, so no request leaves.
         self.transport = AirplaneGatedTransport(base: transport) { [store] in
-            (try? store.preferences.isAirplaneOn) ?? true
+            store.preferences.airplaneIsOn()
         }
     }
 
@@ -608,15 +608,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
     }
 
-    /// The airplane switch; one that cannot be read counts as on (fail closed: no network I/O
-    /// on a guess), and the failure is logged.
+    /// The airplane switch (fail closed: one that cannot be read is on), the failure logged.
     private var airplaneOn: Bool {
-        do {
-            return try store.preferences.isAirplaneOn
-        } catch {
-            logger.error("airplane switch unreadable, staying offline: \(error)")
-            return true
-        }
+        store.preferences.airplaneIsOn { logger.error("airplane switch unreadable, staying offline: \($0)") }
     }
 
     /// A write whose loss the user would notice is never swallowed: it is logged.

@@ -49,7 +49,7 @@ public final class AppController {
         longFormatter = formatter("EEE d MMM")
         longYearFormatter = formatter("EEE d MMM yyyy")
         // Shown as the engine treats it: a switch that cannot be read is on.
-        state.airplane = (try? store.preferences.isAirplaneOn) ?? true
+        state.airplane = store.preferences.airplaneIsOn()
         state.restBell = (try? store.preferences.restBell) ?? true
         state.displayUnit = try? store.preferences.displayUnit
         reloadAll()

@@ -24,7 +24,7 @@ struct Login: AsyncParsableCommand {
         do { server = try ServerURL.normalised(rawServer) } catch { throw CLIError(error.description, code: 2) }
         // Airplane mode means no network I/O, a login's check of the token included (and a switch
         // that cannot be read counts as on).
-        if (try? global.openStore(readOnly: true).preferences.isAirplaneOn) != false {
+        if (try? global.openStore(readOnly: true))?.preferences.airplaneIsOn() ?? true {
             throw CLIError("airplane mode is on: no request is sent until `spotter airplane off`; nothing was saved")
         }
         let check = await AccountCheck.ask(HTTPSyncTransport(baseURL: server, token: token), timeout: 10)

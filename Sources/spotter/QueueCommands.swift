@@ -141,14 +141,11 @@ enum AirplaneSwitch {
     /// A switch that cannot be read counts as on (nothing is sent on a guess), and the command
     /// says so once, with how to set it again.
     static func read(_ store: SpotterStore) -> Bool {
-        do {
-            return try store.preferences.isAirplaneOn
-        } catch {
+        store.preferences.airplaneIsOn { error in
             FileHandle.standardError.write(
                 Data(
                     "spotter: \(StoreError.oneLine(error)); counted as on until `spotter airplane on|off` sets it\n"
                         .utf8))
-            return true
         }
     }
 }
@@ -159,7 +156,7 @@ enum AirplaneSwitch {
 enum EagerSync {
     static func attempt(global: GlobalOptions, store: SpotterStore) async throws {
         // A switch that cannot be read counts as on: nothing leaves on a guess.
-        guard store.owner.server != nil, (try? store.preferences.isAirplaneOn) == false else { return }
+        guard store.owner.server != nil, !store.preferences.airplaneIsOn() else { return }
         var configuration = SyncConfiguration()
         configuration.requestTimeout = 2
         guard

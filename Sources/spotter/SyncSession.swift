@@ -50,7 +50,7 @@ final class SyncSession: Sendable {
             var store = store
             switch store.owner {
             case .unverified:
-                if (try? store.preferences.isAirplaneOn) == false {  // unreadable counts as on
+                if !store.preferences.airplaneIsOn() {
                     let check = await AccountCheck.ask(transport, timeout: accountCheckTimeout)
                     store = try AccountCheck.settle(
                         store, server: url, tokenFingerprint: fingerprint, check: check,
