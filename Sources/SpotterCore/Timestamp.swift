@@ -48,13 +48,12 @@ public enum Timestamp {
     public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8.prefix(48))
         guard bytes.count < 48 else { return nil }
-        if hasCanonicalShape(bytes) { return parseCanonical(bytes) }
-        return parseWithOffset(bytes)
+        return parseDateTime(bytes)
     }
 
-    /// Every other RFC 3339 `date-time`: any number of fraction digits (rounded to the
-    /// millisecond), `Z` or a `±HH:MM` offset.
-    static func parseWithOffset(_ bytes: [UInt8]) -> Date? {
+    /// An RFC 3339 `date-time` (the canonical shape Spotter writes is one of them): any number
+    /// of fraction digits, rounded to the millisecond; `Z` or a `±HH:MM` offset.
+    static func parseDateTime(_ bytes: [UInt8]) -> Date? {
         func digits(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= bytes.count else { return nil }
             var value: Int64 = 0
@@ -77,16 +76,19 @@ public enum Timestamp {
         var fractionMillis: Int64 = 0
         if byte(index) == UInt8(ascii: ".") {
             index += 1
-            var fraction: Double = 0
-            var scale: Double = 0.1
             let start = index
+            var scale: Int64 = 100
             while let next = byte(index), next &- 48 < 10 {
-                fraction += Double(next - 48) * scale
+                let digit = Int64(next - 48)
+                if scale > 0 {
+                    fractionMillis += digit * scale
+                } else if index == start + 3, digit >= 5 {
+                    fractionMillis += 1  // the fourth digit rounds to the nearest millisecond
+                }
                 scale /= 10
                 index += 1
             }
             guard index > start else { return nil }
-            fractionMillis = Int64((fraction * 1000).rounded())
         }
         var offsetMinutes: Int64 = 0
         switch byte(index) {
@@ -115,38 +117,6 @@ public enum Timestamp {
         var days = millis / 86_400_000
         if millis % 86_400_000 < 0 { days -= 1 }
         return (0...9999).contains(civil(daysSinceEpoch: days).0)
-    }
-
-    static func hasCanonicalShape(_ bytes: [UInt8]) -> Bool {
-        (bytes.count == 20 || bytes.count == 24) && bytes[4] == UInt8(ascii: "-") && bytes[7] == UInt8(ascii: "-")
-            && (bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t")) && bytes[13] == UInt8(ascii: ":")
-            && bytes[16] == UInt8(ascii: ":") && (bytes.last == UInt8(ascii: "Z") || bytes.last == UInt8(ascii: "z"))
-    }
-
-    /// `YYYY-MM-DDTHH:MM:SS[.fff]Z` with real calendar values, or nil.
-    static func parseCanonical(_ bytes: [UInt8]) -> Date? {
-        func number(_ from: Int, _ count: Int) -> Int64? {
-            var value: Int64 = 0
-            for index in from..<from + count {
-                let digit = bytes[index] &- 48
-                guard digit < 10 else { return nil }
-                value = value * 10 + Int64(digit)
-            }
-            return value
-        }
-        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
-            let minute = number(14, 2), let second = number(17, 2),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
-        else { return nil }
-        var milliseconds: Int64 = 0
-        if bytes.count == 24 {
-            guard bytes[19] == UInt8(ascii: "."), let fraction = number(20, 3) else { return nil }
-            milliseconds = fraction
-        }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
-        guard civil(daysSinceEpoch: days) == (year, month, day) else { return nil }  // 31 Feb and the like
-        let total = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + milliseconds
-        return fromMillis(total)
     }
 
     /// Howard Hinnant's days-from-civil, proleptic Gregorian.
