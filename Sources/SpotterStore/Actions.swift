@@ -346,15 +346,20 @@ extension SpotterStore {
     }
 
     /// The catalogue's spelling of an exercise; an unknown name becomes a custom exercise.
-    func resolveExercise(_ name: String, db: Database) throws -> String {
+    /// The exercise as the catalogue spells it (a name that differs only in case is the same
+    /// exercise); a name it lacks becomes a custom exercise.
+    /// - Parameter followAliases: "squat" typed at the command line is the catalogue's Squat
+    ///   (Barbell), as on import: a name of the apps' default lists never splits a history into a
+    ///   custom exercise. A name another device stored is kept as it is (false).
+    func resolveExercise(_ name: String, followAliases: Bool = true, db: Database) throws -> String {
         if let known = try String.fetchOne(
             db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE"), arguments: [name])
         {
             return known
         }
-        // "squat" typed at the command line is the catalogue's Squat (Barbell), as on import:
-        // a name of the apps' default lists never splits a history into a custom exercise.
-        if let alias = Catalog.aliases[Catalog.aliasKey(name)], alias.caseInsensitiveCompare(name) != .orderedSame {
+        if followAliases, let alias = Catalog.aliases[Catalog.aliasKey(name)],
+            alias.caseInsensitiveCompare(name) != .orderedSame
+        {
             return try resolveExercise(alias, db: db)
         }
         try db.cachedStatement(sql: "INSERT INTO exercises (name, is_custom) VALUES (?, 1)").execute(arguments: [name])
@@ -440,13 +445,14 @@ extension WorkoutLog {
                         sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL AND \(store.visible())"),
                     arguments: [key])
             else { throw StoreError.notFound("workout \(key)") }
-            var workout = try Workout(row: row)
+            let current = try Workout(row: row)
+            var workout = current
             if let name = changes.name { workout.name = name.trimmingCharacters(in: .whitespaces) }
             if let notes = changes.notes { workout.notes = notes.isEmpty ? nil : notes }
             if let endedAt = changes.endedAt { workout.endedAt = Timestamp.truncated(endedAt) }
             try store.checked { () throws(ValidationError) in try Validation.workout(workout) }
             try store.applyChanges(
-                type: .workout, id: key, from: try Workout(row: row).wireFields, to: workout.wireFields, db: db,
+                type: .workout, id: key, from: current.wireFields, to: workout.wireFields, db: db,
                 now: now)
         }
     }

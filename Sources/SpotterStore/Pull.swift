@@ -218,7 +218,7 @@ extension SpotterStore {
         if let known = seen.exercises[set.exercise] {
             exercise = known
         } else {
-            exercise = try pulledExercise(set.exercise, db: db)
+            exercise = try resolveExercise(set.exercise, followAliases: false, db: db)
             seen.exercises[set.exercise] = exercise
         }
         try db.cachedStatement(
@@ -242,16 +242,6 @@ extension SpotterStore {
             userID,
         ])
         if db.changesCount == 0 { reportHeldByAnotherAccount("sets", set.id) }
-    }
-
-    private func pulledExercise(_ name: String, db: Database) throws -> String {
-        if let known = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE"), arguments: [name])
-        {
-            return known
-        }
-        try db.cachedStatement(sql: "INSERT INTO exercises (name, is_custom) VALUES (?, 1)").execute(arguments: [name])
-        return name
     }
 
     func workoutHoldsUnresolvedSets(_ id: String, db: Database) throws -> Bool {
