@@ -201,20 +201,9 @@ public struct FavoritesDTO: WireCodable, Equatable {
     public var json: JSONValue { .object(["favorites": .array(favorites.map(JSONValue.string))]) }
 }
 
-/// JSON coders configured for the wire format (the wire types write their own field names).
+/// The decoder for wire documents (the wire types write themselves: `json.canonicalData`).
 public enum WireJSON {
-    public static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-
     public static func decoder() -> JSONDecoder {
         JSONDecoder()
-    }
-
-    /// Encodes a wire value into a `JSONValue`, e.g. to embed it in a batch.
-    public static func value(_ encodable: some Encodable) throws -> JSONValue {
-        try decoder().decode(JSONValue.self, from: encoder().encode(encodable))
     }
 }

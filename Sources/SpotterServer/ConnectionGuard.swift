@@ -219,7 +219,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func answer(
         _ context: ChannelHandlerContext, status: String, problem: Problem, extraHeaders: String = ""
     ) {
-        let body = (try? WireJSON.encoder().encode(problem)) ?? Data()
+        let body = problem.json.canonicalData
         var buffer = context.channel.allocator.buffer(capacity: body.count + 200)
         buffer.writeString(
             "HTTP/1.1 \(status)\r\nContent-Type: \(Problems.contentType)\r\nContent-Length: \(body.count)\r\n"
@@ -260,10 +260,9 @@ final class RequestProgressHandler: ChannelDuplexHandler, RemovableChannelHandle
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var head) where parseFailed && head.status == .badRequest:
-            let body =
-                (try? WireJSON.encoder().encode(
-                    Problems.malformed(
-                        "the request is not valid HTTP/1.1, or its request line or headers are too large"))) ?? Data()
+            let body = Problems.malformed(
+                "the request is not valid HTTP/1.1, or its request line or headers are too large"
+            ).json.canonicalData
             head.headerFields[.contentType] = Problems.contentType
             head.headerFields[.contentLength] = String(body.count)
             var buffer = context.channel.allocator.buffer(capacity: body.count)

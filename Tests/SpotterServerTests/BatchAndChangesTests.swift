@@ -14,7 +14,7 @@ struct BatchAndChangesTests {
     ) async throws
         -> (WireResponse, [BatchResult])
     {
-        let body = try WireJSON.value(BatchRequest(ops: ops)).canonicalString
+        let body = BatchRequest(ops: ops).json.canonicalString
         let response = try await server.send(.POST, Route.batch, body: body, token: token)
         guard response.status == 200 else { return (response, []) }
         return (response, try response.decode(BatchResponse.self).results)

@@ -34,7 +34,7 @@ struct BatchGroupCommitTests {
                     idempotencyKey: "c", method: "POST", path: Route.sets,
                     body: Fixtures.set(id: good[1], workoutID: workoutID)),
             ]
-            let body = try WireJSON.value(BatchRequest(ops: ops)).canonicalString
+            let body = BatchRequest(ops: ops).json.canonicalString
             let first = try await server.send(.POST, Route.batch, body: body).decode(BatchResponse.self).results
             #expect(first.map(\.status) == [201, 201, 500, 201])
             #expect(Set(try await server.store.allSets(user: "alice").map(\.id.wireString)) == Set(good))
@@ -62,7 +62,7 @@ struct BatchGroupCommitTests {
                 BatchOp(
                     idempotencyKey: "same", method: "POST", path: Route.workouts, body: Fixtures.workout(id: first)),
             ]
-            let body = try WireJSON.value(BatchRequest(ops: ops)).canonicalString
+            let body = BatchRequest(ops: ops).json.canonicalString
             let results = try await server.send(.POST, Route.batch, body: body).decode(BatchResponse.self).results
             #expect(results.map(\.status) == [201, 422, 201])
             #expect(results.map(\.replayed) == [false, false, true])

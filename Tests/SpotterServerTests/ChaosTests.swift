@@ -50,7 +50,7 @@ struct ChaosTests {
             BatchOp(idempotencyKey: "w", method: "POST", path: Route.workouts, body: Fixtures.workout(id: workoutID)),
             BatchOp(idempotencyKey: "s", method: "POST", path: Route.sets, body: Fixtures.set(workoutID: workoutID)),
         ]
-        let body = try WireJSON.value(BatchRequest(ops: ops)).canonicalString
+        let body = BatchRequest(ops: ops).json.canonicalString
         await #expect(throws: (any Error).self) {
             _ = try await dropping.send(.POST, Route.batch, body: body)
         }

@@ -166,7 +166,7 @@ struct HardeningTests {
                 BatchOp(idempotencyKey: nil, method: "OPTIONS", path: Route.sets, body: nil),
                 BatchOp(idempotencyKey: nil, method: "PUT", path: Route.favorite("Squat (Barbell)"), body: nil),
             ]
-            let body = try WireJSON.value(BatchRequest(ops: ops)).canonicalString
+            let body = BatchRequest(ops: ops).json.canonicalString
             let response = try await server.send(.POST, Route.batch, body: body)
             #expect(response.status == 200)
             let results = try response.decode(BatchResponse.self).results
@@ -190,7 +190,7 @@ struct HardeningTests {
                     idempotencyKey: "k\(index)", method: "POST", path: Route.workouts,
                     body: Fixtures.workout(name: "Workout \(index)"))
             }
-            let body = try WireJSON.value(BatchRequest(ops: ops)).canonicalString
+            let body = BatchRequest(ops: ops).json.canonicalString
             let response = try await server.send(.POST, Route.batch, body: body)
             #expect(response.status == 200)
             let results = try response.decode(BatchResponse.self).results
@@ -201,7 +201,7 @@ struct HardeningTests {
             #expect(response.body.count < 2000 + 1200)
             // Not run means not applied and not stored: sending them again runs them.
             #expect(try await server.store.allWorkouts(user: "alice").count == ran)
-            let rest = try WireJSON.value(BatchRequest(ops: Array(ops.dropFirst(ran).prefix(2)))).canonicalString
+            let rest = BatchRequest(ops: Array(ops.dropFirst(ran).prefix(2))).json.canonicalString
             let retried = try await server.send(.POST, Route.batch, body: rest).decode(BatchResponse.self).results
             #expect(retried.map(\.status) == [201, 201])
             #expect(retried.allSatisfy { !$0.replayed })

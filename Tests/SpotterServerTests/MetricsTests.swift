@@ -36,7 +36,7 @@ struct MetricsTests {
                 BatchOp(idempotencyKey: nil, method: "GET", path: Route.workouts, body: nil),
                 BatchOp(idempotencyKey: nil, method: "DELETE", path: Route.workouts + "/not-a-uuid", body: nil),
             ]
-            let body = try WireJSON.value(BatchRequest(ops: ops)).canonicalString
+            let body = BatchRequest(ops: ops).json.canonicalString
             let batch = try await server.send(.POST, Route.batch, body: body).decode(BatchResponse.self).results
             #expect(batch.map(\.status) == [201, 422, 422])
 
