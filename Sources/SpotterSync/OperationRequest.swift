@@ -51,8 +51,8 @@ enum OperationRequest {
     }
 
     /// The user-facing reason in a problem+json body, or the bare status.
-    static func reason(status: Int, body: JSONValue?) -> String {
-        guard let problem = body.flatMap({ try? Problem(json: $0) }) else { return "HTTP \(status)" }
+    static func reason(status: Int, problem: Problem?) -> String {
+        guard let problem else { return "HTTP \(status)" }
         if !problem.detail.isEmpty {
             if let field = problem.field, !problem.detail.contains(field) { return "\(field): \(problem.detail)" }
             return problem.detail

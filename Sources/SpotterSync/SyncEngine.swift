@@ -370,11 +370,12 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 let retry = answer.retryAfter ?? (reason == .keyInUse ? 1 : nil)
                 results.append(
                     transient(
-                        op, status: status, reason: reason, error: OperationRequest.reason(status: status, body: body),
+                        op, status: status, reason: reason,
+                        error: OperationRequest.reason(status: status, problem: problem),
                         retryAfter: retry, now: now))
             case .permanent:
                 progressed = true
-                let reason = OperationRequest.reason(status: status, body: body)
+                let reason = OperationRequest.reason(status: status, problem: problem)
                 metricDeltas[.permanentFailures, default: 0] += 1
                 results.append(OperationOutcome(opID: op.opID, result: .permanent(status: status, error: reason)))
                 events.post(.opFailed(opID: op.opID, reason: reason))
@@ -493,7 +494,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     case .success(let response):
                         pullFailure =
                             "the change feed answered HTTP \(response.status): "
-                            + OperationRequest.reason(status: response.status, body: JSONValue.parse(response.body))
+                            + OperationRequest.reason(
+                                status: response.status,
+                                problem: JSONValue.parse(response.body).flatMap { try? Problem(json: $0) })
                     }
                     flushSucceeded = false
                     finishFlush()
