@@ -222,13 +222,15 @@ public enum BenchmarkSuite {
                             WireWorkout(
                                 id: workoutID, name: "Workout \(index / perWorkout)", startedAt: stamp,
                                 updatedAt: stamp,
-                                serverVersion: try tx.nextChangeVersion(), deleted: false), owner: "bench")
+                                serverVersion: try tx.nextChangeVersion(owner: "bench"), deleted: false), owner: "bench"
+                        )
                     }
                     try tx.saveSet(
                         WireSet(
                             id: UUID(), workoutID: workoutID, exercise: lifts[index % lifts.count],
                             position: index % perWorkout + 1, kind: .normal, weight: 100, unit: .kg, reps: 5,
-                            performedAt: stamp, updatedAt: stamp, serverVersion: try tx.nextChangeVersion(),
+                            performedAt: stamp, updatedAt: stamp,
+                            serverVersion: try tx.nextChangeVersion(owner: "bench"),
                             deleted: false),
                         owner: "bench")
                 }

@@ -43,7 +43,8 @@ struct EntityHandlers {
         }
         var workout = incoming
         stamp(
-            &workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
+            &workout.updatedAt, &workout.serverVersion, &workout.deleted,
+            version: try transaction.nextChangeVersion(owner: user))
         try transaction.saveWorkout(workout, owner: user)
         return .json(201, workout)
     }
@@ -57,7 +58,8 @@ struct EntityHandlers {
         // A patch that changes nothing is no change: no new version, no entry in the feed.
         if EntityRules.clientContent(workout) == EntityRules.clientContent(before) { return .json(200, before) }
         stamp(
-            &workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
+            &workout.updatedAt, &workout.serverVersion, &workout.deleted,
+            version: try transaction.nextChangeVersion(owner: user))
         try transaction.saveWorkout(workout, owner: user)
         return .json(200, workout)
     }
@@ -65,11 +67,14 @@ struct EntityHandlers {
     private func deleteWorkout(id: String) throws -> APIResponse {
         guard var workout = try liveWorkout(id) else { return .problem(Problems.notFound("no workout \(id)")) }
         for var set in try transaction.liveSets(workoutID: id, owner: user) {
-            tombstone(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion())
+            tombstone(
+                &set.updatedAt, &set.serverVersion, &set.deleted,
+                version: try transaction.nextChangeVersion(owner: user))
             try transaction.saveSet(set, owner: user)
         }
         tombstone(
-            &workout.updatedAt, &workout.serverVersion, &workout.deleted, version: try transaction.nextChangeVersion())
+            &workout.updatedAt, &workout.serverVersion, &workout.deleted,
+            version: try transaction.nextChangeVersion(owner: user))
         try transaction.saveWorkout(workout, owner: user)
         return .noContent
     }
@@ -95,7 +100,7 @@ struct EntityHandlers {
             return .problem(Problems.validation(workoutMissing))
         }
         var set = incoming
-        stamp(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion())
+        stamp(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion(owner: user))
         try transaction.saveSet(set, owner: user)
         return .json(201, set)
     }
@@ -108,14 +113,15 @@ struct EntityHandlers {
         guard try liveWorkout(set.workoutID.wireString) != nil else {
             return .problem(Problems.validation(workoutMissing))
         }
-        stamp(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion())
+        stamp(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion(owner: user))
         try transaction.saveSet(set, owner: user)
         return .json(200, set)
     }
 
     private func deleteSet(id: String) throws -> APIResponse {
         guard var set = try liveSet(id) else { return .problem(Problems.notFound("no set \(id)")) }
-        tombstone(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion())
+        tombstone(
+            &set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion(owner: user))
         try transaction.saveSet(set, owner: user)
         return .noContent
     }

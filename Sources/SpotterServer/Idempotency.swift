@@ -74,3 +74,29 @@ enum IdempotencyKeyRules {
         return SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }
 }
+
+/// What claiming a key does with the record it found — decided here, once, for every store, so
+/// SQLite and PostgreSQL cannot answer the same history differently (SPEC 5.2).
+enum ClaimDecision: Equatable {
+    /// No record, or an expired one: write a fresh in-progress record that is ours.
+    case insert
+    /// A stale in-progress record (its request presumably died): keep it, with our token.
+    case takeOver
+    /// Answer without running anything.
+    case settled(IdempotencyClaim)
+
+    static func decide(
+        existing: IdempotencyRecord?, fingerprint: String, now: Date, expiresAfter: TimeInterval,
+        staleAfter: TimeInterval
+    ) -> ClaimDecision {
+        guard let existing, now.timeIntervalSince(existing.createdAt) < expiresAfter else { return .insert }
+        guard existing.fingerprint == fingerprint else { return .settled(.fingerprintMismatch) }
+        if existing.isCompleted {
+            // A completed record is never run again; one whose answer cannot be read stays "in progress".
+            guard let response = existing.response else { return .settled(.inProgress) }
+            return .settled(.completed(response))
+        }
+        guard now.timeIntervalSince(existing.lockedAt) >= staleAfter else { return .settled(.inProgress) }
+        return .takeOver
+    }
+}

@@ -148,7 +148,7 @@ public struct SQLiteServerStore: ServerStore {
         return migrator
     }
 
-    public func write<T: Sendable>(_ work: @Sendable (any ServerTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T {
         try await dbWriter.write { db in try work(SQLiteServerTransaction(db: db)) }
     }
 
@@ -201,25 +201,7 @@ public struct SQLiteServerStore: ServerStore {
     }
 
     public func idempotencyRecord(_ scope: IdempotencyScope) async throws -> IdempotencyRecord? {
-        try await dbWriter.read { db in
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT fingerprint, completed, status, content_type, body, created_at, locked_at
-                        FROM idempotency_records WHERE owner = ? AND method = ? AND path = ? AND key = ?
-                        """, arguments: [scope.user, scope.method, scope.path, scope.key])
-            else { return nil }
-            let completed: Bool = row["completed"]
-            return IdempotencyRecord(
-                fingerprint: row["fingerprint"], isCompleted: completed,
-                response: completed
-                    ? StoredResponse(
-                        status: row["status"], contentType: row["content_type"], body: row["body"] ?? Data())
-                    : nil,
-                createdAt: Date(timeIntervalSince1970: row["created_at"]),
-                lockedAt: Date(timeIntervalSince1970: row["locked_at"]))
-        }
+        try await dbWriter.read { db in try SQLiteServerTransaction(db: db).record(scope) }
     }
 
     public func workouts(user: String, includeDeleted: Bool) async throws -> [WireWorkout] {
@@ -229,7 +211,7 @@ public struct SQLiteServerStore: ServerStore {
                 sql:
                     "SELECT * FROM workouts WHERE owner = ? \(includeDeleted ? "" : "AND deleted = 0") ORDER BY started_at, id",
                 arguments: [user]
-            ).map { try SQLiteServerTransaction.workout(from: $0) }
+            ).map { try StoredEntity.workout($0) }
         }
     }
 
@@ -244,7 +226,7 @@ public struct SQLiteServerStore: ServerStore {
             if !includeDeleted { sql += " AND deleted = 0" }
             sql += " ORDER BY workout_id, position, performed_at, id"
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
-                try SQLiteServerTransaction.set(from: $0)
+                try StoredEntity.set($0)
             }
         }
     }
@@ -264,12 +246,12 @@ public struct SQLiteServerStore: ServerStore {
                 db,
                 sql: "SELECT * FROM workouts WHERE owner = ? AND server_version > ? ORDER BY server_version LIMIT ?",
                 arguments: [user, version, limit + 1]
-            ).map { WireChange.workout(try SQLiteServerTransaction.workout(from: $0)) }
+            ).map { WireChange.workout(try StoredEntity.workout($0)) }
             let sets = try Row.fetchAll(
                 db,
                 sql: "SELECT * FROM sets WHERE owner = ? AND server_version > ? ORDER BY server_version LIMIT ?",
                 arguments: [user, version, limit + 1]
-            ).map { WireChange.set(try SQLiteServerTransaction.set(from: $0)) }
+            ).map { WireChange.set(try StoredEntity.set($0)) }
             let merged = (workouts + sets).sorted { $0.serverVersion < $1.serverVersion }
             return ChangeSlice(changes: Array(merged.prefix(limit)), hasMore: merged.count > limit)
         }
@@ -297,7 +279,8 @@ extension WireChange {
 struct SQLiteServerTransaction: ServerTransaction {
     let db: Database
 
-    func nextChangeVersion() throws -> Int64 {
+    /// One global counter: SQLite's single writer already orders every commit.
+    func nextChangeVersion(owner: String) throws -> Int64 {
         try db.cachedStatement(sql: "UPDATE change_sequence SET value = value + 1 WHERE id = 1").execute()
         return try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM change_sequence WHERE id = 1")) ?? 0
     }
@@ -305,7 +288,7 @@ struct SQLiteServerTransaction: ServerTransaction {
     func workout(id: String, owner: String) throws -> WireWorkout? {
         try Row.fetchOne(
             db.cachedStatement(sql: "SELECT * FROM workouts WHERE owner = ? AND id = ?"), arguments: [owner, id]
-        ).map { try Self.workout(from: $0) }
+        ).map { try StoredEntity.workout($0) }
     }
 
     func saveWorkout(_ workout: WireWorkout, owner: String) throws {
@@ -325,7 +308,7 @@ struct SQLiteServerTransaction: ServerTransaction {
     func set(id: String, owner: String) throws -> WireSet? {
         try Row.fetchOne(
             db.cachedStatement(sql: "SELECT * FROM sets WHERE owner = ? AND id = ?"), arguments: [owner, id]
-        ).map { try Self.set(from: $0) }
+        ).map { try StoredEntity.set($0) }
     }
 
     func saveSet(_ set: WireSet, owner: String) throws {
@@ -349,7 +332,7 @@ struct SQLiteServerTransaction: ServerTransaction {
             db.cachedStatement(
                 sql: "SELECT * FROM sets WHERE owner = ? AND workout_id = ? AND deleted = 0 ORDER BY position, id"),
             arguments: [owner, workoutID]
-        ).map { try Self.set(from: $0) }
+        ).map { try StoredEntity.set($0) }
     }
 
     func addFavorite(_ exercise: String, owner: String) throws -> Bool {
@@ -365,19 +348,29 @@ struct SQLiteServerTransaction: ServerTransaction {
         return db.changesCount > 0
     }
 
-    func claimIdempotencyKey(
-        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
-    ) throws -> IdempotencyClaim {
-        let arguments: StatementArguments = [scope.user, scope.method, scope.path, scope.key]
-        let row = try Row.fetchOne(
+    func record(_ scope: IdempotencyScope) throws -> IdempotencyRecord? {
+        try Row.fetchOne(
             db.cachedStatement(
                 sql: """
                     SELECT fingerprint, completed, status, content_type, body, created_at, locked_at
                     FROM idempotency_records WHERE owner = ? AND method = ? AND path = ? AND key = ?
-                    """), arguments: arguments)
+                    """), arguments: [scope.user, scope.method, scope.path, scope.key]
+        ).map { try StoredEntity.idempotencyRecord($0) }
+    }
+
+    func claimIdempotencyKey(
+        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
+    ) throws -> IdempotencyClaim {
+        let arguments: StatementArguments = [scope.user, scope.method, scope.path, scope.key]
         let token = UUID().uuidString
         let nowSeconds = now.timeIntervalSince1970
-        guard let row, nowSeconds - (row["created_at"] as Double) < expiresAfter else {
+        switch ClaimDecision.decide(
+            existing: try record(scope), fingerprint: fingerprint, now: now, expiresAfter: expiresAfter,
+            staleAfter: staleAfter)
+        {
+        case .settled(let claim):
+            return claim
+        case .insert:
             try db.cachedStatement(
                 sql: """
                     INSERT OR REPLACE INTO idempotency_records
@@ -385,21 +378,14 @@ struct SQLiteServerTransaction: ServerTransaction {
                     VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
                     """
             ).execute(arguments: arguments + [fingerprint, token, nowSeconds, nowSeconds])
-            return .claimed(token: token)
+        case .takeOver:
+            try db.cachedStatement(
+                sql: """
+                    UPDATE idempotency_records SET token = ?, locked_at = ?
+                    WHERE owner = ? AND method = ? AND path = ? AND key = ?
+                    """
+            ).execute(arguments: [token, nowSeconds] + arguments)
         }
-        guard (row["fingerprint"] as String) == fingerprint else { return .fingerprintMismatch }
-        if row["completed"] as Bool {
-            return .completed(
-                StoredResponse(
-                    status: row["status"], contentType: row["content_type"], body: row["body"] ?? Data()))
-        }
-        guard nowSeconds - (row["locked_at"] as Double) >= staleAfter else { return .inProgress }
-        try db.cachedStatement(
-            sql: """
-                UPDATE idempotency_records SET token = ?, locked_at = ?
-                WHERE owner = ? AND method = ? AND path = ? AND key = ?
-                """
-        ).execute(arguments: [token, nowSeconds] + arguments)
         return .claimed(token: token)
     }
 
@@ -419,60 +405,12 @@ struct SQLiteServerTransaction: ServerTransaction {
         ])
         guard db.changesCount == 1 else { throw IdempotencyClaimLost() }
     }
-
-    /// A stored workout as the wire model holds it; a row that does not read so (an id that is not
-    /// a UUID, a time that is not RFC 3339) is an error, never a made-up value.
-    static func workout(from row: Row) throws -> WireWorkout {
-        WireWorkout(
-            id: try StoredCell.uuid(row, "id"), name: row["name"], startedAt: try StoredCell.date(row, "started_at"),
-            endedAt: try StoredCell.optionalDate(row, "ended_at"), notes: row["notes"],
-            updatedAt: try StoredCell.optionalDate(row, "updated_at"), serverVersion: row["server_version"],
-            deleted: row["deleted"])
-    }
-
-    static func set(from row: Row) throws -> WireSet {
-        WireSet(
-            id: try StoredCell.uuid(row, "id"), workoutID: try StoredCell.uuid(row, "workout_id"),
-            exercise: row["exercise"], position: row["position"], kind: try StoredCell.enumeration(row, "kind"),
-            weight: row["weight"], unit: try StoredCell.enumeration(row, "unit"), reps: row["reps"], rpe: row["rpe"],
-            distanceM: row["distance_m"], durationS: row["duration_s"], notes: row["notes"],
-            performedAt: try StoredCell.date(row, "performed_at"),
-            updatedAt: try StoredCell.optionalDate(row, "updated_at"),
-            serverVersion: row["server_version"], deleted: row["deleted"])
-    }
 }
 
-/// Typed reads of the server's stored text cells.
-enum StoredCell {
-    struct Unreadable: Error, CustomStringConvertible {
-        let column: String
-        let value: String
-        var description: String { "stored \(column) is unreadable: \(value)" }
-    }
-
-    static func uuid(_ row: Row, _ column: String) throws -> UUID {
-        let text: String = row[column] ?? ""
-        guard let id = UUID(wire: text) else { throw Unreadable(column: column, value: text) }
-        return id
-    }
-
-    static func date(_ row: Row, _ column: String) throws -> Date {
-        let text: String = row[column] ?? ""
-        guard let date = Timestamp.parse(text) else { throw Unreadable(column: column, value: text) }
-        return date
-    }
-
-    /// nil for NULL and for the empty text a row without a stamp holds.
-    static func optionalDate(_ row: Row, _ column: String) throws -> Date? {
-        guard let text = row[column] as String?, !text.isEmpty else { return nil }
-        guard let date = Timestamp.parse(text) else { throw Unreadable(column: column, value: text) }
-        return date
-    }
-
-    static func enumeration<Value: RawRepresentable>(_ row: Row, _ column: String) throws -> Value
-    where Value.RawValue == String {
-        let text: String = row[column] ?? ""
-        guard let value = Value(rawValue: text) else { throw Unreadable(column: column, value: text) }
-        return value
-    }
+extension Row: StoredRow {
+    func text(_ column: String) throws -> String? { try decode(String?.self, forColumn: column) }
+    func integer(_ column: String) throws -> Int64? { try decode(Int64?.self, forColumn: column) }
+    func real(_ column: String) throws -> Double? { try decode(Double?.self, forColumn: column) }
+    func flag(_ column: String) throws -> Bool? { try decode(Bool?.self, forColumn: column) }
+    func bytes(_ column: String) throws -> Data? { try decode(Data?.self, forColumn: column) }
 }

@@ -56,13 +56,27 @@ public struct IdempotencyClaimLost: Error, CustomStringConvertible {
     public var description: String { "the idempotency key was taken over by another request" }
 }
 
+/// The database behind the store cannot be reached (it is restarting, the network to it is down,
+/// every connection failed): the request did not happen as far as this instance can tell, and is
+/// answered 503 with `Retry-After` — a retry replays or runs it once the database is back.
+public struct ServerStoreUnavailable: Error, CustomStringConvertible {
+    public var reason: String
+
+    public init(_ reason: String) { self.reason = reason }
+
+    public var description: String { "the server database is unavailable: \(reason)" }
+}
+
 /// The writes one request makes, all inside one database transaction.
 ///
 /// Handlers see only this, so the business effect and the idempotency record they
 /// complete commit together or not at all — whichever database is underneath.
 public protocol ServerTransaction {
-    /// The next value of the global change sequence; every write stamps its row with one.
-    func nextChangeVersion() throws -> Int64
+    /// The next value of `owner`'s change sequence; every write stamps its row with one. Values
+    /// only grow, and a reader never sees a higher one committed before a lower one, so a feed
+    /// cursor can only move forward (SQLite: one global counter under its single writer;
+    /// PostgreSQL: a counter row per user, locked until the transaction ends).
+    func nextChangeVersion(owner: String) throws -> Int64
     /// The workout `owner` has under `id`, deleted or not. Entity ids are scoped per user
     /// (SPEC 5.2): another user's workout with the same id is a different entity, never seen here.
     func workout(id: String, owner: String) throws -> WireWorkout?
@@ -108,7 +122,10 @@ public struct ChangeSlice: Sendable, Equatable {
 /// still finds its record.
 public protocol ServerStore: Sendable {
     /// Runs `work` in one write transaction; a thrown error rolls everything back.
-    func write<T: Sendable>(_ work: @Sendable (any ServerTransaction) throws -> T) async throws -> T
+    /// `work` may run more than once when the database asks for it (a PostgreSQL serialization
+    /// failure or deadlock); only the committed run's effect remains. A database that cannot be
+    /// reached throws `ServerStoreUnavailable`.
+    func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T
 
     /// Atomically claims `scope` for a request with `fingerprint`, or reports what holds it.
     /// An expired record (older than `expiresAfter`) is replaced; an in-progress record

@@ -8,12 +8,15 @@ import Testing
 /// A batch's writes share one transaction, yet each operation keeps its single route's contract.
 @Suite("Batch group commit")
 struct BatchGroupCommitTests {
-    @Test("a 5xx inside a batch undoes only that operation and stores nothing for its key")
-    func oneFailingOperationLeavesTheOthersCommitted() async throws {
+    @Test(
+        "a 5xx inside a batch undoes only that operation and stores nothing for its key",
+        arguments: StoreBackend.available)
+    func oneFailingOperationLeavesTheOthersCommitted(_ backend: StoreBackend) async throws {
         let poisoned = UUID().wireString
-        let server = try await TestServer.start { configuration in
+        let server = try await TestServer.start(backend) { configuration in
+            let url = configuration.databaseURL
             configuration.makeStore = { path in
-                WrappedStore(base: try SQLiteServerStore(path: path)) {
+                WrappedStore(base: try await StoreBackend.openStore(path: path, url: url)) {
                     PoisonedTransaction(base: $0, poisonedSetID: poisoned)
                 }
             }
@@ -50,9 +53,11 @@ struct BatchGroupCommitTests {
         }
     }
 
-    @Test("a key used by an earlier operation of the same batch with another body is refused, the first kept")
-    func keyReuseInsideOneBatch() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "a key used by an earlier operation of the same batch with another body is refused, the first kept",
+        arguments: StoreBackend.available)
+    func keyReuseInsideOneBatch(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let first = UUID().wireString
             let ops = [
@@ -78,7 +83,7 @@ struct PoisonedTransaction: ServerTransaction {
 
     struct Poison: Error {}
 
-    func nextChangeVersion() throws -> Int64 { try base.nextChangeVersion() }
+    func nextChangeVersion(owner: String) throws -> Int64 { try base.nextChangeVersion(owner: owner) }
     func workout(id: String, owner: String) throws -> WireWorkout? { try base.workout(id: id, owner: owner) }
     func saveWorkout(_ workout: WireWorkout, owner: String) throws { try base.saveWorkout(workout, owner: owner) }
     func set(id: String, owner: String) throws -> WireSet? { try base.set(id: id, owner: owner) }
