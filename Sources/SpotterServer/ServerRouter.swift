@@ -155,7 +155,8 @@ struct ServerRouter: Sendable {
                             idempotencyKey: op.idempotencyKey, user: user)))
             }
         }
-        let responses = await api.performBatch(entries)
+        let responses: [APIResponse]
+        do { responses = try await api.performBatch(entries) } catch { return SyncAPI.unavailable }
         // Each result's body goes in as the very bytes its single route would send (already
         // JSON), spliced rather than parsed and encoded again.
         var out = Data("{\"results\":[".utf8)
@@ -178,7 +179,7 @@ struct ServerRouter: Sendable {
             try await store.ping()
             return APIResponse(status: 200, body: Data("{\"status\":\"ok\"}".utf8), contentType: "application/json")
         } catch {
-            return .problem(Problems.storeUnavailable)
+            return SyncAPI.unavailable
         }
     }
 

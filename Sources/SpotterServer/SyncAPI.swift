@@ -176,6 +176,10 @@ struct SyncAPI: Sendable {
             // Another request took the (stale) claim over: this effect must not commit, and the
             // answer is the one a request arriving while the key is in use gets.
             outcome = .settled(.inProgress)
+        } catch let error as ServerStoreUnavailable {
+            // The database went away mid-transaction: nothing of it commits (the commit fails too).
+            logger.warning("store unavailable", metadata: ["error": "\(error)"])
+            outcome = .ran(Self.unavailable)
         } catch {
             logger.error(
                 "write failed", metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
@@ -183,6 +187,10 @@ struct SyncAPI: Sendable {
         }
         return outcome
     }
+
+    /// The answer when the database cannot be reached: 503, come back in two seconds.
+    static let unavailable = APIResponse.problem(
+        Problems.storeUnavailable, headers: [HeaderName.retryAfter: "2"])
 
     /// The answer a write's outcome sends (and the idempotency counters it moves).
     private func answer(_ outcome: WriteOutcome) -> APIResponse {
@@ -217,7 +225,7 @@ struct SyncAPI: Sendable {
                     expiresAfter: configuration.idempotencyTTL, staleAfter: configuration.staleInProgressAfter)
             } catch {
                 logger.error("idempotency claim failed", metadata: ["error": "\(error)"])
-                return .problem(Problems.internalError)
+                return error is ServerStoreUnavailable ? Self.unavailable : .problem(Problems.internalError)
             }
             guard case .claimed(let token) = claim else { return answer(.settled(claim)) }
             step = .held(token: token)
@@ -233,10 +241,12 @@ struct SyncAPI: Sendable {
                 })
         } catch {
             logger.error("request failed", metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
-            response = .problem(Problems.internalError)
+            response = error is ServerStoreUnavailable ? Self.unavailable : .problem(Problems.internalError)
         }
         if response.status >= 500, let scope = mutation.scope, case .held(let token) = step {
-            // Not stored: a 5xx releases the key so a retry runs again.
+            // Not stored: a 5xx releases the key so a retry runs again. When the database is gone
+            // the release fails too; the record then stays in progress (a retry gets 409) until it
+            // is stale and taken over — the effect, if its commit did land, replays instead.
             do { try await store.releaseIdempotencyKey(scope, token: token) } catch {
                 logger.error("idempotency release failed", metadata: ["error": "\(error)"])
             }
@@ -251,15 +261,19 @@ struct SyncAPI: Sendable {
     ///
     /// The response has a budget (`maxBatchResponseBytes`): once the results reach it, the
     /// remaining operations are not run and answer 503, so the client sends them again.
-    func performBatch(_ entries: [BatchEntry]) async -> [APIResponse] {
+    ///
+    /// A database that cannot be reached throws `ServerStoreUnavailable`: the whole batch is then
+    /// answered 503 with `Retry-After`, and the client sends every operation again (those already
+    /// committed replay).
+    func performBatch(_ entries: [BatchEntry]) async throws(ServerStoreUnavailable) -> [APIResponse] {
         var responses: [APIResponse] = []
         responses.reserveCapacity(entries.count)
         var pending: [Mutation] = []
         var spent = 0
         let budget = configuration.maxBatchResponseBytes
-        func flush() async {
+        func flush() async throws(ServerStoreUnavailable) {
             guard !pending.isEmpty else { return }
-            let outcomes = await runInOneTransaction(pending, spent: spent, budget: budget)
+            let outcomes = try await runInOneTransaction(pending, spent: spent, budget: budget)
             spent += outcomes.reduce(0) { $0 + Self.resultSize($1) }
             responses += outcomes
             pending.removeAll()
@@ -268,7 +282,7 @@ struct SyncAPI: Sendable {
             let call: APICall
             switch entry {
             case .refused(let refusal):
-                await flush()
+                try await flush()
                 responses.append(refusal)
                 spent += Self.resultSize(refusal)
                 continue
@@ -277,13 +291,13 @@ struct SyncAPI: Sendable {
             }
             switch prepare(call) {
             case .answered(let response):
-                await flush()
+                try await flush()
                 let answer = spent < budget ? response : Self.notRun(budget: budget)
                 responses.append(answer)
                 spent += Self.resultSize(answer)
             case .read:
                 // batchRefusal lets no read through; should one ever pass, it is refused the same way.
-                await flush()
+                try await flush()
                 responses.append(
                     .problem(
                         Problems.validation(ValidationError(field: "method", message: "a batch carries only writes"))))
@@ -291,7 +305,7 @@ struct SyncAPI: Sendable {
                 pending.append(mutation)
             }
         }
-        await flush()
+        try await flush()
         return responses
     }
 
@@ -335,7 +349,7 @@ struct SyncAPI: Sendable {
     /// A run of consecutive batch writes: one transaction, each write through `apply`.
     private func runInOneTransaction(
         _ mutations: [Mutation], spent alreadySpent: Int, budget: Int
-    ) async -> [APIResponse] {
+    ) async throws(ServerStoreUnavailable) -> [APIResponse] {
         let now = clock.now()
         let stamp = Timestamp.truncated(now)
         do {
@@ -359,6 +373,9 @@ struct SyncAPI: Sendable {
                 return outcomes
             }
             return outcomes.map(answer)
+        } catch let error as ServerStoreUnavailable {
+            logger.warning("batch transaction failed: store unavailable", metadata: ["error": "\(error)"])
+            throw error
         } catch {
             logger.error("batch transaction failed", metadata: ["error": "\(error)"])
             return mutations.map { _ in .problem(Problems.internalError) }
@@ -408,7 +425,7 @@ struct SyncAPI: Sendable {
             }
         } catch {
             logger.error("read failed", metadata: ["route": "\(route.template)", "error": "\(error)"])
-            return .problem(Problems.internalError)
+            return error is ServerStoreUnavailable ? Self.unavailable : .problem(Problems.internalError)
         }
     }
 
