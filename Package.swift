@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -56,6 +58,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(
@@ -83,21 +87,31 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Test support (not shipped): throwaway PostgreSQL clusters for the server and sync tests.
+        .target(
+            name: "SpotterTestSupport",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/SpotterTestSupport"
+        ),
         .testTarget(name: "SpotterCoreTests", dependencies: ["SpotterCore"]),
         .testTarget(name: "SpotterStoreTests", dependencies: ["SpotterCore", "SpotterStore"]),
         .testTarget(
             name: "SpotterServerTests",
             dependencies: [
-                "SpotterCore", "SpotterProtocol", "SpotterServer",
+                "SpotterCore", "SpotterProtocol", "SpotterServer", "SpotterTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(
             name: "SpotterSyncTests",
             dependencies: [
-                "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer",
+                "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer", "SpotterTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

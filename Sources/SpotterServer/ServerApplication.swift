@@ -18,18 +18,11 @@ struct ServerComponents: Sendable {
     let metrics: ServerMetrics
     let router: ServerRouter
 
-    init(_ configuration: ServerConfiguration, logger: Logger) throws {
+    init(_ configuration: ServerConfiguration, logger: Logger) async throws {
         guard !configuration.tokens.isEmpty else {
             throw ServerStartError("at least one --token user=secret is required")
         }
-        let store: any ServerStore
-        do {
-            store =
-                try configuration.makeStore?(configuration.databasePath)
-                ?? SQLiteServerStore(path: configuration.databasePath)
-        } catch {
-            throw ServerStartError("cannot open the server database at \(configuration.databasePath): \(error)")
-        }
+        let store = try await Self.openStore(configuration, logger: logger)
         let metrics = ServerMetrics()
         let api = SyncAPI(store: store, configuration: configuration, metrics: metrics, logger: logger)
         self.store = store
@@ -37,6 +30,25 @@ struct ServerComponents: Sendable {
         router = ServerRouter(
             api: api, store: store, tokens: configuration.tokens, chaos: ChaosInjector(configuration.chaos),
             metrics: metrics, configuration: configuration, logger: logger)
+    }
+
+    /// The store the configuration names: PostgreSQL for a `databaseURL`, else the SQLite file.
+    static func openStore(_ configuration: ServerConfiguration, logger: Logger) async throws -> any ServerStore {
+        if configuration.makeStore == nil, let url = configuration.databaseURL {
+            guard configuration.databasePoolSize >= 1 else {
+                throw ServerStartError("the PostgreSQL pool needs at least one connection")
+            }
+            return try await PostgresServerStore.open(
+                try PostgresLocation(url: url), poolSize: configuration.databasePoolSize, logger: logger)
+        }
+        do {
+            if let makeStore = configuration.makeStore { return try await makeStore(configuration.databasePath) }
+            return try SQLiteServerStore(path: configuration.databasePath)
+        } catch let error as ServerStartError {
+            throw error
+        } catch {
+            throw ServerStartError("cannot open the server database at \(configuration.databasePath): \(error)")
+        }
     }
 
     func application(
@@ -64,7 +76,7 @@ public func makeServerApplication(
 ) async throws
     -> some ApplicationProtocol
 {
-    let components = try ServerComponents(configuration, logger: logger)
+    let components = try await ServerComponents(configuration, logger: logger)
     return components.application(configuration, logger: logger)
 }
 
@@ -75,7 +87,7 @@ public func makeServerApplication(
 public func runServerUntilSignalled(
     _ configuration: ServerConfiguration, logger: Logger, onListening: @escaping @Sendable (Int) -> Void
 ) async throws {
-    let components = try ServerComponents(configuration, logger: logger)
+    let components = try await ServerComponents(configuration, logger: logger)
     let app = components.application(configuration, logger: logger) { channel in
         onListening(channel.localAddress?.port ?? configuration.port)
     }
@@ -118,7 +130,7 @@ public final class BackgroundServer: Sendable {
 
     /// Starts the server and returns once it accepts connections.
     public static func start(_ configuration: ServerConfiguration, logger: Logger) async throws -> BackgroundServer {
-        let components = try ServerComponents(configuration, logger: logger)
+        let components = try await ServerComponents(configuration, logger: logger)
         let bound = PortSignal()
         let app = components.application(configuration, logger: logger) { channel in
             bound.resolve(.success(channel.localAddress?.port ?? configuration.port))

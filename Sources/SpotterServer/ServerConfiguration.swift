@@ -32,8 +32,13 @@ public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// 0 binds an ephemeral port; the bound port is reported once listening.
     public var port = 0
-    /// The SQLite file of the server store.
+    /// The SQLite file of the server store (when `databaseURL` is nil).
     public var databasePath: String
+    /// A PostgreSQL database shared by several instances (`postgres://USER@HOST:PORT/DB`);
+    /// when set, `databasePath` is not used.
+    public var databaseURL: String? = nil
+    /// PostgreSQL connections of this instance, which is also how many of its transactions run at once.
+    public var databasePoolSize = 8
     /// Bearer token → user id.
     public var tokens: [String: String]
     public var chaos = ChaosOptions()
@@ -63,7 +68,7 @@ public struct ServerConfiguration: Sendable {
 
     /// Test seam: builds the store instead of `SQLiteServerStore(path:)`, e.g. to wrap it
     /// in one that fails on purpose.
-    var makeStore: (@Sendable (_ path: String) throws -> any ServerStore)? = nil
+    var makeStore: (@Sendable (_ path: String) async throws -> any ServerStore)? = nil
 
     public init(databasePath: String, tokens: [String: String]) {
         self.databasePath = databasePath

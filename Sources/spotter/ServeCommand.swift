@@ -3,7 +3,8 @@ import Foundation
 import Logging
 import SpotterServer
 
-/// `spotter serve`: the sync server (SPEC 5), with SQLite storage and optional fault injection.
+/// `spotter serve`: the sync server (SPEC 5), on a SQLite file or a PostgreSQL database shared by
+/// several instances, with optional fault injection.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the sync server.",
@@ -21,8 +22,15 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("db"), help: "SQLite file of the server store.")
     var databasePath: String?
 
-    @Option(name: .customLong("database-url"), help: "PostgreSQL URL (postgres://…) shared by several instances.")
+    @Option(
+        name: .customLong("database-url"),
+        help: "PostgreSQL shared by several instances: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.")
     var databaseURL: String?
+
+    @Option(
+        name: .customLong("database-pool-size"),
+        help: "PostgreSQL connections of this instance (also how many of its transactions run at once).")
+    var databasePoolSize = 8
 
     @Option(name: .customLong("token"), help: "A user and their bearer token, as user=secret; repeat for more users.")
     var tokens: [String] = []
@@ -77,14 +85,23 @@ struct Serve: AsyncParsableCommand {
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be 1 or more") }
         guard idempotencyTTLDays > 0 else { throw ValidationError("--idempotency-ttl-days must be more than 0") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
-        if databaseURL != nil {
-            throw ValidationError("--database-url (PostgreSQL) is not available in this build; use --db FILE")
+        if let databaseURL {
+            guard databasePath == nil else {
+                throw ValidationError("--db and --database-url name two stores; give one")
+            }
+            do { _ = try PostgresLocation(url: databaseURL) } catch { throw ValidationError(error.description) }
+        }
+        guard (1...1000).contains(databasePoolSize) else {
+            throw ValidationError("--database-pool-size must be from 1 to 1000")
         }
         _ = try parsedTokens()
     }
 
     func run() async throws {
-        var configuration = ServerConfiguration(databasePath: try resolvedDatabasePath(), tokens: try parsedTokens())
+        var configuration = ServerConfiguration(
+            databasePath: databaseURL == nil ? try resolvedDatabasePath() : "", tokens: try parsedTokens())
+        configuration.databaseURL = databaseURL
+        configuration.databasePoolSize = databasePoolSize
         configuration.host = host
         configuration.port = port
         configuration.idempotencyTTL = idempotencyTTLDays * 24 * 3600

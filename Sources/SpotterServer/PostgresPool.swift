@@ -1,0 +1,264 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// Where a PostgreSQL server store lives, read from `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
+public struct PostgresLocation: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    public var user: String
+    public var password: String?
+    public var database: String
+
+    /// Reads a `postgres://` or `postgresql://` URL. The only query parameter understood is
+    /// `sslmode=disable` (the default): this build speaks to PostgreSQL without TLS, so a URL that
+    /// asks for TLS is refused instead of silently sent in the clear.
+    public init(url: String) throws(ServerStartError) {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
+            scheme == "postgres" || scheme == "postgresql"
+        else {
+            throw ServerStartError("--database-url must look like postgres://USER@HOST:PORT/DATABASE (got '\(url)')")
+        }
+        guard let host = parts.host, !host.isEmpty else {
+            throw ServerStartError("--database-url names no host (postgres://USER@HOST:PORT/DATABASE)")
+        }
+        guard let user = parts.user, !user.isEmpty else {
+            throw ServerStartError("--database-url names no user (postgres://USER@HOST:PORT/DATABASE)")
+        }
+        let database = String(parts.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty, !database.contains("/") else {
+            throw ServerStartError("--database-url names no database (postgres://USER@HOST:PORT/DATABASE)")
+        }
+        for item in parts.queryItems ?? [] {
+            switch (item.name, item.value) {
+            case ("sslmode", "disable"?):
+                continue
+            case ("sslmode", let mode):
+                throw ServerStartError(
+                    "--database-url asks for sslmode=\(mode ?? ""), but this build connects to PostgreSQL without TLS;"
+                        + " use sslmode=disable on a trusted network (loopback or a private link)")
+            default:
+                throw ServerStartError("--database-url has an unknown parameter '\(item.name)'")
+            }
+        }
+        self.host = host
+        port = parts.port ?? 5432
+        self.user = user
+        password = parts.password
+        self.database = database
+    }
+
+    /// The URL without its password, for messages and logs.
+    public var redacted: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+}
+
+/// A statement PostgreSQL refused while the connection stayed healthy (a constraint, a
+/// serialization failure, a deadlock): the transaction is rolled back and the connection reused.
+struct PostgresStatementError: Error, CustomStringConvertible {
+    var sqlState: String
+    var message: String
+
+    var description: String { "PostgreSQL refused a statement (\(sqlState)): \(message)" }
+
+    /// Serialization failures and deadlocks: running the transaction again is the cure.
+    var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
+}
+
+/// Blocking access to PostgreSQL for the synchronous `ServerTransaction` seam.
+///
+/// A transaction's statements depend on each other's answers, and the handlers that issue them
+/// are the same synchronous code SQLite runs. So each transaction runs on a thread of its own
+/// (`NIOThreadPool`, one thread per pooled connection, never an event loop or the cooperative
+/// pool) and waits for each answer there. `size` bounds both the threads and the connections:
+/// at most `size` transactions run at once on this instance, the others queue for a thread.
+final class PostgresPool: @unchecked Sendable {
+    // @unchecked Sendable: `idle`, `nextID` and `isClosed` are only touched under `lock`.
+    let location: PostgresLocation
+    let size: Int
+    /// How long one statement may wait for its answer before its connection is closed and the
+    /// request answered 503: a database that hangs must not hold a thread forever.
+    let statementTimeout: TimeAmount
+    private let logger: Logger
+    private let threads: NIOThreadPool
+    private let eventLoops: any EventLoopGroup
+    private let configuration: PostgresConnection.Configuration
+    private let lock = NSLock()
+    private var idle: [PostgresConnection] = []
+    private var nextID = 0
+    private var isClosed = false
+
+    init(location: PostgresLocation, size: Int, statementTimeout: TimeAmount = .seconds(30), logger: Logger) {
+        self.location = location
+        self.size = size
+        self.statementTimeout = statementTimeout
+        self.logger = logger
+        var configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        self.configuration = configuration
+        eventLoops = MultiThreadedEventLoopGroup.singleton
+        threads = NIOThreadPool(numberOfThreads: size)
+        threads.start()
+    }
+
+    /// Runs `body` on a pool thread with a connection of its own. A connection whose link failed
+    /// is closed and forgotten; the next request opens a new one (so a restarted PostgreSQL is
+    /// used again as soon as it accepts connections).
+    func withSession<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+        do {
+            return try await threads.runIfActive { [self] in
+                let (connection, reused) = try lease()
+                let session = PostgresSession(
+                    connection: connection, wasIdle: reused, timeout: statementTimeout, logger: logger,
+                    progress: PostgresSession.Progress())
+                do {
+                    let result = try body(session)
+                    giveBack(connection)
+                    return result
+                } catch let error where error is ServerStoreUnavailable || error is PostgresStaleConnection {
+                    discard(connection)
+                    throw error
+                } catch {
+                    // Refused statements and the handlers' own errors leave a healthy connection
+                    // (the transaction rolled back first; see `PostgresSession.transaction`).
+                    giveBack(connection)
+                    throw error
+                }
+            }
+        } catch let error as NIOThreadPoolError.ThreadPoolInactive {
+            throw ServerStoreUnavailable("the store is closed (\(error))")
+        }
+    }
+
+    private func lease() throws -> (PostgresConnection, reused: Bool) {
+        let (found, id): (PostgresConnection?, Int) = try lock.withLock {
+            guard !isClosed else { throw ServerStoreUnavailable("the store is closed") }
+            while let connection = idle.popLast() {
+                if !connection.isClosed { return (connection, 0) }
+            }
+            nextID += 1
+            return (nil, nextID)
+        }
+        if let found { return (found, true) }
+        do {
+            let connection = try PostgresConnection.connect(
+                on: eventLoops.next(), configuration: configuration, id: id, logger: logger
+            ).wait()
+            return (connection, false)
+        } catch {
+            throw PostgresSession.classify(error, doing: "connect to \(location.host):\(location.port)")
+        }
+    }
+
+    private func giveBack(_ connection: PostgresConnection) {
+        let kept = lock.withLock {
+            guard !isClosed, !connection.isClosed else { return false }
+            idle.append(connection)
+            return true
+        }
+        if !kept { discard(connection) }
+    }
+
+    private func discard(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in }
+    }
+
+    /// Closes every idle connection and stops the threads once the running transactions are done.
+    func close() async {
+        let connections: [PostgresConnection] = lock.withLock {
+            isClosed = true
+            defer { idle.removeAll() }
+            return idle
+        }
+        try? await threads.shutdownGracefully()
+        for connection in connections { try? await connection.close() }
+    }
+}
+
+/// One connection, lent to one transaction on one pool thread; every call blocks that thread.
+struct PostgresSession {
+    let connection: PostgresConnection
+    /// True when the connection was pooled before this transaction (it may have gone stale).
+    let wasIdle: Bool
+    let timeout: TimeAmount
+    let logger: Logger
+    let progress: Progress
+
+    /// Whether a statement has been sent on this session yet.
+    final class Progress {
+        var sentAny = false
+    }
+
+    /// Runs one statement and waits for all its rows. The first statement on a pooled connection
+    /// that finds the link dead throws `PostgresStaleConnection`: nothing ran, so the caller may go
+    /// again on a fresh connection.
+    @discardableResult
+    func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        let connection = connection
+        let deadline = connection.eventLoop.scheduleTask(in: timeout) {
+            // A statement that does not answer in time: closing the link fails it (and the transaction).
+            connection.close().whenComplete { _ in }
+        }
+        defer { deadline.cancel() }
+        let first = !progress.sentAny
+        progress.sentAny = true
+        do {
+            return try connection.query(query, logger: logger).wait()
+        } catch {
+            let classified = Self.classify(error, doing: "run a statement")
+            if first, wasIdle, let unavailable = classified as? ServerStoreUnavailable {
+                throw PostgresStaleConnection(underlying: unavailable)
+            }
+            throw classified
+        }
+    }
+
+    /// Runs `body` between BEGIN and COMMIT; a throw rolls back. A COMMIT that PostgreSQL answers
+    /// with ROLLBACK (the transaction had failed) throws instead of passing for a commit, and a
+    /// ROLLBACK that fails leaves the connection unusable, so it is reported as unavailable.
+    func transaction<T>(_ begin: PostgresQuery = "BEGIN", _ body: () throws -> T) throws -> T {
+        try query(begin)
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            do { try query("ROLLBACK") } catch {
+                throw ServerStoreUnavailable("could not roll back: \(error)")
+            }
+            throw error
+        }
+        let committed = try query("COMMIT")
+        guard committed.metadata.command == "COMMIT" else {
+            throw PostgresStatementError(
+                sqlState: "25P02", message: "the transaction had failed; COMMIT answered \(committed.metadata.command)")
+        }
+        return result
+    }
+
+    /// Runs a statement and returns how many rows it changed.
+    func execute(_ query: PostgresQuery) throws -> Int {
+        try self.query(query).metadata.rows ?? 0
+    }
+
+    /// A server's refusal of one statement stays a `PostgresStatementError` (the connection is
+    /// fine); anything that says the link or the server is gone becomes `ServerStoreUnavailable`.
+    static func classify(_ error: any Error, doing what: String) -> any Error {
+        if error is ServerStoreUnavailable || error is PostgresStatementError { return error }
+        guard let error = error as? PSQLError else {
+            return ServerStoreUnavailable("could not \(what): \(error)")
+        }
+        guard error.code == .server, let info = error.serverInfo, let state = info[.sqlState] else {
+            return ServerStoreUnavailable("could not \(what): \(error.code)")
+        }
+        let message = info[.message] ?? "no message"
+        // Class 08: connection exception; 57P0x: the server is shutting down, crashed or starting;
+        // 53xxx: out of resources (too many connections, disk full).
+        if state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53") {
+            return ServerStoreUnavailable("could not \(what): \(message) (\(state))")
+        }
+        return PostgresStatementError(sqlState: state, message: message)
+    }
+}

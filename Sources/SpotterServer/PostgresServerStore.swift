@@ -1,0 +1,537 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SpotterCore
+import SpotterProtocol
+
+/// The server store on PostgreSQL, shared by any number of `spotter serve` instances (SPEC 5.6).
+///
+/// Everything that makes the idempotency contract hold lives in the database, never in an
+/// instance's memory:
+/// - the claim is a row under the primary key (user, method, path, key): inserted with
+///   `ON CONFLICT DO NOTHING`, or read `FOR UPDATE`, so two instances racing on one key see one
+///   winner, and the loser a record in progress (409) or the stored answer (a replay);
+/// - the effect and the completed record commit in one transaction;
+/// - every write transaction first locks its user's row in `change_counters`, so one user's
+///   writes run one after another on every instance (what SQLite's single writer gives for free)
+///   and their change versions commit in the order they were taken: a feed cursor never skips a
+///   change that commits late.
+public struct PostgresServerStore: ServerStore {
+    let pool: PostgresPool
+
+    /// Connects, applies the migrations (under an advisory lock, so instances starting together
+    /// apply them once) and returns the store. `poolSize` bounds connections and concurrent
+    /// transactions of this instance.
+    public static func open(
+        _ location: PostgresLocation, poolSize: Int, logger: Logger
+    ) async throws -> PostgresServerStore {
+        let pool = PostgresPool(location: location, size: poolSize, logger: logger)
+        do {
+            try await pool.withSession { session in try PostgresSchema.migrate(session) }
+        } catch {
+            await pool.close()
+            throw ServerStartError("cannot use PostgreSQL at \(location.redacted): \(error)")
+        }
+        return PostgresServerStore(pool: pool)
+    }
+
+    /// Runs `body` in a session; a pooled connection found dead before anything ran (PostgreSQL
+    /// restarted since it was last used) is replaced and the body run again on a fresh one.
+    private func withSession<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+        var attempts = 0
+        while true {
+            do {
+                return try await pool.withSession(body)
+            } catch let stale as PostgresStaleConnection {
+                attempts += 1
+                guard attempts <= pool.size else { throw stale.underlying }
+            }
+        }
+    }
+
+    public func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T {
+        var attempts = 0
+        while true {
+            do {
+                return try await withSession { session in
+                    try session.transaction { try work(PostgresServerTransaction(session: session)) }
+                }
+            } catch let error as PostgresStatementError where error.isRetryable {
+                // A deadlock or serialization failure undid the whole transaction: run it again.
+                attempts += 1
+                guard attempts < 5 else { throw ServerStoreUnavailable("\(error), five times in a row") }
+            }
+        }
+    }
+
+    public func claimIdempotencyKey(
+        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval,
+        staleAfter: TimeInterval
+    ) async throws -> IdempotencyClaim {
+        try await withSession { session in
+            // A completed, unexpired record with this fingerprint can only replay: no lock needed.
+            if let record = try PostgresIdempotency.record(scope, in: session), record.isCompleted,
+                record.fingerprint == fingerprint, now.timeIntervalSince(record.createdAt) < expiresAfter,
+                let response = record.response
+            {
+                return .completed(response)
+            }
+            return try session.transaction {
+                try PostgresIdempotency.claim(
+                    scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter,
+                    in: session)
+            }
+        }
+    }
+
+    public func releaseIdempotencyKey(_ scope: IdempotencyScope, token: String) async throws {
+        _ = try await withSession { session in
+            try session.execute(
+                """
+                DELETE FROM idempotency_records
+                WHERE owner = \(scope.user) AND method = \(scope.method) AND path = \(scope.path)
+                  AND key = \(scope.key) AND token = \(token) AND NOT completed
+                """)
+        }
+    }
+
+    public func purgeIdempotencyRecords(createdBefore cutoff: Date) async throws -> Int {
+        try await withSession { session in
+            try session.execute(
+                "DELETE FROM idempotency_records WHERE created_at < \(cutoff.timeIntervalSince1970)")
+        }
+    }
+
+    public func idempotencyRecord(_ scope: IdempotencyScope) async throws -> IdempotencyRecord? {
+        try await withSession { session in try PostgresIdempotency.record(scope, in: session) }
+    }
+
+    public func workouts(user: String, includeDeleted: Bool) async throws -> [WireWorkout] {
+        try await withSession { session in
+            try session.query(
+                """
+                SELECT * FROM workouts WHERE owner = \(user) AND (\(includeDeleted) OR NOT deleted)
+                ORDER BY started_at, id
+                """
+            ).rows.map { try StoredEntity.workout($0.makeRandomAccess()) }
+        }
+    }
+
+    public func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [WireSet] {
+        try await withSession { session in
+            // An absent workout is spelled out in the SQL: a NULL parameter has no type to compare.
+            let query: PostgresQuery =
+                if let workoutID {
+                    """
+                    SELECT * FROM sets WHERE owner = \(user) AND workout_id = \(workoutID)
+                      AND (\(includeDeleted) OR NOT deleted)
+                    ORDER BY workout_id, position, performed_at, id
+                    """
+                } else {
+                    """
+                    SELECT * FROM sets WHERE owner = \(user) AND (\(includeDeleted) OR NOT deleted)
+                    ORDER BY workout_id, position, performed_at, id
+                    """
+                }
+            return try session.query(query).rows.map { try StoredEntity.set($0.makeRandomAccess()) }
+        }
+    }
+
+    public func favorites(user: String) async throws -> [String] {
+        try await withSession { session in
+            try session.query("SELECT exercise FROM favorites WHERE owner = \(user) ORDER BY folded").rows.map {
+                try StoredCell.required($0.makeRandomAccess().text("exercise"), "exercise")
+            }
+        }
+    }
+
+    public func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice {
+        try await withSession { session in
+            // Both tables are read in one snapshot: a commit between the two reads would otherwise
+            // let the cursor pass a change of the table read first.
+            try session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+                let workouts = try session.query(
+                    """
+                    SELECT * FROM workouts WHERE owner = \(user) AND server_version > \(version)
+                    ORDER BY server_version LIMIT \(limit + 1)
+                    """
+                ).rows.map { WireChange.workout(try StoredEntity.workout($0.makeRandomAccess())) }
+                let sets = try session.query(
+                    """
+                    SELECT * FROM sets WHERE owner = \(user) AND server_version > \(version)
+                    ORDER BY server_version LIMIT \(limit + 1)
+                    """
+                ).rows.map { WireChange.set(try StoredEntity.set($0.makeRandomAccess())) }
+                let merged = (workouts + sets).sorted { $0.serverVersion < $1.serverVersion }
+                return ChangeSlice(changes: Array(merged.prefix(limit)), hasMore: merged.count > limit)
+            }
+        }
+    }
+
+    public func ping() async throws {
+        _ = try await withSession { session in try session.execute("SELECT 1") }
+    }
+
+    public func close() async throws {
+        await pool.close()
+    }
+}
+
+/// One write transaction of `PostgresServerStore`.
+final class PostgresServerTransaction: ServerTransaction {
+    private let session: PostgresSession
+    /// Users whose counter row this transaction holds locked (forgotten when a savepoint is
+    /// rolled back: PostgreSQL releases the locks taken after it).
+    private var lockedOwners: Set<String> = []
+
+    init(session: PostgresSession) { self.session = session }
+
+    /// Locks `owner`'s counter row until the transaction ends, before anything of theirs is
+    /// read or written: their writes on every instance queue here, one at a time.
+    private func serialize(_ owner: String) throws {
+        guard !lockedOwners.contains(owner) else { return }
+        try session.query(
+            """
+            INSERT INTO change_counters (owner, value) VALUES (\(owner), 0)
+            ON CONFLICT (owner) DO UPDATE SET value = change_counters.value
+            """)
+        lockedOwners.insert(owner)
+    }
+
+    func nextChangeVersion(owner: String) throws -> Int64 {
+        try serialize(owner)
+        let result = try session.query(
+            "UPDATE change_counters SET value = value + 1 WHERE owner = \(owner) RETURNING value")
+        guard let row = result.rows.first else { throw StoredCell.Unreadable(column: "value", value: "no counter") }
+        return try StoredCell.required(row.makeRandomAccess().integer("value"), "value")
+    }
+
+    func workout(id: String, owner: String) throws -> WireWorkout? {
+        try serialize(owner)
+        return try session.query("SELECT * FROM workouts WHERE owner = \(owner) AND id = \(id)").rows.first.map {
+            try StoredEntity.workout($0.makeRandomAccess())
+        }
+    }
+
+    func saveWorkout(_ workout: WireWorkout, owner: String) throws {
+        try serialize(owner)
+        try session.query(
+            """
+            INSERT INTO workouts
+                (id, owner, name, started_at, ended_at, notes, updated_at, server_version, deleted)
+            VALUES (\(workout.id.wireString), \(owner), \(workout.name), \(Timestamp.format(workout.startedAt)),
+                    \(workout.endedAt.map(Timestamp.format)), \(workout.notes),
+                    \(workout.updatedAt.map(Timestamp.format) ?? ""), \(workout.serverVersion ?? 0),
+                    \(workout.deleted ?? false))
+            ON CONFLICT (owner, id) DO UPDATE SET
+                name = EXCLUDED.name, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at,
+                notes = EXCLUDED.notes, updated_at = EXCLUDED.updated_at,
+                server_version = EXCLUDED.server_version, deleted = EXCLUDED.deleted
+            """)
+    }
+
+    func set(id: String, owner: String) throws -> WireSet? {
+        try serialize(owner)
+        return try session.query("SELECT * FROM sets WHERE owner = \(owner) AND id = \(id)").rows.first.map {
+            try StoredEntity.set($0.makeRandomAccess())
+        }
+    }
+
+    func saveSet(_ set: WireSet, owner: String) throws {
+        try serialize(owner)
+        try session.query(
+            """
+            INSERT INTO sets
+                (id, owner, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
+                 duration_s, notes, performed_at, updated_at, server_version, deleted)
+            VALUES (\(set.id.wireString), \(owner), \(set.workoutID.wireString), \(set.exercise), \(set.position),
+                    \(set.kind.rawValue), \(set.weight), \(set.unit.rawValue), \(set.reps), \(set.rpe),
+                    \(set.distanceM), \(set.durationS), \(set.notes), \(Timestamp.format(set.performedAt)),
+                    \(set.updatedAt.map(Timestamp.format) ?? ""), \(set.serverVersion ?? 0), \(set.deleted ?? false))
+            ON CONFLICT (owner, id) DO UPDATE SET
+                workout_id = EXCLUDED.workout_id, exercise = EXCLUDED.exercise, position = EXCLUDED.position,
+                kind = EXCLUDED.kind, weight = EXCLUDED.weight, unit = EXCLUDED.unit, reps = EXCLUDED.reps,
+                rpe = EXCLUDED.rpe, distance_m = EXCLUDED.distance_m, duration_s = EXCLUDED.duration_s,
+                notes = EXCLUDED.notes, performed_at = EXCLUDED.performed_at, updated_at = EXCLUDED.updated_at,
+                server_version = EXCLUDED.server_version, deleted = EXCLUDED.deleted
+            """)
+    }
+
+    func liveSets(workoutID: String, owner: String) throws -> [WireSet] {
+        try serialize(owner)
+        return try session.query(
+            """
+            SELECT * FROM sets WHERE owner = \(owner) AND workout_id = \(workoutID) AND NOT deleted
+            ORDER BY position, id
+            """
+        ).rows.map { try StoredEntity.set($0.makeRandomAccess()) }
+    }
+
+    func addFavorite(_ exercise: String, owner: String) throws -> Bool {
+        try session.execute(
+            """
+            INSERT INTO favorites (owner, folded, exercise) VALUES (\(owner), \(PostgresSchema.folded(exercise)), \(exercise))
+            ON CONFLICT (owner, folded) DO NOTHING
+            """) > 0
+    }
+
+    func removeFavorite(_ exercise: String, owner: String) throws -> Bool {
+        try session.execute(
+            "DELETE FROM favorites WHERE owner = \(owner) AND folded = \(PostgresSchema.folded(exercise))") > 0
+    }
+
+    func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws {
+        let changed = try session.execute(
+            """
+            UPDATE idempotency_records
+            SET completed = TRUE, status = \(response.status), content_type = \(response.contentType),
+                body = \(response.body)
+            WHERE owner = \(scope.user) AND method = \(scope.method) AND path = \(scope.path)
+              AND key = \(scope.key) AND token = \(token) AND NOT completed
+            """)
+        guard changed == 1 else { throw IdempotencyClaimLost() }
+    }
+
+    func claimIdempotencyKey(
+        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
+    ) throws -> IdempotencyClaim {
+        // The user's lock first, as every write of theirs takes it: a claim inside a write
+        // transaction never waits for a record while holding what that record's writer needs.
+        try serialize(scope.user)
+        return try PostgresIdempotency.claim(
+            scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter,
+            in: session)
+    }
+
+    func savepoint(_ work: () throws -> Bool) throws {
+        try session.query("SAVEPOINT spotter_write")
+        let keep: Bool
+        do {
+            keep = try work()
+        } catch {
+            try rollBackToSavepoint()
+            throw error
+        }
+        if keep {
+            try session.query("RELEASE SAVEPOINT spotter_write")
+        } else {
+            try rollBackToSavepoint()
+        }
+    }
+
+    private func rollBackToSavepoint() throws {
+        try session.query("ROLLBACK TO SAVEPOINT spotter_write")
+        try session.query("RELEASE SAVEPOINT spotter_write")
+        lockedOwners.removeAll()
+    }
+}
+
+/// The idempotency record's statements on PostgreSQL; the decision itself is `ClaimDecision`'s.
+enum PostgresIdempotency {
+    static func record(
+        _ scope: IdempotencyScope, in session: PostgresSession, forUpdate: Bool = false
+    ) throws
+        -> IdempotencyRecord?
+    {
+        try session.query(
+            """
+            SELECT fingerprint, completed, status, content_type, body, created_at, locked_at
+            FROM idempotency_records
+            WHERE owner = \(scope.user) AND method = \(scope.method) AND path = \(scope.path) AND key = \(scope.key)
+            \(unescaped: forUpdate ? "FOR UPDATE" : "")
+            """
+        ).rows.first.map { try StoredEntity.idempotencyRecord($0.makeRandomAccess()) }
+    }
+
+    /// Claims `scope` inside the session's open transaction. The insert either creates the
+    /// record (ours) or finds one — waiting, if another transaction is creating it, until that
+    /// one commits or rolls back; the record found is then read under a row lock and decided on.
+    static func claim(
+        _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval,
+        staleAfter: TimeInterval, in session: PostgresSession
+    ) throws -> IdempotencyClaim {
+        let token = UUID().uuidString
+        let seconds = now.timeIntervalSince1970
+        // A record purged between the insert and the read is simply tried again.
+        for _ in 0..<3 {
+            let inserted = try session.execute(
+                """
+                INSERT INTO idempotency_records
+                    (owner, method, path, key, fingerprint, completed, token, created_at, locked_at)
+                VALUES (\(scope.user), \(scope.method), \(scope.path), \(scope.key), \(fingerprint), FALSE,
+                        \(token), \(seconds), \(seconds))
+                ON CONFLICT (owner, method, path, key) DO NOTHING
+                """)
+            if inserted == 1 { return .claimed(token: token) }
+            guard let existing = try record(scope, in: session, forUpdate: true) else { continue }
+            switch ClaimDecision.decide(
+                existing: existing, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter,
+                staleAfter: staleAfter)
+            {
+            case .settled(let claim):
+                return claim
+            case .insert:
+                try session.query(
+                    """
+                    UPDATE idempotency_records
+                    SET fingerprint = \(fingerprint), completed = FALSE, status = NULL, content_type = NULL,
+                        body = NULL, token = \(token), created_at = \(seconds), locked_at = \(seconds)
+                    WHERE owner = \(scope.user) AND method = \(scope.method) AND path = \(scope.path)
+                      AND key = \(scope.key)
+                    """)
+                return .claimed(token: token)
+            case .takeOver:
+                try session.query(
+                    """
+                    UPDATE idempotency_records SET token = \(token), locked_at = \(seconds)
+                    WHERE owner = \(scope.user) AND method = \(scope.method) AND path = \(scope.path)
+                      AND key = \(scope.key)
+                    """)
+                return .claimed(token: token)
+            }
+        }
+        throw ServerStoreUnavailable("the idempotency record of \(scope.key) kept disappearing")
+    }
+}
+
+/// A pooled connection that turned out dead at its transaction's first statement: nothing ran,
+/// so the work may go again on another connection.
+struct PostgresStaleConnection: Error {
+    var underlying: ServerStoreUnavailable
+}
+
+/// The tables on PostgreSQL: those of `SQLiteServerStore`, with a counter row per user instead of
+/// one global counter. Text that is compared or sorted is `COLLATE "C"` (bytewise, as SQLite's
+/// BINARY), whatever the database's default collation, so both stores list in the same order.
+enum PostgresSchema {
+    /// The advisory lock instances take while migrating ("Spotter" in ASCII).
+    static let migrationLock: Int64 = 0x53_706F_7474_6572
+
+    static let migrations: [(name: String, statements: [String])] = [
+        (
+            "v1",
+            [
+                """
+                CREATE TABLE workouts (
+                    owner TEXT COLLATE "C" NOT NULL,
+                    id TEXT COLLATE "C" NOT NULL,
+                    name TEXT NOT NULL,
+                    started_at TEXT COLLATE "C" NOT NULL,
+                    ended_at TEXT,
+                    notes TEXT,
+                    updated_at TEXT NOT NULL,
+                    server_version BIGINT NOT NULL,
+                    deleted BOOLEAN NOT NULL DEFAULT FALSE,
+                    PRIMARY KEY (owner, id)
+                )
+                """,
+                "CREATE INDEX workouts_by_owner_version ON workouts (owner, server_version)",
+                """
+                CREATE TABLE sets (
+                    owner TEXT COLLATE "C" NOT NULL,
+                    id TEXT COLLATE "C" NOT NULL,
+                    workout_id TEXT COLLATE "C" NOT NULL,
+                    exercise TEXT NOT NULL,
+                    position BIGINT NOT NULL,
+                    kind TEXT NOT NULL,
+                    weight DOUBLE PRECISION NOT NULL,
+                    unit TEXT NOT NULL,
+                    reps BIGINT NOT NULL,
+                    rpe DOUBLE PRECISION,
+                    distance_m DOUBLE PRECISION,
+                    duration_s DOUBLE PRECISION,
+                    notes TEXT,
+                    performed_at TEXT COLLATE "C" NOT NULL,
+                    updated_at TEXT NOT NULL,
+                    server_version BIGINT NOT NULL,
+                    deleted BOOLEAN NOT NULL DEFAULT FALSE,
+                    PRIMARY KEY (owner, id)
+                )
+                """,
+                "CREATE INDEX sets_by_owner_version ON sets (owner, server_version)",
+                "CREATE INDEX sets_by_owner_workout ON sets (owner, workout_id)",
+                """
+                CREATE TABLE favorites (
+                    owner TEXT COLLATE "C" NOT NULL,
+                    folded TEXT COLLATE "C" NOT NULL,
+                    exercise TEXT NOT NULL,
+                    PRIMARY KEY (owner, folded)
+                )
+                """,
+                """
+                CREATE TABLE change_counters (
+                    owner TEXT COLLATE "C" PRIMARY KEY,
+                    value BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE idempotency_records (
+                    owner TEXT COLLATE "C" NOT NULL,
+                    method TEXT COLLATE "C" NOT NULL,
+                    path TEXT COLLATE "C" NOT NULL,
+                    key TEXT COLLATE "C" NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    completed BOOLEAN NOT NULL DEFAULT FALSE,
+                    status BIGINT,
+                    content_type TEXT,
+                    body BYTEA,
+                    token TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    locked_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (owner, method, path, key)
+                )
+                """,
+                "CREATE INDEX idempotency_by_created ON idempotency_records (created_at)",
+            ]
+        )
+    ]
+
+    /// Applies the migrations not yet recorded, all in one transaction under an advisory lock:
+    /// instances that start together wait for each other, and the first one's work is the only one.
+    static func migrate(_ session: PostgresSession) throws {
+        try session.transaction {
+            try session.query("SELECT pg_advisory_xact_lock(\(migrationLock))")
+            try session.query(
+                """
+                CREATE TABLE IF NOT EXISTS spotter_migrations (
+                    name TEXT PRIMARY KEY,
+                    applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """)
+            let applied = Set(
+                try session.query("SELECT name FROM spotter_migrations").rows.map {
+                    try StoredCell.required($0.makeRandomAccess().text("name"), "name")
+                })
+            for migration in migrations where !applied.contains(migration.name) {
+                for statement in migration.statements { try session.query(PostgresQuery(unsafeSQL: statement)) }
+                try session.query("INSERT INTO spotter_migrations (name) VALUES (\(migration.name))")
+            }
+        }
+    }
+
+    /// A favorite's key: ASCII letters folded, as SQLite's NOCASE folds them, so both stores
+    /// take "bench press" and "Bench Press" for the same favorite and list them in the same order.
+    static func folded(_ exercise: String) -> String {
+        String(
+            decoding: exercise.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+extension PostgresRandomAccessRow: StoredRow {
+    func text(_ column: String) throws -> String? { try cell(column, as: String.self) }
+    func integer(_ column: String) throws -> Int64? { try cell(column, as: Int64.self) }
+    func real(_ column: String) throws -> Double? { try cell(column, as: Double.self) }
+    func flag(_ column: String) throws -> Bool? { try cell(column, as: Bool.self) }
+    func bytes(_ column: String) throws -> Data? { try cell(column, as: Data.self) }
+
+    private func cell<Value: PostgresDecodable>(_ column: String, as type: Value.Type) throws -> Value? {
+        guard contains(column) else { throw StoredCell.Unreadable(column: column, value: "no such column") }
+        let cell = self[column]
+        guard cell.bytes != nil else { return nil }
+        do {
+            return try cell.decode(Value.self)
+        } catch {
+            throw StoredCell.Unreadable(column: column, value: "a \(cell.dataType) cell")
+        }
+    }
+}
