@@ -20,9 +20,11 @@ struct BatchAndChangesTests {
         return (response, try response.decode(BatchResponse.self).results)
     }
 
-    @Test("an op no single request could be (a lower-case method, a path not from the root) changes nothing")
-    func batchOpsAreHeldToWhatARequestCouldCarry() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "an op no single request could be (a lower-case method, a path not from the root) changes nothing",
+        arguments: StoreBackend.available)
+    func batchOpsAreHeldToWhatARequestCouldCarry(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let ops = [
                 BatchOp(idempotencyKey: "m1", method: "post", path: Route.workouts, body: Fixtures.workout()),
@@ -35,9 +37,11 @@ struct BatchAndChangesTests {
         }
     }
 
-    @Test("each op behaves as its single route: one result per op, in order, a 422 stops nothing")
-    func batchSemantics() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "each op behaves as its single route: one result per op, in order, a 422 stops nothing",
+        arguments: StoreBackend.available)
+    func batchSemantics(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = UUID().wireString
             let goodSet = UUID().wireString
@@ -77,9 +81,11 @@ struct BatchAndChangesTests {
         }
     }
 
-    @Test("a key first used in a batch replays on the single route, and the other way round")
-    func batchAndSingleRouteShareRecords() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "a key first used in a batch replays on the single route, and the other way round",
+        arguments: StoreBackend.available)
+    func batchAndSingleRouteShareRecords(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = try await server.createWorkout()
             let setBody = Fixtures.set(workoutID: workoutID)
@@ -107,9 +113,9 @@ struct BatchAndChangesTests {
         }
     }
 
-    @Test("a malformed batch is 400; batches need auth")
-    func malformedBatch() async throws {
-        let server = try await TestServer.start()
+    @Test("a malformed batch is 400; batches need auth", arguments: StoreBackend.available)
+    func malformedBatch(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             #expect(try await server.send(.POST, Route.batch, body: "{\"ops\": 3}").status == 400)
             #expect(try await server.send(.POST, Route.batch, body: "{").status == 400)
@@ -121,9 +127,11 @@ struct BatchAndChangesTests {
         }
     }
 
-    @Test("following the change feed from the start reconstructs the server's state exactly")
-    func changeFeedReconstructsState() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "following the change feed from the start reconstructs the server's state exactly",
+        arguments: StoreBackend.available)
+    func changeFeedReconstructsState(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             var workouts: [String] = []
             var sets: [String] = []

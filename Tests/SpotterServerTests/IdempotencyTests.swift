@@ -9,9 +9,11 @@ import Testing
 /// The idempotency contract of SPEC 5.2, each bullet against the real server on loopback.
 @Suite("Idempotency contract")
 struct IdempotencyTests {
-    @Test("a retried create replays byte-identically, with the header, and applies once")
-    func replayIsByteIdentical() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "a retried create replays byte-identically, with the header, and applies once",
+        arguments: StoreBackend.available)
+    func replayIsByteIdentical(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = try await server.createWorkout()
             let setID = UUID().wireString
@@ -38,9 +40,11 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("the same key with a different body is 422 key-reused and leaves the record untouched")
-    func keyReuseIsRejected() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "the same key with a different body is 422 key-reused and leaves the record untouched",
+        arguments: StoreBackend.available)
+    func keyReuseIsRejected(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = try await server.createWorkout()
             let key = UUID().uuidString
@@ -80,9 +84,9 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("a key of exactly 255 printable characters is accepted")
-    func longestKeyIsAccepted() async throws {
-        let server = try await TestServer.start()
+    @Test("a key of exactly 255 printable characters is accepted", arguments: StoreBackend.available)
+    func longestKeyIsAccepted(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let key = String(repeating: "k", count: 254) + "~"
             let response = try await server.send(.POST, Route.workouts, json: Fixtures.workout(), key: key)
@@ -90,9 +94,9 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("the same key from two users is two records and two effects")
-    func keysAreScopedByUser() async throws {
-        let server = try await TestServer.start()
+    @Test("the same key from two users is two records and two effects", arguments: StoreBackend.available)
+    func keysAreScopedByUser(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let key = "shared-key-1"
             let alice = try await server.send(.POST, Route.workouts, json: Fixtures.workout(), key: key)
@@ -111,9 +115,9 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("the same key on another path is another record")
-    func keysAreScopedByPath() async throws {
-        let server = try await TestServer.start()
+    @Test("the same key on another path is another record", arguments: StoreBackend.available)
+    func keysAreScopedByPath(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let key = "one-key"
             let workoutID = UUID().wireString
@@ -126,9 +130,9 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("a completed record survives a restart and replays byte-identically")
-    func replayAfterRestart() async throws {
-        let first = try await TestServer.start()
+    @Test("a completed record survives a restart and replays byte-identically", arguments: StoreBackend.available)
+    func replayAfterRestart(_ backend: StoreBackend) async throws {
+        let first = try await TestServer.start(backend)
         let workoutID = try await first.createWorkout()
         let key = UUID().uuidString
         let body = Fixtures.set(workoutID: workoutID)
@@ -136,7 +140,7 @@ struct IdempotencyTests {
         #expect(original.status == 201)
         await first.stop(removingFiles: false)
 
-        let second = try await TestServer.start(in: first.directory)
+        let second = try await TestServer.start(backend, in: first.directory)
         try await stopping(second) { second in
             #expect(second.server.port != 0)
             let replay = try await second.send(.POST, Route.sets, json: body, key: key)
@@ -147,9 +151,11 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("20 identical requests in parallel make exactly one effect; the rest replay or get 409")
-    func concurrentIdenticalRequests() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "20 identical requests in parallel make exactly one effect; the rest replay or get 409",
+        arguments: StoreBackend.available)
+    func concurrentIdenticalRequests(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = try await server.createWorkout()
             let key = UUID().uuidString
@@ -170,10 +176,12 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("a request arriving while the first is still running gets 409 with Retry-After: 1")
-    func inProgressConflict() async throws {
+    @Test(
+        "a request arriving while the first is still running gets 409 with Retry-After: 1",
+        arguments: StoreBackend.available)
+    func inProgressConflict(_ backend: StoreBackend) async throws {
         let gate = Gate()
-        let server = try await TestServer.start { configuration in
+        let server = try await TestServer.start(backend) { configuration in
             configuration.afterIdempotencyClaim = { _, path in
                 if path == Route.sets { await gate.pass() }
             }
@@ -201,11 +209,13 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("a stale in-progress record is taken over after 30 s; the abandoned request cannot commit")
-    func staleRecordIsTakenOver() async throws {
+    @Test(
+        "a stale in-progress record is taken over after 30 s; the abandoned request cannot commit",
+        arguments: StoreBackend.available)
+    func staleRecordIsTakenOver(_ backend: StoreBackend) async throws {
         let clock = ManualClock()
         let gate = Gate(holding: 1)
-        let server = try await TestServer.start { configuration in
+        let server = try await TestServer.start(backend) { configuration in
             configuration.clock = clock
             configuration.afterIdempotencyClaim = { _, path in
                 if path == Route.sets { await gate.pass() }
@@ -237,10 +247,12 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("records expire after 8 days: before that a changed body is 422, after it runs as new")
-    func recordsExpireAfterEightDays() async throws {
+    @Test(
+        "records expire after 8 days: before that a changed body is 422, after it runs as new",
+        arguments: StoreBackend.available)
+    func recordsExpireAfterEightDays(_ backend: StoreBackend) async throws {
         let clock = ManualClock()
-        let server = try await TestServer.start { $0.clock = clock }
+        let server = try await TestServer.start(backend) { $0.clock = clock }
         try await stopping(server) { server in
             let key = UUID().uuidString
             #expect(try await server.send(.POST, Route.workouts, json: Fixtures.workout(), key: key).status == 201)
@@ -257,10 +269,10 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("the record lifetime is configurable")
-    func expiryIsConfigurable() async throws {
+    @Test("the record lifetime is configurable", arguments: StoreBackend.available)
+    func expiryIsConfigurable(_ backend: StoreBackend) async throws {
         let clock = ManualClock()
-        let server = try await TestServer.start {
+        let server = try await TestServer.start(backend) {
             $0.clock = clock
             $0.idempotencyTTL = 60
         }
@@ -279,12 +291,13 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("a 5xx is not stored: the key is released and the retry runs again")
-    func serverErrorsAreNotStored() async throws {
+    @Test("a 5xx is not stored: the key is released and the retry runs again", arguments: StoreBackend.available)
+    func serverErrorsAreNotStored(_ backend: StoreBackend) async throws {
         let failures = FailureSwitch(failingWrites: 1)
-        let server = try await TestServer.start { configuration in
+        let server = try await TestServer.start(backend) { configuration in
+            let url = configuration.databaseURL
             configuration.makeStore = { path in
-                WrappedStore(base: try SQLiteServerStore(path: path)) {
+                WrappedStore(base: try await StoreBackend.openStore(path: path, url: url)) {
                     if failures.shouldFail() { throw InjectedStoreFailure() }
                 }
             }
@@ -307,9 +320,9 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("GET and DELETE ignore the Idempotency-Key header")
-    func getAndDeleteIgnoreTheKey() async throws {
-        let server = try await TestServer.start()
+    @Test("GET and DELETE ignore the Idempotency-Key header", arguments: StoreBackend.available)
+    func getAndDeleteIgnoreTheKey(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = try await server.createWorkout()
             let setID = try await server.createSet(workoutID: workoutID)
@@ -327,9 +340,11 @@ struct IdempotencyTests {
         }
     }
 
-    @Test("creates are idempotent by client id: same content 200, other content 409; another user's id is his own")
-    func clientIDIsTheSecondLayer() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "creates are idempotent by client id: same content 200, other content 409; another user's id is his own",
+        arguments: StoreBackend.available)
+    func clientIDIsTheSecondLayer(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = UUID().wireString
             let body = Fixtures.workout(id: workoutID, name: "Private Session")

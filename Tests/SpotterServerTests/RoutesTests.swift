@@ -9,9 +9,11 @@ import Testing
 /// The routes of SPEC 5.1: effects, validation, auth, limits and problem bodies.
 @Suite("Routes")
 struct RoutesTests {
-    @Test("creates answer 201 with the canonical entity: weight rounded to 2 decimals, names trimmed")
-    func createsAreCanonical() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "creates answer 201 with the canonical entity: weight rounded to 2 decimals, names trimmed",
+        arguments: StoreBackend.available)
+    func createsAreCanonical(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = UUID().uuidString  // upper case on purpose
             let workout = try await server.send(
@@ -81,9 +83,9 @@ struct RoutesTests {
         }
     }
 
-    @Test("boundary values are accepted: 0 and 1000 reps, 2000 kg, rpe 1 and 9.5")
-    func boundariesAreAccepted() async throws {
-        let server = try await TestServer.start()
+    @Test("boundary values are accepted: 0 and 1000 reps, 2000 kg, rpe 1 and 9.5", arguments: StoreBackend.available)
+    func boundariesAreAccepted(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = try await server.createWorkout()
             for (weight, reps, rpe) in [(0.0, 0, 1.0), (2000.0, 1000, 9.5)] {
@@ -97,9 +99,11 @@ struct RoutesTests {
         }
     }
 
-    @Test("a set for a workout that is deleted or belongs to another user is 422 naming workout_id")
-    func setNeedsTheUsersLiveWorkout() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "a set for a workout that is deleted or belongs to another user is 422 naming workout_id",
+        arguments: StoreBackend.available)
+    func setNeedsTheUsersLiveWorkout(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let bobsWorkout = try await server.createWorkout(token: TestServer.bobToken)
             let deletedWorkout = try await server.createWorkout()
@@ -113,9 +117,9 @@ struct RoutesTests {
         }
     }
 
-    @Test("malformed JSON is 400 problem+json and is not stored")
-    func malformedJSON() async throws {
-        let server = try await TestServer.start()
+    @Test("malformed JSON is 400 problem+json and is not stored", arguments: StoreBackend.available)
+    func malformedJSON(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let key = UUID().uuidString
             for body in ["{\"id\": ", "[1,2]", "not json"] {
@@ -132,9 +136,9 @@ struct RoutesTests {
         }
     }
 
-    @Test("a body over 64 KiB is 413 and is not stored")
-    func bodyTooLarge() async throws {
-        let server = try await TestServer.start()
+    @Test("a body over 64 KiB is 413 and is not stored", arguments: StoreBackend.available)
+    func bodyTooLarge(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let key = UUID().uuidString
             let notes = String(repeating: "n", count: 64 * 1024)
@@ -150,9 +154,9 @@ struct RoutesTests {
         }
     }
 
-    @Test("no token or a wrong token is 401 problem+json, on every route")
-    func unauthorized() async throws {
-        let server = try await TestServer.start()
+    @Test("no token or a wrong token is 401 problem+json, on every route", arguments: StoreBackend.available)
+    func unauthorized(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             for token in [nil, "wrong-secret"] as [String?] {
                 let post = try await server.send(
@@ -167,9 +171,9 @@ struct RoutesTests {
         }
     }
 
-    @Test("GET /v1/me names the token's user; a wrong or missing token is 401")
-    func meNamesTheTokensUser() async throws {
-        let server = try await TestServer.start()
+    @Test("GET /v1/me names the token's user; a wrong or missing token is 401", arguments: StoreBackend.available)
+    func meNamesTheTokensUser(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let alice = try await server.send(.GET, Route.me)
             #expect(alice.status == 200)
@@ -184,9 +188,9 @@ struct RoutesTests {
         }
     }
 
-    @Test("one user never reads or changes another's data")
-    func usersAreIsolated() async throws {
-        let server = try await TestServer.start()
+    @Test("one user never reads or changes another's data", arguments: StoreBackend.available)
+    func usersAreIsolated(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = try await server.createWorkout()
             let setID = try await server.createSet(workoutID: workoutID)
@@ -205,9 +209,11 @@ struct RoutesTests {
         }
     }
 
-    @Test("PATCH changes only the sent fields and answers the canonical entity; bad patches are refused")
-    func patchSet() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "PATCH changes only the sent fields and answers the canonical entity; bad patches are refused",
+        arguments: StoreBackend.available)
+    func patchSet(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = try await server.createWorkout()
             let setID = try await server.createSet(workoutID: workoutID)
@@ -239,9 +245,11 @@ struct RoutesTests {
         }
     }
 
-    @Test("a PATCH that changes nothing is no new version; kind and unit cannot be patched to null")
-    func noOpAndNullPatches() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "a PATCH that changes nothing is no new version; kind and unit cannot be patched to null",
+        arguments: StoreBackend.available)
+    func noOpAndNullPatches(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = try await server.createWorkout()
             let setID = try await server.createSet(workoutID: workoutID)
@@ -262,9 +270,9 @@ struct RoutesTests {
         }
     }
 
-    @Test("PATCH or DELETE of an absent or deleted entity is 404")
-    func absentEntitiesAre404() async throws {
-        let server = try await TestServer.start()
+    @Test("PATCH or DELETE of an absent or deleted entity is 404", arguments: StoreBackend.available)
+    func absentEntitiesAre404(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = try await server.createWorkout()
             let setID = try await server.createSet(workoutID: workoutID)
@@ -282,9 +290,9 @@ struct RoutesTests {
         }
     }
 
-    @Test("deleting a workout tombstones its sets, each in the change feed")
-    func deleteWorkoutTombstonesSets() async throws {
-        let server = try await TestServer.start()
+    @Test("deleting a workout tombstones its sets, each in the change feed", arguments: StoreBackend.available)
+    func deleteWorkoutTombstonesSets(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let workoutID = try await server.createWorkout()
             let setIDs = [
@@ -301,9 +309,11 @@ struct RoutesTests {
         }
     }
 
-    @Test("favorites: PUT is idempotent (204), GET lists, DELETE of an absent one is 404")
-    func favorites() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "favorites: PUT is idempotent (204), GET lists, DELETE of an absent one is 404",
+        arguments: StoreBackend.available)
+    func favorites(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             let path = Route.favorite("Bench Press (Barbell)")
             #expect(try await server.send(.PUT, path).status == 204)
@@ -322,9 +332,11 @@ struct RoutesTests {
         }
     }
 
-    @Test("healthz answers 200; metrics counts requests, replays, 422 key reuse and 409 in-progress")
-    func healthAndMetrics() async throws {
-        let server = try await TestServer.start()
+    @Test(
+        "healthz answers 200; metrics counts requests, replays, 422 key reuse and 409 in-progress",
+        arguments: StoreBackend.available)
+    func healthAndMetrics(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         try await stopping(server) { server in
             #expect(try await server.send(.GET, Route.healthz, token: nil).status == 200)
             let key = UUID().uuidString

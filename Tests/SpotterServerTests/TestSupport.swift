@@ -5,8 +5,64 @@ import NIOCore
 import NIOHTTP1
 import SpotterCore
 import SpotterProtocol
+import SpotterTestSupport
+import Testing
 
 @testable import SpotterServer
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test only where PostgreSQL is available, else reports it skipped with the reason.
+    static var postgresRequired: Self {
+        .enabled(
+            if: TestPostgres.unavailableReason == nil,
+            Comment(rawValue: "PostgreSQL tests skipped: \(TestPostgres.unavailableReason ?? "")"))
+    }
+}
+
+/// Which database a test's server stores in. The store-dependent suites run once per backend, so
+/// SQLite and PostgreSQL answer the very same assertions and cannot drift apart.
+enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// The backends a store-dependent test runs on here: PostgreSQL only where a throwaway cluster
+    /// could be started. Where it could not, the PostgreSQL cases do not exist (nothing passes in
+    /// their name) and every PostgreSQL-only test is reported skipped with the reason
+    /// (`postgresRequired`).
+    static var available: [StoreBackend] { TestPostgres.unavailableReason == nil ? allCases : [.sqlite] }
+
+    /// A fresh, empty database for a test: the SQLite file in `directory`, or a new database on
+    /// the shared throwaway PostgreSQL cluster. Without PostgreSQL the test is reported skipped
+    /// with the reason (never passed).
+    func freshLocation(in directory: URL) async throws -> String? {
+        switch self {
+        case .sqlite:
+            return nil
+        case .postgres:
+            if let reason = TestPostgres.unavailableReason {
+                throw TestFailure("PostgreSQL is not available: \(reason)")
+            }
+            let url = try await TestPostgres.freshDatabase()
+            try url.write(to: directory.appendingPathComponent("database-url"), atomically: true, encoding: .utf8)
+            return url
+        }
+    }
+
+    /// The database of `directory`'s earlier server (a restart keeps its data).
+    static func existingLocation(in directory: URL) -> String? {
+        try? String(contentsOf: directory.appendingPathComponent("database-url"), encoding: .utf8)
+    }
+
+    /// Opens the store a test server's configuration names (for tests that wrap it in `makeStore`).
+    static func openStore(path: String, url: String?) async throws -> any ServerStore {
+        guard let url else { return try SQLiteServerStore(path: path) }
+        var logger = Logger(label: "spotter.server.tests")
+        logger.logLevel = .critical
+        return try await PostgresServerStore.open(PostgresLocation(url: url), poolSize: 4, logger: logger)
+    }
+}
 
 /// A response as a client saw it on the wire.
 struct WireResponse: Sendable {
@@ -48,12 +104,20 @@ final class TestServer: Sendable {
         return directory
     }
 
-    /// Starts a server; `adjust` may change the configuration (clock, chaos, hooks) first.
+    /// Starts a server on `backend`; `adjust` may change the configuration (clock, chaos, hooks)
+    /// first. Given the directory of an earlier server, it reopens that server's database.
     static func start(
-        in existing: URL? = nil, _ adjust: (inout ServerConfiguration) -> Void = { _ in }
+        _ backend: StoreBackend = .sqlite, in existing: URL? = nil,
+        _ adjust: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let directory = try existing ?? makeDirectory()
         var configuration = configuration(in: directory)
+        configuration.databasePoolSize = 4
+        if existing != nil {
+            configuration.databaseURL = StoreBackend.existingLocation(in: directory)
+        } else {
+            configuration.databaseURL = try await backend.freshLocation(in: directory)
+        }
         adjust(&configuration)
         var logger = Logger(label: "spotter.server.tests")
         logger.logLevel = .critical
@@ -70,7 +134,9 @@ final class TestServer: Sendable {
 
     func stop(removingFiles: Bool = true) async {
         await server.stop()
-        if removingFiles { try? FileManager.default.removeItem(at: directory) }
+        guard removingFiles else { return }
+        if let url = configuration.databaseURL { await TestPostgres.dropDatabase(url) }
+        try? FileManager.default.removeItem(at: directory)
     }
 
     /// Sends one request; `body` is sent verbatim.
@@ -221,7 +287,7 @@ struct WrappedStore: ServerStore {
         self.wrapTransaction = wrapTransaction
     }
 
-    func write<T: Sendable>(_ work: @Sendable (any ServerTransaction) throws -> T) async throws -> T {
+    func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T {
         try beforeWrite()
         let wrap = wrapTransaction
         return try await base.write { transaction in try work(wrap(transaction)) }

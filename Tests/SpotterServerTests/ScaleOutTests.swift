@@ -1,0 +1,191 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import SpotterCore
+import SpotterProtocol
+import Testing
+
+@testable import SpotterServer
+
+/// Several `spotter serve` instances on one PostgreSQL (SPEC 5.6): one idempotency contract,
+/// whichever instance a request or its retry reaches.
+@Suite("Scale-out: several instances on one PostgreSQL", .postgresRequired)
+struct ScaleOutTests {
+    /// Instances on one fresh database: the first creates it, the others join it.
+    private func instances(
+        _ count: Int, adjust: @escaping (Int, inout ServerConfiguration) -> Void = { _, _ in }
+    ) async throws -> [TestServer] {
+        let first = try await TestServer.start(.postgres) { adjust(0, &$0) }
+        var servers = [first]
+        for index in 1..<count {
+            servers.append(try await TestServer.start(.postgres, in: first.directory) { adjust(index, &$0) })
+        }
+        return servers
+    }
+
+    private func stopAll(_ servers: [TestServer]) async {
+        for server in servers.dropFirst() { await server.stop(removingFiles: false) }
+        await servers[0].stop()
+    }
+
+    @Test("instances starting together on an empty database apply each migration once")
+    func migrationsRunOnceUnderTheAdvisoryLock() async throws {
+        let directory = try TestServer.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try #require(try await StoreBackend.postgres.freshLocation(in: directory))
+        let stores = try await withThrowingTaskGroup(of: (any ServerStore).self) { group in
+            for _ in 0..<4 { group.addTask { try await StoreBackend.openStore(path: "", url: url) } }
+            return try await group.reduce(into: [any ServerStore]()) { $0.append($1) }
+        }
+        let postgres = try #require(stores[0] as? PostgresServerStore)
+        let applied = try await postgres.pool.withSession { session in
+            try session.query("SELECT name FROM spotter_migrations ORDER BY name").rows.map {
+                try $0.makeRandomAccess().text("name") ?? ""
+            }
+        }
+        #expect(applied == PostgresSchema.migrations.map(\.name))
+        for store in stores { try await store.close() }
+    }
+
+    @Test("a retry sent to the other instance replays byte-identically, marked; one effect")
+    func retryOnTheOtherInstanceReplays() async throws {
+        let servers = try await instances(2)
+        do {
+            let (a, b) = (servers[0], servers[1])
+            let workoutID = try await a.createWorkout()
+            let key = UUID().uuidString
+            let body = Fixtures.set(workoutID: workoutID)
+            let original = try await a.send(.POST, Route.sets, json: body, key: key)
+            #expect(original.status == 201)
+            #expect(!original.replayed)
+            let onB = try await b.send(.POST, Route.sets, json: body, key: key)
+            #expect(onB.status == 201)
+            #expect(onB.replayed)
+            #expect(onB.body == original.body, "the very bytes the first instance sent")
+            #expect(onB.contentType == original.contentType)
+            let backOnA = try await a.send(.POST, Route.sets, json: body, key: key)
+            #expect(backOnA.replayed && backOnA.body == original.body)
+            // The same key with another body is refused on either instance.
+            let changed = Fixtures.set(workoutID: workoutID, weight: 120)
+            #expect(try await b.send(.POST, Route.sets, json: changed, key: key).status == 422)
+            #expect(try await a.store.allSets(user: "alice").count == 1)
+            #expect(try await b.store.allSets(user: "alice").count == 1)
+        } catch {
+            await stopAll(servers)
+            throw error
+        }
+        await stopAll(servers)
+    }
+
+    /// The first instance commits each operation and then drops the connection (a reply lost on
+    /// the way back); the client sends every retry to the next instance in turn.
+    @Test("50 operations, each committed by an instance that drops the reply, retried on the others: each once")
+    func droppedRepliesRetriedElsewhere() async throws {
+        let servers = try await instances(3) { index, configuration in
+            if index == 0 {
+                configuration.chaos.dropRate = 1
+                configuration.chaos.seed = 7
+            }
+        }
+        do {
+            let workoutID = try await servers[1].createWorkout()
+            var created: [String] = []
+            for index in 0..<50 {
+                let id = UUID().wireString
+                let key = UUID().uuidString
+                let body = Fixtures.set(id: id, workoutID: workoutID, weight: Double(40 + index))
+                await #expect(throws: (any Error).self, "the dropping instance never answers") {
+                    try await servers[0].send(.POST, Route.sets, json: body, key: key)
+                }
+                let retry = try await servers[1 + index % 2].send(.POST, Route.sets, json: body, key: key)
+                #expect(retry.status == 201)
+                #expect(retry.replayed, "the dropping instance had committed; the other one replays")
+                let again = try await servers[2 - index % 2].send(.POST, Route.sets, json: body, key: key)
+                #expect(again.replayed && again.body == retry.body)
+                created.append(id)
+            }
+            let stored = try await servers[2].store.allSets(user: "alice")
+            #expect(stored.count == 50)
+            #expect(Set(stored.map(\.id.wireString)) == Set(created))
+        } catch {
+            await stopAll(servers)
+            throw error
+        }
+        await stopAll(servers)
+    }
+
+    @Test("20 parallel requests with one key split across two instances: one effect, the rest replay or 409")
+    func parallelRequestsAcrossInstances() async throws {
+        let servers = try await instances(2)
+        do {
+            let workoutID = try await servers[0].createWorkout()
+            for round in 0..<3 {
+                let key = UUID().uuidString
+                let body = Fixtures.set(workoutID: workoutID, weight: Double(100 + round))
+                let responses = try await withThrowingTaskGroup(of: WireResponse.self) { group in
+                    for index in 0..<20 {
+                        group.addTask { try await servers[index % 2].send(.POST, Route.sets, json: body, key: key) }
+                    }
+                    return try await group.reduce(into: [WireResponse]()) { $0.append($1) }
+                }
+                let fresh = responses.filter { $0.status == 201 && !$0.replayed }
+                let replays = responses.filter { $0.status == 201 && $0.replayed }
+                let inUse = responses.filter { $0.status == 409 }
+                #expect(fresh.count == 1)
+                #expect(replays.count + inUse.count == 19)
+                #expect(replays.allSatisfy { $0.body == fresh.first?.body })
+                #expect(inUse.allSatisfy { $0.headers.first(name: "Retry-After") == "1" })
+                #expect(responses.allSatisfy { $0.status < 500 }, "never a 5xx")
+            }
+            #expect(try await servers[0].store.allSets(user: "alice").count == 3)
+        } catch {
+            await stopAll(servers)
+            throw error
+        }
+        await stopAll(servers)
+    }
+
+    @Test("batches of one user on two instances at once: every op once, the feed in commit order")
+    func concurrentBatchesAcrossInstances() async throws {
+        let servers = try await instances(2)
+        do {
+            let workoutID = try await servers[0].createWorkout()
+            // Each batch is sent to both instances at the same time: same keys, racing.
+            var expected = Set<String>()
+            for _ in 0..<5 {
+                var ops: [BatchOp] = []
+                for _ in 0..<20 {
+                    let id = UUID().wireString
+                    expected.insert(id)
+                    ops.append(
+                        BatchOp(
+                            idempotencyKey: UUID().uuidString, method: "POST", path: Route.sets,
+                            body: Fixtures.set(id: id, workoutID: workoutID)))
+                }
+                let body = BatchRequest(ops: ops).json.canonicalString
+                let answers = try await withThrowingTaskGroup(of: WireResponse.self) { group in
+                    for server in servers { group.addTask { try await server.send(.POST, Route.batch, body: body) } }
+                    return try await group.reduce(into: [WireResponse]()) { $0.append($1) }
+                }
+                for answer in answers {
+                    #expect(answer.status == 200)
+                    let results = try answer.decode(BatchResponse.self).results
+                    #expect(results.allSatisfy { $0.status == 201 || $0.status == 409 }, "\(results.map(\.status))")
+                }
+            }
+            let stored = try await servers[1].store.allSets(user: "alice")
+            #expect(Set(stored.map(\.id.wireString)) == expected)
+            #expect(stored.count == expected.count)
+            let feed = try await servers[0].store.changes(user: "alice", after: 0, limit: 5000).changes
+            let versions = feed.map(\.serverVersion)
+            #expect(versions == versions.sorted() && Set(versions).count == versions.count)
+        } catch {
+            await stopAll(servers)
+            throw error
+        }
+        await stopAll(servers)
+    }
+}

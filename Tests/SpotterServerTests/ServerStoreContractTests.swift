@@ -1,0 +1,318 @@
+import Foundation
+import SpotterCore
+import SpotterProtocol
+import Testing
+
+@testable import SpotterServer
+
+/// The `ServerStore` contract, asserted word for word on every backend: whatever the routes and
+/// the batch code rely on, SQLite and PostgreSQL must both do, so the two cannot drift apart.
+@Suite("Server store contract (SQLite and PostgreSQL)")
+struct ServerStoreContractTests {
+    static let day: TimeInterval = 24 * 3600
+    let start = Date(timeIntervalSince1970: 1_790_000_000)
+
+    /// A fresh store of `backend` for one test, closed and removed afterwards.
+    private func withStore(
+        _ backend: StoreBackend, _ body: (any ServerStore) async throws -> Void
+    ) async throws {
+        let directory = try TestServer.makeDirectory()
+        let url = try await backend.freshLocation(in: directory)
+        let store = try await StoreBackend.openStore(
+            path: directory.appendingPathComponent("server.db").path, url: url)
+        do {
+            try await body(store)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func scope(_ key: String, user: String = "alice", path: String = Route.sets) -> IdempotencyScope {
+        IdempotencyScope(user: user, method: "POST", path: path, key: key)
+    }
+
+    private func claim(
+        _ store: any ServerStore, _ scope: IdempotencyScope, fingerprint: String = "f1", at now: Date
+    ) async throws -> IdempotencyClaim {
+        try await store.claimIdempotencyKey(
+            scope, fingerprint: fingerprint, now: now, expiresAfter: 8 * Self.day, staleAfter: 30)
+    }
+
+    private func token(_ claim: IdempotencyClaim) throws -> String {
+        guard case .claimed(let token) = claim else { throw TestFailure("expected a claim, got \(claim)") }
+        return token
+    }
+
+    private func workout(_ name: String = "Push", at date: Date) -> WireWorkout {
+        WireWorkout(id: UUID(), name: name, startedAt: date)
+    }
+
+    private func set(workout: UUID, position: Int, at date: Date) -> WireSet {
+        WireSet(
+            id: UUID(), workoutID: workout, exercise: "Bench Press (Barbell)", position: position, kind: .normal,
+            weight: 100, unit: .kg, reps: 5, performedAt: date)
+    }
+
+    @Test(
+        "a claim is in progress for everyone else until completed, then replays; another body is refused",
+        arguments: StoreBackend.available)
+    func claimLifecycle(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let key = scope("k")
+            let held = try token(try await claim(store, key, at: start))
+            #expect(try await claim(store, key, at: start.addingTimeInterval(1)) == .inProgress)
+            #expect(try await claim(store, key, fingerprint: "other", at: start) == .fingerprintMismatch)
+            let answer = StoredResponse(status: 201, contentType: "application/json", body: Data("{\"a\":1}".utf8))
+            try await store.write { tx in try tx.completeIdempotencyRecord(key, token: held, response: answer) }
+            #expect(try await claim(store, key, at: start.addingTimeInterval(2)) == .completed(answer))
+            #expect(try await claim(store, key, fingerprint: "other", at: start) == .fingerprintMismatch)
+            let record = try await store.idempotencyRecord(key)
+            #expect(record?.isCompleted == true)
+            #expect(record?.response == answer)
+            #expect(record?.fingerprint == "f1")
+        }
+    }
+
+    @Test(
+        "a released claim can be claimed again; a stale one is taken over and its old holder cannot complete",
+        arguments: StoreBackend.available)
+    func releaseAndTakeOver(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let key = scope("k")
+            let first = try token(try await claim(store, key, at: start))
+            try await store.releaseIdempotencyKey(key, token: first)
+            #expect(try await store.idempotencyRecord(key) == nil)
+            let second = try token(try await claim(store, key, at: start))
+            #expect(try await claim(store, key, at: start.addingTimeInterval(29)) == .inProgress)
+            let third = try token(try await claim(store, key, at: start.addingTimeInterval(31)))
+            #expect(third != second)
+            let answer = StoredResponse(status: 201, contentType: nil, body: Data())
+            await #expect(throws: IdempotencyClaimLost.self) {
+                try await store.write { tx in try tx.completeIdempotencyRecord(key, token: second, response: answer) }
+            }
+            // Releasing with the lost token leaves the new holder's record alone.
+            try await store.releaseIdempotencyKey(key, token: second)
+            #expect(try await store.idempotencyRecord(key) != nil)
+            try await store.write { tx in try tx.completeIdempotencyRecord(key, token: third, response: answer) }
+            #expect(try await claim(store, key, at: start.addingTimeInterval(40)) == .completed(answer))
+        }
+    }
+
+    @Test(
+        "an expired record is claimed anew with the new body; purge removes only the old ones",
+        arguments: StoreBackend.available)
+    func expiryAndPurge(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let old = scope("old")
+            let answer = StoredResponse(status: 201, contentType: nil, body: Data("x".utf8))
+            let held = try token(try await claim(store, old, at: start))
+            try await store.write { tx in try tx.completeIdempotencyRecord(old, token: held, response: answer) }
+            let later = start.addingTimeInterval(8 * Self.day + 1)
+            _ = try token(try await claim(store, old, fingerprint: "f2", at: later))
+            #expect(try await store.idempotencyRecord(old)?.fingerprint == "f2")
+            #expect(try await store.idempotencyRecord(old)?.isCompleted == false)
+
+            _ = try token(try await claim(store, scope("a"), at: start))
+            _ = try token(try await claim(store, scope("b"), at: start.addingTimeInterval(10)))
+            #expect(try await store.purgeIdempotencyRecords(createdBefore: start.addingTimeInterval(5)) == 1)
+            #expect(try await store.idempotencyRecord(scope("a")) == nil)
+            #expect(try await store.idempotencyRecord(scope("b")) != nil)
+        }
+    }
+
+    @Test("records are scoped by user, method and path", arguments: StoreBackend.available)
+    func recordsAreScoped(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            _ = try token(try await claim(store, scope("k"), at: start))
+            _ = try token(try await claim(store, scope("k", user: "bob"), at: start))
+            _ = try token(try await claim(store, scope("k", path: Route.workouts), at: start))
+            #expect(try await claim(store, scope("k"), at: start) == .inProgress)
+        }
+    }
+
+    @Test(
+        "writes, reads and the change feed: versions grow, pages are exact, users never mix",
+        arguments: StoreBackend.available)
+    func entitiesAndFeed(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let draft = workout(at: start)
+            var sets: [WireSet] = []
+            try await store.write { tx in
+                var stored = draft
+                stored.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                stored.updatedAt = Date(timeIntervalSince1970: 1_790_000_000.5)
+                stored.deleted = false
+                try tx.saveWorkout(stored, owner: "alice")
+            }
+            let workout = try #require(try await store.workouts(user: "alice", includeDeleted: false).first)
+            #expect(workout.updatedAt == Date(timeIntervalSince1970: 1_790_000_000.5))
+            for position in [3, 1, 2] {
+                var row = set(workout: workout.id, position: position, at: start)
+                row.rpe = position == 1 ? 8.5 : nil
+                row.notes = position == 2 ? "paused, 2 s" : nil
+                sets.append(row)
+            }
+            let toStore = sets
+            try await store.write { tx in
+                for var row in toStore {
+                    row.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                    row.updatedAt = Date(timeIntervalSince1970: 1_790_000_001)
+                    row.deleted = false
+                    try tx.saveSet(row, owner: "alice")
+                }
+                // Bob's rows with the same ids are his own.
+                var bobs = toStore[0]
+                bobs.serverVersion = try tx.nextChangeVersion(owner: "bob")
+                bobs.deleted = false
+                try tx.saveSet(bobs, owner: "bob")
+            }
+            let listed = try await store.sets(user: "alice", workoutID: workout.id.wireString, includeDeleted: false)
+            #expect(listed.map(\.position) == [1, 2, 3], "ordered by position")
+            #expect(listed.first?.rpe == 8.5)
+            #expect(listed[1].notes == "paused, 2 s")
+            #expect(try await store.sets(user: "bob", workoutID: nil, includeDeleted: false).count == 1)
+            #expect(try await store.sets(user: "alice", workoutID: UUID().wireString, includeDeleted: false).isEmpty)
+
+            // Tombstone one: gone from the live list, present with deleted, in the feed once, last.
+            let victim = listed[0]
+            try await store.write { tx in
+                var row = try #require(try tx.set(id: victim.id.wireString, owner: "alice"))
+                row.deleted = true
+                row.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                try tx.saveSet(row, owner: "alice")
+                #expect(try tx.liveSets(workoutID: workout.id.wireString, owner: "alice").count == 2)
+            }
+            #expect(try await store.sets(user: "alice", workoutID: nil, includeDeleted: false).count == 2)
+            #expect(try await store.sets(user: "alice", workoutID: nil, includeDeleted: true).count == 3)
+
+            var cursor: Int64 = 0
+            var seen: [WireChange] = []
+            while true {
+                let page = try await store.changes(user: "alice", after: cursor, limit: 2)
+                seen += page.changes
+                cursor = page.changes.last?.serverVersion ?? cursor
+                if !page.hasMore { break }
+            }
+            let versions = seen.map(\.serverVersion)
+            #expect(versions == versions.sorted() && Set(versions).count == versions.count)
+            #expect(seen.count == 4, "one workout, three sets; the tombstone replaced its row")
+            #expect(seen.last?.setRow?.deleted == true)
+            #expect(seen.last?.setRow?.id == victim.id)
+            #expect(try await store.changes(user: "bob", after: 0, limit: 10).changes.count == 1)
+        }
+    }
+
+    @Test(
+        "favorites fold ASCII case like SQLite's NOCASE: one entry, first spelling kept, listed folded",
+        arguments: StoreBackend.available)
+    func favoritesFoldCase(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let added = try await store.write { tx in
+                [
+                    try tx.addFavorite("bench Press", owner: "alice"),
+                    try tx.addFavorite("Bench press", owner: "alice"),
+                    try tx.addFavorite("Squat", owner: "alice"), try tx.addFavorite("arnold Press", owner: "alice"),
+                    try tx.addFavorite("Écarté", owner: "alice"), try tx.addFavorite("écarté", owner: "alice"),
+                ]
+            }
+            #expect(added == [true, false, true, true, true, true], "only ASCII letters fold")
+            // Folded bytewise: "É" (C3 89) sorts before "é" (C3 A9), both after ASCII.
+            #expect(
+                try await store.favorites(user: "alice") == [
+                    "arnold Press", "bench Press", "Squat", "Écarté", "écarté",
+                ])
+            let removed = try await store.write { tx in
+                [try tx.removeFavorite("BENCH PRESS", owner: "alice"), try tx.removeFavorite("Squat", owner: "bob")]
+            }
+            #expect(removed == [true, false])
+            #expect(try await store.favorites(user: "bob").isEmpty)
+        }
+    }
+
+    @Test(
+        "a savepoint that is rolled back undoes its writes and the transaction goes on",
+        arguments: StoreBackend.available)
+    func savepointRollback(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let kept = workout("kept", at: start)
+            let undone = workout("undone", at: start)
+            try await store.write { tx in
+                try tx.savepoint {
+                    var row = undone
+                    row.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                    try tx.saveWorkout(row, owner: "alice")
+                    _ = try tx.claimIdempotencyKey(
+                        IdempotencyScope(user: "alice", method: "POST", path: Route.workouts, key: "undone"),
+                        fingerprint: "f", now: start, expiresAfter: 8 * Self.day, staleAfter: 30)
+                    return false
+                }
+                try tx.savepoint {
+                    var row = kept
+                    row.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                    try tx.saveWorkout(row, owner: "alice")
+                    return true
+                }
+            }
+            #expect(try await store.workouts(user: "alice", includeDeleted: true).map(\.name) == ["kept"])
+            #expect(try await store.idempotencyRecord(scope("undone", path: Route.workouts)) == nil)
+        }
+    }
+
+    /// Two stores on one database are two instances. One user's writes from both, racing, while a
+    /// reader follows the feed: every change is read exactly once, in version order — no write
+    /// that commits late is passed over by a cursor that moved on.
+    @Test("two instances writing at once: versions unique, the feed misses nothing", arguments: StoreBackend.available)
+    func concurrentWritersAndAFeedReader(_ backend: StoreBackend) async throws {
+        let directory = try TestServer.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try await backend.freshLocation(in: directory)
+        let path = directory.appendingPathComponent("server.db").path
+        let first = try await StoreBackend.openStore(path: path, url: url)
+        let second = try await StoreBackend.openStore(path: path, url: url)
+        let workoutID = UUID()
+        let perWriter = 60
+        let writers = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, store) in [first, second, first, second].enumerated() {
+                    group.addTask {
+                        for position in 0..<(perWriter / 2) {
+                            let row = self.set(workout: workoutID, position: index * 100 + position, at: self.start)
+                            try await store.write { tx in
+                                var stored = row
+                                stored.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                                stored.deleted = false
+                                try tx.saveSet(stored, owner: "alice")
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        // Follow the feed while the writes land (bounded: at most 20 000 reads).
+        var cursor: Int64 = 0
+        var read: [WireChange] = []
+        for _ in 0..<20_000 where read.count < 2 * perWriter {
+            let page = try await second.changes(user: "alice", after: cursor, limit: 7)
+            read += page.changes
+            cursor = page.changes.last?.serverVersion ?? cursor
+            if page.changes.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        try await writers.value
+        while true {
+            let page = try await first.changes(user: "alice", after: cursor, limit: 7)
+            read += page.changes
+            cursor = page.changes.last?.serverVersion ?? cursor
+            if !page.hasMore { break }
+        }
+        let versions = read.map(\.serverVersion)
+        #expect(read.count == 2 * perWriter, "every write read once")
+        #expect(Set(read.compactMap(\.setRow?.id)).count == 2 * perWriter)
+        #expect(versions == versions.sorted() && Set(versions).count == versions.count)
+        try await first.close()
+        try await second.close()
+    }
+}
