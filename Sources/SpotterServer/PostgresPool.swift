@@ -197,22 +197,52 @@ struct PostgresSession {
     /// again on a fresh connection.
     @discardableResult
     func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        let connection = connection
-        let deadline = connection.eventLoop.scheduleTask(in: timeout) {
-            // A statement that does not answer in time: closing the link fails it (and the transaction).
-            connection.close().whenComplete { _ in }
-        }
-        defer { deadline.cancel() }
         let first = !progress.sentAny
         progress.sentAny = true
         do {
-            return try connection.query(query, logger: logger).wait()
+            guard !connection.isClosed else { throw ServerStoreUnavailable("the connection to PostgreSQL is closed") }
+            return try answer(to: query)
         } catch {
             let classified = Self.classify(error, doing: "run a statement")
             if first, wasIdle, let unavailable = classified as? ServerStoreUnavailable {
                 throw PostgresStaleConnection(underlying: unavailable)
             }
             throw classified
+        }
+    }
+
+    /// Waits for the statement's answer, or for `timeout`, whichever comes first. The wait is
+    /// ours, not the connection's: a statement sent on a link that is going down must not hold
+    /// this thread even if the driver never answers it. On time-out the connection is closed.
+    private func answer(to query: PostgresQuery) throws -> PostgresQueryResult {
+        let connection = connection
+        let promise = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
+        let once = Once()
+        let deadline = connection.eventLoop.scheduleTask(in: timeout) {
+            guard once.claim() else { return }
+            promise.fail(
+                ServerStoreUnavailable("PostgreSQL did not answer within \(timeout.nanoseconds / 1_000_000_000) s"))
+            connection.close().whenComplete { _ in }
+        }
+        connection.query(query, logger: logger).whenComplete { result in
+            guard once.claim() else { return }
+            deadline.cancel()
+            promise.completeWith(result)
+        }
+        return try promise.futureResult.wait()
+    }
+
+    /// Lets exactly one of two racing callbacks complete a promise.
+    private final class Once: @unchecked Sendable {
+        // @unchecked Sendable: `taken` is only touched under `lock`.
+        private let lock = NSLock()
+        private var taken = false
+
+        func claim() -> Bool {
+            lock.withLock {
+                defer { taken = true }
+                return !taken
+            }
         }
     }
 
@@ -224,6 +254,8 @@ struct PostgresSession {
         let result: T
         do {
             result = try body()
+        } catch let error as ServerStoreUnavailable {
+            throw error  // the link is gone: the server rolls back; this connection is discarded
         } catch {
             do { try query("ROLLBACK") } catch {
                 throw ServerStoreUnavailable("could not roll back: \(error)")

@@ -308,6 +308,8 @@ final class PostgresServerTransaction: ServerTransaction {
         let keep: Bool
         do {
             keep = try work()
+        } catch let error as ServerStoreUnavailable {
+            throw error  // the link is gone, and the whole transaction with it
         } catch {
             try rollBackToSavepoint()
             throw error
