@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "SpotterEndToEndTests",
             dependencies: [
-                "SpotterCore", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "SpotterCore", "SpotterTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -60,7 +60,7 @@ struct PostgresStatementError: Error, CustomStringConvertible {
     var sqlState: String
     var message: String
 
-    var description: String { "PostgreSQL refused a statement (\(sqlState)): \(message)" }
+    var description: String { "PostgreSQL answered \(sqlState): \(message)" }
 
     /// Serialization failures and deadlocks: running the transaction again is the cure.
     var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }

@@ -10,10 +10,15 @@ final class ServerProcess: @unchecked Sendable {
 
     /// - Parameter port: 0 for any free port; a restart passes the port it had, so devices keep their account.
     /// - Parameter tokens: `user=secret` pairs (default: alice with `token`).
-    init(db: String, port: Int = 0, extra: [String] = [], tokens: [String] = ["alice=\(ServerProcess.token)"]) throws {
+    /// - Parameter databaseURL: a PostgreSQL database to serve from instead of the SQLite file `db`.
+    init(
+        db: String, port: Int = 0, extra: [String] = [], tokens: [String] = ["alice=\(ServerProcess.token)"],
+        databaseURL: String? = nil
+    ) throws {
         process.executableURL = URL(fileURLWithPath: SpotterBinary.path)
+        let store = databaseURL.map { ["--database-url", $0] } ?? ["--db", db]
         process.arguments =
-            ["serve", "--port", "\(port)", "--db", db] + tokens.flatMap { ["--token", $0] } + ["--log-level", "error"]
+            ["serve", "--port", "\(port)"] + store + tokens.flatMap { ["--token", $0] } + ["--log-level", "error"]
             + extra
         let out = Spawning.pipe()
         process.standardOutput = out

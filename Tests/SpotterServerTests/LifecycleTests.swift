@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import SpotterCore
 import SpotterProtocol
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterServer
@@ -14,10 +15,10 @@ import Testing
 /// Starting, stopping and hosting the server.
 @Suite("Server lifecycle")
 struct LifecycleTests {
-    @Test("stop() is graceful: a request in flight finishes and is answered")
-    func gracefulStopFinishesInFlightRequests() async throws {
+    @Test("stop() is graceful: a request in flight finishes and is answered", arguments: StoreBackend.available)
+    func gracefulStopFinishesInFlightRequests(_ backend: StoreBackend) async throws {
         let gate = Gate()
-        let server = try await TestServer.start { configuration in
+        let server = try await TestServer.start(backend) { configuration in
             configuration.afterIdempotencyClaim = { _, _ in await gate.pass() }
         }
         let inFlight = Task { try await server.send(.POST, Route.workouts, json: Fixtures.workout(), key: "in-flight") }
@@ -27,9 +28,11 @@ struct LifecycleTests {
         let response = try await inFlight.value
         await stopped.value
         #expect(response.status == 201)
-        let reopened = try SQLiteServerStore(path: server.databasePath)
+        let reopened = try await StoreBackend.openStore(
+            path: server.databasePath, url: server.configuration.databaseURL)
         #expect(try await reopened.allWorkouts(user: "alice").count == 1)
         try await reopened.close()
+        if let url = server.configuration.databaseURL { await TestPostgres.dropDatabase(url) }
         try? FileManager.default.removeItem(at: server.directory)
     }
 
@@ -47,17 +50,17 @@ struct LifecycleTests {
         }
     }
 
-    @Test("expired idempotency records are purged when the server starts")
-    func expiredRecordsArePurged() async throws {
+    @Test("expired idempotency records are purged when the server starts", arguments: StoreBackend.available)
+    func expiredRecordsArePurged(_ backend: StoreBackend) async throws {
         let clock = ManualClock()
-        let first = try await TestServer.start { $0.clock = clock }
+        let first = try await TestServer.start(backend) { $0.clock = clock }
         let scope = IdempotencyScope(user: "alice", method: "POST", path: Route.workouts, key: "old-key")
         #expect(try await first.send(.POST, Route.workouts, json: Fixtures.workout(), key: scope.key).status == 201)
         #expect(try await first.store.idempotencyRecord(scope) != nil)
         await first.stop(removingFiles: false)
 
         clock.advance(by: 9 * 24 * 3600)
-        let second = try await TestServer.start(in: first.directory) { $0.clock = clock }
+        let second = try await TestServer.start(backend, in: first.directory) { $0.clock = clock }
         try await stopping(second) { second in
             // The purge runs as a service at start-up; wait for it, bounded.
             var record = try await second.store.idempotencyRecord(scope)
