@@ -19,6 +19,9 @@ public struct BenchOptions: Sendable {
     public var parts: Set<String> = []
     /// Renders one full frame of the UI for a database (SPEC 9 `frame` and `startup`).
     public var frameProbe: (any FrameProbe)?
+    /// A PostgreSQL database for the `server` part instead of a temporary SQLite file; the bench
+    /// adds its own rows there (user "bench", fresh ids and keys) and removes none.
+    public var serverDatabaseURL: String?
 
     public init(directory: URL) { self.directory = directory }
 
@@ -250,7 +253,9 @@ public enum BenchmarkSuite {
 
     static func serverBench(_ options: BenchOptions) async throws -> JSONValue {
         let token = UUID().uuidString
-        let server = try await startServer(options, token: token)
+        var configuration = ServerConfiguration(databasePath: freshPath(options, "server"), tokens: [token: "bench"])
+        configuration.databaseURL = options.serverDatabaseURL
+        let server = try await BackgroundServer.start(configuration, logger: quietLogger())
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let count = options.quick ? 300 : 5_000
         let concurrency = 8
@@ -304,6 +309,7 @@ public enum BenchmarkSuite {
             "requests": .int(Int64(count)), "concurrency": .int(Int64(concurrency)),
             "creates_per_s": .double(rounded(creates.rate)), "replays_per_s": .double(rounded(replays.rate)),
             "healthz_per_s": .double(rounded(health.rate)), "ratio": .double(rounded(replays.rate / creates.rate, 2)),
+            "store": .string(options.serverDatabaseURL == nil ? "sqlite" : "postgresql"),
         ])
     }
 }

@@ -13,6 +13,10 @@ struct Bench: AsyncParsableCommand {
     @Flag(help: "Run every part small, only to prove it works.") var quick = false
     @Option(help: "Comma-separated parts to run (write, frame, drain, pull, startup, server); default all.")
     var only: String?
+    @Option(
+        name: .customLong("database-url"),
+        help: "Run the server part on this PostgreSQL (postgres://USER@HOST:PORT/DB) instead of SQLite.")
+    var databaseURL: String?
 
     func run() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -21,6 +25,7 @@ struct Bench: AsyncParsableCommand {
         var options = BenchOptions(directory: directory)
         options.quick = quick
         options.frameProbe = UIFrameProbe()
+        options.serverDatabaseURL = databaseURL
         if let only {
             options.parts = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             let known: Set<String> = ["write", "frame", "drain", "pull", "startup", "server"]
