@@ -1,0 +1,141 @@
+import Foundation
+import Logging
+import SpotterCore
+import SpotterProtocol
+import SpotterServer
+import SpotterSync
+import SpotterTestSupport
+import Testing
+
+@testable import SpotterStore
+
+/// A real device draining its outbox to `spotter serve` on PostgreSQL: across a PostgreSQL restart,
+/// and through a round-robin of instances where a reply may be lost after the commit.
+@Suite(
+    "A real device against instances on PostgreSQL",
+    .enabled(
+        if: TestPostgres.unavailableReason == nil,
+        Comment(rawValue: "PostgreSQL tests skipped: \(TestPostgres.unavailableReason ?? "")")))
+struct PostgresDeviceTests {
+    @Test("500 queued operations drain across a PostgreSQL restart: 503s meanwhile, every set exactly once")
+    func drainAcrossARestart() async throws {
+        // A cluster of this test's own: stopping the shared one would fail the tests using it.
+        let cluster = try TestPostgres.privateCluster()
+        defer { cluster.destroy() }
+        var configuration = ServerConfiguration(databasePath: "", tokens: [LiveServer.token: "alice"])
+        configuration.databaseURL = cluster.url
+        configuration.databasePoolSize = 4
+        // Small batches with a little latency, so the drain is still going when PostgreSQL stops.
+        configuration.chaos.latencyMS = 20
+        var logger = Logger(label: "test.server")
+        logger.logLevel = .critical
+        let server = try await BackgroundServer.start(configuration, logger: logger)
+        let device = try Device(server: nil, baseURL: server.baseURL, batchSize: 10)
+
+        try device.store.preferences.setAirplane(true)
+        var logged = Set<String>()
+        for index in 0..<500 {
+            logged.insert(
+                try device.store.workoutLog.logSet(
+                    LogSetInput(exercise: "Squat (Barbell)", weight: Double(60 + index % 80), reps: 5)
+                ).set.id.wireString)
+        }
+        device.engine.setAirplane(false)
+        let draining = Task { await device.sync(240) }
+
+        // Stop PostgreSQL once part of the queue has landed (bounded wait).
+        var landed = 0
+        for _ in 0..<600 where landed < 100 {
+            try await Task.sleep(for: .milliseconds(50))
+            landed = try await server.store.allSets(user: "alice").count
+        }
+        #expect(landed >= 100 && landed < 500, "the restart falls in the middle of the drain (\(landed) landed)")
+        try cluster.stopServer()
+        try await Task.sleep(for: .seconds(2))
+        let whileDown = await (try? server.store.allSets(user: "alice")) == nil
+        try cluster.startServer()
+
+        #expect(await draining.value, "the queue drains once PostgreSQL is back")
+        #expect(whileDown, "the store was really unreachable")
+        let onServer = try await server.store.allSets(user: "alice")
+        #expect(onServer.count == 500)
+        #expect(Set(onServer.map(\.id.wireString)) == logged, "every set exactly once")
+        #expect(try device.store.queries.sets(workoutID: nil).allSatisfy { $0.syncState == .synced })
+        let metrics = server.metrics.prometheusText()
+        #expect(
+            metrics.split(separator: "\n").contains { $0.contains("status=\"503\"") && $0.contains("/v1/batch") },
+            "the batches sent while PostgreSQL was down were answered 503")
+        await server.stop()
+    }
+
+    @Test("an engine whose every request goes to the next instance, one dropping replies after commit: each set once")
+    func retriesLandOnTheOtherInstance() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        var logger = Logger(label: "test.server")
+        logger.logLevel = .critical
+        var dropping = ServerConfiguration(databasePath: "", tokens: [LiveServer.token: "alice"])
+        dropping.databaseURL = url
+        dropping.databasePoolSize = 4
+        dropping.chaos.dropRate = 0.5
+        dropping.chaos.seed = 13
+        var plain = dropping
+        plain.chaos = ChaosOptions()
+        let first = try await BackgroundServer.start(dropping, logger: logger)
+        let second = try await BackgroundServer.start(plain, logger: logger)
+        let store = try makeStore(user: "alice").withSystemClock()
+        var configuration = SyncConfiguration()
+        configuration.batchSize = 5
+        configuration.retryPolicy.base = 0.05
+        configuration.retryPolicy.cap = 0.5
+        configuration.requestTimeout = 5
+        let engine = SyncEngine(
+            store: store,
+            transport: AlternatingTransport(instances: [
+                HTTPSyncTransport(baseURL: first.baseURL, token: LiveServer.token),
+                HTTPSyncTransport(baseURL: second.baseURL, token: LiveServer.token),
+            ]),
+            configuration: configuration)
+        var logged = Set<String>()
+        for index in 0..<60 {
+            logged.insert(
+                try store.workoutLog.logSet(
+                    LogSetInput(exercise: "Deadlift (Barbell)", weight: Double(100 + index), reps: 3)
+                )
+                .set.id.wireString)
+        }
+        #expect(await engine.drain(timeout: 120))
+        let onServer = try await second.store.allSets(user: "alice")
+        #expect(onServer.count == 60)
+        #expect(Set(onServer.map(\.id.wireString)) == logged)
+        #expect(try store.queries.sets(workoutID: nil).allSatisfy { $0.syncState == .synced })
+        let replays = second.metrics.prometheusText().split(separator: "\n").first {
+            $0.hasPrefix("spotter_idempotency_replays_total")
+        }
+        #expect(
+            replays.map { !$0.hasSuffix(" 0") } == true, "retries of dropped replies replayed on the other instance")
+        await first.stop()
+        await second.stop()
+        await TestPostgres.dropDatabase(url)
+    }
+}
+
+/// Sends each request to the next instance in turn, as a round-robin load balancer would: a
+/// retry never reaches the instance that took the attempt before it.
+final class AlternatingTransport: SyncTransport, @unchecked Sendable {
+    // @unchecked Sendable: `next` is only touched under `lock`.
+    private let instances: [any SyncTransport]
+    private let lock = NSLock()
+    private var next = 0
+
+    init(instances: [any SyncTransport]) { self.instances = instances }
+
+    func send(
+        _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
+    ) {
+        let instance = lock.withLock {
+            defer { next = (next + 1) % instances.count }
+            return instances[next]
+        }
+        instance.send(request, completion: completion)
+    }
+}
