@@ -45,4 +45,25 @@ struct ServeBinaryTests {
         #expect(response.status.code == 401)
         #expect(response.headers.first(name: "Content-Type")?.hasPrefix("application/problem+json") == true)
     }
+
+    @Test func aBadOrUnreachableDatabaseURLIsOneClearLine() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let serve = ["serve", "--port", "0", "--token", "alice=s"]
+        let both = try await SpotterBinary.run(
+            serve + ["--db", "x.db", "--database-url", "postgres://u@127.0.0.1/d"], db: db)
+        #expect(both.status == 64 || both.status == 2)
+        #expect(both.stderr.contains("--db and --database-url"))
+        let wrongScheme = try await SpotterBinary.run(serve + ["--database-url", "mysql://u@127.0.0.1/d"], db: db)
+        #expect(wrongScheme.status == 64 || wrongScheme.status == 2)
+        #expect(wrongScheme.stderr.contains("postgres://USER@HOST:PORT/DATABASE"))
+        let tls = try await SpotterBinary.run(
+            serve + ["--database-url", "postgres://u@127.0.0.1/d?sslmode=require"], db: db)
+        #expect(tls.stderr.contains("without TLS"))
+        // Nothing listens on port 1: the server refuses to start, saying where it tried.
+        let unreachable = try await SpotterBinary.run(
+            serve + ["--database-url", "postgres://spotter:secret@127.0.0.1:1/spotter"], db: db, timeout: 30)
+        #expect(unreachable.status == 1)
+        #expect(unreachable.stderr.contains("cannot use PostgreSQL at postgres://spotter@127.0.0.1:1/spotter"))
+        #expect(!unreachable.stderr.contains("secret"), "the password is never printed")
+    }
 }
