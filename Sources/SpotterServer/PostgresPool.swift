@@ -187,9 +187,10 @@ struct PostgresSession {
     let logger: Logger
     let progress: Progress
 
-    /// Whether a statement has been sent on this session yet.
+    /// How many statements have been sent on this session.
     final class Progress {
-        var sentAny = false
+        var sent = 0
+        var sentAny: Bool { sent > 0 }
     }
 
     /// Runs one statement and waits for all its rows. The first statement on a pooled connection
@@ -198,7 +199,7 @@ struct PostgresSession {
     @discardableResult
     func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
         let first = !progress.sentAny
-        progress.sentAny = true
+        progress.sent += 1
         do {
             guard !connection.isClosed else { throw ServerStoreUnavailable("the connection to PostgreSQL is closed") }
             return try answer(to: query)

@@ -69,6 +69,10 @@ public struct PostgresServerStore: ServerStore {
         staleAfter: TimeInterval
     ) async throws -> IdempotencyClaim {
         try await withSession { session in
+            // The common case in one round trip: a new key, inserted on its own (autocommit).
+            if let token = try PostgresIdempotency.insertFresh(scope, fingerprint: fingerprint, now: now, in: session) {
+                return .claimed(token: token)
+            }
             // A completed, unexpired record with this fingerprint can only replay: no lock needed.
             if let record = try PostgresIdempotency.record(scope, in: session), record.isCompleted,
                 record.fingerprint == fingerprint, now.timeIntervalSince(record.createdAt) < expiresAfter,
@@ -183,8 +187,14 @@ final class PostgresServerTransaction: ServerTransaction {
     /// Users whose counter row this transaction holds locked (forgotten when a savepoint is
     /// rolled back: PostgreSQL releases the locks taken after it).
     private var lockedOwners: Set<String> = []
+    /// The session's statement count right after BEGIN: equal to it, nothing has run yet.
+    private var sentAtBegin: Int
 
-    init(session: PostgresSession) { self.session = session }
+    /// `session` has just begun the transaction.
+    init(session: PostgresSession) {
+        self.session = session
+        sentAtBegin = session.progress.sent
+    }
 
     /// Locks `owner`'s counter row until the transaction ends, before anything of theirs is
     /// read or written: their writes on every instance queue here, one at a time.
@@ -303,27 +313,37 @@ final class PostgresServerTransaction: ServerTransaction {
             in: session)
     }
 
+    /// A savepoint, or — when nothing has run since BEGIN, as for every single route and the
+    /// first operation of a batch — the transaction itself: undoing it is then ROLLBACK and a new
+    /// BEGIN, and two round trips (SAVEPOINT, RELEASE) are saved on every write.
     func savepoint(_ work: () throws -> Bool) throws {
-        try session.query("SAVEPOINT spotter_write")
+        let pristine = session.progress.sent == sentAtBegin
+        if !pristine { try session.query("SAVEPOINT spotter_write") }
         let keep: Bool
         do {
             keep = try work()
         } catch let error as ServerStoreUnavailable {
             throw error  // the link is gone, and the whole transaction with it
         } catch {
-            try rollBackToSavepoint()
+            try undo(pristine: pristine)
             throw error
         }
-        if keep {
+        if !keep {
+            try undo(pristine: pristine)
+        } else if !pristine {
             try session.query("RELEASE SAVEPOINT spotter_write")
-        } else {
-            try rollBackToSavepoint()
         }
     }
 
-    private func rollBackToSavepoint() throws {
-        try session.query("ROLLBACK TO SAVEPOINT spotter_write")
-        try session.query("RELEASE SAVEPOINT spotter_write")
+    private func undo(pristine: Bool) throws {
+        if pristine {
+            try session.query("ROLLBACK")
+            try session.query("BEGIN")
+            sentAtBegin = session.progress.sent
+        } else {
+            try session.query("ROLLBACK TO SAVEPOINT spotter_write")
+            try session.query("RELEASE SAVEPOINT spotter_write")
+        }
         lockedOwners.removeAll()
     }
 }
@@ -345,6 +365,24 @@ enum PostgresIdempotency {
         ).rows.first.map { try StoredEntity.idempotencyRecord($0.makeRandomAccess()) }
     }
 
+    /// Inserts an in-progress record for a key nobody holds; its token, or nil when a record
+    /// exists (after waiting for a transaction that is creating one to end).
+    static func insertFresh(
+        _ scope: IdempotencyScope, fingerprint: String, now: Date, in session: PostgresSession
+    ) throws -> String? {
+        let token = UUID().uuidString
+        let seconds = now.timeIntervalSince1970
+        let inserted = try session.execute(
+            """
+            INSERT INTO idempotency_records
+                (owner, method, path, key, fingerprint, completed, token, created_at, locked_at)
+            VALUES (\(scope.user), \(scope.method), \(scope.path), \(scope.key), \(fingerprint), FALSE,
+                    \(token), \(seconds), \(seconds))
+            ON CONFLICT (owner, method, path, key) DO NOTHING
+            """)
+        return inserted == 1 ? token : nil
+    }
+
     /// Claims `scope` inside the session's open transaction. The insert either creates the
     /// record (ours) or finds one — waiting, if another transaction is creating it, until that
     /// one commits or rolls back; the record found is then read under a row lock and decided on.
@@ -356,15 +394,9 @@ enum PostgresIdempotency {
         let seconds = now.timeIntervalSince1970
         // A record purged between the insert and the read is simply tried again.
         for _ in 0..<3 {
-            let inserted = try session.execute(
-                """
-                INSERT INTO idempotency_records
-                    (owner, method, path, key, fingerprint, completed, token, created_at, locked_at)
-                VALUES (\(scope.user), \(scope.method), \(scope.path), \(scope.key), \(fingerprint), FALSE,
-                        \(token), \(seconds), \(seconds))
-                ON CONFLICT (owner, method, path, key) DO NOTHING
-                """)
-            if inserted == 1 { return .claimed(token: token) }
+            if let fresh = try insertFresh(scope, fingerprint: fingerprint, now: now, in: session) {
+                return .claimed(token: fresh)
+            }
             guard let existing = try record(scope, in: session, forUpdate: true) else { continue }
             switch ClaimDecision.decide(
                 existing: existing, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter,
