@@ -160,18 +160,10 @@ struct IdempotencyTests {
             let workoutID = try await server.createWorkout()
             let key = UUID().uuidString
             let body = Fixtures.set(workoutID: workoutID)
-            let responses = try await withThrowingTaskGroup(of: WireResponse.self) { group in
-                for _ in 0..<20 { group.addTask { try await server.send(.POST, Route.sets, json: body, key: key) } }
-                return try await group.reduce(into: [WireResponse]()) { $0.append($1) }
+            let responses = try await inParallel(20) { _ in
+                try await server.send(.POST, Route.sets, json: body, key: key)
             }
-            let fresh = responses.filter { $0.status == 201 && !$0.replayed }
-            let replays = responses.filter { $0.status == 201 && $0.replayed }
-            let inUse = responses.filter { $0.status == 409 }
-            #expect(fresh.count == 1)
-            #expect(replays.count + inUse.count == 19)
-            #expect(replays.allSatisfy { $0.body == fresh.first?.body })
-            #expect(inUse.allSatisfy { (try? $0.decode(Problem.self).type) == ProblemType.keyInUse })
-            #expect(responses.allSatisfy { $0.status < 500 })
+            expectOneEffect(responses)
             #expect(try await server.store.allSets(user: "alice").count == 1)
         }
     }

@@ -26,9 +26,24 @@ struct ScaleOutTests {
         return servers
     }
 
-    private func stopAll(_ servers: [TestServer]) async {
-        for server in servers.dropFirst() { await server.stop(removingFiles: false) }
-        await servers[0].stop()
+    /// Runs `body` with `count` instances on one fresh database, then stops them all (and drops
+    /// the database), whether `body` threw or not.
+    private func withInstances(
+        _ count: Int, adjust: @escaping (Int, inout ServerConfiguration) -> Void = { _, _ in },
+        _ body: ([TestServer]) async throws -> Void
+    ) async throws {
+        let servers = try await instances(count, adjust: adjust)
+        func stopAll() async {
+            for server in servers.dropFirst() { await server.stop(removingFiles: false) }
+            await servers[0].stop()
+        }
+        do {
+            try await body(servers)
+        } catch {
+            await stopAll()
+            throw error
+        }
+        await stopAll()
     }
 
     @Test("instances starting together on an empty database apply each migration once")
@@ -52,8 +67,7 @@ struct ScaleOutTests {
 
     @Test("a retry sent to the other instance replays byte-identically, marked; one effect")
     func retryOnTheOtherInstanceReplays() async throws {
-        let servers = try await instances(2)
-        do {
+        try await withInstances(2) { servers in
             let (a, b) = (servers[0], servers[1])
             let workoutID = try await a.createWorkout()
             let key = UUID().uuidString
@@ -73,24 +87,20 @@ struct ScaleOutTests {
             #expect(try await b.send(.POST, Route.sets, json: changed, key: key).status == 422)
             #expect(try await a.store.allSets(user: "alice").count == 1)
             #expect(try await b.store.allSets(user: "alice").count == 1)
-        } catch {
-            await stopAll(servers)
-            throw error
         }
-        await stopAll(servers)
     }
 
     /// The first instance commits each operation and then drops the connection (a reply lost on
     /// the way back); the client sends every retry to the next instance in turn.
     @Test("50 operations, each committed by an instance that drops the reply, retried on the others: each once")
     func droppedRepliesRetriedElsewhere() async throws {
-        let servers = try await instances(3) { index, configuration in
+        let dropFirst: (Int, inout ServerConfiguration) -> Void = { index, configuration in
             if index == 0 {
                 configuration.chaos.dropRate = 1
                 configuration.chaos.seed = 7
             }
         }
-        do {
+        try await withInstances(3, adjust: dropFirst) { servers in
             let workoutID = try await servers[1].createWorkout()
             var created: [String] = []
             for index in 0..<50 {
@@ -110,48 +120,28 @@ struct ScaleOutTests {
             let stored = try await servers[2].store.allSets(user: "alice")
             #expect(stored.count == 50)
             #expect(Set(stored.map(\.id.wireString)) == Set(created))
-        } catch {
-            await stopAll(servers)
-            throw error
         }
-        await stopAll(servers)
     }
 
     @Test("20 parallel requests with one key split across two instances: one effect, the rest replay or 409")
     func parallelRequestsAcrossInstances() async throws {
-        let servers = try await instances(2)
-        do {
+        try await withInstances(2) { servers in
             let workoutID = try await servers[0].createWorkout()
             for round in 0..<3 {
                 let key = UUID().uuidString
                 let body = Fixtures.set(workoutID: workoutID, weight: Double(100 + round))
-                let responses = try await withThrowingTaskGroup(of: WireResponse.self) { group in
-                    for index in 0..<20 {
-                        group.addTask { try await servers[index % 2].send(.POST, Route.sets, json: body, key: key) }
-                    }
-                    return try await group.reduce(into: [WireResponse]()) { $0.append($1) }
+                let responses = try await inParallel(20) { index in
+                    try await servers[index % 2].send(.POST, Route.sets, json: body, key: key)
                 }
-                let fresh = responses.filter { $0.status == 201 && !$0.replayed }
-                let replays = responses.filter { $0.status == 201 && $0.replayed }
-                let inUse = responses.filter { $0.status == 409 }
-                #expect(fresh.count == 1)
-                #expect(replays.count + inUse.count == 19)
-                #expect(replays.allSatisfy { $0.body == fresh.first?.body })
-                #expect(inUse.allSatisfy { $0.headers.first(name: "Retry-After") == "1" })
-                #expect(responses.allSatisfy { $0.status < 500 }, "never a 5xx")
+                expectOneEffect(responses)
             }
             #expect(try await servers[0].store.allSets(user: "alice").count == 3)
-        } catch {
-            await stopAll(servers)
-            throw error
         }
-        await stopAll(servers)
     }
 
     @Test("batches of one user on two instances at once: every op once, the feed in commit order")
     func concurrentBatchesAcrossInstances() async throws {
-        let servers = try await instances(2)
-        do {
+        try await withInstances(2) { servers in
             let workoutID = try await servers[0].createWorkout()
             // Each batch is sent to both instances at the same time: same keys, racing.
             var expected = Set<String>()
@@ -182,10 +172,6 @@ struct ScaleOutTests {
             let feed = try await servers[0].store.changes(user: "alice", after: 0, limit: 5000).changes
             let versions = feed.map(\.serverVersion)
             #expect(versions == versions.sorted() && Set(versions).count == versions.count)
-        } catch {
-            await stopAll(servers)
-            throw error
         }
-        await stopAll(servers)
     }
 }

@@ -259,6 +259,32 @@ actor Gate {
     }
 }
 
+/// Runs `count` requests at once; their responses in the order they came back.
+func inParallel(
+    _ count: Int, _ request: @escaping @Sendable (Int) async throws -> WireResponse
+) async throws -> [WireResponse] {
+    try await withThrowingTaskGroup(of: WireResponse.self) { group in
+        for index in 0..<count { group.addTask { try await request(index) } }
+        return try await group.reduce(into: [WireResponse]()) { $0.append($1) }
+    }
+}
+
+/// Identical requests with one key, racing: exactly one ran (201, not replayed); every other one
+/// replayed its bytes or was told the key is in use (409, Retry-After: 1) — never a 5xx.
+func expectOneEffect(_ responses: [WireResponse], sourceLocation: SourceLocation = #_sourceLocation) {
+    let fresh = responses.filter { $0.status == 201 && !$0.replayed }
+    let replays = responses.filter { $0.status == 201 && $0.replayed }
+    let inUse = responses.filter { $0.status == 409 }
+    #expect(fresh.count == 1, sourceLocation: sourceLocation)
+    #expect(replays.count + inUse.count == responses.count - 1, sourceLocation: sourceLocation)
+    #expect(replays.allSatisfy { $0.body == fresh.first?.body }, sourceLocation: sourceLocation)
+    #expect(
+        inUse.allSatisfy {
+            (try? $0.decode(Problem.self).type) == ProblemType.keyInUse && $0.headers.first(name: "Retry-After") == "1"
+        }, sourceLocation: sourceLocation)
+    #expect(responses.allSatisfy { $0.status < 500 }, "never a 5xx", sourceLocation: sourceLocation)
+}
+
 /// Runs `body`, then stops `server` and removes its files, whether `body` threw or not.
 func stopping(_ server: TestServer, _ body: (TestServer) async throws -> Void) async throws {
     do {
