@@ -228,6 +228,30 @@ struct BigPageMergeTests {
             try bob.queries.set(id: bobs.set.id)?.set.notes == bobs.set.notes, "Bob's row untouched")
         #expect(try alice.preferences.meta(alice.pullCursorKey) == "\(version)")
     }
+
+    @Test func aPageOfThousandsLeavesTheWritersSettingsAsTheyWere() throws {
+        let store = try makeStore()
+        let settings = { () throws -> [Int] in
+            try store.writer.write { db in
+                [
+                    try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? 0,
+                    try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") ?? 0,
+                ]
+            }
+        }
+        let before = try settings()
+        let workout = Workout(name: "Volume", startedAt: Date(timeIntervalSince1970: 1_790_000_000))
+        var page: [PulledEntity] = [.workout(workout, ServerStamp(serverVersion: 1, updatedAt: nil))]
+        for index in 0..<1_500 {
+            let set = WorkoutSet(
+                workoutID: workout.id, exercise: "Squat (Barbell)", position: index + 1, weight: 100, unit: .kg,
+                reps: 5, performedAt: workout.startedAt)
+            page.append(.set(set, ServerStamp(serverVersion: Int64(index + 2), updatedAt: nil)))
+        }
+        #expect(try store.pull.mergePulled(page, cursor: "1501") == 1_501)
+        #expect(try store.queries.sets(workoutID: workout.id).count == 1_500)
+        #expect(try settings() == before, "the big page's cache and checkpoint settings are its own")
+    }
 }
 
 @Suite("A create whose id the server already has")
