@@ -499,14 +499,18 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         do { since = try store.preferences.meta(store.pullCursorKey) } catch {
             logger.error("pull cursor unreadable: \(error)")
         }
-        requestPage(since: since).whenAnswered { [self] in handlePage($0) }
+        // The first page is small: merging starts as soon as it arrives, and every later page is
+        // asked for while one is merged, so only this one's round trip is waited for.
+        requestPage(since: since, limit: min(configuration.pullPageSize, Self.firstPageSize)).whenAnswered {
+            [self] in handlePage($0)
+        }
     }
 
     /// Asks for the page after `since`. The page is read off the engine's queue (a page is
     /// thousands of rows) and handed back on it.
-    private func requestPage(since: String?) -> PageRequest {
+    private func requestPage(since: String?, limit: Int? = nil) -> PageRequest {
         dispatchPrecondition(condition: .onQueue(queue))
-        var path = "\(Route.changes)?limit=\(configuration.pullPageSize)"
+        var path = "\(Route.changes)?limit=\(limit ?? configuration.pullPageSize)"
         if let since, !since.isEmpty {
             path += "&since=\(since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? since)"
         }
@@ -566,6 +570,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             pullFavorites()
         }
     }
+
+    /// Changes asked for in a pull's first page.
+    static let firstPageSize = 500
 
     /// Why a page of the change feed was not read, for `lastPullFailure` and the connectivity shown.
     private func recordPullFailure(_ result: Result<TransportResponse, TransportError>) {
