@@ -53,12 +53,15 @@ struct JSONParser {
         defer { depth -= 1 }
         guard depth <= Self.maxDepth else { return nil }
         index += 1
-        var fields: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(fields)
+            return .object([:])
         }
+        // Fields are gathered first so the dictionary is made at its size once (growing it a
+        // field at a time rehashed a row of the change feed four times).
+        var pairs: [(String, JSONValue)] = []
+        pairs.reserveCapacity(16)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else { return nil }
@@ -66,13 +69,15 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
             index += 1
             guard let element = value() else { return nil }
-            fields[key] = element
+            pairs.append((key, element))
             skipWhitespace()
             guard index < bytes.count else { return nil }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
+                var fields = [String: JSONValue](minimumCapacity: pairs.count)
+                for (key, element) in pairs { fields[key] = element }  // a repeated key: the last one
                 return .object(fields)
             } else {
                 return nil
@@ -207,6 +212,12 @@ struct JSONParser {
             let exponent = index
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             guard index > exponent else { return nil }
+        }
+        if isInteger, index - digitsStart <= 18 {
+            // At most 18 digits always fit an Int64: read without making a String.
+            var magnitude: Int64 = 0
+            for digit in bytes[digitsStart..<index] { magnitude = magnitude * 10 + Int64(digit - UInt8(ascii: "0")) }
+            return .int(digitsStart > start ? -magnitude : magnitude)
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let integer = Int64(text) { return .int(integer) }

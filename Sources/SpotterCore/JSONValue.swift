@@ -109,73 +109,101 @@ public enum JSONValue: Sendable, Hashable, Codable {
     /// their shortest round-trip form. Two documents with the same content give the same bytes,
     /// which is what the server's idempotency fingerprint relies on.
     public var canonicalString: String {
-        var out = ""
+        String(decoding: canonicalBytes, as: UTF8.self)
+    }
+
+    public var canonicalData: Data { Data(canonicalBytes) }
+
+    /// The canonical form as UTF-8 bytes, written straight into one buffer (a change-feed page
+    /// is thousands of objects: appending to a String cost more than the rest of the encoding).
+    public var canonicalBytes: [UInt8] {
+        var out: [UInt8] = []
         out.reserveCapacity(128)
         writeCanonical(into: &out)
         return out
     }
 
-    public var canonicalData: Data { Data(canonicalString.utf8) }
-
-    private func writeCanonical(into out: inout String) {
+    private func writeCanonical(into out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
-        case .int(let value): out += String(value)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): JSONValue.writeInteger(value, into: &out)
         case .double(let value):
             if value.isFinite, value.rounded() == value, abs(value) < 1e15 {
-                out += String(Int64(value))
+                JSONValue.writeInteger(Int64(value), into: &out)
             } else if value.isFinite {
-                out += "\(value)"
+                out.append(contentsOf: "\(value)".utf8)
             } else {
-                out += "null"
+                out.append(contentsOf: "null".utf8)
             }
         case .string(let value): JSONValue.writeString(value, into: &out)
         case .array(let values):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 value.writeCanonical(into: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let fields):
-            out += "{"
-            for (index, key) in fields.keys.sorted().enumerated() {
-                if index > 0 { out += "," }
-                JSONValue.writeString(key, into: &out)
-                out += ":"
-                fields[key]!.writeCanonical(into: &out)
+            out.append(UInt8(ascii: "{"))
+            // Sorted as Strings compare (the canonical order), each value taken with its key.
+            for (index, field) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(field.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                field.value.writeCanonical(into: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ value: String, into out: inout String) {
-        out += "\""
+    /// Decimal digits of `value`, as `String(value)` writes them.
+    private static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
+        if value == 0 {
+            out.append(UInt8(ascii: "0"))
+            return
+        }
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        // The magnitude as UInt64, so Int64.min has one too.
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits, reversed
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
+        }
+    }
+
+    private static func writeString(_ value: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
         // Most strings (ids, times, names) need no escape: appended whole.
         if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out += value
-            out += "\""
+            out.append(contentsOf: value.utf8)
+            out.append(UInt8(ascii: "\""))
             return
         }
         for scalar in value.unicodeScalars {
             switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
+            case "\"": out.append(contentsOf: "\\\"".utf8)
+            case "\\": out.append(contentsOf: "\\\\".utf8)
+            case "\n": out.append(contentsOf: "\\n".utf8)
+            case "\r": out.append(contentsOf: "\\r".utf8)
+            case "\t": out.append(contentsOf: "\\t".utf8)
+            case "\u{08}": out.append(contentsOf: "\\b".utf8)
+            case "\u{0C}": out.append(contentsOf: "\\f".utf8)
             default:
                 if scalar.value < 0x20 {
-                    out += String(format: "\\u%04x", scalar.value)
+                    out.append(contentsOf: String(format: "\\u%04x", scalar.value).utf8)
                 } else {
-                    out.unicodeScalars.append(scalar)
+                    out.append(contentsOf: String(scalar).utf8)
                 }
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Parses a JSON document; nil when the bytes are not JSON.

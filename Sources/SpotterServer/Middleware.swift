@@ -91,11 +91,14 @@ struct RequestLogMiddleware: RouterMiddleware {
         let duration = ContinuousClock.now - started
         let label = context.notes.unrouted ? "unknown" : Self.label(request.method, context.endpointPath)
         metrics.recordRequest(route: label, status: status, duration: duration)
+        guard context.logger.logLevel <= .info else { return }
+        // Numbers go in as values: the log's writer thread turns them into text, not the request.
         var metadata: Logger.Metadata = [
-            "http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path.prefix(256))",
-            "http.route": "\(label)", "http.status": "\(status)", "duration_ms": "\(duration.milliseconds)",
+            "http.method": .string(request.method.rawValue), "http.path": .string(String(request.uri.path.prefix(256))),
+            "http.route": .string(label), "http.status": .stringConvertible(status),
+            "duration_ms": .stringConvertible(duration.milliseconds),
         ]
-        if let user = context.notes.user { metadata["user"] = "\(user)" }
+        if let user = context.notes.user { metadata["user"] = .string(user) }
         extra(&metadata)
         context.logger.info("request", metadata: metadata)
     }

@@ -33,13 +33,15 @@ extension SpotterStore {
         var changes: [RecordChange] = []
         while let row = try rows.next() {
             // A row that cannot be read takes no part in records (its read elsewhere reports it).
-            let cells = RowCells(row, table: "sets")
-            guard let id = try? cells.value("id") as String, let weight = try? cells.value("weight") as Double,
-                let reps = try? cells.value("reps") as Int, let unit = try? cells.enumeration("unit") as WeightUnit,
-                let kind = try? cells.enumeration("kind") as SetKind
+            // Cells by position, in the SELECT's order: a pull walks every set of an exercise.
+            guard let id = try? row.decode(String.self, atIndex: 0),
+                let weight = try? row.decode(Double.self, atIndex: 1),
+                let unit = (try? row.decode(String.self, atIndex: 2)).flatMap(WeightUnit.init(rawValue:)),
+                let reps = try? row.decode(Int.self, atIndex: 3),
+                let kind = (try? row.decode(String.self, atIndex: 4)).flatMap(SetKind.init(rawValue:))
             else { continue }
             let record = tracker.add(weightKg: weight * unit.kilograms, reps: reps, kind: kind)
-            let stored = (try? cells.value("is_pr") as Int?) ?? 0
+            let stored = (try? row.decode(Int?.self, atIndex: 5)) ?? 0
             let value = record?.rawValue ?? 0
             if stored != value { changes.append(RecordChange(setID: id, isPR: value)) }
         }

@@ -66,6 +66,16 @@ public struct SpotterStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            // The writer keeps statement journals in memory. A statement that may fire a trigger
+            // journals every page it touches that its transaction already changed; on this
+            // SQLite (TEMP_STORE=1) that journal becomes a file past 64 KiB, so a pulled page of
+            // thousands of upserts wrote each touched page again to /var/tmp, two system calls a
+            // page, gigabytes for one big pull. The journal is per statement and never durable,
+            // so nothing about what survives a crash changes; temporary tables and sorts of the
+            // readers stay as they were.
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
+        }
         if exists && !readOnly && !FileManager.default.isWritableFile(atPath: path) {
             throw StoreError.readOnly(path: path, why: "nothing can be saved until it is writable again")
         }

@@ -30,6 +30,39 @@ struct ChangePage {
     let hasMore: Bool
 }
 
+/// What a request for a page of the change feed came back with.
+enum PageAnswer: Sendable {
+    case page(ChangePage)
+    /// No page: the transport failed, the server refused, or the body did not read.
+    case notRead(Result<TransportResponse, TransportError>)
+}
+
+/// A page of the change feed asked for and not handled yet; its answer may come before or after
+/// the engine is ready for it.
+// @unchecked Sendable: `answer` and `handler` are only touched on the engine's queue.
+final class PageRequest: @unchecked Sendable {
+    private var answer: PageAnswer?
+    private var handler: ((PageAnswer) -> Void)?
+
+    func deliver(_ answer: PageAnswer) {
+        if let handler {
+            self.handler = nil
+            handler(answer)
+        } else {
+            self.answer = answer
+        }
+    }
+
+    func whenAnswered(_ handler: @escaping (PageAnswer) -> Void) {
+        if let answer {
+            self.answer = nil
+            handler(answer)
+        } else {
+            self.handler = handler
+        }
+    }
+}
+
 /// Tunables of the engine (SPEC section 4 defaults).
 public struct SyncConfiguration: Sendable {
     /// Operations per `POST /v1/batch`; 1 sends each on its own route (the naive loop).
@@ -42,7 +75,8 @@ public struct SyncConfiguration: Sendable {
     public var retryPolicy = RetryPolicy()
     /// Succeeded operations kept as history for the debug pane.
     public var historyCap = 500
-    public var pullPageSize = 2000
+    /// Changes per page of the feed: the server's largest (fewer round trips and commits).
+    public var pullPageSize = 5000
     public var pullEnabled = true
 
     public init() {}
@@ -221,7 +255,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             return
         }
         if claimed.isEmpty {
-            pull(cursor: nil, first: true)
+            pull()
             return
         }
         // Each operation as it will travel; one whose payload the wire model refuses fails here
@@ -455,79 +489,111 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     // MARK: Pull
 
-    private func pull(cursor: String?, first: Bool) {
+    private func pull() {
         guard configuration.pullEnabled else {
             finishFlush()
             return
         }
-        var since = cursor
-        if first {
-            // A cursor that cannot be read pulls the whole feed again: slower, never wrong.
-            do { since = try store.preferences.meta(store.pullCursorKey) } catch {
-                logger.error("pull cursor unreadable: \(error)")
-            }
+        // A cursor that cannot be read pulls the whole feed again: slower, never wrong.
+        var since: String?
+        do { since = try store.preferences.meta(store.pullCursorKey) } catch {
+            logger.error("pull cursor unreadable: \(error)")
         }
-        var path = "\(Route.changes)?limit=\(configuration.pullPageSize)"
+        // The first page is small: merging starts as soon as it arrives, and every later page is
+        // asked for while one is merged, so only this one's round trip is waited for.
+        requestPage(since: since, limit: min(configuration.pullPageSize, Self.firstPageSize)).whenAnswered {
+            [self] in handlePage($0)
+        }
+    }
+
+    /// Asks for the page after `since`. The page is read off the engine's queue (a page is
+    /// thousands of rows) and handed back on it.
+    private func requestPage(since: String?, limit: Int? = nil) -> PageRequest {
+        dispatchPrecondition(condition: .onQueue(queue))
+        var path = "\(Route.changes)?limit=\(limit ?? configuration.pullPageSize)"
         if let since, !since.isEmpty {
             path += "&since=\(since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? since)"
         }
         metricDeltas[.requests, default: 0] += 1
+        let request = PageRequest()
         transport.send(TransportRequest(method: "GET", path: path, timeout: configuration.requestTimeout)) {
             [self] result in
-            queue.async { [self] in
-                guard case .success(let response) = result, response.status == 200,
+            DispatchQueue.global().async { [self] in
+                let answer: PageAnswer
+                if case .success(let response) = result, response.status == 200,
                     let page = Self.readChanges(response.body)
-                else {
-                    switch result {
-                    case .success(let response) where response.status == 401:
-                        authPaused = true
-                        pullFailure = "the server refused the token (sign in again: spotter login)"
-                        post(connectivity: .signInRequired)
-                    case .failure(.offline):
-                        pullFailure = "airplane mode is on"
-                        post(connectivity: .airplane)
-                    case .failure(let error):
-                        pullFailure = "\(error)"
-                        post(connectivity: .offline(reason: "\(error)"))
-                    case .success(let response) where response.status == 200:
-                        pullFailure = "the change feed could not be read"
-                    case .success(let response):
-                        pullFailure =
-                            "the change feed answered HTTP \(response.status): "
-                            + OperationRequest.reason(
-                                status: response.status,
-                                problem: JSONValue.parse(response.body).flatMap { try? Problem(json: $0) })
-                    }
-                    flushSucceeded = false
-                    finishFlush()
-                    return
-                }
-                let entities = page.entities
-                if page.unreadable > 0 { logger.warning("skipped \(page.unreadable) unreadable changes") }
-                if !authPaused { post(connectivity: .online) }
-                do {
-                    let changed = try store.pull.mergePulled(entities, cursor: page.cursor)
-                    metricDeltas[.pulled, default: 0] += changed
-                    if changed > 0 { events.post(.pulled(count: changed)) }
-                } catch {
-                    pullFailure = "changes from the server not saved: \(StoreError.oneLine(error))"
-                    surface(
-                        "changes from the server not saved (the next sync reads them again): \(StoreError.oneLine(error))"
-                    )
-                    flushSucceeded = false
-                    finishFlush()
-                    return
-                }
-                if page.hasMore && !(page.entities.isEmpty && page.unreadable == 0) {
-                    pull(cursor: page.cursor, first: false)
+                {
+                    answer = .page(page)
                 } else {
-                    pullFailure = nil
-                    // Records follow the pulled sets once, after the last page (a page at a time
-                    // would walk a big exercise again for every page).
-                    do { try store.refreshRecords() } catch { logger.error("records not refreshed: \(error)") }
-                    pullFavorites()
+                    answer = .notRead(result)
                 }
+                queue.async { request.deliver(answer) }
             }
+        }
+        return request
+    }
+
+    private func handlePage(_ answer: PageAnswer) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard case .page(let page) = answer else {
+            if case .notRead(let result) = answer { recordPullFailure(result) }
+            flushSucceeded = false
+            finishFlush()
+            return
+        }
+        if page.unreadable > 0 { logger.warning("skipped \(page.unreadable) unreadable changes") }
+        if !authPaused { post(connectivity: .online) }
+        // The next page is asked for before this one is merged: the server reads it and the
+        // network carries it while SQLite writes this one. Should this merge fail, its answer is
+        // dropped unread (the cursor stays where it was, and the next sync asks again).
+        let next =
+            page.hasMore && !(page.entities.isEmpty && page.unreadable == 0) ? requestPage(since: page.cursor) : nil
+        do {
+            let changed = try store.pull.mergePulled(page.entities, cursor: page.cursor)
+            metricDeltas[.pulled, default: 0] += changed
+            if changed > 0 { events.post(.pulled(count: changed)) }
+        } catch {
+            pullFailure = "changes from the server not saved: \(StoreError.oneLine(error))"
+            surface(
+                "changes from the server not saved (the next sync reads them again): \(StoreError.oneLine(error))")
+            flushSucceeded = false
+            finishFlush()
+            return
+        }
+        if let next {
+            next.whenAnswered { [self] in handlePage($0) }
+        } else {
+            pullFailure = nil
+            // Records follow the pulled sets once, after the last page (a page at a time
+            // would walk a big exercise again for every page).
+            do { try store.refreshRecords() } catch { logger.error("records not refreshed: \(error)") }
+            pullFavorites()
+        }
+    }
+
+    /// Changes asked for in a pull's first page.
+    static let firstPageSize = 500
+
+    /// Why a page of the change feed was not read, for `lastPullFailure` and the connectivity shown.
+    private func recordPullFailure(_ result: Result<TransportResponse, TransportError>) {
+        switch result {
+        case .success(let response) where response.status == 401:
+            authPaused = true
+            pullFailure = "the server refused the token (sign in again: spotter login)"
+            post(connectivity: .signInRequired)
+        case .failure(.offline):
+            pullFailure = "airplane mode is on"
+            post(connectivity: .airplane)
+        case .failure(let error):
+            pullFailure = "\(error)"
+            post(connectivity: .offline(reason: "\(error)"))
+        case .success(let response) where response.status == 200:
+            pullFailure = "the change feed could not be read"
+        case .success(let response):
+            pullFailure =
+                "the change feed answered HTTP \(response.status): "
+                + OperationRequest.reason(
+                    status: response.status, problem: JSONValue.parse(response.body).flatMap { try? Problem(json: $0) })
         }
     }
 

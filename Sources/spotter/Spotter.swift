@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SpotterCore
+import SpotterServer
 import SpotterStore
 import SpotterSync
 import SpotterTUI
@@ -106,6 +107,9 @@ struct Interactive: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
+        // The server's log (an access line a request) is written off the request path, by a
+        // thread of its own; every way out waits until it is all written.
+        var serverLog: BufferedLogSink?
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
             if arguments == ["--version"] {
@@ -113,20 +117,26 @@ enum Main {
                 return
             }
             var command = try Spotter.parseAsRoot(Spotter.arrangingGlobalOptions(arguments))
+            if command is Serve { serverLog = BufferedLogSink.bootstrapStandardError() }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
+            serverLog?.flush()
         } catch let exit as ExitCode {
+            serverLog?.flush()
             Foundation.exit(exit.rawValue)
         } catch let error as CLIError {
+            serverLog?.flush()
             FileHandle.standardError.write(Data("spotter: \(error.message)\n".utf8))
             Foundation.exit(error.code)
         } catch let error as StoreError {
+            serverLog?.flush()
             FileHandle.standardError.write(Data("spotter: \(error.description)\n".utf8))
             Foundation.exit(1)
         } catch {
+            serverLog?.flush()
             let code = Spotter.exitCode(for: error)
             if code == .success {
                 print(Spotter.fullMessage(for: error))

@@ -29,6 +29,34 @@ struct JSONParserTests {
         }
     }
 
+    /// The bytes the idempotency fingerprint is taken over: any change here is a change of contract.
+    @Test func writesTheCanonicalFormOfEveryKindOfValue() throws {
+        let value: JSONValue = .object([
+            "z": .array([
+                .int(0), .int(-7), .int(Int64.max), .int(Int64.min), .double(2.0), .double(-0.25), .double(1e20),
+            ]),
+            "a": .string("tab\t quote\" back\\ nl\n cr\r bs\u{08} ff\u{0C} nul\u{01} é 😀"),
+            "é": .bool(true), "B": .null, "m": .object(["y": .bool(false), "x": .array([])]),
+        ])
+        let expected =
+            #"{"B":null,"a":"tab\t quote\" back\\ nl\n cr\r bs\b ff\f nul\u0001 é 😀","m":{"x":[],"y":false},"#
+            + #""z":[0,-7,9223372036854775807,-9223372036854775808,2,-0.25,1e+20],"é":true}"#
+        #expect(value.canonicalString == expected)
+        #expect(value.canonicalData == Data(expected.utf8))
+        #expect(JSONValue.parse(expected) == value)
+    }
+
+    @Test func readsIntegersOfEveryLength() throws {
+        let text = "[0,-0,7,-7,123456789012345678,-123456789012345678,9223372036854775807,-9223372036854775808]"
+        #expect(
+            JSONValue.parse(text)
+                == .array([
+                    .int(0), .int(0), .int(7), .int(-7), .int(123_456_789_012_345_678), .int(-123_456_789_012_345_678),
+                    .int(Int64.max), .int(Int64.min),
+                ]))
+        #expect(JSONValue.parse("[9223372036854775808]") == .array([.double(9_223_372_036_854_775_808)]))
+    }
+
     @Test(arguments: [
         "", " ", "{", "[1,]", "{\"a\":}", "{\"a\" 1}", "01", "1.", "-", "1e", "tru", "nul", "\"open",
         "\"bad \\x escape\"", "\"\u{01}\"", "{} {}", "[1] x", "\"\\ud800\"",

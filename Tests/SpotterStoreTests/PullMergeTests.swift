@@ -162,6 +162,98 @@ struct PullMergeTests {
     }
 }
 
+/// A page's sets are written many rows a statement: what lands must be what one row at a time
+/// gave, in the feed's order, with every refused row still named.
+@Suite("A big page merges as row by row")
+struct BigPageMergeTests {
+    final class Reports: @unchecked Sendable {
+        // @unchecked Sendable: `rows` is only touched under `lock`.
+        private let lock = NSLock()
+        private var rows: [UnreadableRow] = []
+        func add(_ row: UnreadableRow) { lock.withLock { rows.append(row) } }
+        var all: [UnreadableRow] { lock.withLock { rows } }
+    }
+
+    @Test func setsAroundTombstonesAndARowHeldByAnotherAccountLandAsOneByOne() throws {
+        var alice = try makeStore(user: "alice")
+        let reports = Reports()
+        alice.onUnreadable = { reports.add($0) }
+        // Bob, on the same device, already holds a set whose id the feed also carries for alice.
+        let bob = alice.forUser("bob")
+        let bobs = try bob.log()
+        try acknowledgeAll(bob, logged: bobs)
+        let stamp = ServerStamp(serverVersion: nil, updatedAt: "2026-11-23T10:00:00.000Z")
+        var version: Int64 = 0
+        func next() -> ServerStamp {
+            version += 1
+            return ServerStamp(serverVersion: version, updatedAt: stamp.updatedAt)
+        }
+        let day = Workout(name: "Day", startedAt: Date(timeIntervalSince1970: 1_790_000_000))
+        let gone = Workout(name: "Gone", startedAt: Date(timeIntervalSince1970: 1_790_000_000))
+        func set(_ index: Int, of workout: Workout, id: UUID = UUID()) -> WorkoutSet {
+            var set = bobs.set
+            set.id = id
+            set.workoutID = workout.id
+            set.position = index + 1
+            set.reps = 1 + index % 12
+            set.notes = "set \(index)"
+            return set
+        }
+        var page: [PulledEntity] = [.workout(day, next())]
+        // 120 sets: two full statements and a part of one, Bob's id in the middle of the second.
+        let daySets = (0..<120).map { set($0, of: day, id: $0 == 70 ? bobs.set.id : UUID()) }
+        page += daySets.map { .set($0, next()) }
+        // A tombstone after them in the same page deletes one still held back (the third statement).
+        page.append(.deletedSet(daySets[110].id, next()))
+        // A workout and its sets, then its tombstone: its sets go with it.
+        page.append(.workout(gone, next()))
+        page += (0..<5).map { .set(set($0, of: gone), next()) }
+        page.append(.deletedWorkout(gone.id, next()))
+        // After the tombstones, one more set of the live workout.
+        let last = set(120, of: day)
+        page.append(.set(last, next()))
+
+        try alice.pull.mergePulled(page, cursor: "\(version)")
+
+        let shown = try alice.queries.sets(workoutID: day.id)
+        let expected = daySets.map(\.id).filter { $0 != daySets[110].id && $0 != bobs.set.id } + [last.id]
+        #expect(Set(shown.map(\.set.id)) == Set(expected))
+        #expect(shown.count == 119)
+        #expect(shown.allSatisfy { $0.syncState == .synced })
+        #expect(try alice.queries.set(id: daySets[10].id)?.set.notes == "set 10")
+        #expect(try alice.queries.workout(id: gone.id) == nil)
+        #expect(try alice.count("SELECT COUNT(*) FROM sets WHERE workout_id = ?", [gone.id.wireString]) == 0)
+        #expect(reports.all.map(\.id) == [bobs.set.id.wireString], "the refused row is named, once")
+        #expect(
+            try bob.queries.set(id: bobs.set.id)?.set.notes == bobs.set.notes, "Bob's row untouched")
+        #expect(try alice.preferences.meta(alice.pullCursorKey) == "\(version)")
+    }
+
+    @Test func aPageOfThousandsLeavesTheWritersSettingsAsTheyWere() throws {
+        let store = try makeStore()
+        let settings = { () throws -> [Int] in
+            try store.writer.write { db in
+                [
+                    try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? 0,
+                    try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") ?? 0,
+                ]
+            }
+        }
+        let before = try settings()
+        let workout = Workout(name: "Volume", startedAt: Date(timeIntervalSince1970: 1_790_000_000))
+        var page: [PulledEntity] = [.workout(workout, ServerStamp(serverVersion: 1, updatedAt: nil))]
+        for index in 0..<1_500 {
+            let set = WorkoutSet(
+                workoutID: workout.id, exercise: "Squat (Barbell)", position: index + 1, weight: 100, unit: .kg,
+                reps: 5, performedAt: workout.startedAt)
+            page.append(.set(set, ServerStamp(serverVersion: Int64(index + 2), updatedAt: nil)))
+        }
+        #expect(try store.pull.mergePulled(page, cursor: "1501") == 1_501)
+        #expect(try store.queries.sets(workoutID: workout.id).count == 1_500)
+        #expect(try settings() == before, "the big page's cache and checkpoint settings are its own")
+    }
+}
+
 @Suite("A create whose id the server already has")
 struct TakenIDTests {
     /// The same file imported on another device first: this device's create is answered 409
