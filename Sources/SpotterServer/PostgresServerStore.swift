@@ -278,7 +278,10 @@ final class PostgresServerTransaction: ServerTransaction {
     }
 
     func addFavorite(_ exercise: String, owner: String) throws -> Bool {
-        try session.execute(
+        // The user's lock first, as for every other write: two batches touching the same
+        // favorites in opposite orders would otherwise deadlock.
+        try serialize(owner)
+        return try session.execute(
             """
             INSERT INTO favorites (owner, folded, exercise) VALUES (\(owner), \(PostgresSchema.folded(exercise)), \(exercise))
             ON CONFLICT (owner, folded) DO NOTHING
@@ -286,7 +289,8 @@ final class PostgresServerTransaction: ServerTransaction {
     }
 
     func removeFavorite(_ exercise: String, owner: String) throws -> Bool {
-        try session.execute(
+        try serialize(owner)
+        return try session.execute(
             "DELETE FROM favorites WHERE owner = \(owner) AND folded = \(PostgresSchema.folded(exercise))") > 0
     }
 

@@ -174,4 +174,29 @@ struct ScaleOutTests {
             #expect(versions == versions.sorted() && Set(versions).count == versions.count)
         }
     }
+
+    @Test("batches touching the same favorites in opposite orders on two instances: never a 5xx")
+    func favoritesInOppositeOrdersDoNotDeadlock() async throws {
+        try await withInstances(2) { servers in
+            for round in 0..<10 {
+                let names = ["Squat \(round)", "Deadlift \(round)"]
+                let orders = [names, names.reversed()]
+                let answers = try await inParallel(2) { index in
+                    let ops = orders[index].map { name in
+                        BatchOp(
+                            idempotencyKey: UUID().uuidString, method: "PUT",
+                            path: "/v1/favorites/" + name.replacingOccurrences(of: " ", with: "%20"), body: nil)
+                    }
+                    return try await servers[index].send(
+                        .POST, Route.batch, body: BatchRequest(ops: ops).json.canonicalString)
+                }
+                for answer in answers {
+                    #expect(answer.status == 200)
+                    let statuses = try answer.decode(BatchResponse.self).results.map(\.status)
+                    #expect(statuses == [204, 204], "round \(round): \(statuses)")
+                }
+            }
+            #expect(try await servers[0].store.favorites(user: "alice").count == 20)
+        }
+    }
 }
