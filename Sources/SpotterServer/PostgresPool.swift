@@ -19,7 +19,8 @@ public struct PostgresLocation: Sendable, Equatable {
         guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
             scheme == "postgres" || scheme == "postgresql"
         else {
-            throw ServerStartError("--database-url must look like postgres://USER@HOST:PORT/DATABASE (got '\(url)')")
+            throw ServerStartError(
+                "--database-url must look like postgres://USER@HOST:PORT/DATABASE (got '\(Self.withoutPassword(url))')")
         }
         guard let host = parts.host, !host.isEmpty else {
             throw ServerStartError("--database-url names no host (postgres://USER@HOST:PORT/DATABASE)")
@@ -48,6 +49,15 @@ public struct PostgresLocation: Sendable, Equatable {
         self.user = user
         password = parts.password
         self.database = database
+    }
+
+    /// Any text between "//" and "@" loses what follows its first ":" — a mistyped URL must not
+    /// print the password it carries.
+    static func withoutPassword(_ url: String) -> String {
+        guard let start = url.range(of: "//"), let at = url[start.upperBound...].lastIndex(of: "@"),
+            let colon = url[start.upperBound..<at].firstIndex(of: ":")
+        else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
     }
 
     /// The URL without its password, for messages and logs.
@@ -288,8 +298,12 @@ struct PostgresSession {
         }
         let message = info[.message] ?? "no message"
         // Class 08: connection exception; 57P0x: the server is shutting down, crashed or starting;
-        // 53xxx: out of resources (too many connections, disk full).
-        if state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53") {
+        // 53xxx: out of resources (too many connections, disk full); 28xxx: the credentials were
+        // refused (a password rotated under a running instance); 55P03 and 57014: a lock or
+        // statement time-out set on the database. None is the request's fault: 503, retry later.
+        if state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53") || state.hasPrefix("28")
+            || state == "55P03" || state == "57014"
+        {
             return ServerStoreUnavailable("could not \(what): \(message) (\(state))")
         }
         return PostgresStatementError(sqlState: state, message: message)

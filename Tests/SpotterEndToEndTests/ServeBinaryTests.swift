@@ -56,6 +56,10 @@ struct ServeBinaryTests {
         let wrongScheme = try await SpotterBinary.run(serve + ["--database-url", "mysql://u@127.0.0.1/d"], db: db)
         #expect(wrongScheme.status == 64 || wrongScheme.status == 2)
         #expect(wrongScheme.stderr.contains("postgres://USER@HOST:PORT/DATABASE"))
+        let typo = try await SpotterBinary.run(
+            serve + ["--database-url", "postgress://spotter:hunter2@127.0.0.1/d"], db: db)
+        #expect(typo.stderr.contains("postgress://spotter:***@127.0.0.1/d"), "\(typo.stderr)")
+        #expect(!typo.stderr.contains("hunter2"), "a mistyped URL does not print its password")
         let tls = try await SpotterBinary.run(
             serve + ["--database-url", "postgres://u@127.0.0.1/d?sslmode=require"], db: db)
         #expect(tls.stderr.contains("without TLS"))
