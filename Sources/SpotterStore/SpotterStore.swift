@@ -104,6 +104,7 @@ public struct SpotterStore: Sendable {
             // the same: the first open and the migration both run under the directory's lock.
             return try withDirectoryLock(directory) {
                 let pool = try DatabasePool(path: path, configuration: configuration)
+                try durableCommits(pool)
                 if try !pool.read({ try Schema.migrator.hasCompletedMigrations($0) }) {
                     try Schema.migrator.migrate(pool)
                 }
@@ -139,6 +140,20 @@ public struct SpotterStore: Sendable {
         self.userID = userID
         self.clock = clock
         try Schema.migrator.migrate(writer)
+    }
+
+    /// Every commit flushes the WAL (`synchronous = FULL`): a set the screen shows as logged
+    /// survives a power cut, and so does an outbox row's state. GRDB switches a pool's writer to
+    /// NORMAL when it turns WAL on (after `prepareDatabase` ran), which keeps the file intact but
+    /// may lose the last commits to a power cut; so it is set here, on the one writer connection,
+    /// once the pool is open.
+    public static func durableCommits(_ pool: DatabasePool) throws {
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+    }
+
+    /// The writer connection's `PRAGMA synchronous` (2 is FULL).
+    public func synchronousMode() throws -> Int {
+        try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     private init(migrated writer: any DatabaseWriter, userID: String, clock: any SpotterClock) {

@@ -7,6 +7,18 @@ import Testing
 
 @Suite("The one-transaction write path")
 struct WritePathTests {
+    /// A logged set survives a power cut: every commit flushes the WAL. (GRDB turns a pool's
+    /// writer to NORMAL when it enables WAL; the store must set FULL back, on a new file and on
+    /// an existing one.)
+    @Test func everyCommitIsFlushedToDisk() throws {
+        let path = temporaryDatabasePath()
+        let created = try SpotterStore.open(path: path, userID: "alice")
+        #expect(try created.synchronousMode() == 2)
+        _ = try created.log()
+        let reopened = try SpotterStore.open(path: path, userID: "alice")
+        #expect(try reopened.synchronousMode() == 2)
+    }
+
     @Test func loggingASetWritesTheSetAndOnePendingOperationWithAKey() throws {
         let store = try makeStore()
         let logged = try store.log()
