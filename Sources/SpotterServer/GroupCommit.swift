@@ -1,0 +1,156 @@
+import Foundation
+import GRDB
+
+/// Group commit for the SQLite server store: writes that arrive while a commit is being made
+/// wait, and then all run in ONE transaction — each in its own savepoint — with one commit and
+/// so one flush of the WAL (`synchronous = FULL`), instead of one flush each.
+///
+/// What every write still has alone:
+/// - its own savepoint: a write that throws is rolled back by itself and gets its own error;
+///   the others in its group commit without it;
+/// - its answer only after the commit that holds it is durable: no caller hears "done" for a
+///   write a power cut could still take back;
+/// - the order it arrived in: a group runs its writes in arrival order, one after another, so
+///   the single change counter still commits in order.
+///
+/// A commit that fails (disk full, I/O error), or a transaction SQLite rolled back on its own
+/// midway, fails every write of the group that was not already failing alone: none of them is
+/// answered as done. Writes of the group that had not run yet go into the next group.
+final class GroupCommitWriter: @unchecked Sendable {
+    // @unchecked Sendable: `waiting` and `draining` are only touched under `lock`; the groups
+    // themselves run one at a time on `queue`.
+
+    /// The most writes one transaction takes; the rest wait for the next one.
+    static let maxGroup = 256
+
+    private struct Job {
+        /// Runs the write in its own savepoint and keeps what it came to.
+        let run: (Database) -> Void
+        /// Answers the caller once its group committed (nil) or failed (the error).
+        let finish: (Error?) -> Void
+    }
+
+    private let writer: any DatabaseWriter
+    private let lock = NSLock()
+    private var waiting: [Job] = []
+    private var draining = false
+    private let queue = DispatchQueue(label: "spotter.server.group-commit")
+    private let groups = ManagedAtomicCounter()
+
+    init(writer: any DatabaseWriter) {
+        self.writer = writer
+    }
+
+    /// How many transactions the writes were grouped into so far (the tests read it).
+    var groupCount: Int { groups.value }
+
+    func write<T: Sendable>(_ work: @escaping (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+            let outcome = OutcomeBox<T>()
+            enqueue(
+                Job(
+                    run: { db in
+                        do {
+                            var value: T?
+                            try db.inSavepoint {
+                                value = try work(db)
+                                return .commit
+                            }
+                            guard let value else { throw GroupCommitFailed(reason: "a write gave no result") }
+                            outcome.result = .success(value)
+                        } catch {
+                            outcome.result = .failure(error)
+                        }
+                    },
+                    finish: { groupError in
+                        switch (outcome.result, groupError) {
+                        case (.success, let error?): continuation.resume(throwing: error)
+                        case (let result?, _): continuation.resume(with: result)
+                        case (nil, let error):
+                            continuation.resume(throwing: error ?? GroupCommitFailed(reason: "not run"))
+                        }
+                    }))
+        }
+    }
+
+    private func enqueue(_ job: Job) {
+        let start = lock.withLock {
+            waiting.append(job)
+            if draining { return false }
+            draining = true
+            return true
+        }
+        if start { queue.async { self.drain() } }
+    }
+
+    private func drain() {
+        var carried: [Job] = []
+        while true {
+            let group: [Job] = lock.withLock {
+                let room = Self.maxGroup - carried.count
+                let taken = Array(waiting.prefix(max(0, room)))
+                waiting.removeFirst(taken.count)
+                let group = carried + taken
+                if group.isEmpty { draining = false }
+                return group
+            }
+            if group.isEmpty { return }
+            carried = runGroup(group)
+        }
+    }
+
+    /// Runs one group; returns the writes it did not get to (the transaction ended under them).
+    private func runGroup(_ group: [Job]) -> [Job] {
+        groups.add()
+        var ran = 0
+        var groupError: Error?
+        do {
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                for job in group {
+                    job.run(db)
+                    ran += 1
+                    // SQLite rolls a whole transaction back on some errors (full disk, I/O):
+                    // then nothing run so far in this group is saved.
+                    if !db.isInsideTransaction {
+                        throw GroupCommitFailed(reason: "the database rolled the transaction back")
+                    }
+                }
+                do {
+                    try db.execute(sql: "COMMIT")
+                } catch {
+                    if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+                    throw error
+                }
+            }
+        } catch {
+            groupError = error
+        }
+        for job in group.prefix(ran) { job.finish(groupError) }
+        if groupError != nil && ran == 0 {
+            // Not even BEGIN worked: every write of the group hears why.
+            for job in group { job.finish(groupError) }
+            return []
+        }
+        return Array(group.dropFirst(ran))
+    }
+}
+
+/// Why a grouped write was not committed.
+struct GroupCommitFailed: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { "write not committed: \(reason)" }
+}
+
+// @unchecked Sendable: written by the group's run, read by its finish, both on the group's queue.
+private final class OutcomeBox<T>: @unchecked Sendable {
+    var result: Result<T, Error>?
+}
+
+// @unchecked Sendable: `count` is only touched under `lock`.
+private final class ManagedAtomicCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
