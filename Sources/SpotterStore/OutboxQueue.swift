@@ -192,36 +192,84 @@ extension SpotterStore {
 extension OutboxQueue {
     /// Claims up to `limit` eligible operations of this user in one transaction: due, their
     /// dependency done, nothing earlier queued for the same entity, none of it in flight.
-    public func claimEligible(limit: Int, lease: TimeInterval = SpotterStore.defaultLease) throws -> [OutboxOperation] {
+    ///
+    /// - Parameter aheadOfInFlight: claim while another batch is still in flight, to send it the
+    ///   moment that one is answered. Then the claim stops before the first operation that
+    ///   waits on an operation in flight (same entity, or its dependency): everything claimed
+    ///   comes before it in the queue, so the server still sees the operations in queue order.
+    public func claimEligible(
+        limit: Int, lease: TimeInterval = SpotterStore.defaultLease, aheadOfInFlight: Bool = false
+    ) throws -> [OutboxOperation] {
         let now = clock.now()
         return try writer.write { db in
-            let rows = try Row.fetchAll(
+            try claim(limit: limit, lease: lease, aheadOfInFlight: aheadOfInFlight, db: db, now: now)
+        }
+    }
+
+    /// Records a batch's results and claims the next batch, in ONE transaction (one flush): what
+    /// the engine does between two batches of a drain.
+    public func complete(
+        _ results: [OperationOutcome], thenClaim limit: Int, lease: TimeInterval = SpotterStore.defaultLease,
+        aheadOfInFlight: Bool
+    ) throws -> (notices: [StoreNotice], claimed: [OutboxOperation]) {
+        let now = clock.now()
+        return try writer.write { db in
+            let notices = try record(results, db: db, now: now)
+            let claimed = try claim(limit: limit, lease: lease, aheadOfInFlight: aheadOfInFlight, db: db, now: now)
+            return (notices, claimed)
+        }
+    }
+
+    private func claim(
+        limit: Int, lease: TimeInterval, aheadOfInFlight: Bool, db: Database, now: Date
+    ) throws -> [OutboxOperation] {
+        var cut = Int64.max
+        if aheadOfInFlight {
+            // The first queued operation held back by one in flight: its entity's earlier
+            // operation, or the operation it depends on, has not been answered yet.
+            let held = try Int64.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT o.* FROM outbox o
-                        WHERE o.user_id = ? AND o.state IN \(OperationState.sqlList([.pending, .failedTransient]))
-                          AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
-                          AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
-                                AND p.entity_id = o.entity_id AND p.seq < o.seq AND p.state IN \(Outbox.queuedStates))
-                          AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
-                                AND p.entity_id = o.entity_id AND p.state = \(OperationState.inFlight.sql))
-                          AND (o.depends_on IS NULL OR NOT EXISTS (SELECT 1 FROM outbox d WHERE d.op_id = o.depends_on
-                                AND NOT (d.state = \(OperationState.succeeded.sql)
-                                    OR (d.state = \(OperationState.failedPermanent.sql) AND d.kind != \(OperationKind.create.sql)))))
-                        ORDER BY o.seq LIMIT ?
-                        """), arguments: [userID, now.timeIntervalSince1970, limit])
-            var claimed: [OutboxOperation] = []
-            claimed.reserveCapacity(rows.count)
-            for row in rows {
-                guard var op = try store.operationOrFailUnreadable(row, db: db, now: now) else { continue }
-                try store.transition(op, .claimed, db: db, now: now, lease: lease)
-                op.state = .inFlight
-                op.attemptCount += 1
-                op.leaseExpiresAt = now.addingTimeInterval(lease)
-                claimed.append(op)
-            }
-            return claimed
+                        SELECT MIN(seq) FROM (
+                            SELECT MIN(q.seq) AS seq FROM outbox f
+                            JOIN outbox q ON q.entity_type = f.entity_type AND q.entity_id = f.entity_id
+                            WHERE f.user_id = ? AND f.state = \(OperationState.inFlight.sql) AND q.seq > f.seq
+                              AND q.state IN \(OperationState.sqlList([.pending, .failedTransient]))
+                            UNION ALL
+                            SELECT MIN(q.seq) FROM outbox f JOIN outbox q ON q.depends_on = f.op_id
+                            WHERE f.user_id = ? AND f.state = \(OperationState.inFlight.sql)
+                              AND q.state IN \(OperationState.sqlList([.pending, .failedTransient]))
+                        )
+                        """), arguments: [userID, userID])
+            if let held { cut = held }
         }
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT o.* FROM outbox o
+                    WHERE o.user_id = ? AND o.state IN \(OperationState.sqlList([.pending, .failedTransient]))
+                      AND o.seq < ?
+                      AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
+                      AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
+                            AND p.entity_id = o.entity_id AND p.seq < o.seq AND p.state IN \(Outbox.queuedStates))
+                      AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
+                            AND p.entity_id = o.entity_id AND p.state = \(OperationState.inFlight.sql))
+                      AND (o.depends_on IS NULL OR NOT EXISTS (SELECT 1 FROM outbox d WHERE d.op_id = o.depends_on
+                            AND NOT (d.state = \(OperationState.succeeded.sql)
+                                OR (d.state = \(OperationState.failedPermanent.sql) AND d.kind != \(OperationKind.create.sql)))))
+                    ORDER BY o.seq LIMIT ?
+                    """), arguments: [userID, cut, now.timeIntervalSince1970, limit])
+        var claimed: [OutboxOperation] = []
+        claimed.reserveCapacity(rows.count)
+        for row in rows {
+            guard var op = try store.operationOrFailUnreadable(row, db: db, now: now) else { continue }
+            try store.transition(op, .claimed, db: db, now: now, lease: lease)
+            op.state = .inFlight
+            op.attemptCount += 1
+            op.leaseExpiresAt = now.addingTimeInterval(lease)
+            claimed.append(op)
+        }
+        return claimed
     }
 
     /// Returns operations whose lease ran out, or whose holder is a process that no longer runs
@@ -269,33 +317,35 @@ extension OutboxQueue {
     @discardableResult
     public func complete(_ results: [OperationOutcome]) throws -> [StoreNotice] {
         let now = clock.now()
-        return try writer.write { db in
-            var notices: [StoreNotice] = []
-            for outcome in results {
-                let (opID, result) = (outcome.opID, outcome.result)
-                guard
-                    let row = try Row.fetchOne(
-                        db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ?"), arguments: [opID])
-                else { continue }  // discarded meanwhile: nothing left to record
-                let op = try OutboxOperation(row: row)
-                let event: OutboxMachine.Event
-                var answer: PulledEntity?
-                switch result {
-                case .succeeded(let status, let row):
-                    event = .succeeded(status: status)
-                    answer = row
-                case .transient(let status, let error, let retryAt):
-                    event = .transient(status: status, error: error, retryAt: retryAt)
-                case .permanent(let status, let error):
-                    event = .permanent(status: status, error: error)
-                }
-                guard (try? OutboxMachine.apply(event, to: .init(kind: op.kind, state: op.state))) != nil else {
-                    continue  // already answered (a late duplicate), or no longer waiting for one
-                }
-                notices += try store.transition(op, event, db: db, now: now, answer: answer)
+        return try writer.write { db in try record(results, db: db, now: now) }
+    }
+
+    private func record(_ results: [OperationOutcome], db: Database, now: Date) throws -> [StoreNotice] {
+        var notices: [StoreNotice] = []
+        for outcome in results {
+            let (opID, result) = (outcome.opID, outcome.result)
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ?"), arguments: [opID])
+            else { continue }  // discarded meanwhile: nothing left to record
+            let op = try OutboxOperation(row: row)
+            let event: OutboxMachine.Event
+            var answer: PulledEntity?
+            switch result {
+            case .succeeded(let status, let row):
+                event = .succeeded(status: status)
+                answer = row
+            case .transient(let status, let error, let retryAt):
+                event = .transient(status: status, error: error, retryAt: retryAt)
+            case .permanent(let status, let error):
+                event = .permanent(status: status, error: error)
             }
-            return notices
+            guard (try? OutboxMachine.apply(event, to: .init(kind: op.kind, state: op.state))) != nil else {
+                continue  // already answered (a late duplicate), or no longer waiting for one
+            }
+            notices += try store.transition(op, event, db: db, now: now, answer: answer)
         }
+        return notices
     }
 
     /// Puts claimed operations back as if never claimed: they were not sent (airplane mode

@@ -113,6 +113,15 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     private var metricDeltas: [SyncCounter: Int] = [:]
     private var lastConnectivity: Connectivity?
     private var pullFailure: String?
+    /// A batch is on its way to the server. Batches go one at a time, so the server applies
+    /// them in queue order, as a single batch would.
+    private var batchOnWire = false
+    /// The next batch, claimed while the last one travelled: sent the moment that one is
+    /// answered, so the device records one batch while the server applies the next.
+    private var readyBatch: [PreparedOperation] = []
+    /// This flush sends nothing more (a failure, airplane mode, sign-in): it ends once the batch
+    /// on the wire, if any, is answered.
+    private var pushStopped = false
 
     public init(
         store: SpotterStore, transport: any SyncTransport, events: SyncEventChannel = SyncEventChannel(),
@@ -226,6 +235,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
         running = true
         flushSucceeded = true
+        pushStopped = false
         retryTimer?.cancel()
         retryTimer = nil
         logger.debug("flush", metadata: ["reason": "\(reason.rawValue)"])
@@ -238,29 +248,53 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         if airplaneOn {
             post(connectivity: .airplane)
-            finishFlush()
+            pushStopped = true
+        }
+        if authPaused { pushStopped = true }
+        if pushStopped {
+            endPush()
             return
         }
-        if authPaused {
-            finishFlush()
+        if batchOnWire { return }  // its answer pushes on
+        var batch = readyBatch
+        readyBatch = []
+        while batch.isEmpty {
+            guard let claimed = claimPrepared(aheadOfInFlight: false) else { return }
+            if claimed.ops.isEmpty {
+                pull()
+                return
+            }
+            batch = claimed.prepared
+        }
+        if configuration.batchSize == 1 {
+            sendSingle(batch[0])
             return
         }
+        sendBatch(batch)
+        // The next batch is claimed while this one travels.
+        if let next = claimPrepared(aheadOfInFlight: true) { readyBatch = next.prepared }
+    }
+
+    /// Claims a batch and prepares each operation as it will travel. One whose payload the wire
+    /// model refuses fails here with the reason (sending it would send made-up or broken
+    /// fields). Nil when the claim or that record failed: the flush then stops.
+    private func claimPrepared(aheadOfInFlight: Bool) -> (ops: [OutboxOperation], prepared: [PreparedOperation])? {
         let claimed: [OutboxOperation]
         do {
-            claimed = try store.queue.claimEligible(limit: max(1, configuration.batchSize), lease: configuration.lease)
+            claimed = try store.queue.claimEligible(
+                limit: max(1, configuration.batchSize), lease: configuration.lease, aheadOfInFlight: aheadOfInFlight)
         } catch {
             logger.error("claim failed: \(error)")
-            flushSucceeded = false
-            finishFlush()
-            return
+            stopPushing()
+            return nil
         }
-        if claimed.isEmpty {
-            pull()
-            return
-        }
-        // Each operation as it will travel; one whose payload the wire model refuses fails here
-        // with the reason (sending it would send made-up or broken fields).
+        guard let prepared = prepare(claimed) else { return nil }
+        return (claimed, prepared)
+    }
+
+    private func prepare(_ claimed: [OutboxOperation]) -> [PreparedOperation]? {
         var prepared: [PreparedOperation] = []
+        prepared.reserveCapacity(claimed.count)
         var unreadable: [OperationOutcome] = []
         for op in claimed {
             do {
@@ -274,18 +308,35 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         if !unreadable.isEmpty {
             metricDeltas[.permanentFailures, default: 0] += unreadable.count
             guard record(unreadable) else {
-                flushSucceeded = false
-                finishFlush()
-                return
+                if !prepared.isEmpty { releaseUnsent(prepared.map(\.op.opID)) }
+                stopPushing()
+                return nil
             }
         }
-        if prepared.isEmpty {
-            pushNext()
-        } else if configuration.batchSize == 1 {
-            sendSingle(prepared[0])
-        } else {
-            sendBatch(prepared)
+        return prepared
+    }
+
+    /// Pushes no more in this flush; it ends once nothing is on the wire.
+    private func stopPushing() {
+        flushSucceeded = false
+        pushStopped = true
+        endPush()
+    }
+
+    /// Ends the push part of a stopped flush, unless a batch is still on the wire (its answer
+    /// ends it). A batch claimed but not sent goes back untouched.
+    private func endPush() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !batchOnWire else { return }
+        if !readyBatch.isEmpty {
+            releaseUnsent(readyBatch.map(\.op.opID))
+            readyBatch = []
         }
+        finishFlush()
+    }
+
+    private func releaseUnsent(_ opIDs: [String]) {
+        do { try store.queue.releaseUnsent(opIDs: opIDs) } catch { logger.error("could not release unsent: \(error)") }
     }
 
     private func sendSingle(_ prepared: PreparedOperation) {
@@ -316,63 +367,106 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         // Keep the body under the server's limit; what does not fit goes back unsent. Each op
         // is serialised once, and the batch is those texts joined.
         var ops: [OutboxOperation] = []
-        var encoded: [String] = []
-        var size = 12
+        var body = Data()
+        body.reserveCapacity(min(configuration.maxBatchBytes, claimed.count * 400) + 16)
+        body.append(contentsOf: "{\"ops\":[".utf8)
         for prepared in claimed {
-            let text = prepared.request.json.canonicalString
-            if !ops.isEmpty && size + text.utf8.count + 1 > configuration.maxBatchBytes { break }
-            size += text.utf8.count + 1
+            let text = prepared.request.json.canonicalData
+            if !ops.isEmpty && body.count + text.count + 2 > configuration.maxBatchBytes { break }
+            if !ops.isEmpty { body.append(UInt8(ascii: ",")) }
+            body.append(text)
             ops.append(prepared.op)
-            encoded.append(text)
         }
+        body.append(contentsOf: "]}".utf8)
         let leftOver = claimed.dropFirst(ops.count).map(\.op.opID)
-        do { try store.queue.releaseUnsent(opIDs: leftOver) } catch {
-            logger.error("could not release unsent: \(error)")
-        }
-        let body = Data("{\"ops\":[\(encoded.joined(separator: ","))]}".utf8)
+        if !leftOver.isEmpty { releaseUnsent(leftOver) }
         metricDeltas[.requests, default: 0] += 1
         metricDeltas[.sent, default: 0] += ops.count
         let sentOps = ops
         let request = TransportRequest(
             method: "POST", path: Route.batch, headers: [HeaderName.idempotencyKey: UUID().uuidString.lowercased()],
             body: body, timeout: configuration.requestTimeout)
+        batchOnWire = true
         transport.send(request) { [self] result in
             queue.async { [self] in
-                switch result {
-                case .failure(let error):
-                    applyNoResponse(sentOps, error: error)
-                case .success(let response):
-                    let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: clock.now()) }
-                    if response.status == 200,
-                        let decoded = JSONValue.parse(response.body).flatMap({ try? BatchResponse(json: $0) }),
-                        decoded.results.count == sentOps.count
-                    {
-                        let rows = zip(sentOps, decoded.results).map { op, result in
-                            OperationAnswer(
-                                op: op, status: result.status, body: result.body, replayed: result.replayed,
-                                retryAfter: nil)
-                        }
-                        let stop = apply(rows)
-                        afterResponse(status: 200, stopPushing: stop)
-                    } else {
-                        // The batch as a whole was answered (503, 429, 401, …): every op shares it.
-                        let body = JSONValue.parse(response.body)
-                        let status = response.status == 200 ? 502 : response.status
-                        _ = apply(
-                            sentOps.map {
-                                OperationAnswer(
-                                    op: $0, status: status, body: body, replayed: false, retryAfter: retryAfter)
-                            })
-                        afterResponse(status: status, stopPushing: true)
-                    }
-                }
+                batchOnWire = false
+                answered(sentOps, result)
             }
         }
+    }
+
+    /// A batch's answer: the next batch, claimed while this one travelled, leaves at once unless
+    /// the answer says to stop; then this one's results are recorded and the batch after the
+    /// next is claimed, in one transaction.
+    private func answered(_ sentOps: [OutboxOperation], _ result: Result<TransportResponse, TransportError>) {
+        let response: TransportResponse
+        switch result {
+        case .failure(let error):
+            applyNoResponse(sentOps, error: error)
+            return
+        case .success(let answer):
+            response = answer
+        }
+        let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: clock.now()) }
+        guard response.status == 200,
+            let decoded = JSONValue.parse(response.body).flatMap({ try? BatchResponse(json: $0) }),
+            decoded.results.count == sentOps.count
+        else {
+            // The batch as a whole was answered (503, 429, 401, …): every op shares it.
+            let body = JSONValue.parse(response.body)
+            let status = response.status == 200 ? 502 : response.status
+            _ = apply(
+                sentOps.map {
+                    OperationAnswer(op: $0, status: status, body: body, replayed: false, retryAfter: retryAfter)
+                })
+            stopPushing()
+            return
+        }
+        let rows = zip(sentOps, decoded.results).map { op, result in
+            OperationAnswer(
+                op: op, status: result.status, body: result.body, replayed: result.replayed, retryAfter: nil)
+        }
+        let (results, stop) = outcomes(rows)
+        if stop {
+            pushStopped = true
+            flushSucceeded = false
+        } else if !readyBatch.isEmpty && !authPaused {
+            let next = readyBatch
+            readyBatch = []
+            sendBatch(next)
+        }
+        if pushStopped {
+            record(results)
+            endPush()
+            return
+        }
+        // Between two batches: this one's results and the next claim share one flush.
+        defer { postCounts() }
+        do {
+            let (notices, claimed) = try store.queue.complete(
+                results, thenClaim: max(1, configuration.batchSize), lease: configuration.lease,
+                aheadOfInFlight: batchOnWire)
+            for notice in notices { events.post(.notice(notice.message)) }
+            if let prepared = prepare(claimed) { readyBatch += prepared } else { return }
+        } catch {
+            surface("sync answers not recorded (they will be asked again): \(StoreError.oneLine(error))")
+            stopPushing()
+            return
+        }
+        pushNext()
     }
 
     /// Records per-operation answers; returns whether pushing should pause (nothing but
     /// transient failures came back, so hammering on would not help).
     private func apply(_ rows: [OperationAnswer]) -> Bool {
+        let (results, stop) = outcomes(rows)
+        record(results)
+        return stop
+    }
+
+    /// What each answer means for its operation (and the events and counters it moves); and
+    /// whether pushing should pause.
+    private func outcomes(_ rows: [OperationAnswer]) -> (results: [OperationOutcome], stop: Bool) {
         let now = clock.now()
         var results: [OperationOutcome] = []
         var progressed = false
@@ -415,9 +509,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 events.post(.opFailed(opID: op.opID, reason: reason))
             }
         }
-        record(results)
         if rows.contains(where: { $0.status != 401 }) && !authPaused { post(connectivity: .online) }
-        return !progressed
+        return (results, !progressed)
     }
 
     private func transient(
@@ -461,8 +554,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             record(ops.map { transient($0, status: nil, reason: reason, error: text, retryAfter: nil, now: now) })
             post(connectivity: .offline(reason: text))
         }
-        flushSucceeded = false
-        finishFlush()
+        stopPushing()
     }
 
     /// - Returns: whether the results were saved.
@@ -478,10 +570,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
     }
 
-    private func afterResponse(status: Int, stopPushing: Bool) {
-        if stopPushing {
-            flushSucceeded = false
-            finishFlush()
+    private func afterResponse(status: Int, stopPushing stop: Bool) {
+        if stop {
+            stopPushing()
         } else {
             pushNext()
         }

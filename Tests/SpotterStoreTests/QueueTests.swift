@@ -16,6 +16,47 @@ struct QueueTests {
         #expect(try store.queue.claimEligible(limit: 10).map(\.entityType) == [.set])
     }
 
+    /// A batch claimed while another is in flight (to leave the moment that one is answered)
+    /// stops before the first operation that waits on one in flight, so the server still
+    /// meets every operation in queue order: here a workout's delete, queued after a set of it
+    /// whose create waits on the workout's create, may not overtake that set.
+    @Test func aClaimAheadOfABatchInFlightStopsAtTheFirstOperationWaitingOnIt() throws {
+        let store = try makeStore()
+        let other = try store.workoutLog.createWorkout(name: "Other")  // op 1
+        let legs = try store.log(workout: .new(name: "Legs"))  // ops 2 (workout), 3 (set)
+        try store.workoutLog.createWorkout(name: "Arms")  // op 4
+        let inFlight = try store.queue.claimEligible(limit: 2)  // Other and Legs go out
+        #expect(inFlight.map(\.entityType) == [.workout, .workout])
+        try store.workoutLog.deleteWorkout(id: other.id)  // op 5: waits on Other's create
+
+        let ahead = try store.queue.claimEligible(limit: 10, aheadOfInFlight: true)
+        // The set (op 3) waits on Legs' create: nothing queued after it may go ahead of it.
+        #expect(ahead.isEmpty)
+        // Claimed without that rule (the previous batch answered), Arms goes (and the set
+        // and the delete stay behind their creates as always).
+        let next = try store.queue.claimEligible(limit: 10)
+        #expect(next.map(\.entityType) == [.workout])
+        #expect(next.first?.entityID != legs.workout.id.wireString)
+
+        for op in inFlight + next {
+            try store.queue.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
+        }
+        let rest = try store.queue.claimEligible(limit: 10, aheadOfInFlight: true)
+        #expect(rest.map(\.entityType) == [.set, .workout])
+        #expect(rest.map(\.kind) == [.create, .delete])
+    }
+
+    @Test func aClaimAheadTakesWhatComesBeforeTheFirstWaitingOperation() throws {
+        let store = try makeStore()
+        try store.workoutLog.createWorkout(name: "A")
+        let first = try store.queue.claimEligible(limit: 1)
+        try store.workoutLog.createWorkout(name: "B")
+        try store.workoutLog.createWorkout(name: "C")
+        let ahead = try store.queue.claimEligible(limit: 10, aheadOfInFlight: true)
+        #expect(ahead.count == 2)  // nothing waits on A: B and C go ahead
+        #expect(!ahead.contains { $0.opID == first[0].opID })
+    }
+
     @Test func aTransientFailureWaitsUntilItsNextAttempt() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
