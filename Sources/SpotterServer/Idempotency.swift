@@ -71,7 +71,19 @@ enum IdempotencyKeyRules {
     static func fingerprint(method: String, path: String, body: JSONValue?) -> String {
         var bytes = Data("\(method.uppercased())\n\(path)\n".utf8)
         if let body { bytes.append(body.canonicalData) }
-        return SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        return hex(SHA256.hash(data: bytes))
+    }
+
+    /// Lower-case hex of a digest, written directly (no formatter per byte).
+    static func hex<D: Sequence<UInt8>>(_ digest: D) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for byte in digest {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -102,6 +102,27 @@ public func runServerUntilSignalled(
     try? await components.store.close()
 }
 
+/// The batch route's work without HTTP: the same router code and `SyncAPI.performBatch` on
+/// the same kind of store. `spotter bench` measures the drain against it (its `limit` part):
+/// the durable work of a drain with the network taken away.
+public final class DirectBatchServer: Sendable {
+    private let components: ServerComponents
+
+    public init(_ configuration: ServerConfiguration, logger: Logger) async throws {
+        components = try await ServerComponents(configuration, logger: logger)
+    }
+
+    /// What `POST /v1/batch` with this body would answer `user`: its status and body.
+    public func batch(_ body: Data, user: String) async -> (status: Int, body: Data) {
+        let response = await components.router.batch(.bytes(body), user: user)
+        return (response.status, response.body ?? Data())
+    }
+
+    public func close() async {
+        try? await components.store.close()
+    }
+}
+
 /// A server running in this process on a background task (used by the embedded default of `spotter`, engine tests and bench).
 ///
 /// Same code as `spotter serve`, bound to loopback, so the embedded sync loop and the tests

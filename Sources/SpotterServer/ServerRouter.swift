@@ -121,7 +121,7 @@ struct ServerRouter: Sendable {
 
     /// `POST /v1/batch`: every operation resolved by `operations`, run by `SyncAPI.performBatch`
     /// in order, one result each.
-    private func batch(_ body: RequestBody, user: String) async -> APIResponse {
+    func batch(_ body: RequestBody, user: String) async -> APIResponse {
         if case .bytes(let data) = body, String(validating: data, as: UTF8.self) == nil {
             return .problem(Problems.malformed("the body is not valid UTF-8"))
         }

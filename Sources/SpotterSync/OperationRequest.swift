@@ -10,13 +10,25 @@ struct Endpoint: Equatable {
 }
 
 /// How an outbox operation travels: its route, method and body (SPEC 5.1).
-enum OperationRequest {
+public enum OperationRequest {
     /// The operation as one op of a batch. A create's body is read through the wire model
     /// first: a payload it would not accept (a corrupt row) is an error, never sent.
     static func batchOp(_ op: OutboxOperation) throws(WireError) -> BatchOp {
         let endpoint = route(op)
         return BatchOp(
             idempotencyKey: op.idempotencyKey, method: endpoint.method, path: endpoint.path, body: try body(op))
+    }
+
+    /// A whole `POST /v1/batch` body of these operations, each serialised once, as the engine
+    /// sends it (the engine also keeps it under the body limit).
+    public static func batchBody(_ ops: [OutboxOperation]) throws(WireError) -> Data {
+        var body = Data("{\"ops\":[".utf8)
+        for (index, op) in ops.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(try batchOp(op).json.canonicalData)
+        }
+        body.append(contentsOf: "]}".utf8)
+        return body
     }
 
     static func body(_ op: OutboxOperation) throws(WireError) -> JSONValue? {

@@ -7,11 +7,11 @@ import SpotterCore
 /// in-process server on loopback.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure write, frame, drain, pull, start-up and server speed.")
+        abstract: "Measure write, frame, drain (and its limit), pull, start-up and server speed.")
 
     @Flag(help: "One JSON document on stdout.") var json = false
     @Flag(help: "Run every part small, only to prove it works.") var quick = false
-    @Option(help: "Comma-separated parts to run (write, frame, drain, pull, startup, server); default all.")
+    @Option(help: "Comma-separated parts to run (write, frame, drain, limit, pull, startup, server); default all.")
     var only: String?
     @Option(
         name: .customLong("database-url"),
@@ -28,7 +28,7 @@ struct Bench: AsyncParsableCommand {
         options.serverDatabaseURL = databaseURL
         if let only {
             options.parts = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            let known: Set<String> = ["write", "frame", "drain", "pull", "startup", "server"]
+            let known: Set<String> = ["write", "frame", "drain", "limit", "pull", "startup", "server"]
             if let unknown = options.parts.subtracting(known).first {
                 throw CLIError(
                     "unknown bench part '\(unknown)'; choose from \(known.sorted().joined(separator: ", "))", code: 2)
