@@ -9,6 +9,7 @@ import SpotterCore
 enum RoutineSchema {
     static func register(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v7-routines") { db in
+            try allowRoutineOperations(db)
             try db.execute(
                 sql: """
                     CREATE TABLE routines (
@@ -50,6 +51,34 @@ enum RoutineSchema {
                     CREATE INDEX routine_plans_by_routine ON routine_plans(routine_id, exercise);
                     """)
         }
+    }
+
+    /// The outbox's CHECK on entity_type names the entity types it may hold; SQLite cannot change
+    /// a CHECK in place, so the table is rebuilt from its own stored definition (whatever columns
+    /// later migrations added) with 'routine' allowed, and every index and trigger it had is
+    /// made again — including ones a migration registered before this one may have added.
+    static func allowRoutineOperations(_ db: Database) throws {
+        let oldCheck = "CHECK (entity_type IN ('workout','set','favorite'))"
+        guard
+            let definition = try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'"),
+            definition.contains(oldCheck)
+        else { return }
+        let dependents = try String.fetchAll(
+            db,
+            sql: """
+                SELECT sql FROM sqlite_master WHERE tbl_name = 'outbox' AND type IN ('index', 'trigger')
+                AND sql IS NOT NULL ORDER BY type, name
+                """)
+        let rebuilt =
+            definition
+            .replacingOccurrences(of: oldCheck, with: "CHECK (entity_type IN ('workout','set','favorite','routine'))")
+            .replacingOccurrences(of: "CREATE TABLE outbox", with: "CREATE TABLE outbox_v7")
+        try db.execute(sql: rebuilt)
+        try db.execute(sql: "INSERT INTO outbox_v7 SELECT * FROM outbox")
+        try db.execute(sql: "DROP TABLE outbox")
+        try db.execute(sql: "ALTER TABLE outbox_v7 RENAME TO outbox")
+        for statement in dependents { try db.execute(sql: statement) }
     }
 }
 
