@@ -154,7 +154,7 @@ public enum KeyMap {
             help: .line(key: "w", text: "start a new workout")),
         KeyBinding(
             [c("R")], .browse, .startRoutine,
-            help: .line(key: "R", text: "start a routine; planned row: Enter logs, e edits first, x skips")),
+            help: .line(key: "R", text: "start a routine; planned row: Enter logs, e edit, x skip")),
         KeyBinding(
             [c("a")], .browse, .toggleAirplane,
             hints: [Hint(bar: .browse, text: "a airplane"), Hint(bar: .browseNarrow, text: "a airplane")],
