@@ -20,7 +20,7 @@ public enum SyncState: String, Codable, Sendable {
 
 /// The kinds of entity that travel through the outbox.
 public enum EntityType: String, Codable, Sendable, CaseIterable {
-    case workout, set, favorite
+    case workout, set, favorite, routine
 }
 
 /// What a user intent does to its entity.

@@ -20,11 +20,14 @@ public enum PulledEntity: Sendable, Equatable, Codable {
     case set(WorkoutSet, ServerStamp)
     case deletedWorkout(UUID, ServerStamp)
     case deletedSet(UUID, ServerStamp)
+    case routine(Routine, ServerStamp)
+    case deletedRoutine(UUID, ServerStamp)
 
     public var entityType: EntityType {
         switch self {
         case .workout, .deletedWorkout: .workout
         case .set, .deletedSet: .set
+        case .routine, .deletedRoutine: .routine
         }
     }
 
@@ -32,13 +35,15 @@ public enum PulledEntity: Sendable, Equatable, Codable {
         switch self {
         case .workout(let workout, _): workout.id.wireString
         case .set(let set, _): set.id.wireString
-        case .deletedWorkout(let id, _), .deletedSet(let id, _): id.wireString
+        case .routine(let routine, _): routine.id.wireString
+        case .deletedWorkout(let id, _), .deletedSet(let id, _), .deletedRoutine(let id, _): id.wireString
         }
     }
 
     public var stamp: ServerStamp {
         switch self {
-        case .workout(_, let stamp), .set(_, let stamp), .deletedWorkout(_, let stamp), .deletedSet(_, let stamp):
+        case .workout(_, let stamp), .set(_, let stamp), .deletedWorkout(_, let stamp), .deletedSet(_, let stamp),
+            .routine(_, let stamp), .deletedRoutine(_, let stamp):
             stamp
         }
     }

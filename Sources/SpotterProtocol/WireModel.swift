@@ -331,6 +331,7 @@ public struct WireSet: WireCodable, Equatable {
 public enum WireChange: WireCodable, Equatable {
     case workout(WireWorkout)
     case set(WireSet)
+    case routine(WireRoutine)
 
     static let entityTypeField = "entity_type"
 
@@ -339,6 +340,8 @@ public enum WireChange: WireCodable, Equatable {
             self = .workout(try WireWorkout(json: row))
         } else if let row = json[EntityType.set.rawValue], !row.isNull {
             self = .set(try WireSet(json: row))
+        } else if let row = json[EntityType.routine.rawValue], !row.isNull {
+            self = .routine(try WireRoutine(json: row))
         } else {
             throw WireError(field: "change", expected: "a workout or a set")
         }
@@ -352,6 +355,10 @@ public enum WireChange: WireCodable, Equatable {
             ])
         case .set(let set):
             .object([Self.entityTypeField: .string(EntityType.set.rawValue), EntityType.set.rawValue: set.json])
+        case .routine(let routine):
+            .object([
+                Self.entityTypeField: .string(EntityType.routine.rawValue), EntityType.routine.rawValue: routine.json,
+            ])
         }
     }
 
@@ -364,6 +371,8 @@ public enum WireChange: WireCodable, Equatable {
         case .set(let row):
             let stamp = ServerStamp(serverVersion: row.serverVersion, updatedAt: row.updatedAt.map(Timestamp.format))
             return row.deleted == true ? .deletedSet(row.id, stamp) : .set(row.set, stamp)
+        case .routine(let row):
+            return row.pulled
         }
     }
 
@@ -373,6 +382,7 @@ public enum WireChange: WireCodable, Equatable {
         switch type {
         case .workout: (try? WireWorkout(json: body)).map { Self.workout($0).pulled }
         case .set: (try? WireSet(json: body)).map { Self.set($0).pulled }
+        case .routine: (try? WireRoutine(json: body)).map(\.pulled)
         case .favorite: nil
         }
     }

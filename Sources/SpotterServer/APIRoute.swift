@@ -20,16 +20,20 @@ enum APIRoute: Sendable, Equatable {
     case putFavorite(exercise: String)
     case deleteFavorite(exercise: String)
     case listFavorites
+    case createRoutine
+    case updateRoutine(id: String)
+    case deleteRoutine(id: String)
+    case listRoutines
     case changes
     case batch
 
     /// The method this endpoint answers.
     var method: HTTPRequest.Method {
         switch self {
-        case .createWorkout, .createSet, .batch: .post
-        case .updateWorkout, .updateSet: .patch
-        case .deleteWorkout, .deleteSet, .deleteFavorite: .delete
-        case .listWorkouts, .listSets, .listFavorites, .changes: .get
+        case .createWorkout, .createSet, .createRoutine, .batch: .post
+        case .updateWorkout, .updateSet, .updateRoutine: .patch
+        case .deleteWorkout, .deleteSet, .deleteFavorite, .deleteRoutine: .delete
+        case .listWorkouts, .listSets, .listFavorites, .listRoutines, .changes: .get
         case .putFavorite: .put
         }
     }
@@ -43,6 +47,8 @@ enum APIRoute: Sendable, Equatable {
         case .updateSet, .deleteSet: "/v1/sets/{id}"
         case .putFavorite, .deleteFavorite: "/v1/favorites/{exercise}"
         case .listFavorites: "/v1/favorites"
+        case .createRoutine, .listRoutines: "/v1/routines"
+        case .updateRoutine, .deleteRoutine: "/v1/routines/{id}"
         case .changes: "/v1/changes"
         case .batch: "/v1/batch"
         }
@@ -71,14 +77,18 @@ enum APIRoute: Sendable, Equatable {
         case .deleteSet: return uuid().map { .deleteSet(id: $0) }
         case .putFavorite: return exercise().map { .putFavorite(exercise: $0) }
         case .deleteFavorite: return exercise().map { .deleteFavorite(exercise: $0) }
-        case .createWorkout, .listWorkouts, .createSet, .listSets, .listFavorites, .changes, .batch: return self
+        case .updateRoutine: return uuid().map { .updateRoutine(id: $0) }
+        case .deleteRoutine: return uuid().map { .deleteRoutine(id: $0) }
+        case .createWorkout, .listWorkouts, .createSet, .listSets, .listFavorites, .createRoutine, .listRoutines,
+            .changes, .batch:
+            return self
         }
     }
 
     /// POST and PATCH carry an intent that must not apply twice: they need an Idempotency-Key.
     var requiresIdempotencyKey: Bool {
         switch self {
-        case .createWorkout, .updateWorkout, .createSet, .updateSet: true
+        case .createWorkout, .updateWorkout, .createSet, .updateSet, .createRoutine, .updateRoutine: true
         default: false
         }
     }
@@ -100,6 +110,8 @@ enum APIRoute: Sendable, Equatable {
         case .putFavorite(let exercise), .deleteFavorite(let exercise):
             Route.favorite(exercise)
         case .listFavorites: "/v1/favorites"
+        case .createRoutine, .listRoutines: Route.routines
+        case .updateRoutine(let id), .deleteRoutine(let id): "\(Route.routines)/\(id)"
         case .changes: "/v1/changes"
         case .batch: "/v1/batch"
         }
@@ -107,7 +119,7 @@ enum APIRoute: Sendable, Equatable {
 
     var isMutating: Bool {
         switch self {
-        case .listWorkouts, .listSets, .listFavorites, .changes: false
+        case .listWorkouts, .listSets, .listFavorites, .listRoutines, .changes: false
         default: true
         }
     }
@@ -117,6 +129,7 @@ enum APIRoute: Sendable, Equatable {
     static let all: [APIRoute] = [
         .createWorkout, .updateWorkout(id: ""), .deleteWorkout(id: ""), .listWorkouts, .createSet,
         .updateSet(id: ""), .deleteSet(id: ""), .listSets, .putFavorite(exercise: ""), .deleteFavorite(exercise: ""),
-        .listFavorites, .changes, .batch,
+        .listFavorites, .createRoutine, .updateRoutine(id: ""), .deleteRoutine(id: ""), .listRoutines, .changes,
+        .batch,
     ]
 }

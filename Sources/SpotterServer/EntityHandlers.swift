@@ -23,7 +23,10 @@ struct EntityHandlers {
         case .deleteSet(let id): return try deleteSet(id: id)
         case .putFavorite(let exercise): return try putFavorite(exercise)
         case .deleteFavorite(let exercise): return try deleteFavorite(exercise)
-        case .listWorkouts, .listSets, .listFavorites, .changes, .batch:
+        case .createRoutine: return try createRoutine(fields)
+        case .updateRoutine(let id): return try updateRoutine(id: id, fields)
+        case .deleteRoutine(let id): return try deleteRoutine(id: id)
+        case .listWorkouts, .listSets, .listFavorites, .listRoutines, .changes, .batch:
             return .problem(Problems.internalError)
         }
     }

@@ -37,7 +37,7 @@ public struct PostgresServerStore: ServerStore {
 
     /// Runs `body` in a session; a pooled connection found dead before anything ran (PostgreSQL
     /// restarted since it was last used) is replaced and the body run again on a fresh one.
-    private func withSession<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+    func withSession<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
         var attempts = 0
         while true {
             do {
@@ -166,7 +166,8 @@ public struct PostgresServerStore: ServerStore {
                     ORDER BY server_version LIMIT \(limit + 1)
                     """
                 ).rows.map { WireChange.set(try StoredEntity.set($0.makeRandomAccess())) }
-                let merged = (workouts + sets).sorted { $0.serverVersion < $1.serverVersion }
+                let routines = try Self.routineChanges(session, user: user, after: version, limit: limit)
+                let merged = (workouts + sets + routines).sorted { $0.serverVersion < $1.serverVersion }
                 return ChangeSlice(changes: Array(merged.prefix(limit)), hasMore: merged.count > limit)
             }
         }
@@ -183,7 +184,7 @@ public struct PostgresServerStore: ServerStore {
 
 /// One write transaction of `PostgresServerStore`.
 final class PostgresServerTransaction: ServerTransaction {
-    private let session: PostgresSession
+    let session: PostgresSession
     /// Users whose counter row this transaction holds locked (forgotten when a savepoint is
     /// rolled back: PostgreSQL releases the locks taken after it).
     private var lockedOwners: Set<String> = []
@@ -198,7 +199,7 @@ final class PostgresServerTransaction: ServerTransaction {
 
     /// Locks `owner`'s counter row until the transaction ends, before anything of theirs is
     /// read or written: their writes on every instance queue here, one at a time.
-    private func serialize(_ owner: String) throws {
+    func serialize(_ owner: String) throws {
         guard !lockedOwners.contains(owner) else { return }
         try session.query(
             """
@@ -521,7 +522,8 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX idempotency_by_created ON idempotency_records (created_at)",
             ]
-        )
+        ),
+        routineMigration,
     ]
 
     /// Applies the migrations not yet recorded, all in one transaction under an advisory lock:

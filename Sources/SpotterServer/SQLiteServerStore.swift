@@ -8,7 +8,8 @@ import SpotterProtocol
 /// One writer at a time is SQLite's nature; that serialises idempotency claims inside a
 /// process, and the claim record itself (not memory) is what other requests consult.
 public struct SQLiteServerStore: ServerStore {
-    private let dbWriter: any DatabaseWriter
+    /// Reads only: every write goes through `groupCommit`.
+    let dbWriter: any DatabaseWriter
     /// Every write goes through here: concurrent writes share one transaction and one flush.
     private let groupCommit: GroupCommitWriter
 
@@ -158,6 +159,7 @@ public struct SQLiteServerStore: ServerStore {
                     CREATE INDEX sets_by_owner_workout ON sets(owner, workout_id);
                     """)
         }
+        registerRoutineMigrations(&migrator)
         return migrator
     }
 
@@ -265,7 +267,8 @@ public struct SQLiteServerStore: ServerStore {
                 sql: "SELECT * FROM sets WHERE owner = ? AND server_version > ? ORDER BY server_version LIMIT ?",
                 arguments: [user, version, limit + 1]
             ).map { WireChange.set(try StoredEntity.set($0)) }
-            let merged = (workouts + sets).sorted { $0.serverVersion < $1.serverVersion }
+            let routines = try Self.routineChanges(db, user: user, after: version, limit: limit)
+            let merged = (workouts + sets + routines).sorted { $0.serverVersion < $1.serverVersion }
             return ChangeSlice(changes: Array(merged.prefix(limit)), hasMore: merged.count > limit)
         }
     }
@@ -284,6 +287,7 @@ extension WireChange {
         switch self {
         case .workout(let workout): workout.serverVersion ?? 0
         case .set(let set): set.serverVersion ?? 0
+        case .routine(let routine): routine.serverVersion ?? 0
         }
     }
 }

@@ -90,6 +90,9 @@ public protocol ServerTransaction {
     func addFavorite(_ exercise: String, owner: String) throws -> Bool
     /// Returns false when the exercise was not a favorite.
     func removeFavorite(_ exercise: String, owner: String) throws -> Bool
+    /// The routine `owner` has under `id`, deleted or not (per-user, like workouts).
+    func routine(id: String, owner: String) throws -> WireRoutine?
+    func saveRoutine(_ routine: WireRoutine, owner: String) throws
     /// Marks the claimed record completed with the response; throws `IdempotencyClaimLost`
     /// when the record no longer carries `token`.
     func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws
@@ -149,6 +152,8 @@ public protocol ServerStore: Sendable {
     /// Sets of `user` (optionally of one workout), deleted ones included when asked.
     func sets(user: String, workoutID: String?, includeDeleted: Bool) async throws -> [WireSet]
     func favorites(user: String) async throws -> [String]
+    /// Routines of `user` by name, deleted ones included when asked.
+    func routines(user: String, includeDeleted: Bool) async throws -> [WireRoutine]
     /// Changes of `user` stamped after `version`, oldest first, at most `limit` (+ whether more exist).
     func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice
 

@@ -331,7 +331,8 @@ struct SyncAPI: Sendable {
                     ValidationError(
                         field: "path",
                         message:
-                            "\(what) is not a write on an entity route (/v1/workouts, /v1/sets, /v1/favorites)")))
+                            "\(what) is not a write on an entity route (/v1/workouts, /v1/sets, /v1/favorites, /v1/routines)"
+                    )))
         }
     }
 
@@ -399,6 +400,8 @@ struct SyncAPI: Sendable {
                     200, SetList(sets: try await store.sets(user: user, workoutID: workoutID, includeDeleted: false)))
             case .listFavorites:
                 return .json(200, FavoritesDTO(favorites: try await store.favorites(user: user)))
+            case .listRoutines:
+                return .json(200, RoutineList(routines: try await store.routines(user: user, includeDeleted: false)))
             case .changes:
                 var since: Int64 = 0
                 if let raw = query["since"], !raw.isEmpty {

@@ -20,7 +20,8 @@ public struct Adoption: Sendable, Equatable {
     public var sets = 0
     /// Starred-exercise changes still to send.
     public var favorites = 0
-    public var operations: Int { workouts + sets + favorites }
+    public var routines = 0
+    public var operations: Int { workouts + sets + favorites + routines }
     public init() {}
 }
 
@@ -81,7 +82,7 @@ extension Accounts {
             try db.execute(
                 sql: "UPDATE outbox SET user_id = ? WHERE user_id IN (\(marks))",
                 arguments: StatementArguments([userID]) + values)
-            for table in ["workouts", "sets"] {
+            for table in ["workouts", "sets", "routines"] {
                 try db.execute(
                     sql: "UPDATE \(table) SET account = ? WHERE account IN (\(marks))",
                     arguments: StatementArguments([userID]) + values)
@@ -208,6 +209,7 @@ extension Accounts {
                     "UPDATE outbox SET user_id = ? WHERE user_id = ? AND entity_type = \(EntityType.favorite.sql) AND state != \(OperationState.succeeded.sql)",
                 arguments: [userID, device])
             adoption.favorites = db.changesCount
+            adoption.routines = try store.adoptDeviceRoutines(db: db, now: now)
             return adoption
         }
     }

@@ -279,6 +279,14 @@ extension SpotterStore {
                 return
             }
             fields = try Workout(row: row).wireFields
+        case .routine:
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM routines WHERE id = ?"), arguments: [rejected.entityID])
+            else {
+                return
+            }
+            fields = try Routine(row: row).wireFields
         case .favorite:
             fields = rejected.payload
         }
@@ -486,38 +494,48 @@ extension WorkoutLog {
         } catch {
             throw StoreError.invalid(error)
         }
-        return try writer.write { db in
-            let exercise = try store.resolveExercise(exerciseName, db: db)
-            let (workout, created) = try store.resolveWorkout(input.workout, db: db, now: now)
-            let workoutKey = workout.id.wireString
-            let position =
-                (try Int.fetchOne(
-                    db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"),
-                    arguments: [workoutKey]) ?? 0) + 1
-            let performedAt = try input.performedAt ?? SpotterStore.performedTime(in: workout, now: now, db: db)
-            let set = WorkoutSet(
-                id: id, workoutID: workout.id, exercise: exercise, position: position, kind: input.kind,
-                weight: input.weight, unit: input.unit, reps: input.reps, rpe: input.rpe, distanceM: input.distanceM,
-                durationS: input.durationS, notes: input.notes,
-                performedAt: Timestamp.truncated(performedAt))
-            var (opID, isPR) = try store.insertSet(set, db: db, now: now)
-            if try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM records_dirty WHERE exercise = ?)"),
-                arguments: [set.exercise]) == true
-            {
-                // Not the newest set of its exercise (or its records were stale): walk it now.
-                try SpotterStore.recomputeRecords(exercise: set.exercise, db: db)
-                try db.cachedStatement(sql: "DELETE FROM records_dirty WHERE exercise = ?").execute(arguments: [
-                    set.exercise
-                ])
-                isPR =
-                    try Int.fetchOne(
-                        db.cachedStatement(sql: "SELECT is_pr FROM sets WHERE id = ?"), arguments: [set.id.wireString])
-                    == RecordKind.oneRepMax.rawValue
-            }
-            return LoggedSet(set: set, workout: workout, createdWorkout: created, isPR: isPR, opID: opID)
-        }
+        return try writer.write { db in try store.logValidatedSet(input, id: id, db: db, now: now) }
     }
+}
+
+extension SpotterStore {
+    /// The write of `logSet`, inside the caller's transaction (a planned row logs through it too).
+    func logValidatedSet(_ input: LogSetInput, id: UUID, db: Database, now: Date) throws -> LoggedSet {
+        let exerciseName = input.exercise.trimmingCharacters(in: .whitespacesAndNewlines)
+        let store = self
+        let exercise = try store.resolveExercise(exerciseName, db: db)
+        let (workout, created) = try store.resolveWorkout(input.workout, db: db, now: now)
+        let workoutKey = workout.id.wireString
+        let position =
+            (try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"),
+                arguments: [workoutKey]) ?? 0) + 1
+        let performedAt = try input.performedAt ?? SpotterStore.performedTime(in: workout, now: now, db: db)
+        let set = WorkoutSet(
+            id: id, workoutID: workout.id, exercise: exercise, position: position, kind: input.kind,
+            weight: input.weight, unit: input.unit, reps: input.reps, rpe: input.rpe, distanceM: input.distanceM,
+            durationS: input.durationS, notes: input.notes,
+            performedAt: Timestamp.truncated(performedAt))
+        var (opID, isPR) = try store.insertSet(set, db: db, now: now)
+        if try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM records_dirty WHERE exercise = ?)"),
+            arguments: [set.exercise]) == true
+        {
+            // Not the newest set of its exercise (or its records were stale): walk it now.
+            try SpotterStore.recomputeRecords(exercise: set.exercise, db: db)
+            try db.cachedStatement(sql: "DELETE FROM records_dirty WHERE exercise = ?").execute(arguments: [
+                set.exercise
+            ])
+            isPR =
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT is_pr FROM sets WHERE id = ?"), arguments: [set.id.wireString])
+                == RecordKind.oneRepMax.rawValue
+        }
+        return LoggedSet(set: set, workout: workout, createdWorkout: created, isPR: isPR, opID: opID)
+    }
+}
+
+extension WorkoutLog {
 
     /// Changes fields of a set. Editing a rejected set is "edit and retry": a new create with a new key.
     public func editSet(id: UUID, changes: SetChanges) throws {

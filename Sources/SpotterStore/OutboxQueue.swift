@@ -106,7 +106,8 @@ extension SpotterStore {
         switch answer {
         case .workout(let workout, _): canonical = workout.wireFields
         case .set(let set, _): canonical = set.wireFields
-        case .deletedWorkout, .deletedSet, nil: return
+        case .routine(let routine, _): canonical = routine.wireFields
+        case .deletedWorkout, .deletedSet, .deletedRoutine, nil: return
         }
         let touched = canonical.filter { op.payload[$0.key] != nil && $0.key != "id" }
         var extra: [String: DatabaseValue] = [:]
@@ -159,6 +160,8 @@ extension SpotterStore {
             return "workout \(id.prefix(8))"
         case .favorite:
             return "favorite \(id)"
+        case .routine:
+            return try routineLabel(id, db: db)
         }
     }
 

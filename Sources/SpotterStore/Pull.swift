@@ -50,6 +50,15 @@ extension SpotterStore {
             try forgetWaiting(.set, id, db: db, seen: seen)
             try db.cachedStatement(sql: "DELETE FROM sets WHERE id = ? AND \(visible())").execute(arguments: [id])
             return db.changesCount > 0
+        case .routine(let routine, let stamp):
+            try upsert(routine, stamp: stamp, db: db, now: now)
+            try forgetWaiting(.routine, id, db: db, seen: seen)
+            return true
+        case .deletedRoutine:
+            try settleGivenUpDeletes(.routine, id, db: db)
+            try forgetWaiting(.routine, id, db: db, seen: seen)
+            try db.cachedStatement(sql: "DELETE FROM routines WHERE id = ? AND \(visible())").execute(arguments: [id])
+            return db.changesCount > 0
         }
     }
 

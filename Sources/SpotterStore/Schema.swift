@@ -186,6 +186,7 @@ enum Schema {
                     DELETE FROM meta WHERE key = '\(MetaKey.pullCursor)' OR key LIKE '\(MetaKey.pullCursor)|%';
                     """)
         }
+        RoutineSchema.register(&migrator)
         return migrator
     }
 }

@@ -229,17 +229,19 @@ enum EntityTable {
         "duration_s", "notes", "performed_at",
     ]
     static let workoutColumns: Set<String> = ["name", "started_at", "ended_at", "notes"]
+    static let routineColumns: Set<String> = ["name", "notes", "rest_s", "exercises"]
 
     static func table(_ type: EntityType) -> String? {
         switch type {
         case .set: "sets"
         case .workout: "workouts"
+        case .routine: "routines"
         case .favorite: nil
         }
     }
 
     static func columns(_ type: EntityType) -> Set<String> {
-        type == .set ? setColumns : type == .workout ? workoutColumns : []
+        type == .set ? setColumns : type == .workout ? workoutColumns : type == .routine ? routineColumns : []
     }
 
     /// Writes wire fields into an entity's columns.

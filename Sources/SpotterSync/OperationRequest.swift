@@ -36,6 +36,7 @@ public enum OperationRequest {
         case (.favorite, _), (_, .delete): nil
         case (.workout, .create): try WireWorkout(json: .object(op.payload)).json
         case (.set, .create): try WireSet(json: .object(op.payload)).json
+        case (.routine, .create): try WireRoutine(json: .object(op.payload)).json
         case (_, .update): .object(op.payload)
         }
     }
@@ -44,8 +45,13 @@ public enum OperationRequest {
         switch op.entityType {
         case .favorite:
             return Endpoint(method: op.kind == .delete ? "DELETE" : "PUT", path: Route.favorite(op.entityID))
-        case .workout, .set:
-            let collection = op.entityType == .set ? Route.sets : Route.workouts
+        case .workout, .set, .routine:
+            let collection =
+                switch op.entityType {
+                case .set: Route.sets
+                case .routine: Route.routines
+                default: Route.workouts
+                }
             switch op.kind {
             case .create: return Endpoint(method: "POST", path: collection)
             case .update: return Endpoint(method: "PATCH", path: "\(collection)/\(op.entityID)")

@@ -8,7 +8,7 @@ import SpotterSync
 /// and clock ticks, and runs the effects the reducer asks for against the store and the
 /// engine. It never waits on the network: store calls are local SQLite, engine calls return at once.
 public final class AppController {
-    public private(set) var state: AppState
+    public internal(set) var state: AppState
     public let store: SpotterStore
     public let sync: (any SyncControlling)?
     let clock: any SpotterClock
@@ -139,6 +139,7 @@ public final class AppController {
         switch effect {
         case .loadSets(let workoutID):
             state.sets = try workoutID.map { try store.queries.sets(workoutID: $0) } ?? []
+            state.planned = try workoutID.map { try store.queries.plannedRows(workoutID: $0) } ?? []
         case .loadMoreWorkouts:
             loadedWorkouts += Self.workoutLimit
             reloadAll()
@@ -245,6 +246,8 @@ public final class AppController {
             try store.queue.discard(opID: op.opID)
             afterLocalWrite()
             state.say("Discarded")
+        case .loadRoutines, .startRoutine, .logPlanned, .toggleSkipPlanned:
+            try performRoutine(effect)
         case .loadOutbox:
             loadOutbox()
         case .resumed:
@@ -328,8 +331,8 @@ public final class AppController {
     }
 
     /// After every local action: re-read what is on screen and tell the engine there is work.
-    private func afterLocalWrite(selectWorkout: UUID? = nil, selectSet: UUID? = nil) {
-        reloadAll(selectWorkout: selectWorkout, selectSet: selectSet)
+    func afterLocalWrite(selectWorkout: UUID? = nil, selectSet: UUID? = nil, selectPlanned: UUID? = nil) {
+        reloadAll(selectWorkout: selectWorkout, selectSet: selectSet, selectPlanned: selectPlanned)
         sync?.trigger(.enqueue)
     }
 
@@ -337,12 +340,13 @@ public final class AppController {
 
     /// Re-reads what the screen shows: the newest workouts, the selected workout's sets, the
     /// badge counts and (when open) the debug pane. Never the whole database.
-    public func reloadAll(selectWorkout: UUID? = nil, selectSet: UUID? = nil) {
+    public func reloadAll(selectWorkout: UUID? = nil, selectSet: UUID? = nil, selectPlanned: UUID? = nil) {
         do {
             let now = clock.now()
             state.now = now
             let previousWorkout = selectWorkout ?? state.currentWorkout?.id
             let previousSet = selectSet ?? state.currentSet?.set.id
+            let previousPlanned = selectPlanned ?? (selectSet == nil ? state.currentPlanned?.id : nil)
             let summaries = try store.queries.workoutSummaries(limit: loadedWorkouts + 1)
             state.moreWorkouts = summaries.count > loadedWorkouts
             state.workouts = summaries.prefix(loadedWorkouts).map { item($0, now: now) }
@@ -352,7 +356,10 @@ public final class AppController {
                 state.selectedWorkout = 0
             }
             state.sets = try state.currentWorkout.map { try store.queries.sets(workoutID: $0.id) } ?? []
-            if let previousSet, let index = state.visibleSets.firstIndex(where: { $0.set.id == previousSet }) {
+            state.planned = try state.currentWorkout.map { try store.queries.plannedRows(workoutID: $0.id) } ?? []
+            if let previousPlanned, let index = state.visiblePlanned.firstIndex(where: { $0.id == previousPlanned }) {
+                state.selectedSet = state.visibleSets.count + index
+            } else if let previousSet, let index = state.visibleSets.firstIndex(where: { $0.set.id == previousSet }) {
                 state.selectedSet = index
             }
             state.counts = try store.queries.queueCounts()

@@ -36,6 +36,8 @@ public struct SetForm: Sendable, Equatable {
         /// Log a new set into this workout (nil: the workout in progress, or a new one).
         case log(workoutID: UUID?, workoutName: String?)
         case edit(setID: UUID)
+        /// Log a planned row of a routine, its targets changed first (`e` on a planned row).
+        case logPlanned(planID: UUID, exercise: String)
     }
 
     /// The form's fields, in Tab order.
@@ -134,6 +136,7 @@ public struct SetForm: Sendable, Equatable {
         switch purpose {
         case .log(_, let name): name.map { "Log set · \($0)" } ?? "Log set"
         case .edit: "Edit set"
+        case .logPlanned(_, let exercise): "Log planned set · \(exercise)"
         }
     }
 
@@ -212,6 +215,8 @@ public enum Overlay: Sendable, Equatable {
     case newWorkout(TextField)
     case history(HistoryView)
     case help
+    /// `R`: choose a routine to start today's workout from.
+    case routinePicker(RoutinePicker)
 
     /// The name dialog with `name` typed, the cursor at its end.
     public static func newWorkout(name: String) -> Overlay {
@@ -260,6 +265,13 @@ public struct AppState: Sendable, Equatable {
         didSet { applySetFilter() }
     }
     public private(set) var visibleSets: [SetRow] = []
+    /// Planned rows of the selected workout when it was started from a routine.
+    public var planned: [PlannedRow] = [] {
+        didSet { applySetFilter() }
+    }
+    /// The planned rows still shown (not yet logged: planned or skipped), after the logged sets.
+    public private(set) var visiblePlanned: [PlannedRow] = []
+    /// The selected row of the sets pane: a logged set, or past them a planned row.
     public var selectedSet = 0
     public var focus: Pane = .sets
     public var workoutFilter = "" {
@@ -356,7 +368,10 @@ public struct AppState: Sendable, Equatable {
     mutating func applySetFilter() {
         let needle = setFilter.lowercased()
         visibleSets = needle.isEmpty ? sets : sets.filter { $0.set.exercise.lowercased().contains(needle) }
-        selectedSet = min(max(0, selectedSet), max(0, visibleSets.count - 1))
+        visiblePlanned = planned.filter {
+            $0.status != .done && (needle.isEmpty || $0.exercise.lowercased().contains(needle))
+        }
+        selectedSet = min(max(0, selectedSet), max(0, visibleSets.count + visiblePlanned.count - 1))
     }
 
     /// Shows `text` in the bottom bar for a few seconds.

@@ -20,6 +20,8 @@ public enum KeyContext: Sendable, Equatable, Hashable, CaseIterable {
     /// "Delete …?"
     case confirmDelete
     case help
+    /// The "Start routine" list.
+    case routinePicker
     /// The terminal is below 80x24: only the "too small" notice is on screen.
     case tooSmall
 }
@@ -29,7 +31,7 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     // The panes.
     case quit, showHelp, logSet, logSetIntoSelected, editSet, showExerciseHistory, deleteSelected, startWorkout
     case toggleAirplane, toggleStar, cycleDisplayUnit, skipRest, extendRest, toggleDebug, syncNow
-    case retryRejected, discardRejected, startFilter
+    case retryRejected, discardRejected, startFilter, startRoutine
     case moveDown, moveUp, pageDown, pageUp, moveToFirst, moveToLast
     case switchPane, focusWorkouts, focusSets, openWorkout, back
     // Overlays.
@@ -151,6 +153,9 @@ public enum KeyMap {
             hints: [Hint(bar: .browse, text: "w workout"), Hint(bar: .browseNarrow, text: "w workout")],
             help: .line(key: "w", text: "start a new workout")),
         KeyBinding(
+            [c("R")], .browse, .startRoutine,
+            help: .line(key: "R", text: "start a routine; planned row: Enter logs, e edit, x skip")),
+        KeyBinding(
             [c("a")], .browse, .toggleAirplane,
             hints: [Hint(bar: .browse, text: "a airplane"), Hint(bar: .browseNarrow, text: "a airplane")],
             help: .line(key: "a", text: "airplane mode on/off (changes stay queued)")),
@@ -247,6 +252,12 @@ public enum KeyMap {
         KeyBinding([.end, c("G")], .history, .historyLastPage),
         KeyBinding(
             [.escape, c("q"), c("h"), .enter], .history, .closeHistory, hints: [Hint(bar: .history, text: "Esc close")]),
+
+        // The routine list.
+        KeyBinding([c("j"), .down], .routinePicker, .moveDown),
+        KeyBinding([c("k"), .up], .routinePicker, .moveUp),
+        KeyBinding([.enter], .routinePicker, .submit),
+        KeyBinding([.escape, c("q")], .routinePicker, .cancel),
 
         // Help.
         KeyBinding(

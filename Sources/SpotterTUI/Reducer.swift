@@ -28,6 +28,14 @@ public enum AppEffect: Sendable, Equatable {
     case syncNow
     case retry(entityType: EntityType, entityID: String)
     case discard(entityType: EntityType, entityID: String)
+    /// Fill the routine list (`R`).
+    case loadRoutines
+    /// Start today's workout from a routine.
+    case startRoutine(id: UUID)
+    /// Log a planned row (nil values: its targets) through the one-transaction action.
+    case logPlanned(id: UUID, weight: Double?, reps: Int?, rpe: Double?, kind: SetKind?)
+    /// Skip a planned row, or bring a skipped one back.
+    case toggleSkipPlanned(id: UUID)
     case loadOutbox
     /// The terminal came back (focus-in, SIGCONT): an "app resumed" sync trigger.
     case resumed
@@ -48,6 +56,7 @@ extension AppState {
         case .newWorkout: [.newWorkout, .textField]
         case .history: [.history]
         case .help: [.help]
+        case .routinePicker: [.routinePicker]
         case .none: filterInput == nil ? [.browse] : [.filter, .textField]
         }
     }
@@ -75,6 +84,8 @@ extension AppState {
         case .help:
             if action == .closeHelp { overlay = .none }
             return []
+        case .routinePicker(let picker):
+            return reduceRoutinePicker(picker, action)
         case .none:
             break
         }
@@ -96,7 +107,10 @@ extension AppState {
         case .logSetIntoSelected:
             return openLogForm(intoSelected: true)
         case .editSet:
+            if currentPlanned != nil { return openPlannedForm() }
             return openEditForm()
+        case .startRoutine:
+            return openRoutinePicker()
         case .showExerciseHistory:
             // History of the selected set's exercise; from the workouts pane, h stays "left".
             guard focus == .sets, let exercise = currentSet?.set.exercise else {
@@ -159,6 +173,7 @@ extension AppState {
         case .retryRejected:
             return resolveRejected(retry: true)
         case .discardRejected:
+            if currentPlanned != nil { return toggleSkipSelectedPlanned() }
             return resolveRejected(retry: false)
         case .startFilter:
             filterInput = FilterInput(pane: focus, field: TextField(focus == .sets ? setFilter : workoutFilter))
@@ -183,7 +198,11 @@ extension AppState {
         case .focusSets:
             focus = .sets
         case .openWorkout:
-            if focus == .workouts { focus = .sets }
+            if focus == .workouts {
+                focus = .sets
+            } else if currentPlanned != nil {
+                return logSelectedPlanned()
+            }
         case .back:
             if debugVisible {
                 debugVisible = false
@@ -202,8 +221,8 @@ extension AppState {
     private mutating func move(by delta: Int) -> [AppEffect] {
         switch focus {
         case .sets:
-            guard !visibleSets.isEmpty else { return [] }
-            selectedSet = Self.clamp(selectedSet, delta, count: visibleSets.count)
+            guard setsPaneCount > 0 else { return [] }
+            selectedSet = Self.clamp(selectedSet, delta, count: setsPaneCount)
             return []
         case .workouts:
             guard !visibleWorkouts.isEmpty else { return [] }
@@ -602,6 +621,14 @@ extension AppState {
                     LogSetInput(
                         exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, kind: form.kind,
                         workout: workoutID.map { .existing($0) } ?? .current)))
+        case .logPlanned(let planID, let planned):
+            guard exercise.caseInsensitiveCompare(planned) == .orderedSame else {
+                return .failure(
+                    FormProblem(
+                        field: .exercise,
+                        message: "A planned set keeps its exercise (\(planned)); press n to log another one"))
+            }
+            return .success(.logPlanned(id: planID, weight: weight, reps: reps, rpe: rpe, kind: form.kind))
         case .edit(let setID):
             return .success(
                 .editSet(

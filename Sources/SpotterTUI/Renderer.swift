@@ -59,6 +59,7 @@ public enum Renderer {
         case .setForm(let form): drawForm(form, state, &buffer)
         case .help: drawHelp(state, &buffer)
         case .history(let view): drawHistory(view, state, &buffer)
+        case .routinePicker(let picker): drawRoutinePicker(picker, state, &buffer)
         case .confirmDelete, .newWorkout, .none: break
         }
         // Messages and names carry symbols of their own ("100 kg × 5", "Log set · new workout",
@@ -274,13 +275,18 @@ public enum Renderer {
         let inner = width - 2
         let visibleRows = height - 3
         let rows = state.visibleSets
-        let offset = scrollOffset(selected: state.selectedSet, count: rows.count, visibleRows: visibleRows)
-        let shown = rows.isEmpty ? [] : rows[offset..<min(rows.count, offset + visibleRows)]
+        let total = state.setsPaneCount
+        let offset = scrollOffset(selected: state.selectedSet, count: total, visibleRows: visibleRows)
+        let shown = offset < rows.count ? rows[offset..<min(rows.count, offset + visibleRows)] : []
         let weights = shown.map { Formatting.weight($0.set.weight, unit: $0.set.unit, shownIn: state.displayUnit) }
-        let columns = SetColumns(inner: inner, widestWeight: weights.map(\.count).max() ?? 8)
+        let plannedWeights = state.visiblePlanned.map {
+            Formatting.weight($0.weight, unit: $0.unit, shownIn: state.displayUnit)
+        }
+        let columns = SetColumns(
+            inner: inner, widestWeight: (weights + plannedWeights).map(\.count).max() ?? 8)
         buffer.put(
             " " + columns.header(), x: x + 1, y: y + 1, style: CellStyle(bold: true, underline: false), maxWidth: inner)
-        if rows.isEmpty {
+        if total == 0 {
             let text: String
             if !state.setFilter.isEmpty {
                 text = "No set matches /\(state.setFilter)"
@@ -293,11 +299,18 @@ public enum Renderer {
             buffer.put(" " + text, x: x + 1, y: y + 2, style: .dim, maxWidth: inner)
             return
         }
-        for row in 0..<shown.count {
+        for row in 0..<min(visibleRows, total - offset) {
             let index = offset + row
-            drawSetRow(
-                rows[index], weight: weights[row], selected: index == state.selectedSet, focused: state.focus == .sets,
-                columns: columns, g, &buffer, x: x + 1, y: y + 2 + row, inner: inner)
+            if index < rows.count {
+                drawSetRow(
+                    rows[index], weight: weights[row], selected: index == state.selectedSet,
+                    focused: state.focus == .sets, columns: columns, g, &buffer, x: x + 1, y: y + 2 + row, inner: inner)
+            } else {
+                drawPlannedRow(
+                    state.visiblePlanned[index - rows.count], weight: plannedWeights[index - rows.count],
+                    selected: index == state.selectedSet, focused: state.focus == .sets, columns: columns, g, &buffer,
+                    x: x + 1, y: y + 2 + row, inner: inner)
+            }
         }
     }
 
@@ -428,6 +441,10 @@ public enum Renderer {
     static func hints(_ state: AppState) -> String {
         if let row = state.currentSet, row.syncState == .rejected, state.focus == .sets {
             return " \(state.glyphs.rejected) \(row.syncError ?? "rejected")  \(KeyMap.hints(.rejectedSet))"
+        }
+        if let planned = state.currentPlanned {
+            let keys = planned.status == .skipped ? "x unskip" : "Enter log  e edit first  x skip"
+            return " \(keys)  \(state.glyphs.middleDot) \(planned.hint ?? "planned")"
         }
         let full = " " + KeyMap.hints(.browse)
         return full.count <= state.columns ? full : " " + KeyMap.hints(.browseNarrow)
@@ -560,8 +577,9 @@ public enum Renderer {
                     text.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX - 2, y: row + index,
                     style: highlighted ? .reverse : .plain)
             }
-        } else if let prefilled = form.prefilledFrom, case .log = form.purpose {
-            let note = form.prefillNote.map { "prefilled: \($0)" } ?? "no earlier \(prefilled) set: type the numbers"
+        } else if let prefilled = form.prefilledFrom, form.purpose.logsNewSet {
+            var note = form.prefillNote.map { "prefilled: \($0)" } ?? "no earlier \(prefilled) set: type the numbers"
+            if case .logPlanned = form.purpose { note = form.prefillNote ?? "" }
             buffer.put(note.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .dim)
         }
         row += suggestionRows

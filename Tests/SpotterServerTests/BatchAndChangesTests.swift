@@ -168,6 +168,8 @@ struct BatchAndChangesTests {
                     case .set(let set):
                         version = set.serverVersion ?? 0
                         rebuiltSets[set.id.wireString] = set
+                    case .routine(let routine):
+                        version = routine.serverVersion ?? 0
                     }
                     #expect(version > lastVersion)  // strictly increasing across pages
                     lastVersion = version

@@ -108,4 +108,6 @@ struct PoisonedTransaction: ServerTransaction {
             scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter)
     }
     func savepoint(_ work: () throws -> Bool) throws { try base.savepoint(work) }
+    func routine(id: String, owner: String) throws -> WireRoutine? { try base.routine(id: id, owner: owner) }
+    func saveRoutine(_ routine: WireRoutine, owner: String) throws { try base.saveRoutine(routine, owner: owner) }
 }

@@ -348,6 +348,10 @@ struct WrappedStore: ServerStore {
 
     func favorites(user: String) async throws -> [String] { try await base.favorites(user: user) }
 
+    func routines(user: String, includeDeleted: Bool) async throws -> [WireRoutine] {
+        try await base.routines(user: user, includeDeleted: includeDeleted)
+    }
+
     func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice {
         try await base.changes(user: user, after: version, limit: limit)
     }

@@ -18,7 +18,7 @@ struct KeyMapTests {
         states.append(filter)
         for overlay: Overlay in [
             .newWorkout(name: ""), .help, .history(HistoryView(exercise: "Squat (Barbell)")),
-            .confirmDelete(.set(id: UUID(), description: "Squat")),
+            .confirmDelete(.set(id: UUID(), description: "Squat")), .routinePicker(RoutinePicker()),
         ] {
             var state = base
             state.overlay = overlay

@@ -1,0 +1,118 @@
+import Foundation
+import SpotterCore
+import SpotterProtocol
+
+/// The server's rules for routines: the client owns the name, notes, rest and the whole list of
+/// planned exercises (one document: a PATCH of `exercises` replaces the list).
+extension EntityRules {
+    static let routineRequired = ["id", "name"]
+
+    static func newRoutine(from fields: [String: JSONValue]) throws(ValidationError) -> WireRoutine {
+        let reader = FieldReader(fields: fields)
+        try reader.require(routineRequired)
+        var routine = Routine(id: try reader.uuid("id")!, name: try reader.string("name")!)
+        try apply(reader, to: &routine)
+        return WireRoutine(routine)
+    }
+
+    static func patchRoutine(_ wire: inout WireRoutine, with fields: [String: JSONValue]) throws(ValidationError) {
+        let reader = FieldReader(fields: fields)
+        if reader.has("id") {
+            guard let sent = try reader.uuid("id"), sent == wire.routine.id else {
+                throw ValidationError(field: "id", message: "must match the id in the path (ids cannot change)")
+            }
+        }
+        try reader.rejectNull(["name", "exercises"])
+        try apply(reader, to: &wire.routine)
+    }
+
+    private static func apply(_ reader: FieldReader, to routine: inout Routine) throws(ValidationError) {
+        if reader.has("name") { routine.name = try reader.string("name")! }
+        if reader.has("notes") { routine.notes = try reader.string("notes") }
+        if reader.has(Routine.Field.restSeconds) { routine.restSeconds = try reader.int(Routine.Field.restSeconds) }
+        if let exercises = reader.fields[Routine.Field.exercises], !exercises.isNull {
+            routine.exercises = try Routine.exercises(from: exercises)
+        }
+        routine.name = routine.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        for index in routine.exercises.indices {
+            for setIndex in routine.exercises[index].sets.indices {
+                if let weight = routine.exercises[index].sets[setIndex].weight {
+                    routine.exercises[index].sets[setIndex].weight = roundedWeight(weight)
+                }
+            }
+        }
+        try Validation.routine(routine)
+    }
+
+    static func clientContent(_ wire: WireRoutine) -> Routine { wire.routine }
+}
+
+extension EntityHandlers {
+    func createRoutine(_ fields: [String: JSONValue]) throws -> APIResponse {
+        let incoming: WireRoutine
+        do { incoming = try EntityRules.newRoutine(from: fields) } catch { return .problem(Problems.validation(error)) }
+        if let existing = try transaction.routine(id: incoming.routine.id.wireString, owner: user) {
+            guard existing.deleted != true, existing.routine == incoming.routine else {
+                return .problem(Problems.conflict("a different routine with this id already exists", field: "id"))
+            }
+            return .json(200, existing)
+        }
+        var routine = incoming
+        try stampRoutine(&routine, deleted: false)
+        try transaction.saveRoutine(routine, owner: user)
+        return .json(201, routine)
+    }
+
+    func updateRoutine(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
+        guard var routine = try liveRoutine(id) else { return .problem(Problems.notFound("no routine \(id)")) }
+        let before = routine
+        do { try EntityRules.patchRoutine(&routine, with: fields) } catch {
+            return .problem(Problems.validation(error))
+        }
+        if routine.routine == before.routine { return .json(200, before) }
+        try stampRoutine(&routine, deleted: false)
+        try transaction.saveRoutine(routine, owner: user)
+        return .json(200, routine)
+    }
+
+    func deleteRoutine(id: String) throws -> APIResponse {
+        guard var routine = try liveRoutine(id) else { return .problem(Problems.notFound("no routine \(id)")) }
+        try stampRoutine(&routine, deleted: true)
+        try transaction.saveRoutine(routine, owner: user)
+        return .noContent
+    }
+
+    private func liveRoutine(_ id: String) throws -> WireRoutine? {
+        guard let found = try transaction.routine(id: id, owner: user), found.deleted != true else { return nil }
+        return found
+    }
+
+    private func stampRoutine(_ routine: inout WireRoutine, deleted: Bool) throws {
+        routine.updatedAt = now
+        routine.serverVersion = try transaction.nextChangeVersion(owner: user)
+        routine.deleted = deleted
+    }
+}
+
+extension StoredEntity {
+    /// A `routines` row (columns id, name, notes, rest_s, exercises as canonical JSON text, and the stamp).
+    static func routine(_ row: some StoredRow) throws -> WireRoutine {
+        let text = try StoredCell.required(row.text("exercises"), "exercises")
+        guard let json = JSONValue.parse(text), let exercises = try? Routine.exercises(from: json) else {
+            throw StoredCell.Unreadable(column: "exercises", value: String(text.prefix(80)))
+        }
+        let rest = try row.integer("rest_s").map { Int($0) }
+        return WireRoutine(
+            Routine(
+                id: try StoredCell.uuid(row, "id"), name: try StoredCell.required(row.text("name"), "name"),
+                notes: try row.text("notes"), restSeconds: rest, exercises: exercises),
+            updatedAt: try StoredCell.optionalDate(row, "updated_at"),
+            serverVersion: try StoredCell.required(row.integer("server_version"), "server_version"),
+            deleted: try StoredCell.required(row.flag("deleted"), "deleted"))
+    }
+
+    /// The exercises as stored: canonical JSON text, the same bytes on both stores.
+    static func exercisesText(_ routine: Routine) -> String {
+        Routine.exercisesJSON(routine.exercises).canonicalString
+    }
+}

@@ -1,0 +1,622 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// The routine tables: `routines` syncs like workouts (same bookkeeping columns); `routine_plans`
+/// is this device's record of workouts started from a routine — one row per planned set, with
+/// its targets and whether it was logged (and as which set) or skipped. Plans never leave the
+/// device: the sets logged from them are what syncs.
+enum RoutineSchema {
+    static func register(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v7-routines") { db in
+            try allowRoutineOperations(db)
+            try db.execute(
+                sql: """
+                    CREATE TABLE routines (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL,
+                        notes TEXT,
+                        rest_s INTEGER,
+                        exercises TEXT NOT NULL DEFAULT '[]',
+                        updated_at TEXT NOT NULL,
+                        server_version INTEGER,
+                        deleted_at TEXT,
+                        sync_state TEXT NOT NULL CHECK (sync_state IN ('synced','pending','rejected')),
+                        sync_error TEXT,
+                        account TEXT NOT NULL DEFAULT 'local',
+                        imported INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE routine_plans (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        workout_id TEXT NOT NULL REFERENCES workouts(id) ON DELETE CASCADE,
+                        routine_id TEXT NOT NULL,
+                        ordinal INTEGER NOT NULL,
+                        exercise_index INTEGER NOT NULL,
+                        set_index INTEGER NOT NULL,
+                        exercise TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        weight REAL NOT NULL,
+                        unit TEXT NOT NULL,
+                        reps INTEGER NOT NULL,
+                        reps_max INTEGER,
+                        rpe REAL,
+                        rest_s INTEGER,
+                        superset INTEGER,
+                        hint TEXT,
+                        status TEXT NOT NULL DEFAULT 'planned' CHECK (status IN ('planned','done','skipped')),
+                        set_id TEXT,
+                        created_at TEXT NOT NULL
+                    );
+                    CREATE INDEX routine_plans_by_workout ON routine_plans(workout_id, ordinal);
+                    CREATE INDEX routine_plans_by_routine ON routine_plans(routine_id, exercise);
+                    """)
+        }
+    }
+
+    /// The outbox's CHECK on entity_type names the entity types it may hold; SQLite cannot change
+    /// a CHECK in place, so the table is rebuilt from its own stored definition (whatever columns
+    /// later migrations added) with 'routine' allowed, and every index and trigger it had is
+    /// made again — including ones a migration registered before this one may have added.
+    static func allowRoutineOperations(_ db: Database) throws {
+        let oldCheck = "CHECK (entity_type IN ('workout','set','favorite'))"
+        guard
+            let definition = try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'"),
+            definition.contains(oldCheck)
+        else { return }
+        let dependents = try String.fetchAll(
+            db,
+            sql: """
+                SELECT sql FROM sqlite_master WHERE tbl_name = 'outbox' AND type IN ('index', 'trigger')
+                AND sql IS NOT NULL ORDER BY type, name
+                """)
+        let rebuilt =
+            definition
+            .replacingOccurrences(of: oldCheck, with: "CHECK (entity_type IN ('workout','set','favorite','routine'))")
+            .replacingOccurrences(of: "CREATE TABLE outbox", with: "CREATE TABLE outbox_v7")
+        try db.execute(sql: rebuilt)
+        try db.execute(sql: "INSERT INTO outbox_v7 SELECT * FROM outbox")
+        try db.execute(sql: "DROP TABLE outbox")
+        try db.execute(sql: "ALTER TABLE outbox_v7 RENAME TO outbox")
+        for statement in dependents { try db.execute(sql: statement) }
+    }
+}
+
+/// Where a planned row stands. A row logged as a set that was deleted since is planned again:
+/// the status shown never claims a set that is not there.
+public enum PlanStatus: String, Sendable, Equatable, Codable {
+    case planned, done, skipped
+}
+
+/// One planned set of a workout started from a routine, as the sets pane shows it.
+public struct PlannedRow: Sendable, Equatable {
+    public var id: UUID
+    public var workoutID: UUID
+    public var routineID: UUID
+    public var ordinal: Int
+    public var exerciseIndex: Int
+    public var setIndex: Int
+    public var exercise: String
+    public var kind: SetKind
+    public var weight: Double
+    public var unit: WeightUnit
+    public var reps: Int
+    public var repsMax: Int?
+    public var rpe: Double?
+    public var restSeconds: Int?
+    public var superset: Int?
+    /// Why the targets are what they are ("+2.5 kg: all 3×5 done on Mon 16 Nov").
+    public var hint: String?
+    public var status: PlanStatus
+    /// The set it was logged as (status done).
+    public var setID: UUID?
+}
+
+/// A routine with its sync state, as lists show it.
+public struct RoutineSummary: Sendable, Equatable {
+    public var routine: Routine
+    public var syncState: SyncState
+    public var syncError: String?
+    /// When a workout was last started from it on this device.
+    public var lastStartedAt: Date?
+}
+
+/// What starting a routine produced: today's workout and its planned rows, in the order they are done.
+public struct StartedRoutine: Sendable, Equatable {
+    public var workout: Workout
+    public var rows: [PlannedRow]
+}
+
+extension Routine {
+    /// Reads a `routines` row; exercises that do not read as a routine's are an unreadable row.
+    init(row: Row) throws {
+        let cells = RowCells(row, table: "routines")
+        let text: String = try cells.value("exercises")
+        let exercises: [RoutineExercise]
+        do {
+            guard let json = JSONValue.parse(text) else {
+                throw ValidationError(field: "exercises", message: "is not JSON")
+            }
+            exercises = try Routine.exercises(from: json)
+        } catch {
+            throw cells.unreadable("exercises", "\(error)")
+        }
+        self.init(
+            id: try cells.uuid("id"), name: try cells.value("name"), notes: try cells.value("notes"),
+            restSeconds: try cells.value("rest_s"), exercises: exercises)
+    }
+}
+
+extension PlannedRow {
+    init(row: Row) throws {
+        let cells = RowCells(row, table: "routine_plans")
+        let stored: PlanStatus = try cells.enumeration("status")
+        let setLive: Bool = try cells.value("set_live") ?? false
+        self.init(
+            id: try cells.uuid("id"), workoutID: try cells.uuid("workout_id"), routineID: try cells.uuid("routine_id"),
+            ordinal: try cells.value("ordinal"), exerciseIndex: try cells.value("exercise_index"),
+            setIndex: try cells.value("set_index"), exercise: try cells.value("exercise"),
+            kind: try cells.enumeration("kind"), weight: try cells.value("weight"), unit: try cells.enumeration("unit"),
+            reps: try cells.value("reps"), repsMax: try cells.value("reps_max"), rpe: try cells.value("rpe"),
+            restSeconds: try cells.value("rest_s"), superset: try cells.value("superset"),
+            hint: try cells.value("hint"),
+            status: stored == .done && !setLive ? .planned : stored,
+            setID: stored == .done && setLive ? try cells.uuid("set_id") : nil)
+    }
+
+    /// The plan rows with `set_live`: whether the set a row was logged as is still there.
+    static let selectSQL = """
+        SELECT p.*, (p.set_id IS NOT NULL AND EXISTS (SELECT 1 FROM sets s WHERE s.id = p.set_id AND s.deleted_at IS NULL)) AS set_live
+        FROM routine_plans p
+        """
+}
+
+extension SpotterStore {
+    /// Takes the server's routine whole (nothing is queued for it here).
+    func upsert(_ routine: Routine, stamp: ServerStamp, db: Database, now: String) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO routines (id, name, notes, rest_s, exercises, updated_at, server_version, sync_state, account)
+                VALUES (?, ?, ?, ?, ?, ?, ?, \(SyncState.synced.sql), ?)
+                ON CONFLICT(id) DO UPDATE SET name = excluded.name, notes = excluded.notes, rest_s = excluded.rest_s,
+                    exercises = excluded.exercises, updated_at = excluded.updated_at,
+                    server_version = excluded.server_version, deleted_at = NULL, sync_state = \(SyncState.synced.sql),
+                    sync_error = NULL, account = excluded.account
+                WHERE \(visible("routines."))
+                """
+        ).execute(arguments: [
+            routine.id.wireString, routine.name, routine.notes, routine.restSeconds,
+            Routine.exercisesJSON(routine.exercises).canonicalString, stamp.updatedAt ?? now, stamp.serverVersion,
+            userID,
+        ])
+        if db.changesCount == 0 { reportHeldByAnotherAccount("routines", routine.id) }
+    }
+
+    func routineLabel(_ id: String, db: Database) throws -> String {
+        if let name = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT name FROM routines WHERE id = ?"), arguments: [id])
+        {
+            return "routine \(name)"
+        }
+        return "routine \(id.prefix(8))"
+    }
+
+    /// The live routine `text` names: its id, or its name (any case). Several of one name
+    /// (made on two devices) are refused with their ids, never guessed between.
+    func findRoutine(_ text: String, db: Database) throws -> Routine {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let rows: [Row]
+        if let id = UUID(wire: trimmed) {
+            rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM routines WHERE id = ? AND deleted_at IS NULL AND \(visible())",
+                arguments: [id.wireString])
+        } else {
+            rows = try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM routines WHERE name = ? COLLATE NOCASE AND deleted_at IS NULL AND \(visible())",
+                arguments: [trimmed])
+        }
+        guard let first = rows.first else { throw StoreError.notFound("routine \"\(trimmed)\"") }
+        guard rows.count == 1 else {
+            let ids = try rows.map { try Routine(row: $0).id.wireString }.joined(separator: ", ")
+            throw StoreError.notAllowed("several routines are named \"\(trimmed)\"; name one by its id: \(ids)")
+        }
+        return try Routine(row: first)
+    }
+
+    /// A routine that takes `name` must not share it with another live routine (any case).
+    func ensureRoutineNameFree(_ name: String, except id: UUID?, db: Database) throws {
+        let taken = try String.fetchOne(
+            db,
+            sql: """
+                SELECT id FROM routines WHERE name = ? COLLATE NOCASE AND deleted_at IS NULL AND \(visible())
+                AND id != ?
+                """, arguments: [name, id?.wireString ?? ""])
+        if taken != nil { throw StoreError.notAllowed("a routine named \"\(name)\" already exists") }
+    }
+
+    /// The best estimated 1RM of an exercise, in `unit`; nil when none is known.
+    func oneRepMax(_ exercise: String, unit: WeightUnit, db: Database) throws -> Double? {
+        try Double.fetchOne(
+            db,
+            sql: """
+                SELECT MAX(e1rm_kg) FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql)
+                AND \(visible()) AND reps <= \(OneRepMax.maxReps)
+                """, arguments: [exercise]
+        ).map { $0 / unit.kilograms }
+    }
+
+    /// Earlier performances of one exercise of a routine on this device, oldest first: the
+    /// targets each was started with and what was logged for them (in the exercise's unit).
+    func pastPerformances(
+        routineID: UUID, exercise: String, unit: WeightUnit, db: Database
+    ) throws
+        -> [PastPerformance]
+    {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT p.workout_id, p.kind, p.weight, p.unit, p.reps, p.status, w.started_at,
+                    s.weight AS done_weight, s.unit AS done_unit, s.reps AS done_reps
+                FROM routine_plans p JOIN workouts w ON w.id = p.workout_id AND w.deleted_at IS NULL
+                LEFT JOIN sets s ON s.id = p.set_id AND s.deleted_at IS NULL AND p.status = 'done'
+                WHERE p.routine_id = ? AND p.exercise = ?
+                ORDER BY w.started_at, p.workout_id, p.set_index
+                """, arguments: [routineID.wireString, exercise])
+        var performances: [PastPerformance] = []
+        var current: String?
+        for row in rows {
+            let workoutID: String = row["workout_id"]
+            if workoutID != current {
+                current = workoutID
+                let started = Timestamp.parse(row["started_at"] as String) ?? now
+                performances.append(PastPerformance(date: started, targets: [], performed: []))
+            }
+            let plannedUnit = WeightUnit(rawValue: row["unit"]) ?? unit
+            let target = SetTarget(
+                kind: SetKind(rawValue: row["kind"]) ?? .normal,
+                weight: Formatting.converted(row["weight"], from: plannedUnit, to: unit), reps: row["reps"])
+            var performed: PerformedSet?
+            if let reps: Int = row["done_reps"], let weight: Double = row["done_weight"] {
+                let doneUnit = WeightUnit(rawValue: row["done_unit"] ?? "kg") ?? .kg
+                performed = PerformedSet(weight: Formatting.converted(weight, from: doneUnit, to: unit), reps: reps)
+            }
+            performances[performances.count - 1].targets.append(target)
+            performances[performances.count - 1].performed.append(performed)
+        }
+        // A workout still in progress (nothing logged or skipped in it yet) is not a performance.
+        return performances.filter { $0.performed.contains { $0 != nil } }
+    }
+
+    /// Targets for every planned set of `exercise` at this start, and why.
+    func startTargets(_ routine: Routine, exerciseIndex: Int, db: Database) throws -> ProgressionOutcome {
+        let planned = routine.exercises[exerciseIndex]
+        let percentBased = planned.sets.contains { $0.percentOfOneRepMax != nil }
+        var written: [SetTarget] = []
+        var hint: String?
+        if percentBased {
+            let max = try oneRepMax(planned.exercise, unit: planned.unit, db: db)
+            for set in planned.sets {
+                var weight = set.weight ?? 0
+                if let percent = set.percentOfOneRepMax, let max {
+                    weight = Progression.weight(percent: percent, ofOneRepMax: max, unit: planned.unit)
+                }
+                written.append(SetTarget(kind: set.kind, weight: weight, reps: set.reps))
+            }
+            let percents = Set(planned.sets.compactMap(\.percentOfOneRepMax)).sorted().map(Formatting.number)
+            hint =
+                if let max {
+                    "\(percents.joined(separator: "/")) % of e1RM \(Formatting.weight(Progression.plateRounded(max, unit: planned.unit), unit: planned.unit))"
+                } else {
+                    "no estimated 1RM for \(planned.exercise) yet: enter the weight"
+                }
+        } else {
+            written = planned.sets.map { SetTarget(kind: $0.kind, weight: $0.weight ?? 0, reps: $0.reps) }
+        }
+        if let hint { return ProgressionOutcome(targets: written, hint: hint) }
+        let history = try pastPerformances(
+            routineID: routine.id, exercise: planned.exercise, unit: planned.unit, db: db)
+        return Progression.next(for: planned, written: written, history: history)
+    }
+
+    /// Writes a routine's whole new image and queues the fields that changed.
+    func saveRoutineChanges(from old: Routine, to new: Routine, db: Database, now: Date) throws {
+        try applyChanges(
+            type: .routine, id: old.id.wireString, from: old.wireFields, to: new.wireFields, db: db, now: now)
+    }
+
+    /// Adopts the device's own routines into the account at first login, as workouts are adopted.
+    func adoptDeviceRoutines(db: Database, now: Date) throws -> Int {
+        let device = QueueOwner.deviceID
+        try db.execute(
+            sql: """
+                DELETE FROM outbox WHERE user_id = ? AND entity_type = \(EntityType.routine.sql) AND state != \(OperationState.succeeded.sql)
+                """, arguments: [device])
+        try db.execute(sql: "DELETE FROM routines WHERE account = ? AND deleted_at IS NOT NULL", arguments: [device])
+        var count = 0
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM routines WHERE account = ?", arguments: [device]) {
+            let routine = try Routine(row: row)
+            try db.execute(
+                sql: """
+                    UPDATE routines SET account = ?, server_version = NULL, sync_state = \(SyncState.pending.sql), sync_error = NULL
+                    WHERE id = ?
+                    """, arguments: [userID, routine.id.wireString])
+            _ = try Outbox.appendCreate(
+                db, user: userID, type: .routine, id: routine.id.wireString, payload: routine.wireFields,
+                dependency: nil, now: now)
+            count += 1
+        }
+        return count
+    }
+}
+
+extension WorkoutLog {
+    /// Makes a routine (by hand: empty, or with exercises): the row and its create in one transaction.
+    @discardableResult
+    public func createRoutine(
+        name: String, exercises: [RoutineExercise] = [], notes: String? = nil, restSeconds: Int? = nil,
+        id: UUID = UUID()
+    ) throws -> Routine {
+        let now = self.now
+        var routine = Routine(
+            id: id, name: name.trimmingCharacters(in: .whitespacesAndNewlines), notes: notes,
+            restSeconds: restSeconds, exercises: exercises)
+        try store.checked { () throws(ValidationError) in try Validation.routine(routine) }
+        return try writer.write { db in
+            for index in routine.exercises.indices {
+                routine.exercises[index].exercise = try store.resolveExercise(
+                    routine.exercises[index].exercise, db: db)
+            }
+            try store.ensureRoutineNameFree(routine.name, except: nil, db: db)
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO routines (id, name, notes, rest_s, exercises, updated_at, sync_state, account)
+                    VALUES (?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?)
+                    """
+            ).execute(arguments: [
+                routine.id.wireString, routine.name, routine.notes, routine.restSeconds,
+                Routine.exercisesJSON(routine.exercises).canonicalString, Timestamp.format(now), userID,
+            ])
+            _ = try Outbox.appendCreate(
+                db, user: userID, type: .routine, id: routine.id.wireString, payload: routine.wireFields,
+                dependency: nil, now: now)
+            return routine
+        }
+    }
+
+    /// A routine from a past workout: its exercises in the order first done, each with its sets
+    /// as planned sets (kind, weight, reps, RPE) in the order performed.
+    @discardableResult
+    public func createRoutine(fromWorkout workoutID: UUID, name: String, id: UUID = UUID()) throws -> Routine {
+        let sets = try writer.read { db in
+            guard
+                try Bool.fetchOne(
+                    db,
+                    sql:
+                        "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND deleted_at IS NULL AND \(store.visible()))",
+                    arguments: [workoutID.wireString]) == true
+            else { throw StoreError.notFound("workout \(workoutID.wireString)") }
+            return try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL ORDER BY position, performed_at",
+                arguments: [workoutID.wireString]
+            ).map { try WorkoutSet(row: $0) }
+        }
+        guard !sets.isEmpty else {
+            throw StoreError.notAllowed("workout \(workoutID.wireString) has no sets to make a routine from")
+        }
+        var exercises: [RoutineExercise] = []
+        var indexByName: [String: Int] = [:]
+        for set in sets {
+            let key = set.exercise.lowercased()
+            if indexByName[key] == nil {
+                indexByName[key] = exercises.count
+                exercises.append(RoutineExercise(exercise: set.exercise, unit: set.unit, sets: []))
+            }
+            let index = indexByName[key]!
+            let unit = exercises[index].unit
+            exercises[index].sets.append(
+                PlannedSet(
+                    kind: set.kind, weight: Formatting.converted(set.weight, from: set.unit, to: unit), reps: set.reps,
+                    rpe: set.rpe))
+        }
+        // More sets than a routine holds are cut to its limit rather than refused.
+        for index in exercises.indices where exercises[index].sets.count > Routine.maxSetsPerExercise {
+            exercises[index].sets = Array(exercises[index].sets.prefix(Routine.maxSetsPerExercise))
+        }
+        return try createRoutine(name: name, exercises: Array(exercises.prefix(Routine.maxExercises)), id: id)
+    }
+
+    /// Changes a routine through `change` (rename, add an exercise, a new list); validates the
+    /// result and queues what changed, in one transaction. Returns the routine as saved.
+    @discardableResult
+    public func updateRoutine(_ nameOrID: String, _ change: (inout Routine) throws -> Void) throws -> Routine {
+        let now = self.now
+        return try writer.write { db in
+            let current = try store.findRoutine(nameOrID, db: db)
+            var routine = current
+            try change(&routine)
+            routine.id = current.id
+            routine.name = routine.name.trimmingCharacters(in: .whitespacesAndNewlines)
+            try store.checked { () throws(ValidationError) in try Validation.routine(routine) }
+            for index in routine.exercises.indices {
+                routine.exercises[index].exercise = try store.resolveExercise(
+                    routine.exercises[index].exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
+            }
+            if routine.name.caseInsensitiveCompare(current.name) != .orderedSame {
+                try store.ensureRoutineNameFree(routine.name, except: routine.id, db: db)
+            }
+            try store.saveRoutineChanges(from: current, to: routine, db: db, now: now)
+            return routine
+        }
+    }
+
+    /// Deletes a routine (a tombstone until the server confirms). Workouts started from it stay.
+    public func deleteRoutine(_ nameOrID: String) throws {
+        let now = self.now
+        try writer.write { db in
+            let routine = try store.findRoutine(nameOrID, db: db)
+            let key = routine.id.wireString
+            if try !store.queueDelete(type: .routine, id: key, db: db, now: now) {
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE routines SET deleted_at = ?, updated_at = ?, sync_state = \(SyncState.pending.sql), sync_error = NULL
+                        WHERE id = ?
+                        """
+                ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
+            }
+        }
+    }
+
+    /// Starts today's workout from a routine: a new workout named after it (queued like any), and
+    /// one planned row per planned set, targets set by each exercise's progression rule. Nothing
+    /// about the planned rows is queued: only the sets logged from them are.
+    @discardableResult
+    public func startRoutine(_ nameOrID: String) throws -> StartedRoutine {
+        let now = self.now
+        return try writer.write { db in
+            let routine = try store.findRoutine(nameOrID, db: db)
+            guard !routine.exercises.isEmpty else {
+                throw StoreError.notAllowed(
+                    "routine \"\(routine.name)\" has no exercises yet (spotter routine add \"\(routine.name)\" --exercise …)"
+                )
+            }
+            var outcomes: [ProgressionOutcome] = []
+            for index in routine.exercises.indices {
+                outcomes.append(try store.startTargets(routine, exerciseIndex: index, db: db))
+            }
+            let workout = Workout(name: routine.name, startedAt: Timestamp.truncated(now))
+            try store.insertWorkout(workout, db: db, now: now)
+            var rows: [PlannedRow] = []
+            for (ordinal, step) in routine.performanceOrder.enumerated() {
+                let planned = routine.exercises[step.exercise]
+                let written = planned.sets[step.set]
+                let target = outcomes[step.exercise].targets[step.set]
+                let row = PlannedRow(
+                    id: UUID(), workoutID: workout.id, routineID: routine.id, ordinal: ordinal,
+                    exerciseIndex: step.exercise, setIndex: step.set, exercise: planned.exercise, kind: target.kind,
+                    weight: target.weight, unit: planned.unit, reps: target.reps,
+                    repsMax: written.repsMax.map { max($0, target.reps) }, rpe: written.rpe,
+                    restSeconds: routine.rest(forExercise: step.exercise), superset: planned.superset,
+                    hint: outcomes[step.exercise].hint, status: .planned, setID: nil)
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO routine_plans (id, workout_id, routine_id, ordinal, exercise_index, set_index, exercise,
+                            kind, weight, unit, reps, reps_max, rpe, rest_s, superset, hint, status, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?)
+                        """
+                ).execute(arguments: [
+                    row.id.wireString, workout.id.wireString, routine.id.wireString, ordinal, step.exercise, step.set,
+                    row.exercise, row.kind.rawValue, row.weight, row.unit.rawValue, row.reps, row.repsMax, row.rpe,
+                    row.restSeconds, row.superset, row.hint, Timestamp.format(now),
+                ])
+                rows.append(row)
+            }
+            return StartedRoutine(workout: workout, rows: rows)
+        }
+    }
+
+    /// Logs a planned row as performed — its targets, or the values given — through the same
+    /// write as any set (set + outbox operation), and marks the row done, in one transaction.
+    /// A row already logged or skipped is refused: each planned set is logged at most once.
+    @discardableResult
+    public func logPlanned(
+        _ planID: UUID, weight: Double? = nil, reps: Int? = nil, rpe: Double?? = nil, kind: SetKind? = nil
+    ) throws -> LoggedSet {
+        let now = self.now
+        return try writer.write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: PlannedRow.selectSQL + " WHERE p.id = ?", arguments: [planID.wireString])
+            else { throw StoreError.notFound("planned set \(planID.wireString)") }
+            let plan = try PlannedRow(row: row)
+            switch plan.status {
+            case .done: throw StoreError.notAllowed("this planned set is already logged")
+            case .skipped: throw StoreError.notAllowed("this planned set was skipped (x brings it back)")
+            case .planned: break
+            }
+            let input = LogSetInput(
+                exercise: plan.exercise, weight: weight ?? plan.weight, unit: plan.unit, reps: reps ?? plan.reps,
+                rpe: rpe ?? plan.rpe, kind: kind ?? plan.kind, workout: .existing(plan.workoutID))
+            try store.checked { () throws(ValidationError) in
+                try Validation.weight(input.weight, unit: input.unit)
+                try Validation.reps(input.reps)
+                try Validation.rpe(input.rpe)
+            }
+            let logged = try store.logValidatedSet(input, id: UUID(), db: db, now: now)
+            try db.execute(
+                sql: "UPDATE routine_plans SET status = 'done', set_id = ? WHERE id = ?",
+                arguments: [logged.set.id.wireString, planID.wireString])
+            return logged
+        }
+    }
+
+    /// Skips a planned row (nothing is logged or queued), or brings a skipped one back.
+    /// Returns whether it is skipped now.
+    @discardableResult
+    public func toggleSkipPlanned(_ planID: UUID) throws -> Bool {
+        try writer.write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: PlannedRow.selectSQL + " WHERE p.id = ?", arguments: [planID.wireString])
+            else { throw StoreError.notFound("planned set \(planID.wireString)") }
+            let plan = try PlannedRow(row: row)
+            switch plan.status {
+            case .done: throw StoreError.notAllowed("this planned set is already logged")
+            case .planned:
+                try db.execute(
+                    sql: "UPDATE routine_plans SET status = 'skipped', set_id = NULL WHERE id = ?",
+                    arguments: [planID.wireString])
+                return true
+            case .skipped:
+                try db.execute(
+                    sql: "UPDATE routine_plans SET status = 'planned' WHERE id = ?", arguments: [planID.wireString])
+                return false
+            }
+        }
+    }
+}
+
+extension Queries {
+    /// Live routines by name, with their sync state.
+    public func routines() throws -> [RoutineSummary] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.*, (SELECT MAX(w.started_at) FROM routine_plans p JOIN workouts w ON w.id = p.workout_id
+                        WHERE p.routine_id = r.id AND w.deleted_at IS NULL) AS last_started
+                    FROM routines r WHERE r.deleted_at IS NULL AND \(store.visible("r."))
+                    ORDER BY r.name COLLATE NOCASE, r.id
+                    """
+            ).compactMap { row in
+                try store.readable([row]) { row in
+                    let cells = RowCells(row, table: "routines")
+                    return RoutineSummary(
+                        routine: try Routine(row: row), syncState: try cells.enumeration("sync_state"),
+                        syncError: try cells.value("sync_error"),
+                        lastStartedAt: (try cells.value("last_started") as String?).flatMap(Timestamp.parse))
+                }.first
+            }
+        }
+    }
+
+    /// The routine `nameOrID` names (its id or its name, any case).
+    public func routine(_ nameOrID: String) throws -> RoutineSummary {
+        let routine = try writer.read { db in try store.findRoutine(nameOrID, db: db) }
+        guard let summary = try routines().first(where: { $0.routine.id == routine.id }) else {
+            throw StoreError.notFound("routine \"\(nameOrID)\"")
+        }
+        return summary
+    }
+
+    /// The planned rows of a workout started from a routine, in the order they are done.
+    public func plannedRows(workoutID: UUID) throws -> [PlannedRow] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db, sql: PlannedRow.selectSQL + " WHERE p.workout_id = ? ORDER BY p.ordinal",
+                arguments: [workoutID.wireString]
+            ).map { try PlannedRow(row: $0) }
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import SpotterCore
+import SpotterStore
+
+/// The "Start routine" list that `R` opens: the routines, one chosen with j/k and started with Enter.
+public struct RoutinePicker: Sendable, Equatable {
+    public var routines: [RoutineSummary] = []
+    public var selected = 0
+    /// False until the list is read (an empty list then says how to make one).
+    public var loaded = false
+
+    public init() {}
+}
+
+extension AppState {
+    /// Rows of the sets pane: the logged sets, then the planned rows still to do (or skipped).
+    public var setsPaneCount: Int { visibleSets.count + visiblePlanned.count }
+
+    /// The selected planned row, when the selection is below the logged sets.
+    public var currentPlanned: PlannedRow? {
+        let index = selectedSet - visibleSets.count
+        return focus == .sets && visiblePlanned.indices.contains(index) ? visiblePlanned[index] : nil
+    }
+
+    /// `R`: the routine list.
+    mutating func openRoutinePicker() -> [AppEffect] {
+        overlay = .routinePicker(RoutinePicker())
+        return [.loadRoutines]
+    }
+
+    mutating func reduceRoutinePicker(_ picker: RoutinePicker, _ action: KeyAction?) -> [AppEffect] {
+        var picker = picker
+        switch action {
+        case .cancel:
+            overlay = .none
+            return []
+        case .moveDown:
+            picker.selected = min(picker.selected + 1, max(0, picker.routines.count - 1))
+        case .moveUp:
+            picker.selected = max(0, picker.selected - 1)
+        case .submit:
+            guard picker.routines.indices.contains(picker.selected) else {
+                overlay = .none
+                say("No routine to start: make one with spotter routine create NAME", isError: true)
+                return []
+            }
+            overlay = .none
+            return [.startRoutine(id: picker.routines[picker.selected].routine.id)]
+        default:
+            return []
+        }
+        overlay = .routinePicker(picker)
+        return []
+    }
+
+    /// Enter on a planned row: log it with its targets, through the same action as any set.
+    mutating func logSelectedPlanned() -> [AppEffect] {
+        guard let row = currentPlanned else { return [] }
+        guard row.status == .planned else {
+            say("This planned set was skipped: press x to bring it back", isError: true)
+            return []
+        }
+        return [.logPlanned(id: row.id, weight: nil, reps: nil, rpe: nil, kind: nil)]
+    }
+
+    /// `e` on a planned row: the form, filled with its targets, to change them before logging.
+    mutating func openPlannedForm() -> [AppEffect] {
+        guard let row = currentPlanned else { return [] }
+        guard row.status == .planned else {
+            say("This planned set was skipped: press x to bring it back", isError: true)
+            return []
+        }
+        var form = SetForm(purpose: .logPlanned(planID: row.id, exercise: row.exercise))
+        form.exerciseInput = TextField(row.exercise)
+        form.weightInput = TextField(Formatting.number(row.weight), selected: true)
+        form.unit = row.unit
+        form.repsInput = TextField(String(row.reps), selected: true)
+        form.rpeInput = TextField(row.rpe.map(Formatting.number) ?? "", selected: true)
+        form.kind = row.kind
+        form.prefilledFrom = row.exercise
+        form.prefillNote =
+            "target \(row.repsMax.map { "\(row.reps) (range to \($0))" } ?? String(row.reps)) reps"
+            + (row.hint.map { " · \($0)" } ?? "")
+        form.focus = .weight
+        form.targetWorkoutID = row.workoutID
+        overlay = .setForm(form)
+        return []
+    }
+
+    /// `x` on a planned row: skip it (nothing is logged), or bring a skipped one back.
+    mutating func toggleSkipSelectedPlanned() -> [AppEffect] {
+        guard let row = currentPlanned else { return [] }
+        return [.toggleSkipPlanned(id: row.id)]
+    }
+
+    /// The status column of a planned row: "planned · +2.5 kg: all 3×5 done on Mon 16 Nov".
+    public static func plannedStatus(_ row: PlannedRow) -> String {
+        switch row.status {
+        case .skipped: "skipped"
+        case .done: "done"
+        case .planned: "planned" + (row.hint.map { " · \($0)" } ?? "")
+        }
+    }
+}
+
+extension SetForm.Purpose {
+    /// Logging something new (a set, or a planned row), as opposed to editing a logged set.
+    var logsNewSet: Bool {
+        switch self {
+        case .log, .logPlanned: true
+        case .edit: false
+        }
+    }
+}
+
+extension AppController {
+    /// The routine effects: the list, starting one, logging or skipping a planned row.
+    func performRoutine(_ effect: AppEffect) throws {
+        switch effect {
+        case .loadRoutines:
+            guard case .routinePicker(var picker) = state.overlay else { return }
+            picker.routines = try store.queries.routines()
+            picker.loaded = true
+            picker.selected = min(picker.selected, max(0, picker.routines.count - 1))
+            state.overlay = .routinePicker(picker)
+        case .startRoutine(let id):
+            let started = try store.workoutLog.startRoutine(id.wireString)
+            state.workoutFilter = ""
+            state.setFilter = ""
+            state.focus = .sets
+            afterLocalWrite(selectWorkout: started.workout.id, selectPlanned: started.rows.first?.id)
+            state.say("Started \(started.workout.name): Enter logs a planned set, e edits it first, x skips")
+        case .logPlanned(let id, let weight, let reps, let rpe, let kind):
+            let before = state.planned
+            let logged = try store.workoutLog.logPlanned(
+                id, weight: weight, reps: reps, rpe: rpe.map { .some($0) }, kind: kind)
+            let row = before.first { $0.id == id }
+            // The next planned row, in the routine's order (supersets alternate), is selected next.
+            let ordinal = row?.ordinal ?? -1
+            let next =
+                before.first { $0.status == .planned && $0.ordinal > ordinal && $0.id != id }
+                ?? before.first { $0.status == .planned && $0.id != id }
+            if logged.set.kind == .warmup {
+                state.restEndsAt = nil
+            } else {
+                let seconds =
+                    row?.restSeconds ?? (try? store.preferences.restSeconds(exercise: logged.set.exercise))
+                    ?? state.restSeconds
+                state.restEndsAt = seconds > 0 ? clock.now().addingTimeInterval(TimeInterval(seconds)) : nil
+            }
+            afterLocalWrite(selectWorkout: logged.workout.id, selectPlanned: next?.id)
+            if next == nil, let index = state.visibleSets.firstIndex(where: { $0.set.id == logged.set.id }) {
+                state.selectedSet = index
+            }
+            let described = state.describe(logged.set)
+            switch state.sets.first(where: { $0.set.id == logged.set.id })?.record {
+            case .oneRepMax: state.say("New PR! \(described) (est. 1RM record)")
+            case .reps: state.say("New rep record! \(described)")
+            case nil: state.say("Logged \(described)" + (next == nil ? " — every planned set is done" : ""))
+            }
+        case .toggleSkipPlanned(let id):
+            let skipped = try store.workoutLog.toggleSkipPlanned(id)
+            afterLocalWrite(selectPlanned: id)
+            state.say(skipped ? "Skipped: nothing is logged for it (x brings it back)" : "Planned again")
+        default:
+            break
+        }
+    }
+}

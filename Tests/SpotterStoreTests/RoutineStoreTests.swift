@@ -1,0 +1,184 @@
+import Foundation
+import GRDB
+import SpotterCore
+import Testing
+
+@testable import SpotterStore
+
+/// Routines in the store: made from a workout or by hand, started, their planned rows logged
+/// through the one-transaction action (each once) or skipped (never queued).
+@Suite("Routines in the store")
+struct RoutineStoreTests {
+    func routine(_ name: String = "Push A", progression: ProgressionRule = .fixed) -> [RoutineExercise] {
+        [
+            RoutineExercise(
+                exercise: "Bench Press (Barbell)", sets: Array(repeating: PlannedSet(weight: 100, reps: 5), count: 3),
+                restSeconds: 150, progression: progression),
+            RoutineExercise(
+                exercise: "Bent Over Row (Barbell)", sets: Array(repeating: PlannedSet(weight: 60, reps: 8), count: 2),
+                superset: 1),
+            RoutineExercise(
+                exercise: "Lateral Raise (Dumbbell)",
+                sets: Array(repeating: PlannedSet(weight: 10, reps: 12), count: 2),
+                superset: 1),
+        ]
+    }
+
+    func setCreates(_ store: SpotterStore) throws -> [OutboxOperation] {
+        try store.operations().filter { $0.entityType == .set && $0.kind == .create }
+    }
+
+    @Test func aRoutineFromAWorkoutHasItsExercisesAndSetsInOrder() throws {
+        let store = try makeStore()
+        let workout = try store.workoutLog.createWorkout(name: "Monday")
+        let logged: [(String, Double, Int, SetKind)] = [
+            ("Squat (Barbell)", 60, 5, .warmup), ("Squat (Barbell)", 140, 3, .normal),
+            ("Bench Press (Barbell)", 100, 5, .normal), ("Squat (Barbell)", 142.5, 3, .normal),
+            ("Bench Press (Barbell)", 102.5, 4, .failure),
+        ]
+        for (exercise, weight, reps, kind) in logged {
+            try store.workoutLog.logSet(
+                LogSetInput(exercise: exercise, weight: weight, reps: reps, kind: kind, workout: .existing(workout.id)))
+        }
+        let routine = try store.workoutLog.createRoutine(fromWorkout: workout.id, name: "Push A")
+        #expect(routine.exercises.map(\.exercise) == ["Squat (Barbell)", "Bench Press (Barbell)"])
+        #expect(routine.exercises[0].sets.map(\.weight) == [60, 140, 142.5])
+        #expect(routine.exercises[0].sets.map(\.reps) == [5, 3, 3])
+        #expect(routine.exercises[0].sets.map(\.kind) == [.warmup, .normal, .normal])
+        #expect(routine.exercises[1].sets.map(\.weight) == [100, 102.5])
+        #expect(routine.exercises[1].sets.map(\.kind) == [.normal, .failure])
+        // What is stored reads back the same, and one create is queued carrying it.
+        #expect(try store.queries.routine("push a").routine == routine)
+        let creates = try store.operations().filter { $0.entityType == .routine }
+        #expect(creates.map(\.kind) == [.create])
+        #expect(creates.first?.payload["name"] == .string("Push A"))
+        // A second routine of that name, or from a workout that is not there, changes nothing.
+        #expect(throws: StoreError.self) { try store.workoutLog.createRoutine(fromWorkout: workout.id, name: "PUSH A") }
+        #expect(throws: StoreError.self) { try store.workoutLog.createRoutine(fromWorkout: UUID(), name: "Other") }
+        #expect(try store.queries.routines().count == 1)
+        #expect(try store.operations().filter { $0.entityType == .routine }.count == 1)
+    }
+
+    @Test func badInputIsRefusedAndChangesNothing() throws {
+        let store = try makeStore()
+        try store.workoutLog.createRoutine(name: "Legs")
+        let before = try store.operations().count
+        #expect(throws: StoreError.self) {
+            try store.workoutLog.updateRoutine("Legs") {
+                $0.exercises.append(RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(reps: 5000)]))
+            }
+        }
+        #expect(throws: StoreError.self) { try store.workoutLog.createRoutine(name: "  ") }
+        #expect(throws: StoreError.self) { try store.workoutLog.startRoutine("Legs") }  // no exercises yet
+        #expect(throws: StoreError.self) { try store.workoutLog.startRoutine("Nope") }
+        #expect(try store.operations().count == before)
+        #expect(try store.queries.routine("Legs").routine.exercises.isEmpty)
+        #expect(try store.queries.workoutSummaries().isEmpty)
+    }
+
+    @Test func editsBeforeTheCreateIsSentCoalesceIntoIt() throws {
+        let store = try makeStore()
+        try store.workoutLog.createRoutine(name: "Push A")
+        try store.workoutLog.updateRoutine("Push A") { $0.exercises = routine() }
+        try store.workoutLog.updateRoutine("push a") { $0.name = "Push B" }
+        let ops = try store.operations().filter { $0.entityType == .routine }
+        #expect(ops.count == 1)
+        #expect(ops.first?.kind == .create)
+        #expect(ops.first?.payload["name"] == .string("Push B"))
+        #expect(
+            ops.first?.payload["exercises"]
+                == Routine.exercisesJSON(try store.queries.routine("Push B").routine.exercises))
+        try store.workoutLog.deleteRoutine("Push B")
+        #expect(try store.operations().filter { $0.entityType == .routine }.isEmpty, "create + delete: nothing is sent")
+        #expect(try store.queries.routines().isEmpty)
+    }
+
+    @Test func enterOnEachPlannedRowLogsAndQueuesEachSetOnceAndASkippedRowNever() throws {
+        let store = try makeStore()
+        try store.workoutLog.createRoutine(name: "Push A", exercises: routine(), restSeconds: 90)
+        let started = try store.workoutLog.startRoutine("Push A")
+        #expect(started.workout.name == "Push A")
+        // Bench's three sets, then the superset alternates: row, raise, row, raise.
+        #expect(
+            started.rows.map(\.exercise) == [
+                "Bench Press (Barbell)", "Bench Press (Barbell)", "Bench Press (Barbell)", "Bent Over Row (Barbell)",
+                "Lateral Raise (Dumbbell)", "Bent Over Row (Barbell)", "Lateral Raise (Dumbbell)",
+            ])
+        #expect(started.rows.map(\.restSeconds) == [150, 150, 150, 90, 90, 90, 90])
+        #expect(try store.queries.plannedRows(workoutID: started.workout.id).allSatisfy { $0.status == .planned })
+        #expect(try setCreates(store).isEmpty, "planned rows queue nothing")
+
+        let skipped = started.rows[4]
+        #expect(try store.workoutLog.toggleSkipPlanned(skipped.id))
+        var loggedIDs: [UUID] = []
+        for row in started.rows where row.id != skipped.id {
+            let logged = try store.workoutLog.logPlanned(row.id)
+            #expect(logged.set.weight == row.weight)
+            #expect(logged.set.reps == row.reps)
+            #expect(logged.workout.id == started.workout.id)
+            loggedIDs.append(logged.set.id)
+            // Enter again on the same row logs nothing more.
+            #expect(throws: StoreError.self) { try store.workoutLog.logPlanned(row.id) }
+        }
+        #expect(throws: StoreError.self) { try store.workoutLog.logPlanned(skipped.id) }
+
+        let sets = try store.queries.sets(workoutID: started.workout.id)
+        #expect(sets.map(\.set.id) == loggedIDs)
+        #expect(sets.map(\.set.exercise) == started.rows.filter { $0.id != skipped.id }.map(\.exercise))
+        let creates = try setCreates(store)
+        #expect(creates.map(\.entityID).sorted() == loggedIDs.map(\.wireString).sorted(), "each logged set queued once")
+        #expect(Set(creates.map(\.idempotencyKey)).count == creates.count)
+        let rows = try store.queries.plannedRows(workoutID: started.workout.id)
+        #expect(rows.filter { $0.status == .done }.count == 6)
+        #expect(rows.first { $0.id == skipped.id }?.status == .skipped)
+        #expect(rows.first { $0.id == skipped.id }?.setID == nil)
+    }
+
+    @Test func aDeletedLoggedSetMakesItsRowPlannedAgain() throws {
+        let store = try makeStore()
+        try store.workoutLog.createRoutine(name: "Push A", exercises: routine())
+        let started = try store.workoutLog.startRoutine("Push A")
+        let logged = try store.workoutLog.logPlanned(started.rows[0].id, reps: 4)
+        #expect(logged.set.reps == 4, "values edited before logging are what is logged")
+        try store.workoutLog.deleteSet(id: logged.set.id)
+        let row = try #require(try store.queries.plannedRows(workoutID: started.workout.id).first)
+        #expect(row.status == .planned)
+        #expect(try store.workoutLog.logPlanned(row.id).set.reps == 5)
+    }
+
+    @Test func theNextStartTakesItsTargetsFromTheLastPerformanceByTheRule() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        try store.workoutLog.createRoutine(name: "Push A", exercises: routine(progression: .linear))
+        let first = try store.workoutLog.startRoutine("Push A")
+        #expect(first.rows[0].hint == "first time: as written")
+        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        try store.workoutLog.editWorkout(id: first.workout.id, changes: WorkoutChanges(endedAt: clock.now()))
+        clock.advance(by: 2 * 86_400)
+        let second = try store.workoutLog.startRoutine("Push A")
+        let bench = second.rows.filter { $0.exercise == "Bench Press (Barbell)" }
+        #expect(bench.map(\.weight) == [102.5, 102.5, 102.5])
+        let day = Progression.dayText(first.workout.startedAt, timeZone: .current)
+        #expect(bench.first?.hint == "+2.5 kg: all 3×5 done on \(day)")
+        #expect(second.rows.first { $0.exercise == "Bent Over Row (Barbell)" }?.weight == 60, "fixed stays")
+        // A miss this time keeps 102.5 next time.
+        try store.workoutLog.logPlanned(bench[0].id, reps: 3)
+        clock.advance(by: 2 * 86_400)
+        let third = try store.workoutLog.startRoutine("Push A")
+        #expect(third.rows[0].weight == 102.5)
+        #expect(third.rows[0].hint?.hasPrefix("same weight: 3×5 at 102.5 kg not all done") == true)
+    }
+
+    @Test func aPercentageOfOneRepMaxTakesTheCurrentEstimate() throws {
+        let store = try makeStore()
+        try store.log("Squat (Barbell)", weight: 150, reps: 1)
+        try store.workoutLog.createRoutine(
+            name: "5/3/1",
+            exercises: [
+                RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(percentOfOneRepMax: 85, reps: 5)])
+            ])
+        let started = try store.workoutLog.startRoutine("5/3/1")
+        #expect(started.rows.first?.weight == 127.5)
+        #expect(started.rows.first?.hint == "85 % of e1RM 150 kg")
+    }
+}
