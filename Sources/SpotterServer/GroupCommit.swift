@@ -24,6 +24,8 @@ final class GroupCommitWriter: @unchecked Sendable {
     static let maxGroup = 256
 
     private struct Job {
+        /// Whether the caller may only hear "done" once the write survives a power cut.
+        let durable: Bool
         /// Runs the write in its own savepoint and keeps what it came to.
         let run: (Database) -> Void
         /// Answers the caller once its group committed (nil) or failed (the error).
@@ -36,6 +38,8 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var draining = false
     private let queue = DispatchQueue(label: "spotter.server.group-commit")
     private let groups = ManagedAtomicCounter()
+    /// The writer connection's synchronous mode as last set (touched only on `queue`).
+    private var flushing = true
 
     init(writer: any DatabaseWriter) {
         self.writer = writer
@@ -44,11 +48,17 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// How many transactions the writes were grouped into so far (the tests read it).
     var groupCount: Int { groups.value }
 
-    func write<T: Sendable>(_ work: @escaping (Database) throws -> T) async throws -> T {
+    /// Runs `work` in the next group. A write that need not survive a power cut (`durable:
+    /// false`: an idempotency claim, which only keeps others out while its request runs) lets a
+    /// group made only of such writes commit without waiting for the flush; the next flushed
+    /// commit carries it to disk too (the WAL is written in order). A claim lost to a power cut
+    /// takes nothing with it: the effect it guards commits later, flushed, or not at all.
+    func write<T: Sendable>(durable: Bool = true, _ work: @escaping (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
             let outcome = OutcomeBox<T>()
             enqueue(
                 Job(
+                    durable: durable,
                     run: { db in
                         do {
                             var value: T?
@@ -106,6 +116,11 @@ final class GroupCommitWriter: @unchecked Sendable {
         var groupError: Error?
         do {
             try writer.writeWithoutTransaction { db in
+                let flush = group.contains(where: \.durable)
+                if flush != flushing {
+                    try db.execute(sql: flush ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+                    flushing = flush
+                }
                 try db.execute(sql: "BEGIN IMMEDIATE")
                 for job in group {
                     job.run(db)

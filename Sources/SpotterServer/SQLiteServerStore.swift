@@ -31,9 +31,9 @@ public struct SQLiteServerStore: ServerStore {
     /// How many transactions the writes so far were grouped into.
     var groupedTransactions: Int { groupCommit.groupCount }
 
-    /// The writer connection's `PRAGMA synchronous` (2 is FULL).
-    func synchronousMode() async throws -> Int {
-        try await groupCommit.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    /// The writer connection's `PRAGMA synchronous` (2 is FULL) as a write of this kind runs.
+    func synchronousMode(durable: Bool = true) async throws -> Int {
+        try await groupCommit.write(durable: durable) { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     static var migrator: DatabaseMigrator {
@@ -190,7 +190,7 @@ public struct SQLiteServerStore: ServerStore {
             return StoredResponse(status: row["status"], contentType: row["content_type"], body: row["body"] ?? Data())
         }
         if let replay { return .completed(replay) }
-        return try await groupCommit.write { db in
+        return try await groupCommit.write(durable: false) { db in
             try SQLiteServerTransaction(db: db).claimIdempotencyKey(
                 scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter)
         }

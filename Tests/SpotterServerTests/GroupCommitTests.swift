@@ -28,6 +28,26 @@ struct GroupCommitTests {
         #expect(try await store.synchronousMode() == 2)
     }
 
+    /// An idempotency claim alone commits without waiting for the flush (it guards an effect
+    /// that is flushed when it commits); every write after it is flushed again.
+    @Test func aClaimAloneIsNotFlushedButTheWriteAfterItIs() async throws {
+        let store = try freshStore()
+        let scope = IdempotencyScope(user: "alice", method: "POST", path: "/v1/workouts", key: "k1")
+        let claim = try await store.claimIdempotencyKey(
+            scope, fingerprint: "f", now: Date(), expiresAfter: 3600, staleAfter: 30)
+        guard case .claimed = claim else {
+            Issue.record("expected a fresh claim, got \(claim)")
+            return
+        }
+        #expect(try await store.synchronousMode(durable: false) == 1)
+        #expect(try await store.synchronousMode() == 2)
+        try await store.write { tx in
+            try tx.saveWorkout(self.workout("after the claim"), owner: "alice")
+        }
+        #expect(try await store.synchronousMode() == 2)
+        #expect(try await store.idempotencyRecord(scope) != nil)
+    }
+
     /// Forty writers at once: every write lands, in fewer transactions than writes, and each
     /// version of the change counter is handed out once.
     @Test func concurrentWritesShareTransactionsAndAllLand() async throws {
