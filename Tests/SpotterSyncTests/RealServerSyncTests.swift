@@ -81,6 +81,48 @@ extension SpotterStore {
 
 @Suite("Sync against the real server on 127.0.0.1", .serialized)
 struct RealServerSyncTests {
+    /// The drain sends the next batch the moment one is answered (claimed while it travelled).
+    /// A week offline against workouts the server already has: sets logged, edited and
+    /// deleted, and whole workouts deleted after their sets, drained in batches of 3 — the
+    /// server ends with exactly what this device shows, and nothing is refused.
+    @Test func aPipelinedDrainOfAWeekOfflineEndsWithWhatTheDeviceShows() async throws {
+        let server = try await LiveServer.start()
+        let device = try Device(server: server, batchSize: 3)
+        let workouts = try (0..<6).map { try device.store.workoutLog.createWorkout(name: "Day \($0)") }
+        #expect(await device.sync())
+        try device.store.preferences.setAirplane(true)
+        var kept: [UUID] = []
+        for (day, workout) in workouts.enumerated() {
+            var sets: [UUID] = []
+            for index in 0..<4 {
+                sets.append(
+                    try device.store.workoutLog.logSet(
+                        LogSetInput(
+                            exercise: "Squat (Barbell)", weight: Double(100 + index), reps: 5,
+                            workout: .existing(workout.id))
+                    ).set.id)
+            }
+            try device.store.workoutLog.editSet(id: sets[0], changes: SetChanges(reps: 3))
+            if day % 2 == 1 {
+                try device.store.workoutLog.deleteWorkout(id: workout.id)
+            } else {
+                try device.store.workoutLog.deleteSet(id: sets[3])
+                kept += sets.prefix(3)
+            }
+        }
+        device.engine.setAirplane(false)
+        #expect(await device.sync())
+        let counts = try device.store.queries.queueCounts()
+        #expect(counts.pending == 0 && counts.failed == 0 && counts.blocked == 0, "\(counts)")
+        let onServer = try await server.sets()
+        #expect(Set(onServer.map(\.id)) == Set(kept))
+        #expect(onServer.filter { $0.reps == 3 }.count == 3, "each kept workout's edited set")
+        let live = try await server.server.store.workouts(user: "alice", includeDeleted: false)
+        #expect(live.map(\.name).sorted() == ["Day 0", "Day 2", "Day 4"])
+        #expect(Set(try device.store.queries.sets(workoutID: nil).map(\.set.id)) == Set(kept))
+        await server.server.stop()
+    }
+
     @Test func twoHundredSetsLoggedOfflineArriveExactlyOnce() async throws {
         let server = try await LiveServer.start()
         let device = try Device(server: server)
