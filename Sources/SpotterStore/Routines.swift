@@ -110,6 +110,16 @@ public struct PlannedRow: Sendable, Equatable {
     public var status: PlanStatus
     /// The set it was logged as (status done).
     public var setID: UUID?
+
+    /// The hint of a percentage set when the exercise has no estimated 1RM yet: its weight is
+    /// unknown (shown as 0), so it is never logged without one.
+    public static func missingOneRepMaxHint(_ exercise: String) -> String {
+        "no estimated 1RM for \(exercise) yet: enter the weight"
+    }
+
+    /// A percentage set planned before the exercise had an estimated 1RM: the lifter must say
+    /// the weight; logging the placeholder 0 would record a set that was not lifted.
+    public var needsWeight: Bool { weight == 0 && hint == Self.missingOneRepMaxHint(exercise) }
 }
 
 /// A routine with its sync state, as lists show it.
@@ -308,7 +318,7 @@ extension SpotterStore {
                 if let max {
                     "\(percents.joined(separator: "/")) % of e1RM \(Formatting.weight(Progression.plateRounded(max, unit: planned.unit), unit: planned.unit))"
                 } else {
-                    "no estimated 1RM for \(planned.exercise) yet: enter the weight"
+                    PlannedRow.missingOneRepMaxHint(planned.exercise)
                 }
         } else {
             written = planned.sets.map { SetTarget(kind: $0.kind, weight: $0.weight ?? 0, reps: $0.reps) }
@@ -534,6 +544,11 @@ extension WorkoutLog {
             case .done: throw StoreError.notAllowed("this planned set is already logged")
             case .skipped: throw StoreError.notAllowed("this planned set was skipped (x brings it back)")
             case .planned: break
+            }
+            if weight == nil && plan.needsWeight {
+                throw StoreError.notAllowed(
+                    "no estimated 1RM for \(plan.exercise) yet, so this set has no target weight: give the weight "
+                        + "(e in the UI, --weight with routine done)")
             }
             let input = LogSetInput(
                 exercise: plan.exercise, weight: weight ?? plan.weight, unit: plan.unit, reps: reps ?? plan.reps,

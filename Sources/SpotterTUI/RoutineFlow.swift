@@ -60,6 +60,8 @@ extension AppState {
             say("This planned set was skipped: press x to bring it back", isError: true)
             return []
         }
+        // A percentage set without an estimated 1RM has no weight to log: ask for it.
+        if row.needsWeight { return openPlannedForm() }
         return [.logPlanned(id: row.id, weight: nil, reps: nil, rpe: nil, kind: nil)]
     }
 
@@ -72,7 +74,7 @@ extension AppState {
         }
         var form = SetForm(purpose: .logPlanned(planID: row.id, exercise: row.exercise))
         form.exerciseInput = TextField(row.exercise)
-        form.weightInput = TextField(Formatting.number(row.weight), selected: true)
+        form.weightInput = TextField(row.needsWeight ? "" : Formatting.number(row.weight), selected: true)
         form.unit = row.unit
         form.repsInput = TextField(String(row.reps), selected: true)
         form.rpeInput = TextField(row.rpe.map(Formatting.number) ?? "", selected: true)

@@ -181,4 +181,24 @@ struct RoutineStoreTests {
         #expect(started.rows.first?.weight == 127.5)
         #expect(started.rows.first?.hint == "85 % of e1RM 150 kg")
     }
+
+    /// A percentage set started before the exercise has an estimated 1RM has no weight: logging
+    /// it as planned is refused (never a 0 kg set nobody lifted); with the weight given, it logs.
+    @Test func aPercentageSetWithoutAnEstimateIsNeverLoggedAsZero() throws {
+        let store = try makeStore()
+        try store.workoutLog.createRoutine(
+            name: "5/3/1",
+            exercises: [
+                RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(percentOfOneRepMax: 80, reps: 5)])
+            ])
+        let row = try #require(try store.workoutLog.startRoutine("5/3/1").rows.first)
+        #expect(row.needsWeight)
+        let before = try store.operations().count
+        #expect(throws: StoreError.self) { try store.workoutLog.logPlanned(row.id) }
+        #expect(try store.operations().count == before, "nothing queued")
+        #expect(try store.queries.sets(workoutID: nil).isEmpty, "nothing logged")
+        let logged = try store.workoutLog.logPlanned(row.id, weight: 120)
+        #expect(logged.set.weight == 120)
+        #expect(logged.set.reps == 5)
+    }
 }
