@@ -40,15 +40,6 @@ extension SQLiteServerStore {
             ).map { try StoredEntity.routine($0) }
         }
     }
-
-    /// Routine changes after `version` (one more than `limit`), for the change feed.
-    static func routineChanges(_ db: Database, user: String, after version: Int64, limit: Int) throws -> [WireChange] {
-        try Row.fetchAll(
-            db,
-            sql: "SELECT * FROM routines WHERE owner = ? AND server_version > ? ORDER BY server_version LIMIT ?",
-            arguments: [user, version, limit + 1]
-        ).map { WireChange.routine(try StoredEntity.routine($0)) }
-    }
 }
 
 extension SQLiteServerTransaction {

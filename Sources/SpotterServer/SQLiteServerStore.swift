@@ -255,23 +255,41 @@ public struct SQLiteServerStore: ServerStore {
 
     public func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice {
         try await dbWriter.read { db in
-            // Each table is read in version order, one more than needed; the merge of the two
-            // is then exact for the first `limit` entries.
-            let workouts = try Row.fetchAll(
-                db,
-                sql: "SELECT * FROM workouts WHERE owner = ? AND server_version > ? ORDER BY server_version LIMIT ?",
-                arguments: [user, version, limit + 1]
-            ).map { WireChange.workout(try StoredEntity.workout($0)) }
-            let sets = try Row.fetchAll(
-                db,
-                sql: "SELECT * FROM sets WHERE owner = ? AND server_version > ? ORDER BY server_version LIMIT ?",
-                arguments: [user, version, limit + 1]
-            ).map { WireChange.set(try StoredEntity.set($0)) }
-            let routines = try Self.routineChanges(db, user: user, after: version, limit: limit)
-            let merged = (workouts + sets + routines).sorted { $0.serverVersion < $1.serverVersion }
-            return ChangeSlice(changes: Array(merged.prefix(limit)), hasMore: merged.count > limit)
+            // The page ends at the `limit`-th smallest version over the tables (read from the
+            // (owner, server_version) indexes, versions only); then only the rows up to it are
+            // read and decoded. Versions come from one counter, so none is in two tables.
+            var versions: [Int64] = []
+            for table in Self.feedTables {
+                versions += try Int64.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT server_version FROM \(table) WHERE owner = ? AND server_version > ?
+                            ORDER BY server_version LIMIT ?
+                            """), arguments: [user, version, limit + 1])
+            }
+            guard !versions.isEmpty else { return ChangeSlice(changes: [], hasMore: false) }
+            versions.sort()
+            let last = versions[min(limit, versions.count) - 1]
+            func rows(_ table: String) throws -> [Row] {
+                try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT * FROM \(table) WHERE owner = ? AND server_version > ? AND server_version <= ?
+                            ORDER BY server_version
+                            """), arguments: [user, version, last])
+            }
+            var changes: [WireChange] = []
+            changes.reserveCapacity(min(limit, versions.count))
+            changes += try rows("workouts").map { WireChange.workout(try StoredEntity.workout($0)) }
+            changes += try rows("sets").map { WireChange.set(try StoredEntity.set($0)) }
+            changes += try rows("routines").map { WireChange.routine(try StoredEntity.routine($0)) }
+            changes.sort { $0.serverVersion < $1.serverVersion }
+            return ChangeSlice(changes: changes, hasMore: versions.count > limit)
         }
     }
+
+    /// The tables the change feed reads, each indexed on (owner, server_version).
+    static let feedTables = ["workouts", "sets", "routines"]
 
     public func ping() async throws {
         _ = try await dbWriter.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
