@@ -316,8 +316,8 @@ struct SQLiteServerTransaction: ServerTransaction {
 
     /// One global counter: SQLite's single writer already orders every commit.
     func nextChangeVersion(owner: String) throws -> Int64 {
-        try db.cachedStatement(sql: "UPDATE change_sequence SET value = value + 1 WHERE id = 1").execute()
-        return try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM change_sequence WHERE id = 1")) ?? 0
+        try Int64.fetchOne(
+            db.cachedStatement(sql: "UPDATE change_sequence SET value = value + 1 WHERE id = 1 RETURNING value")) ?? 0
     }
 
     func workout(id: String, owner: String) throws -> WireWorkout? {
