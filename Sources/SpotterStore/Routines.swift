@@ -135,6 +135,8 @@ public struct RoutineSummary: Sendable, Equatable {
 public struct StartedRoutine: Sendable, Equatable {
     public var workout: Workout
     public var rows: [PlannedRow]
+    /// Today's start of this routine still had sets to do: it was picked up, not made again.
+    public var resumed = false
 }
 
 extension Routine {
@@ -490,6 +492,26 @@ extension WorkoutLog {
                 throw StoreError.notAllowed(
                     "routine \"\(routine.name)\" has no exercises yet (spotter routine add \"\(routine.name)\" --exercise …)"
                 )
+            }
+            // Started already today and not finished (a planned set still waits): pick it up
+            // rather than make a second, empty workout of the same routine.
+            if let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT w.* FROM workouts w
+                    WHERE w.deleted_at IS NULL AND w.ended_at IS NULL AND w.started_at >= ? AND \(store.visible("w."))
+                      AND EXISTS (SELECT 1 FROM routine_plans p WHERE p.workout_id = w.id AND p.routine_id = ?
+                                    AND p.status = 'planned')
+                    ORDER BY w.started_at DESC LIMIT 1
+                    """,
+                arguments: [Timestamp.format(Calendar.current.startOfDay(for: now)), routine.id.wireString])
+            {
+                let workout = try Workout(row: row)
+                let rows = try Row.fetchAll(
+                    db, sql: PlannedRow.selectSQL + " WHERE p.workout_id = ? ORDER BY p.ordinal",
+                    arguments: [workout.id.wireString]
+                ).map { try PlannedRow(row: $0) }
+                return StartedRoutine(workout: workout, rows: rows, resumed: true)
             }
             var outcomes: [ProgressionOutcome] = []
             for index in routine.exercises.indices {

@@ -131,7 +131,9 @@ extension AppController {
             state.setFilter = ""
             state.focus = .sets
             afterLocalWrite(selectWorkout: started.workout.id, selectPlanned: started.rows.first?.id)
-            state.say("Started \(started.workout.name): Enter logs a planned set, e edits it first, x skips")
+            state.say(
+                "\(started.resumed ? "Picked up today's" : "Started") \(started.workout.name): Enter logs a planned set, "
+                    + "e edits it first, x skips")
         case .logPlanned(let id, let weight, let reps, let rpe, let kind):
             let before = state.planned
             let logged = try store.workoutLog.logPlanned(

@@ -256,10 +256,15 @@ struct RoutineStart: AsyncParsableCommand {
     func run() async throws {
         let store = try global.openStore()
         let started = try store.workoutLog.startRoutine(routine)
+        if started.resumed {
+            FileHandle.standardError.write(
+                Data("picked up today's unfinished \(started.workout.name) (its planned sets still wait)\n".utf8))
+        }
         if json {
             printJSON(
                 .object([
                     "workout_id": .string(started.workout.id.wireString),
+                    "resumed": .bool(started.resumed),
                     "planned": .array(started.rows.map(RoutineCommand.json)),
                 ]))
         } else {

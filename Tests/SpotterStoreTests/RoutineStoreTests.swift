@@ -201,4 +201,23 @@ struct RoutineStoreTests {
         #expect(logged.set.weight == 120)
         #expect(logged.set.reps == 5)
     }
+
+    /// Starting a routine again the same day while its planned sets still wait picks that
+    /// workout up: no second, empty workout of it. Once every planned set is done or skipped, a
+    /// new start makes a new workout.
+    @Test func startingAgainTheSameDayPicksUpTheUnfinishedStart() throws {
+        let store = try makeStore()
+        try store.workoutLog.createRoutine(name: "Push A", exercises: routine())
+        let first = try store.workoutLog.startRoutine("Push A")
+        try store.workoutLog.logPlanned(first.rows[0].id)
+        let again = try store.workoutLog.startRoutine("push a")
+        #expect(again.resumed)
+        #expect(again.workout.id == first.workout.id)
+        #expect(again.rows.map(\.id) == first.rows.map(\.id))
+        #expect(try store.queries.workoutSummaries().count == 1)
+        for row in again.rows.dropFirst() { try store.workoutLog.toggleSkipPlanned(row.id) }
+        let fresh = try store.workoutLog.startRoutine("Push A")
+        #expect(!fresh.resumed)
+        #expect(fresh.workout.id != first.workout.id)
+    }
 }
