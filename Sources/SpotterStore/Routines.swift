@@ -400,6 +400,39 @@ extension WorkoutLog {
     /// as planned sets (kind, weight, reps, RPE) in the order performed.
     @discardableResult
     public func createRoutine(fromWorkout workoutID: UUID, name: String, id: UUID = UUID()) throws -> Routine {
+        try createRoutine(name: name, exercises: try exercises(fromWorkout: workoutID), id: id)
+    }
+
+    /// Makes a routine's exercises this workout's logged sets, in order (the UI's `S` on a
+    /// workout started from it: what was done becomes the plan; an exercise added is added, one
+    /// not done is dropped). An exercise the routine had keeps its progression rule, increment,
+    /// rest, superset and notes; with a fixed rule its sets become the ones logged, with a
+    /// progression rule its written targets stay (the rule works from what was done) and only
+    /// the number of sets follows. Validated and queued like any edit.
+    @discardableResult
+    public func updateRoutine(_ nameOrID: String, fromWorkout workoutID: UUID) throws -> Routine {
+        let done = try exercises(fromWorkout: workoutID)
+        return try updateRoutine(nameOrID) { routine in
+            let before = Dictionary(
+                routine.exercises.map { ($0.exercise.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+            routine.exercises = done.map { exercise in
+                guard let old = before[exercise.exercise.lowercased()] else { return exercise }
+                var kept = old
+                kept.sets = exercise.sets.enumerated().map { index, done in
+                    // A progression rule sets its own targets from what was done: its written sets
+                    // stay; only the number of sets follows the workout.
+                    if old.progression != .fixed, old.sets.indices.contains(index) { return old.sets[index] }
+                    var set = done
+                    set.weight = set.weight.map { Formatting.converted($0, from: exercise.unit, to: old.unit) }
+                    return set
+                }
+                return kept
+            }
+        }
+    }
+
+    /// A workout's logged sets as a routine's exercises, in the order they were done.
+    private func exercises(fromWorkout workoutID: UUID) throws -> [RoutineExercise] {
         let sets = try writer.read { db in
             guard
                 try Bool.fetchOne(
@@ -436,7 +469,7 @@ extension WorkoutLog {
         for index in exercises.indices where exercises[index].sets.count > Routine.maxSetsPerExercise {
             exercises[index].sets = Array(exercises[index].sets.prefix(Routine.maxSetsPerExercise))
         }
-        return try createRoutine(name: name, exercises: Array(exercises.prefix(Routine.maxExercises)), id: id)
+        return Array(exercises.prefix(Routine.maxExercises))
     }
 
     /// Changes a routine through `change` (rename, add an exercise, a new list); validates the

@@ -246,7 +246,7 @@ public final class AppController {
             try store.queue.discard(opID: op.opID)
             afterLocalWrite()
             state.say("Discarded")
-        case .loadRoutines, .startRoutine, .logPlanned, .toggleSkipPlanned:
+        case .loadRoutines, .startRoutine, .logPlanned, .toggleSkipPlanned, .saveRoutine:
             try performRoutine(effect)
         case .loadOutbox:
             loadOutbox()

@@ -31,7 +31,7 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     // The panes.
     case quit, showHelp, logSet, logSetIntoSelected, editSet, showExerciseHistory, deleteSelected, startWorkout
     case toggleAirplane, toggleStar, cycleDisplayUnit, skipRest, extendRest, toggleDebug, syncNow
-    case retryRejected, discardRejected, startFilter, startRoutine
+    case retryRejected, discardRejected, startFilter, startRoutine, saveAsRoutine
     case moveDown, moveUp, pageDown, pageUp, moveToFirst, moveToLast
     case switchPane, focusWorkouts, focusSets, openWorkout, back
     // Overlays.
@@ -155,6 +155,9 @@ public enum KeyMap {
         KeyBinding(
             [c("R")], .browse, .startRoutine,
             help: .line(key: "R", text: "start a routine; planned row: Enter logs, e edit, x skip")),
+        KeyBinding(
+            [c("S")], .browse, .saveAsRoutine,
+            help: .line(key: "S", text: "save the workout as a routine (started from one: update it)")),
         KeyBinding(
             [c("a")], .browse, .toggleAirplane,
             hints: [Hint(bar: .browse, text: "a airplane"), Hint(bar: .browseNarrow, text: "a airplane")],

@@ -32,6 +32,8 @@ public enum AppEffect: Sendable, Equatable {
     case loadRoutines
     /// Start today's workout from a routine.
     case startRoutine(id: UUID)
+    /// `S`: the workout's sets become a routine: its own (started from one) or a new one.
+    case saveRoutine(workoutID: UUID, routineID: UUID?, name: String)
     /// Log a planned row (nil values: its targets) through the one-transaction action.
     case logPlanned(id: UUID, weight: Double?, reps: Int?, rpe: Double?, kind: SetKind?)
     /// Skip a planned row, or bring a skipped one back.
@@ -111,6 +113,8 @@ extension AppState {
             return openEditForm()
         case .startRoutine:
             return openRoutinePicker()
+        case .saveAsRoutine:
+            return saveWorkoutAsRoutine()
         case .showExerciseHistory:
             // History of the selected set's exercise; from the workouts pane, h stays "left".
             guard focus == .sets, let exercise = currentSet?.set.exercise else {

@@ -22,6 +22,22 @@ extension AppState {
         return focus == .sets && visiblePlanned.indices.contains(index) ? visiblePlanned[index] : nil
     }
 
+    /// `S`: the selected workout's logged sets become a routine — the one it was started from,
+    /// or a new one named after the workout.
+    mutating func saveWorkoutAsRoutine() -> [AppEffect] {
+        guard let workout = currentWorkout else {
+            say("No workout selected: its sets would make the routine", isError: true)
+            return []
+        }
+        guard !sets.isEmpty else {
+            say("This workout has no sets yet: log some, then S saves them as a routine", isError: true)
+            return []
+        }
+        return [
+            .saveRoutine(workoutID: workout.id, routineID: planned.first?.routineID, name: workout.summary.workout.name)
+        ]
+    }
+
     /// `R`: the routine list.
     mutating func openRoutinePicker() -> [AppEffect] {
         overlay = .routinePicker(RoutinePicker())
@@ -162,6 +178,18 @@ extension AppController {
             case .reps: state.say("New rep record! \(described)")
             case nil: state.say("Logged \(described)" + (next == nil ? " — every planned set is done" : ""))
             }
+        case .saveRoutine(let workoutID, let routineID, let name):
+            let saved: Routine
+            if let routineID {
+                saved = try store.workoutLog.updateRoutine(routineID.wireString, fromWorkout: workoutID)
+            } else {
+                saved = try store.workoutLog.createRoutine(fromWorkout: workoutID, name: name)
+            }
+            afterLocalWrite()
+            let sets = saved.exercises.reduce(0) { $0 + $1.sets.count }
+            state.say(
+                "\(routineID == nil ? "Saved routine" : "Updated routine") \(saved.name): "
+                    + "\(saved.exercises.count) exercises, \(sets) sets (R starts it)")
         case .toggleSkipPlanned(let id):
             let skipped = try store.workoutLog.toggleSkipPlanned(id)
             afterLocalWrite(selectPlanned: id)

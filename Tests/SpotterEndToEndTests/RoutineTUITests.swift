@@ -49,8 +49,18 @@ struct RoutineTUITests {
             .filter { !$0.contains("planned") }
         #expect(logged.count == 2, "two logged rows:\n\(step.screen)")
 
+        // S: what was done becomes the routine (two of its three sets were logged).
+        try tmux.press("S")
+        step = try await tmux.waitFor("Updated routine Push A")
+        #expect(step.ok, "S updates the routine:\n\(step.screen)")
+
         try tmux.press("q")
         _ = try await tmux.waitFor("$", timeout: 5)
+        let shown = try await SpotterBinary.run(["routine", "show", "Push A", "--json"], db: db)
+        let routine = try #require((try SpotterBinary.json(shown.stdout))["routine"] as? [String: Any])
+        let exercises = try #require(routine["exercises"] as? [[String: Any]])
+        #expect(
+            (exercises.first?["sets"] as? [Any])?.count == 2, "the routine holds the two logged sets: \(shown.stdout)")
         let sets = try await SpotterBinary.run(["sets", "--json"], db: db)
         let rows = try #require((try SpotterBinary.json(sets.stdout))["sets"] as? [[String: Any]])
         #expect(rows.count == 2)

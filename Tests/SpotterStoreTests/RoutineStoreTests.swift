@@ -220,4 +220,37 @@ struct RoutineStoreTests {
         #expect(!fresh.resumed)
         #expect(fresh.workout.id != first.workout.id)
     }
+
+    /// `S` in the UI: a workout done from a routine becomes its plan. What was logged (values
+    /// edited before logging, an exercise added, one left out) is what the routine now holds; an
+    /// exercise it had keeps its rest and superset; a progression rule keeps its written targets.
+    @Test func aWorkoutDoneFromARoutineBecomesItsPlan() throws {
+        let store = try makeStore()
+        var exercises = routine()
+        exercises[1].progression = .linear  // Bent Over Row: targets stay, the rule works from what was done
+        try store.workoutLog.createRoutine(name: "Push A", exercises: exercises)
+        let started = try store.workoutLog.startRoutine("Push A")
+        let bench = started.rows.filter { $0.exercise == "Bench Press (Barbell)" }
+        let rows = started.rows.filter { $0.exercise == "Bent Over Row (Barbell)" }
+        try store.workoutLog.logPlanned(bench[0].id, weight: 105)
+        try store.workoutLog.logPlanned(bench[1].id, weight: 105, reps: 4)
+        try store.workoutLog.logPlanned(rows[0].id, weight: 65)
+        try store.log("Dip", weight: 0, reps: 10, workout: .existing(started.workout.id))
+        let before = try store.operations().filter { $0.entityType == .routine }.count
+
+        let saved = try store.workoutLog.updateRoutine("Push A", fromWorkout: started.workout.id)
+        #expect(saved.exercises.map(\.exercise) == ["Bench Press (Barbell)", "Bent Over Row (Barbell)", "Chest Dip"])
+        #expect(saved.exercises[0].sets.map(\.weight) == [105, 105])
+        #expect(saved.exercises[0].sets.map(\.reps) == [5, 4])
+        #expect(saved.exercises[0].restSeconds == 150)
+        #expect(saved.exercises[1].sets.map(\.weight) == [60], "a rule's written target stays")
+        #expect(saved.exercises[1].superset == 1)
+        #expect(saved.exercises[2].sets.map(\.reps) == [10])
+        #expect(try store.queries.routine("Push A").routine == saved)
+        #expect(try store.operations().filter { $0.entityType == .routine }.count >= before, "queued to sync")
+        #expect(throws: StoreError.self) {
+            try store.workoutLog.updateRoutine(
+                "Push A", fromWorkout: try store.workoutLog.createWorkout(name: "Empty").id)
+        }
+    }
 }
