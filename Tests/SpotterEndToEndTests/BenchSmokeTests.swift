@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+/// `spotter bench --quick` runs every part small, only to prove it works (issue 14: speed is
+/// measured by the bench, never asserted by a test).
+@Suite("spotter bench --quick", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+struct BenchSmokeTests {
+    @Test func everyPartRunsAndNamesItsFigures() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let result = try await SpotterBinary.run(["bench", "--quick", "--json"], db: db, timeout: 600)
+        #expect(result.status == 0, "\(result.stderr)")
+        let figures = try SpotterBinary.json(result.stdout)
+        for part in ["write", "frame", "drain", "limit", "pull", "startup", "server", "machine"] {
+            #expect(figures[part] != nil, "bench --json has \(part): \(result.stdout)")
+        }
+        let drain = try #require(figures["drain"] as? [String: Any])
+        let limit = try #require(figures["limit"] as? [String: Any])
+        #expect(((limit["ops_per_s"] as? Double) ?? 0) > 0)
+        #expect(((drain["batched_ops_per_s"] as? Double) ?? 0) > 0)
+        #expect(drain["of_limit"] != nil, "the drain is judged against the limit")
+    }
+
+    @Test func anUnknownPartIsRefusedWithTheKnownOnes() async throws {
+        let result = try await SpotterBinary.run(
+            ["bench", "--quick", "--only", "drain,warp"], db: SpotterBinary.temporaryDatabase())
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unknown bench part 'warp'"))
+        #expect(result.stderr.contains("limit"))
+    }
+}
