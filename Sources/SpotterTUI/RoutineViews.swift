@@ -26,7 +26,9 @@ extension Renderer {
             " " + position.leftPadded(to: columns.position) + " "
             + row.exercise.padded(to: columns.exercise, ellipsis: g.ellipsis) + " "
         text += weight.leftPadded(to: columns.weight) + " "
-        let reps = row.repsMax == nil ? String(row.reps) : "\(row.reps)+"
+        // A rep range as a lifter writes it ("8-12"); "8+" only when the range does not fit.
+        let range = row.repsMax.map { "\(row.reps)-\($0)" }
+        let reps = range.map { $0.count <= columns.reps ? $0 : "\(row.reps)+" } ?? String(row.reps)
         text += reps.leftPadded(to: columns.reps) + " "
         text += (row.rpe.map(Formatting.number) ?? "").padded(to: columns.rpe) + " "
         text += "   "

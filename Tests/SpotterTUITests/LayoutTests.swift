@@ -57,6 +57,24 @@ struct LayoutTests {
         #expect(app.screen.contains("4409.25 lb") && app.screen.contains("269.52 lb"), "\(app.screen)")
     }
 
+    @Test("80x24: a planned row of a rep range shows the range as written, 8-12")
+    func plannedRepRangeShowsAsWritten() throws {
+        let fixture = try Fixture()
+        try fixture.store.workoutLog.createRoutine(
+            name: "Arms",
+            exercises: [
+                RoutineExercise(
+                    exercise: "Bicep Curl (Dumbbell)", sets: [PlannedSet(weight: 12, reps: 8, repsMax: 12)],
+                    progression: .double)
+            ])
+        _ = try fixture.store.workoutLog.startRoutine("Arms")
+        let app = fixture.controller()
+        let screen = app.screen
+        let row = try #require(
+            (0..<screen.height).map(screen.line).first { $0.contains("Bicep Curl (Dumbbell)") }, "\(screen)")
+        #expect(row.contains(" 8-12 "), "\(row)")
+    }
+
     @Test("200x60: wider panes keep long names whole and the list fills the height")
     func layoutAt200x60() throws {
         let fixture = try Fixture()
