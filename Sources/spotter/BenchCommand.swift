@@ -18,15 +18,8 @@ struct Bench: AsyncParsableCommand {
         name: .customLong("database-url"),
         help: "Run the server part on this PostgreSQL (postgres://USER@HOST:PORT/DB) instead of SQLite.")
     var databaseURL: String?
-    /// The `startup` part's child: open this database, render the first frame, report (JSON).
-    @Option(name: .customLong("startup-probe"), help: .hidden) var startupProbe: String?
 
     func run() async throws {
-        if let startupProbe {
-            let launchedAt = monotonicNanoseconds()
-            print(try StartupProbe.run(databasePath: startupProbe, launchedAt: launchedAt).canonicalString)
-            return
-        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "spotter-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

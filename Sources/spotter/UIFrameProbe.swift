@@ -12,10 +12,10 @@ struct UIFrameProbe: FrameProbe {
             buffer: ScreenBuffer(width: columns, height: rows))
     }
 
-    /// This same binary, as `spotter bench --startup-probe DB` (see `StartupProbe`).
+    /// This same binary, as `spotter --db DB --startup-probe`: the UI's command (see `StartupProbe`).
     func startupCommand(databasePath: String) -> [String]? {
         guard let executable = Bundle.main.executablePath else { return nil }
-        return [executable, "bench", "--startup-probe", databasePath]
+        return [executable, "--db", databasePath, "--startup-probe"]
     }
 }
 
