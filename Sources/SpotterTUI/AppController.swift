@@ -138,7 +138,7 @@ public final class AppController {
     private func perform(_ effect: AppEffect) throws {
         switch effect {
         case .loadSets(let workoutID):
-            state.sets = try workoutID.map { try store.queries.sets(workoutID: $0) } ?? []
+            try loadSets(of: workoutID)
         case .loadMoreWorkouts:
             loadedWorkouts += Self.workoutLimit
             reloadAll()
@@ -343,7 +343,7 @@ public final class AppController {
             state.now = now
             let previousWorkout = selectWorkout ?? state.currentWorkout?.id
             let previousSet = selectSet ?? state.currentSet?.set.id
-            let summaries = try store.queries.workoutSummaries(limit: loadedWorkouts + 1)
+            let summaries = try store.queries.workoutSummaries(limit: loadedWorkouts + 1, countingSets: false)
             state.moreWorkouts = summaries.count > loadedWorkouts
             let days = DayBoundaries(now: now, calendar: calendar)
             state.workouts = summaries.prefix(loadedWorkouts).map { item($0, days: days) }
@@ -352,7 +352,7 @@ public final class AppController {
             } else if selectWorkout != nil, state.visibleWorkouts.isEmpty == false {
                 state.selectedWorkout = 0
             }
-            state.sets = try state.currentWorkout.map { try store.queries.sets(workoutID: $0.id) } ?? []
+            try loadSets(of: state.currentWorkout?.id)
             if let previousSet, let index = state.visibleSets.firstIndex(where: { $0.set.id == previousSet }) {
                 state.selectedSet = index
             }
@@ -362,6 +362,23 @@ public final class AppController {
         } catch {
             logger.error("reload failed: \(error)")
             state.say("Could not read the database: \(error)", isError: true, seconds: 8)
+        }
+    }
+
+    /// Loads a workout's sets into the sets pane, and counts them for the list's item: the one
+    /// set count the UI shows (deleting a workout says how many sets go with it), so the list
+    /// itself is read without counts.
+    private func loadSets(of workoutID: UUID?) throws {
+        guard let workoutID else {
+            state.sets = []
+            return
+        }
+        state.sets = try store.queries.sets(workoutID: workoutID)
+        let count = try store.queries.liveSetCount(workoutID: workoutID)
+        if let index = state.workouts.firstIndex(where: { $0.id == workoutID }),
+            state.workouts[index].summary.setCount != count
+        {
+            state.workouts[index].summary.setCount = count
         }
     }
 
