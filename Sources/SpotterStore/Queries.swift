@@ -5,7 +5,9 @@ import SpotterCore
 /// A workout as the workouts list shows it.
 public struct WorkoutSummary: Sendable, Equatable {
     public var workout: Workout
-    public var setCount: Int
+    /// Its live sets (of every account); nil when the read left them uncounted (the UI's list,
+    /// which shows no counts, asks only for the selected workout's: see `liveSetCount`).
+    public var setCount: Int?
     public var syncState: SyncState
     public var syncError: String?
 }
@@ -33,7 +35,7 @@ extension SpotterStore {
     static func workoutSummary(_ row: Row) throws -> WorkoutSummary {
         let cells = RowCells(row, table: "workouts")
         return WorkoutSummary(
-            workout: try Workout(row: row), setCount: try cells.value("set_count"),
+            workout: try Workout(row: row), setCount: try cells.value("set_count") as Int?,
             syncState: try cells.enumeration("sync_state"), syncError: try cells.value("sync_error"))
     }
 
@@ -101,15 +103,35 @@ extension Queries {
         }
     }
 
-    public func workoutSummaries(limit: Int = 200) throws -> [WorkoutSummary] {
+    ///
+    /// - Parameter countingSets: false leaves `setCount` nil. Counting reads every listed
+    ///   workout's set entries (random ids: a page or two each, ~550 pages for 200 workouts of a
+    ///   million-set database), which the UI's first screen does not show.
+    public func workoutSummaries(limit: Int = 200, countingSets: Bool = true) throws -> [WorkoutSummary] {
         try writer.read { db in
             try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT w.*, (SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL) AS set_count
-                        FROM workouts w WHERE w.deleted_at IS NULL AND \(store.visible("w.")) ORDER BY w.started_at DESC LIMIT ?
-                        """), arguments: [limit]
-            ).compactMap { try store.readable([$0], SpotterStore.workoutSummary).first }
+                db.cachedStatement(sql: workoutSummariesSQL(countingSets: countingSets)), arguments: [limit]
+            )
+            .compactMap { try store.readable([$0], SpotterStore.workoutSummary).first }
+        }
+    }
+
+    func workoutSummariesSQL(countingSets: Bool) -> String {
+        let setCount =
+            countingSets
+            ? "(SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL)" : "NULL"
+        return """
+            SELECT w.*, \(setCount) AS set_count
+            FROM workouts w WHERE w.deleted_at IS NULL AND \(store.visible("w.")) ORDER BY w.started_at DESC LIMIT ?
+            """
+    }
+
+    /// A workout's live sets (of every account), as `setCount` counts them.
+    public func liveSetCount(workoutID: UUID) throws -> Int {
+        try writer.read { db in
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM sets WHERE workout_id = ? AND deleted_at IS NULL"),
+                arguments: [workoutID.wireString]) ?? 0
         }
     }
 

@@ -138,8 +138,7 @@ public final class AppController {
     private func perform(_ effect: AppEffect) throws {
         switch effect {
         case .loadSets(let workoutID):
-            state.sets = try workoutID.map { try store.queries.sets(workoutID: $0) } ?? []
-            state.planned = try workoutID.map { try store.queries.plannedRows(workoutID: $0) } ?? []
+            try loadSets(of: workoutID)
         case .loadMoreWorkouts:
             loadedWorkouts += Self.workoutLimit
             reloadAll()
@@ -347,16 +346,16 @@ public final class AppController {
             let previousWorkout = selectWorkout ?? state.currentWorkout?.id
             let previousSet = selectSet ?? state.currentSet?.set.id
             let previousPlanned = selectPlanned ?? (selectSet == nil ? state.currentPlanned?.id : nil)
-            let summaries = try store.queries.workoutSummaries(limit: loadedWorkouts + 1)
+            let summaries = try store.queries.workoutSummaries(limit: loadedWorkouts + 1, countingSets: false)
             state.moreWorkouts = summaries.count > loadedWorkouts
-            state.workouts = summaries.prefix(loadedWorkouts).map { item($0, now: now) }
+            let days = DayBoundaries(now: now, calendar: calendar)
+            state.workouts = summaries.prefix(loadedWorkouts).map { item($0, days: days) }
             if let previousWorkout, let index = state.visibleWorkouts.firstIndex(where: { $0.id == previousWorkout }) {
                 state.selectedWorkout = index
             } else if selectWorkout != nil, state.visibleWorkouts.isEmpty == false {
                 state.selectedWorkout = 0
             }
-            state.sets = try state.currentWorkout.map { try store.queries.sets(workoutID: $0.id) } ?? []
-            state.planned = try state.currentWorkout.map { try store.queries.plannedRows(workoutID: $0.id) } ?? []
+            try loadSets(of: state.currentWorkout?.id)
             if let previousPlanned, let index = state.visiblePlanned.firstIndex(where: { $0.id == previousPlanned }) {
                 state.selectedSet = state.visibleSets.count + index
             } else if let previousSet, let index = state.visibleSets.firstIndex(where: { $0.set.id == previousSet }) {
@@ -371,6 +370,25 @@ public final class AppController {
         }
     }
 
+    /// Loads a workout's sets into the sets pane, and counts them for the list's item: the one
+    /// set count the UI shows (deleting a workout says how many sets go with it), so the list
+    /// itself is read without counts.
+    private func loadSets(of workoutID: UUID?) throws {
+        guard let workoutID else {
+            state.sets = []
+            state.planned = []
+            return
+        }
+        state.sets = try store.queries.sets(workoutID: workoutID)
+        state.planned = try store.queries.plannedRows(workoutID: workoutID)
+        let count = try store.queries.liveSetCount(workoutID: workoutID)
+        if let index = state.workouts.firstIndex(where: { $0.id == workoutID }),
+            state.workouts[index].summary.setCount != count
+        {
+            state.workouts[index].summary.setCount = count
+        }
+    }
+
     private func loadOutbox() {
         do {
             state.outbox = try store.queries.outbox(limit: 20)
@@ -380,34 +398,59 @@ public final class AppController {
         }
     }
 
-    private func item(_ summary: WorkoutSummary, now: Date) -> WorkoutItem {
+    private func item(_ summary: WorkoutSummary, days: DayBoundaries) -> WorkoutItem {
         let started = summary.workout.startedAt
         let day: String
-        if calendar.isDate(started, inSameDayAs: now) {
-            day = "today"
-        } else if let days = calendar.dateComponents(
-            [.day], from: calendar.startOfDay(for: started), to: calendar.startOfDay(for: now)
-        ).day,
-            days > 0, days < 7
-        {
-            day = days == 1 ? "yesterday" : weekdayFormatter.string(from: started)
-        } else if calendar.component(.year, from: started) == calendar.component(.year, from: now) {
+        let sameYear = days.isThisYear(started)
+        if let ago = days.daysAgo(started) {
+            day = ago == 0 ? "today" : ago == 1 ? "yesterday" : weekdayFormatter.string(from: started)
+        } else if sameYear {
             day = dayMonthFormatter.string(from: started)
         } else {
             day = dayMonthYearFormatter.string(from: started)
         }
-        let inProgress =
-            summary.workout.endedAt == nil && started >= calendar.startOfDay(for: now)
-            && calendar.isDate(started, inSameDayAs: now)
-        let sameYear = calendar.component(.year, from: started) == calendar.component(.year, from: now)
         return WorkoutItem(
             summary: summary, dayLabel: day,
             longDateLabel: (sameYear ? longFormatter : longYearFormatter).string(from: started),
-            isInProgress: inProgress)
+            isInProgress: summary.workout.endedAt == nil && days.daysAgo(started) == 0)
     }
 
     /// Draws the current state (pure; see `Renderer`).
     public func render(into buffer: inout ScreenBuffer) {
         Renderer.render(state, into: &buffer)
     }
+}
+
+/// Where "today", the six days before it and this year begin and end, asked of the calendar once
+/// per reload: placing each listed workout among them is then a few comparisons. (Asking the
+/// calendar per workout — same day? how many days ago? which year? — was ten calendar
+/// operations a row, two thousand for the 200 rows of the first screen: most of start-up.)
+struct DayBoundaries {
+    /// `starts[k]`: the start of the day k days before today (`starts[0]` is today's).
+    let starts: [Date]
+    /// The start of tomorrow: today is `starts[0]..<tomorrow`.
+    let tomorrow: Date
+    /// This calendar year, `year.start..<year.end`.
+    let year: DateInterval
+
+    init(now: Date, calendar: Calendar) {
+        let today = calendar.startOfDay(for: now)
+        starts = (0..<7).map { ago in
+            ago == 0 ? today : calendar.startOfDay(for: calendar.date(byAdding: .day, value: -ago, to: today) ?? today)
+        }
+        tomorrow =
+            calendar.date(byAdding: .day, value: 1, to: today).map { calendar.startOfDay(for: $0) }
+            ?? today.addingTimeInterval(86_400)
+        year = calendar.dateInterval(of: .year, for: now) ?? DateInterval(start: today, duration: 0)
+    }
+
+    /// How many calendar days before today `date` falls (0: today), when that is under a week;
+    /// nil for older dates and for dates after today.
+    func daysAgo(_ date: Date) -> Int? {
+        guard date < tomorrow else { return nil }
+        return starts.firstIndex { date >= $0 }
+    }
+
+    /// In this calendar year (DateInterval.contains would also take the next year's first instant).
+    func isThisYear(_ date: Date) -> Bool { date >= year.start && date < year.end }
 }

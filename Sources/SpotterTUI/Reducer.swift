@@ -261,7 +261,10 @@ extension AppState {
                 return
             }
             overlay = .confirmDelete(
-                .workout(id: item.id, name: item.summary.workout.name, setCount: item.summary.setCount))
+                .workout(
+                    id: item.id, name: item.summary.workout.name,
+                    // Counted when its sets were loaded (AppController.loadSets); else those loaded.
+                    setCount: item.summary.setCount ?? sets.count))
         }
     }
 

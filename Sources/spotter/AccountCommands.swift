@@ -7,6 +7,7 @@ import SpotterSync
 /// `spotter login --server URL --token T`
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "login",
         abstract: "Check a server and token, store them as your account, and adopt this device's queue.",
         discussion: """
             Stores the account in $XDG_CONFIG_HOME/spotter/config.json (mode 0600). Every command and the UI \
@@ -64,6 +65,7 @@ struct Login: AsyncParsableCommand {
 /// `spotter logout`
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "logout",
         abstract: "Forget the stored account; its queued operations wait for it on this device.")
 
     @OptionGroup var global: GlobalOptions
@@ -91,7 +93,8 @@ struct Logout: AsyncParsableCommand {
 
 /// `spotter whoami`
 struct Whoami: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "The account this device syncs with, and from where.")
+    static let configuration = CommandConfiguration(
+        commandName: "whoami", abstract: "The account this device syncs with, and from where.")
 
     @OptionGroup var global: GlobalOptions
 

@@ -7,6 +7,7 @@ import SpotterCore
 /// in-process server on loopback.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "bench",
         abstract: "Measure write, frame, drain (and its limit), pull, start-up and server speed.")
 
     @Flag(help: "One JSON document on stdout.") var json = false

@@ -6,6 +6,7 @@ import SpotterStore
 /// `spotter config …`: this device's preferences (kept in its database).
 struct Config: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "config",
         abstract: "Show or set preferences: rest timer, its bell, the unit weights are shown in.",
         subcommands: [ConfigShow.self, ConfigRest.self, ConfigBell.self, ConfigUnit.self],
         defaultSubcommand: ConfigShow.self)

@@ -8,6 +8,7 @@ extension ImportFormat: ExpressibleByArgument {}
 /// `spotter import FILE`
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Import a Strong, Hevy or FitNotes CSV export; the same file twice adds nothing.")
 
     @OptionGroup var global: GlobalOptions
@@ -49,6 +50,7 @@ struct Import: AsyncParsableCommand {
 /// `spotter export`
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Export every set as CSV (Strong's comma dialect with a Weight Unit column).")
 
     @OptionGroup var global: GlobalOptions
@@ -71,7 +73,8 @@ struct Export: AsyncParsableCommand {
 
 /// `spotter stats`
 struct Stats: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Personal records, estimated 1RM and weekly volume.")
+    static let configuration = CommandConfiguration(
+        commandName: "stats", abstract: "Personal records, estimated 1RM and weekly volume.")
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "Only this exercise.") var exercise: String?

@@ -21,7 +21,7 @@ func parseID(_ text: String, what: String) throws -> UUID {
 
 /// `spotter log`: the same action as the UI's "Log set" form.
 struct Log: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Log a set; prints its id.")
+    static let configuration = CommandConfiguration(commandName: "log", abstract: "Log a set; prints its id.")
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "Exercise name (catalogue lookup is case-insensitive; unknown names become custom exercises).")
@@ -61,7 +61,7 @@ struct Log: AsyncParsableCommand {
 
 /// `spotter edit SET_ID …`
 struct Edit: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Change fields of a set.")
+    static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change fields of a set.")
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The set's id.") var setID: String
@@ -92,7 +92,8 @@ struct Edit: AsyncParsableCommand {
 
 /// `spotter delete SET_ID` / `spotter delete --workout ID`
 struct Delete: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Delete a set, or a workout with its sets.")
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a set, or a workout with its sets.")
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The set's id.") var setID: String?

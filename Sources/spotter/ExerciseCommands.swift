@@ -6,6 +6,7 @@ import SpotterStore
 /// `spotter star NAME`: the UI's `f`, from a script.
 struct Star: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "star",
         abstract: "Star an exercise: it comes first in the type-ahead (syncs like the UI's f).")
 
     @OptionGroup var global: GlobalOptions
@@ -25,7 +26,8 @@ struct Star: AsyncParsableCommand {
 
 /// `spotter unstar NAME`
 struct Unstar: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Unstar an exercise (syncs like the UI's f).")
+    static let configuration = CommandConfiguration(
+        commandName: "unstar", abstract: "Unstar an exercise (syncs like the UI's f).")
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The exercise.") var exercise: String
@@ -44,7 +46,8 @@ struct Unstar: AsyncParsableCommand {
 
 /// `spotter stars [--json]`
 struct Stars: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List starred exercises with their sync state.")
+    static let configuration = CommandConfiguration(
+        commandName: "stars", abstract: "List starred exercises with their sync state.")
 
     @OptionGroup var global: GlobalOptions
     @Flag(help: "One JSON document on stdout: {\"stars\":[{\"exercise\",\"sync_state\"}]}.") var json = false
@@ -94,6 +97,7 @@ enum StarCommands {
 /// `spotter exercises …`: the exercise list, and moving sets between exercises.
 struct Exercises: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "exercises",
         abstract: "List exercises; rename a custom exercise or merge one exercise's sets into another.",
         subcommands: [ExercisesList.self, ExercisesRename.self, ExercisesMerge.self],
         defaultSubcommand: ExercisesList.self)

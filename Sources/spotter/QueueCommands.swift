@@ -7,6 +7,7 @@ import SpotterSync
 /// `spotter status`
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "The account, queue counts (stranded included), airplane mode, last sync and metrics.")
 
     @OptionGroup var global: GlobalOptions
@@ -79,7 +80,8 @@ struct OutboxCommand: AsyncParsableCommand {
 
 /// `spotter airplane on|off|toggle`
 struct Airplane: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Simulate going offline: no network I/O while on.")
+    static let configuration = CommandConfiguration(
+        commandName: "airplane", abstract: "Simulate going offline: no network I/O while on.")
 
     enum Mode: String, ExpressibleByArgument, CaseIterable { case on, off, toggle }
 
@@ -102,7 +104,7 @@ struct Airplane: AsyncParsableCommand {
 
 /// `spotter retry OP_ID | --all-failed`
 struct Retry: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Send failed operations again.")
+    static let configuration = CommandConfiguration(commandName: "retry", abstract: "Send failed operations again.")
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The operation's id.") var opID: String?
@@ -125,6 +127,7 @@ struct Retry: AsyncParsableCommand {
 /// `spotter discard OP_ID`
 struct Discard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "discard",
         abstract: "Give up on a failed operation; a rejected set or workout is removed locally.")
 
     @OptionGroup var global: GlobalOptions
@@ -172,6 +175,7 @@ enum EagerSync {
 /// `spotter sync`
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sync",
         abstract:
             "Push and pull until all is sent or time is up (exit 0 all sent and received; 3 something unsent, failed, stranded or not received)."
     )

@@ -66,7 +66,7 @@ enum Render {
     static func workoutJSON(_ row: WorkoutSummary) -> JSONValue {
         var fields = WireWorkout(row.workout).json.objectValue ?? [:]
         for key in [WireWorkout.Field.endedAt, WireWorkout.Field.notes] where fields[key] == nil { fields[key] = .null }
-        fields["set_count"] = .int(Int64(row.setCount))
+        fields["set_count"] = JSONValue(row.setCount)
         fields["sync_state"] = .string(row.syncState.rawValue)
         // Why a workout is rejected ("deleted on another device"), as `sets --json` says of a set.
         fields["sync_error"] = JSONValue(row.syncError)
@@ -75,7 +75,7 @@ enum Render {
 
     static func workoutLine(_ row: WorkoutSummary) -> String {
         var line =
-            "\(row.workout.id.wireString)  \(Timestamp.format(row.workout.startedAt).prefix(10))  \(row.workout.name)  \(row.setCount) sets"
+            "\(row.workout.id.wireString)  \(Timestamp.format(row.workout.startedAt).prefix(10))  \(row.workout.name)  \(row.setCount.map(String.init) ?? "?") sets"
         if row.syncState != .synced { line += "  (\(row.syncState.rawValue)\(row.syncError.map { ": \($0)" } ?? ""))" }
         return line
     }

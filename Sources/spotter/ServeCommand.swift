@@ -7,6 +7,7 @@ import SpotterServer
 /// several instances, with optional fault injection.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Run the sync server.",
         discussion: """
             Prints 'listening on http://HOST:PORT' on stdout once bound (port 0 picks a free port), \

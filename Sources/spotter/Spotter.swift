@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SpotterBench
 import SpotterCore
 import SpotterServer
 import SpotterStore
@@ -68,8 +69,15 @@ struct Interactive: AsyncParsableCommand {
         commandName: "ui", abstract: "The full-screen terminal UI (the default).")
 
     @OptionGroup var global: GlobalOptions
+    /// The bench's start-up child (`spotter --db DB --startup-probe`): the first frame into a buffer, then a report.
+    @Flag(name: .customLong("startup-probe"), help: .hidden) var startupProbe = false
 
     func run() async throws {
+        if startupProbe {
+            let launchedAt = monotonicNanoseconds()
+            print(try StartupProbe.run(global: global, launchedAt: launchedAt).canonicalString)
+            return
+        }
         var store = try global.openStore()
         let events = SyncEventChannel()
         let logFile =

@@ -1,3 +1,4 @@
+import Foundation
 import SpotterBench
 import SpotterStore
 import SpotterTUI
@@ -9,6 +10,12 @@ struct UIFrameProbe: FrameProbe {
         UIFrameSession(
             controller: AppController(store: store, sync: nil, columns: columns, rows: rows),
             buffer: ScreenBuffer(width: columns, height: rows))
+    }
+
+    /// This same binary, as `spotter --db DB --startup-probe`: the UI's command (see `StartupProbe`).
+    func startupCommand(databasePath: String) -> [String]? {
+        guard let executable = Bundle.main.executablePath else { return nil }
+        return [executable, "--db", databasePath, "--startup-probe"]
     }
 }
 

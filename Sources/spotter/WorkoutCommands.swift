@@ -11,7 +11,7 @@ struct WorkoutCommand: AsyncParsableCommand {
 
     /// `spotter workout rename ID NAME`
     struct Rename: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Give a workout a new name.")
+        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Give a workout a new name.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The workout's id.") var workoutID: String
         @Argument(help: "The new name.") var name: String
@@ -23,7 +23,8 @@ struct WorkoutCommand: AsyncParsableCommand {
 
     /// `spotter workout notes ID TEXT`
     struct Notes: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Set a workout's notes (empty text clears them).")
+        static let configuration = CommandConfiguration(
+            commandName: "notes", abstract: "Set a workout's notes (empty text clears them).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The workout's id.") var workoutID: String
         @Argument(help: "The notes.") var text: String
@@ -35,7 +36,7 @@ struct WorkoutCommand: AsyncParsableCommand {
 
     /// `spotter workout end ID`
     struct End: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Mark a workout as finished now.")
+        static let configuration = CommandConfiguration(commandName: "end", abstract: "Mark a workout as finished now.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The workout's id.") var workoutID: String
 
