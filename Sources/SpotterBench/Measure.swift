@@ -33,16 +33,6 @@ func rounded(_ value: Double, _ places: Int = 1) -> Double {
     return (value * scale).rounded() / scale
 }
 
-/// Resident set size of this process, in MiB (Linux /proc).
-func residentMiB(pid: String = "self") -> Double? {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        let digits = line.split(separator: " ").compactMap { Double($0) }
-        if let kib = digits.first { return rounded(kib / 1024) }
-    }
-    return nil
-}
-
 func machineDescription() -> [String: String] {
     var info: [String: String] = [
         "cores": "\(ProcessInfo.processInfo.activeProcessorCount)",
