@@ -333,6 +333,10 @@ extension Validation {
                 } catch {
                     throw ValidationError(field: "\(setPath).\(error.field)", message: error.message)
                 }
+                guard set.reps >= 1 else {
+                    throw ValidationError(
+                        field: "\(setPath).reps", message: "a planned set needs at least 1 rep")
+                }
                 if set.weight != nil && set.percentOfOneRepMax != nil {
                     throw ValidationError(
                         field: "\(setPath).percent_1rm", message: "give a weight or a percentage of 1RM, not both")

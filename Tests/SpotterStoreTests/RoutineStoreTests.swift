@@ -68,6 +68,11 @@ struct RoutineStoreTests {
                 $0.exercises.append(RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(reps: 5000)]))
             }
         }
+        #expect(throws: StoreError.self) {
+            try store.workoutLog.updateRoutine("Legs") {
+                $0.exercises.append(RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(reps: 0)]))
+            }
+        }
         #expect(throws: StoreError.self) { try store.workoutLog.createRoutine(name: "  ") }
         #expect(throws: StoreError.self) { try store.workoutLog.startRoutine("Legs") }  // no exercises yet
         #expect(throws: StoreError.self) { try store.workoutLog.startRoutine("Nope") }
