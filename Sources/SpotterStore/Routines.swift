@@ -223,10 +223,12 @@ extension SpotterStore {
                 db, sql: "SELECT * FROM routines WHERE id = ? AND deleted_at IS NULL AND \(visible())",
                 arguments: [id.wireString])
         } else {
+            // Names compare as a lifter reads them: any case, in any alphabet, however the
+            // accents were typed (composed or not). Routines are few: compared here, not in SQL.
+            let key = Self.routineNameKey(trimmed)
             rows = try Row.fetchAll(
-                db,
-                sql: "SELECT * FROM routines WHERE name = ? COLLATE NOCASE AND deleted_at IS NULL AND \(visible())",
-                arguments: [trimmed])
+                db, sql: "SELECT * FROM routines WHERE deleted_at IS NULL AND \(visible())"
+            ).filter { Self.routineNameKey($0["name"] as String? ?? "") == key }
         }
         guard let first = rows.first else { throw StoreError.notFound("routine \"\(trimmed)\"") }
         guard rows.count == 1 else {
@@ -238,13 +240,18 @@ extension SpotterStore {
 
     /// A routine that takes `name` must not share it with another live routine (any case).
     func ensureRoutineNameFree(_ name: String, except id: UUID?, db: Database) throws {
-        let taken = try String.fetchOne(
-            db,
-            sql: """
-                SELECT id FROM routines WHERE name = ? COLLATE NOCASE AND deleted_at IS NULL AND \(visible())
-                AND id != ?
-                """, arguments: [name, id?.wireString ?? ""])
-        if taken != nil { throw StoreError.notAllowed("a routine named \"\(name)\" already exists") }
+        let key = Self.routineNameKey(name)
+        let taken = try Row.fetchAll(
+            db, sql: "SELECT name FROM routines WHERE deleted_at IS NULL AND \(visible()) AND id != ?",
+            arguments: [id?.wireString ?? ""]
+        ).contains { Self.routineNameKey($0["name"] as String? ?? "") == key }
+        if taken { throw StoreError.notAllowed("a routine named \"\(name)\" already exists") }
+    }
+
+    /// A routine name as it is compared: composed (NFC) and case-folded in every alphabet.
+    static func routineNameKey(_ name: String) -> String {
+        name.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+            .folding(options: [.caseInsensitive], locale: nil)
     }
 
     /// The best estimated 1RM of an exercise, in `unit`; nil when none is known.

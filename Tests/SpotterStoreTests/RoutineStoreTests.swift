@@ -258,4 +258,19 @@ struct RoutineStoreTests {
                 "Push A", fromWorkout: try store.workoutLog.createWorkout(name: "Empty").id)
         }
     }
+
+    /// Routine names are one name however they are typed: any case in any alphabet, accents
+    /// composed or not. A second routine of such a name is refused; each spelling finds it.
+    @Test func aNameInAnyCaseOrAccentFormIsTheSameRoutine() throws {
+        let store = try makeStore()
+        try store.workoutLog.createRoutine(name: "Pűsh Ä", exercises: routine())
+        #expect(throws: StoreError.self) { try store.workoutLog.createRoutine(name: "PŰSH ä") }
+        let decomposed = "Pu\u{030B}sh A\u{0308}"  // the same letters, accents typed apart (NFD)
+        #expect(throws: StoreError.self) { try store.workoutLog.createRoutine(name: decomposed) }
+        #expect(try store.queries.routine("pűsh ä").routine.name == "Pűsh Ä")
+        #expect(try store.queries.routine(decomposed).routine.name == "Pűsh Ä")
+        try store.workoutLog.createRoutine(name: "Пуш", exercises: routine())
+        #expect(try store.workoutLog.startRoutine("пуш").workout.name == "Пуш")
+        #expect(try store.queries.routines().count == 2)
+    }
 }
