@@ -262,33 +262,13 @@ extension SpotterStore {
     /// and releases the operations that were blocked behind it.
     func requeueCreate(of rejected: OutboxOperation, db: Database, now: Date) throws {
         let fields: [String: JSONValue]
-        switch rejected.entityType {
-        case .set:
-            guard
-                let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM sets WHERE id = ?"), arguments: [rejected.entityID])
-            else {
-                return
-            }
-            fields = try WorkoutSet(row: row).wireFields
-        case .workout:
-            guard
-                let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM workouts WHERE id = ?"), arguments: [rejected.entityID])
-            else {
-                return
-            }
-            fields = try Workout(row: row).wireFields
-        case .routine:
-            guard
-                let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM routines WHERE id = ?"), arguments: [rejected.entityID])
-            else {
-                return
-            }
-            fields = try Routine(row: row).wireFields
-        case .favorite:
+        if rejected.entityType == .favorite {
             fields = rejected.payload
+        } else {
+            guard let current = try EntityTable.wireFields(rejected.entityType, id: rejected.entityID, db: db) else {
+                return
+            }
+            fields = current
         }
         let stillBlocked = try Outbox.blocksDependants(rejected.dependsOn, db: db)
         // The row keeps its place in the queue (its seq), so operations queued behind the old

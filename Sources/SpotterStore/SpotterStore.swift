@@ -240,6 +240,19 @@ enum EntityTable {
         }
     }
 
+    /// The entity's row as wire fields (what a create of it sends); nil when it has no row.
+    static func wireFields(_ type: EntityType, id: String, db: Database) throws -> [String: JSONValue]? {
+        guard let table = table(type),
+            let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM \(table) WHERE id = ?"), arguments: [id])
+        else { return nil }
+        switch type {
+        case .set: return try WorkoutSet(row: row).wireFields
+        case .workout: return try Workout(row: row).wireFields
+        case .routine: return try Routine(row: row).wireFields
+        case .favorite: return nil
+        }
+    }
+
     static func columns(_ type: EntityType) -> Set<String> {
         type == .set ? setColumns : type == .workout ? workoutColumns : type == .routine ? routineColumns : []
     }
