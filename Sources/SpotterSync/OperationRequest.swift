@@ -19,16 +19,29 @@ public enum OperationRequest {
             idempotencyKey: op.idempotencyKey, method: endpoint.method, path: endpoint.path, body: try body(op))
     }
 
-    /// A whole `POST /v1/batch` body of these operations, each serialised once, as the engine
-    /// sends it (the engine also keeps it under the body limit).
+    /// A whole `POST /v1/batch` body of these operations, each serialised once.
     public static func batchBody(_ ops: [OutboxOperation]) throws(WireError) -> Data {
-        var body = Data("{\"ops\":[".utf8)
-        for (index, op) in ops.enumerated() {
-            if index > 0 { body.append(UInt8(ascii: ",")) }
-            body.append(try batchOp(op).json.canonicalData)
+        var prepared: [BatchOp] = []
+        for op in ops { prepared.append(try batchOp(op)) }
+        return batchBody(prepared).body
+    }
+
+    /// The body of `POST /v1/batch` holding the leading operations that fit in `maxBytes` (always
+    /// at least one), and how many that is: what does not fit waits for the next batch.
+    static func batchBody(_ ops: [BatchOp], maxBytes: Int = .max) -> (body: Data, count: Int) {
+        var body = Data()
+        body.reserveCapacity(min(maxBytes, ops.count * 400) + 16)
+        body.append(contentsOf: "{\"ops\":[".utf8)
+        var count = 0
+        for op in ops {
+            let text = op.json.canonicalData
+            if count > 0 && body.count + text.count + 2 > maxBytes { break }
+            if count > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(text)
+            count += 1
         }
         body.append(contentsOf: "]}".utf8)
-        return body
+        return (body, count)
     }
 
     static func body(_ op: OutboxOperation) throws(WireError) -> JSONValue? {

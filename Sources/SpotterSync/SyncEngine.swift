@@ -364,25 +364,13 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     }
 
     private func sendBatch(_ claimed: [PreparedOperation]) {
-        // Keep the body under the server's limit; what does not fit goes back unsent. Each op
-        // is serialised once, and the batch is those texts joined.
-        var ops: [OutboxOperation] = []
-        var body = Data()
-        body.reserveCapacity(min(configuration.maxBatchBytes, claimed.count * 400) + 16)
-        body.append(contentsOf: "{\"ops\":[".utf8)
-        for prepared in claimed {
-            let text = prepared.request.json.canonicalData
-            if !ops.isEmpty && body.count + text.count + 2 > configuration.maxBatchBytes { break }
-            if !ops.isEmpty { body.append(UInt8(ascii: ",")) }
-            body.append(text)
-            ops.append(prepared.op)
-        }
-        body.append(contentsOf: "]}".utf8)
+        // Keep the body under the server's limit; what does not fit goes back unsent.
+        let (body, count) = OperationRequest.batchBody(claimed.map(\.request), maxBytes: configuration.maxBatchBytes)
+        let ops = claimed.prefix(count).map(\.op)
         let leftOver = claimed.dropFirst(ops.count).map(\.op.opID)
         if !leftOver.isEmpty { releaseUnsent(leftOver) }
         metricDeltas[.requests, default: 0] += 1
         metricDeltas[.sent, default: 0] += ops.count
-        let sentOps = ops
         let request = TransportRequest(
             method: "POST", path: Route.batch, headers: [HeaderName.idempotencyKey: UUID().uuidString.lowercased()],
             body: body, timeout: configuration.requestTimeout)
@@ -390,7 +378,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         transport.send(request) { [self] result in
             queue.async { [self] in
                 batchOnWire = false
-                answered(sentOps, result)
+                answered(ops, result)
             }
         }
     }
