@@ -17,7 +17,7 @@ import GRDB
 /// midway, fails every write of the group that was not already failing alone: none of them is
 /// answered as done. Writes of the group that had not run yet go into the next group.
 final class GroupCommitWriter: @unchecked Sendable {
-    // @unchecked Sendable: `waiting` and `draining` are only touched under `lock`; the groups
+    // @unchecked Sendable: `waiting`, `draining` and `groups` are only touched under `lock`; the groups
     // themselves run one at a time on `queue`.
 
     /// The most writes one transaction takes; the rest wait for the next one.
@@ -37,7 +37,8 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var waiting: [Job] = []
     private var draining = false
     private let queue = DispatchQueue(label: "spotter.server.group-commit")
-    private let groups = ManagedAtomicCounter()
+    /// Transactions made so far (under `lock`).
+    private var groups = 0
     /// The writer connection's synchronous mode as last set (touched only on `queue`).
     private var flushing = true
 
@@ -46,7 +47,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     }
 
     /// How many transactions the writes were grouped into so far (the tests read it).
-    var groupCount: Int { groups.value }
+    var groupCount: Int { lock.withLock { groups } }
 
     /// Runs `work` in the next group. A write that need not survive a power cut (`durable:
     /// false`: an idempotency claim, which only keeps others out while its request runs) lets a
@@ -111,7 +112,7 @@ final class GroupCommitWriter: @unchecked Sendable {
 
     /// Runs one group; returns the writes it did not get to (the transaction ended under them).
     private func runGroup(_ group: [Job]) -> [Job] {
-        groups.add()
+        lock.withLock { groups += 1 }
         var ran = 0
         var groupError: Error?
         do {
@@ -160,12 +161,4 @@ struct GroupCommitFailed: Error, CustomStringConvertible {
 // @unchecked Sendable: written by the group's run, read by its finish, both on the group's queue.
 private final class OutcomeBox<T>: @unchecked Sendable {
     var result: Result<T, Error>?
-}
-
-// @unchecked Sendable: `count` is only touched under `lock`.
-private final class ManagedAtomicCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func add() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
 }
