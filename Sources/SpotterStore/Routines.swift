@@ -181,6 +181,23 @@ extension PlannedRow {
         SELECT p.*, (p.set_id IS NOT NULL AND EXISTS (SELECT 1 FROM sets s WHERE s.id = p.set_id AND s.deleted_at IS NULL)) AS set_live
         FROM routine_plans p
         """
+
+    /// A workout's planned rows, in the order they are done.
+    static func all(workoutID: UUID, db: Database) throws -> [PlannedRow] {
+        try Row.fetchAll(
+            db.cachedStatement(sql: selectSQL + " WHERE p.workout_id = ? ORDER BY p.ordinal"),
+            arguments: [workoutID.wireString]
+        ).map { try PlannedRow(row: $0) }
+    }
+
+    /// One planned row; refused as not found when there is none.
+    static func one(_ planID: UUID, db: Database) throws -> PlannedRow {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: selectSQL + " WHERE p.id = ?"), arguments: [planID.wireString])
+        else { throw StoreError.notFound("planned set \(planID.wireString)") }
+        return try PlannedRow(row: row)
+    }
 }
 
 extension SpotterStore {
@@ -547,11 +564,8 @@ extension WorkoutLog {
                 arguments: [Timestamp.format(Calendar.current.startOfDay(for: now)), routine.id.wireString])
             {
                 let workout = try Workout(row: row)
-                let rows = try Row.fetchAll(
-                    db, sql: PlannedRow.selectSQL + " WHERE p.workout_id = ? ORDER BY p.ordinal",
-                    arguments: [workout.id.wireString]
-                ).map { try PlannedRow(row: $0) }
-                return StartedRoutine(workout: workout, rows: rows, resumed: true)
+                return StartedRoutine(
+                    workout: workout, rows: try PlannedRow.all(workoutID: workout.id, db: db), resumed: true)
             }
             var outcomes: [ProgressionOutcome] = []
             for index in routine.exercises.indices {
@@ -597,11 +611,7 @@ extension WorkoutLog {
     ) throws -> LoggedSet {
         let now = self.now
         return try writer.write { db in
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: PlannedRow.selectSQL + " WHERE p.id = ?", arguments: [planID.wireString])
-            else { throw StoreError.notFound("planned set \(planID.wireString)") }
-            let plan = try PlannedRow(row: row)
+            let plan = try PlannedRow.one(planID, db: db)
             switch plan.status {
             case .done: throw StoreError.notAllowed("this planned set is already logged")
             case .skipped: throw StoreError.notAllowed("this planned set was skipped (x brings it back)")
@@ -633,11 +643,7 @@ extension WorkoutLog {
     @discardableResult
     public func toggleSkipPlanned(_ planID: UUID) throws -> Bool {
         try writer.write { db in
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: PlannedRow.selectSQL + " WHERE p.id = ?", arguments: [planID.wireString])
-            else { throw StoreError.notFound("planned set \(planID.wireString)") }
-            let plan = try PlannedRow(row: row)
+            let plan = try PlannedRow.one(planID, db: db)
             switch plan.status {
             case .done: throw StoreError.notAllowed("this planned set is already logged")
             case .planned:
@@ -689,11 +695,6 @@ extension Queries {
 
     /// The planned rows of a workout started from a routine, in the order they are done.
     public func plannedRows(workoutID: UUID) throws -> [PlannedRow] {
-        try writer.read { db in
-            try Row.fetchAll(
-                db, sql: PlannedRow.selectSQL + " WHERE p.workout_id = ? ORDER BY p.ordinal",
-                arguments: [workoutID.wireString]
-            ).map { try PlannedRow(row: $0) }
-        }
+        try writer.read { db in try PlannedRow.all(workoutID: workoutID, db: db) }
     }
 }
