@@ -53,13 +53,19 @@ public struct Workout: Sendable, Equatable, Codable {
     public var startedAt: Date
     public var endedAt: Date?
     public var notes: String?
+    /// Started from a routine: the routine and the targets it was started with.
+    public var plan: WorkoutPlan?
 
-    public init(id: UUID = UUID(), name: String, startedAt: Date, endedAt: Date? = nil, notes: String? = nil) {
+    public init(
+        id: UUID = UUID(), name: String, startedAt: Date, endedAt: Date? = nil, notes: String? = nil,
+        plan: WorkoutPlan? = nil
+    ) {
         self.id = id
         self.name = name
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.notes = notes
+        self.plan = plan
     }
 }
 

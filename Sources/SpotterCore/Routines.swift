@@ -243,7 +243,7 @@ extension Routine {
 }
 
 /// Typed reads of a routine's nested objects, each error naming its path.
-private struct RoutineFieldReader {
+struct RoutineFieldReader {
     let fields: [String: JSONValue]
     let path: String
 

@@ -142,6 +142,7 @@ public struct WireWorkout: WireCodable, Equatable {
     public var startedAt: Date
     public var endedAt: Date?
     public var notes: String?
+    public var plan: WorkoutPlan?
     public var updatedAt: Date?
     public var serverVersion: Int64?
     public var deleted: Bool?
@@ -153,20 +154,22 @@ public struct WireWorkout: WireCodable, Equatable {
         public static let startedAt = "started_at"
         public static let endedAt = "ended_at"
         public static let notes = "notes"
+        public static let plan = WorkoutPlan.Field.plan
         public static let updatedAt = "updated_at"
         public static let serverVersion = "server_version"
         public static let deleted = "deleted"
     }
 
     public init(
-        id: UUID, name: String, startedAt: Date, endedAt: Date? = nil, notes: String? = nil, updatedAt: Date? = nil,
-        serverVersion: Int64? = nil, deleted: Bool? = nil
+        id: UUID, name: String, startedAt: Date, endedAt: Date? = nil, notes: String? = nil,
+        plan: WorkoutPlan? = nil, updatedAt: Date? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil
     ) {
         self.id = id
         self.name = name
         self.startedAt = startedAt
         self.endedAt = endedAt
         self.notes = notes
+        self.plan = plan
         self.updatedAt = updatedAt
         self.serverVersion = serverVersion
         self.deleted = deleted
@@ -179,6 +182,11 @@ public struct WireWorkout: WireCodable, Equatable {
         startedAt = try fields.date(Field.startedAt)
         endedAt = try fields.optionalDate(Field.endedAt)
         notes = try fields.optionalString(Field.notes)
+        if let value = fields.optionalValue(Field.plan) {
+            do { plan = try WorkoutPlan(json: value) } catch {
+                throw WireError(field: error.field, expected: "a valid plan (\(error.message))")
+            }
+        }
         updatedAt = try fields.optionalDate(Field.updatedAt)
         serverVersion = try fields.optionalInt64(Field.serverVersion)
         deleted = try fields.optionalBool(Field.deleted)
@@ -191,6 +199,7 @@ public struct WireWorkout: WireCodable, Equatable {
         object.set(Field.startedAt, startedAt)
         object.set(Field.endedAt, endedAt)
         object.set(Field.notes, notes)
+        if let plan { object.fields[Field.plan] = plan.json }
         object.set(Field.updatedAt, updatedAt)
         object.set(Field.serverVersion, serverVersion)
         object.set(Field.deleted, deleted)
@@ -200,11 +209,14 @@ public struct WireWorkout: WireCodable, Equatable {
     public init(_ workout: Workout, updatedAt: Date? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil) {
         self.init(
             id: workout.id, name: workout.name, startedAt: workout.startedAt, endedAt: workout.endedAt,
-            notes: workout.notes, updatedAt: updatedAt, serverVersion: serverVersion, deleted: deleted)
+            notes: workout.notes, plan: workout.plan, updatedAt: updatedAt, serverVersion: serverVersion,
+            deleted: deleted)
     }
 
     /// The client's part, as the domain keeps it.
-    public var workout: Workout { Workout(id: id, name: name, startedAt: startedAt, endedAt: endedAt, notes: notes) }
+    public var workout: Workout {
+        Workout(id: id, name: name, startedAt: startedAt, endedAt: endedAt, notes: notes, plan: plan)
+    }
 }
 
 /// A set on the wire.

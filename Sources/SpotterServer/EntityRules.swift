@@ -102,6 +102,7 @@ enum EntityRules {
         if reader.has("started_at") { workout.startedAt = try reader.timestamp("started_at")! }
         if reader.has("ended_at") { workout.endedAt = try reader.timestamp("ended_at") }
         if reader.has("notes") { workout.notes = try reader.string("notes") }
+        if let value = reader.fields[WireWorkout.Field.plan] { workout.plan = try WorkoutPlan(json: value) }
     }
 
     private static func canonicalise(_ workout: inout WireWorkout) throws(ValidationError) {
@@ -117,7 +118,7 @@ enum EntityRules {
     static func clientContent(_ workout: WireWorkout) -> WireWorkout {
         WireWorkout(
             id: workout.id, name: workout.name, startedAt: workout.startedAt, endedAt: workout.endedAt,
-            notes: workout.notes)
+            notes: workout.notes, plan: workout.plan)
     }
 
     // MARK: Sets

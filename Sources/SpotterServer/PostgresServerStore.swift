@@ -229,14 +229,14 @@ final class PostgresServerTransaction: ServerTransaction {
         try session.query(
             """
             INSERT INTO workouts
-                (id, owner, name, started_at, ended_at, notes, updated_at, server_version, deleted)
+                (id, owner, name, started_at, ended_at, notes, plan, updated_at, server_version, deleted)
             VALUES (\(workout.id.wireString), \(owner), \(workout.name), \(Timestamp.format(workout.startedAt)),
-                    \(workout.endedAt.map(Timestamp.format)), \(workout.notes),
+                    \(workout.endedAt.map(Timestamp.format)), \(workout.notes), \(workout.plan?.text),
                     \(workout.updatedAt.map(Timestamp.format) ?? ""), \(workout.serverVersion ?? 0),
                     \(workout.deleted ?? false))
             ON CONFLICT (owner, id) DO UPDATE SET
                 name = EXCLUDED.name, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at,
-                notes = EXCLUDED.notes, updated_at = EXCLUDED.updated_at,
+                notes = EXCLUDED.notes, plan = EXCLUDED.plan, updated_at = EXCLUDED.updated_at,
                 server_version = EXCLUDED.server_version, deleted = EXCLUDED.deleted
             """)
     }
@@ -524,6 +524,7 @@ enum PostgresSchema {
             ]
         ),
         routineMigration,
+        workoutPlanMigration,
     ]
 
     /// Applies the migrations not yet recorded, all in one transaction under an advisory lock:

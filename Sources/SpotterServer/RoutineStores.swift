@@ -27,6 +27,10 @@ extension SQLiteServerStore {
                     CREATE INDEX routines_by_owner_version ON routines(owner, server_version);
                     """)
         }
+        // A workout started from a routine carries its plan (canonical JSON, as sent).
+        migrator.registerMigration("v4-workout-plans") { db in
+            try db.execute(sql: "ALTER TABLE workouts ADD COLUMN plan TEXT")
+        }
     }
 
     public func routines(user: String, includeDeleted: Bool) async throws -> [WireRoutine] {
@@ -84,6 +88,11 @@ extension PostgresSchema {
             """,
             "CREATE INDEX routines_by_owner_version ON routines (owner, server_version)",
         ]
+    )
+
+    /// A workout started from a routine carries its plan (canonical JSON, as sent).
+    static let workoutPlanMigration: (name: String, statements: [String]) = (
+        "v3-workout-plans", ["ALTER TABLE workouts ADD COLUMN plan TEXT"]
     )
 }
 

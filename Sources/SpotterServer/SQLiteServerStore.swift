@@ -330,12 +330,13 @@ struct SQLiteServerTransaction: ServerTransaction {
         try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO workouts
-                    (id, owner, name, started_at, ended_at, notes, updated_at, server_version, deleted)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    (id, owner, name, started_at, ended_at, notes, plan, updated_at, server_version, deleted)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             workout.id.wireString, owner, workout.name, Timestamp.format(workout.startedAt),
-            workout.endedAt.map(Timestamp.format), workout.notes, workout.updatedAt.map(Timestamp.format) ?? "",
+            workout.endedAt.map(Timestamp.format), workout.notes, workout.plan?.text,
+            workout.updatedAt.map(Timestamp.format) ?? "",
             workout.serverVersion ?? 0, workout.deleted ?? false,
         ])
     }

@@ -49,6 +49,13 @@ enum StoredCell {
         return date
     }
 
+    /// A workout's stored plan (column `plan`, canonical JSON); nil for NULL.
+    static func plan(_ row: some StoredRow) throws -> WorkoutPlan? {
+        do { return try WorkoutPlan.stored(try row.text("plan")) } catch let error as ValidationError {
+            throw Unreadable(column: "plan", value: "\(error.field) \(error.message)")
+        }
+    }
+
     static func enumeration<Value: RawRepresentable>(_ row: some StoredRow, _ column: String) throws -> Value
     where Value.RawValue == String {
         let text = try row.text(column) ?? ""
@@ -69,7 +76,8 @@ enum StoredEntity {
         WireWorkout(
             id: try StoredCell.uuid(row, "id"), name: try StoredCell.required(row.text("name"), "name"),
             startedAt: try StoredCell.date(row, "started_at"), endedAt: try StoredCell.optionalDate(row, "ended_at"),
-            notes: try row.text("notes"), updatedAt: try StoredCell.optionalDate(row, "updated_at"),
+            notes: try row.text("notes"), plan: try StoredCell.plan(row),
+            updatedAt: try StoredCell.optionalDate(row, "updated_at"),
             serverVersion: try StoredCell.required(row.integer("server_version"), "server_version"),
             deleted: try StoredCell.required(row.flag("deleted"), "deleted"))
     }

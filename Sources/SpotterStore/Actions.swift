@@ -104,12 +104,14 @@ extension SpotterStore {
     func insertWorkout(_ workout: Workout, db: Database, now: Date) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO workouts (id, name, started_at, ended_at, notes, updated_at, sync_state, account)
-                VALUES (?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?)
+                INSERT INTO workouts (id, name, started_at, ended_at, notes, plan, routine_id, updated_at, sync_state,
+                    account)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?)
                 """
         ).execute(arguments: [
             workout.id.wireString, workout.name, Timestamp.format(workout.startedAt),
-            workout.endedAt.map(Timestamp.format), workout.notes, Timestamp.format(now), userID,
+            workout.endedAt.map(Timestamp.format), workout.notes, workout.plan?.text,
+            workout.plan?.routineID.wireString, Timestamp.format(now), userID,
         ])
         _ = try Outbox.appendCreate(
             db, user: userID, type: .workout, id: workout.id.wireString, payload: workout.wireFields, dependency: nil,

@@ -198,11 +198,13 @@ extension SpotterStore {
         } else {
             statement = try db.makeStatement(
                 sql: """
-                    INSERT INTO workouts (id, name, started_at, ended_at, notes, updated_at, server_version, sync_state,
-                        account)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, \(SyncState.synced.sql), ?)
+                    INSERT INTO workouts (id, name, started_at, ended_at, notes, plan, routine_id, updated_at,
+                        server_version, sync_state, account)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.synced.sql), ?)
                     ON CONFLICT(id) DO UPDATE SET name = excluded.name, started_at = excluded.started_at,
-                        ended_at = excluded.ended_at, notes = excluded.notes, updated_at = excluded.updated_at,
+                        ended_at = excluded.ended_at, notes = excluded.notes, plan = excluded.plan,
+                        routine_id = excluded.routine_id,
+                        updated_at = excluded.updated_at,
                         server_version = excluded.server_version, deleted_at = NULL, sync_state = \(SyncState.synced.sql),
                         sync_error = NULL, account = excluded.account
                     WHERE \(visible("workouts."))
@@ -211,7 +213,9 @@ extension SpotterStore {
         }
         try statement.execute(arguments: [
             workout.id.wireString, workout.name, Timestamp.format(workout.startedAt),
-            workout.endedAt.map(Timestamp.format), workout.notes, stamp.updatedAt ?? now, stamp.serverVersion, userID,
+            workout.endedAt.map(Timestamp.format), workout.notes, workout.plan?.text,
+            workout.plan?.routineID.wireString, stamp.updatedAt ?? now,
+            stamp.serverVersion, userID,
         ])
         if db.changesCount == 0 { reportHeldByAnotherAccount("workouts", workout.id) }
     }

@@ -51,6 +51,17 @@ enum RoutineSchema {
                     CREATE INDEX routine_plans_by_routine ON routine_plans(routine_id, exercise);
                     """)
         }
+        // The workout carries its plan to every device (the targets it was started with), so a
+        // routine's progression reads the same history everywhere. `routine_id` is the plan's,
+        // kept beside it to find a routine's workouts without reading every plan.
+        migrator.registerMigration("v8-workout-plans") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE workouts ADD COLUMN plan TEXT;
+                    ALTER TABLE workouts ADD COLUMN routine_id TEXT;
+                    CREATE INDEX workouts_by_routine ON workouts(routine_id, started_at) WHERE routine_id IS NOT NULL;
+                    """)
+        }
     }
 
     /// The outbox's CHECK on entity_type names the entity types it may hold; SQLite cannot change
@@ -127,7 +138,7 @@ public struct RoutineSummary: Sendable, Equatable {
     public var routine: Routine
     public var syncState: SyncState
     public var syncError: String?
-    /// When a workout was last started from it on this device.
+    /// When a workout was last started from it (on any device of the account).
     public var lastStartedAt: Date?
 }
 
@@ -282,46 +293,70 @@ extension SpotterStore {
         ).map { $0 / unit.kilograms }
     }
 
-    /// Earlier performances of one exercise of a routine on this device, oldest first: the
-    /// targets each was started with and what was logged for them (in the exercise's unit).
+    /// Earlier performances of one exercise of a routine, oldest first, read from what every
+    /// device of the account sees alike: the workouts started from it (each carries the targets
+    /// it was started with) and their live sets. A planned set's performance is the set logged
+    /// for it (it has the planned set's id); planned sets without one take the exercise's other
+    /// sets of that workout in order (logged by hand, or again after a delete), warm-ups for
+    /// warm-ups. Weights are in `unit`.
     func pastPerformances(
         routineID: UUID, exercise: String, unit: WeightUnit, db: Database
     ) throws
         -> [PastPerformance]
     {
-        let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT p.workout_id, p.kind, p.weight, p.unit, p.reps, p.status, w.started_at,
-                    s.weight AS done_weight, s.unit AS done_unit, s.reps AS done_reps
-                FROM routine_plans p JOIN workouts w ON w.id = p.workout_id AND w.deleted_at IS NULL
-                LEFT JOIN sets s ON s.id = p.set_id AND s.deleted_at IS NULL AND p.status = 'done'
-                WHERE p.routine_id = ? AND p.exercise = ?
-                ORDER BY w.started_at, p.workout_id, p.set_index
-                """, arguments: [routineID.wireString, exercise])
+        let workouts = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT id, plan, started_at FROM workouts
+                    WHERE routine_id = ? AND deleted_at IS NULL AND \(visible())
+                    ORDER BY started_at, id
+                    """), arguments: [routineID.wireString])
         var performances: [PastPerformance] = []
-        var current: String?
-        for row in rows {
-            let workoutID: String = row["workout_id"]
-            if workoutID != current {
-                current = workoutID
-                let started = Timestamp.parse(row["started_at"] as String) ?? now
-                performances.append(PastPerformance(date: started, targets: [], performed: []))
+        for row in workouts {
+            // A plan that does not read is reported with the workout list; it is no history here.
+            guard let plan = try? WorkoutPlan.stored(row["plan"] as String?) else { continue }
+            let planned = plan.entries.filter { $0.exercise == exercise }.sorted { $0.set < $1.set }
+            guard !planned.isEmpty else { continue }
+            let sets = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT id, kind, weight, unit, reps FROM sets
+                        WHERE workout_id = ? AND exercise = ? AND deleted_at IS NULL
+                        ORDER BY position, performed_at, id
+                        """), arguments: [row["id"] as String, exercise])
+            func performed(_ set: Row) -> PerformedSet {
+                let from = WeightUnit(rawValue: set["unit"] ?? "kg") ?? .kg
+                return PerformedSet(
+                    weight: Formatting.converted(set["weight"], from: from, to: unit), reps: set["reps"])
             }
-            let plannedUnit = WeightUnit(rawValue: row["unit"]) ?? unit
-            let target = SetTarget(
-                kind: SetKind(rawValue: row["kind"]) ?? .normal,
-                weight: Formatting.converted(row["weight"], from: plannedUnit, to: unit), reps: row["reps"])
-            var performed: PerformedSet?
-            if let reps: Int = row["done_reps"], let weight: Double = row["done_weight"] {
-                let doneUnit = WeightUnit(rawValue: row["done_unit"] ?? "kg") ?? .kg
-                performed = PerformedSet(weight: Formatting.converted(weight, from: doneUnit, to: unit), reps: reps)
+            let plannedIDs = Set(planned.map(\.id.wireString))
+            var byID: [String: Row] = [:]
+            var unmatched: [Row] = []
+            for set in sets {
+                let id: String = set["id"]
+                if plannedIDs.contains(id) { byID[id] = set } else { unmatched.append(set) }
             }
-            performances[performances.count - 1].targets.append(target)
-            performances[performances.count - 1].performed.append(performed)
+            var performance = PastPerformance(
+                date: Timestamp.parse(row["started_at"] as String) ?? now, targets: [], performed: [])
+            for entry in planned {
+                performance.targets.append(
+                    SetTarget(
+                        kind: entry.kind, weight: Formatting.converted(entry.weight, from: entry.unit, to: unit),
+                        reps: entry.reps))
+                var done = byID[entry.id.wireString]
+                if done == nil,
+                    let index = unmatched.firstIndex(where: {
+                        (($0["kind"] as String?) == SetKind.warmup.rawValue) == (entry.kind == .warmup)
+                    })
+                {
+                    done = unmatched.remove(at: index)
+                }
+                performance.performed.append(done.map(performed))
+            }
+            // A workout where nothing of this exercise was logged yet is not a performance of it.
+            if performance.performed.contains(where: { $0 != nil }) { performances.append(performance) }
         }
-        // A workout still in progress (nothing logged or skipped in it yet) is not a performance.
-        return performances.filter { $0.performed.contains { $0 != nil } }
+        return performances
     }
 
     /// Targets for every planned set of `exercise` at this start, and why.
@@ -571,8 +606,7 @@ extension WorkoutLog {
             for index in routine.exercises.indices {
                 outcomes.append(try store.startTargets(routine, exerciseIndex: index, db: db))
             }
-            let workout = Workout(name: routine.name, startedAt: Timestamp.truncated(now))
-            try store.insertWorkout(workout, db: db, now: now)
+            var workout = Workout(name: routine.name, startedAt: Timestamp.truncated(now))
             var rows: [PlannedRow] = []
             for (ordinal, step) in routine.performanceOrder.enumerated() {
                 let planned = routine.exercises[step.exercise]
@@ -585,6 +619,18 @@ extension WorkoutLog {
                     repsMax: written.repsMax.map { max($0, target.reps) }, rpe: written.rpe,
                     restSeconds: routine.rest(forExercise: step.exercise), superset: planned.superset,
                     hint: outcomes[step.exercise].hint, status: .planned, setID: nil)
+                rows.append(row)
+            }
+            // The workout carries the targets to every device; the rows are this device's view.
+            workout.plan = WorkoutPlan(
+                routineID: routine.id,
+                entries: rows.map {
+                    WorkoutPlan.Entry(
+                        id: $0.id, exercise: $0.exercise, set: $0.setIndex, kind: $0.kind, weight: $0.weight,
+                        unit: $0.unit, reps: $0.reps)
+                })
+            try store.insertWorkout(workout, db: db, now: now)
+            for row in rows {
                 try db.cachedStatement(
                     sql: """
                         INSERT INTO routine_plans (id, workout_id, routine_id, ordinal, exercise_index, set_index, exercise,
@@ -592,11 +638,10 @@ extension WorkoutLog {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?)
                         """
                 ).execute(arguments: [
-                    row.id.wireString, workout.id.wireString, routine.id.wireString, ordinal, step.exercise, step.set,
-                    row.exercise, row.kind.rawValue, row.weight, row.unit.rawValue, row.reps, row.repsMax, row.rpe,
-                    row.restSeconds, row.superset, row.hint, Timestamp.format(now),
+                    row.id.wireString, workout.id.wireString, routine.id.wireString, row.ordinal, row.exerciseIndex,
+                    row.setIndex, row.exercise, row.kind.rawValue, row.weight, row.unit.rawValue, row.reps, row.repsMax,
+                    row.rpe, row.restSeconds, row.superset, row.hint, Timestamp.format(now),
                 ])
-                rows.append(row)
             }
             return StartedRoutine(workout: workout, rows: rows)
         }
@@ -630,7 +675,13 @@ extension WorkoutLog {
                 try Validation.reps(input.reps)
                 try Validation.rpe(input.rpe)
             }
-            let logged = try store.logValidatedSet(input, id: UUID(), db: db, now: now)
+            // The first set logged for a planned set takes its id: every device then knows which
+            // planned set it performed. Logged again after a delete, it needs an id of its own.
+            let planIDTaken = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ?)"),
+                arguments: [planID.wireString])
+            let logged = try store.logValidatedSet(
+                input, id: planIDTaken == true ? UUID() : planID, db: db, now: now)
             try db.execute(
                 sql: "UPDATE routine_plans SET status = 'done', set_id = ? WHERE id = ?",
                 arguments: [logged.set.id.wireString, planID.wireString])
@@ -667,8 +718,8 @@ extension Queries {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT r.*, (SELECT MAX(w.started_at) FROM routine_plans p JOIN workouts w ON w.id = p.workout_id
-                        WHERE p.routine_id = r.id AND w.deleted_at IS NULL) AS last_started
+                    SELECT r.*, (SELECT MAX(w.started_at) FROM workouts w
+                        WHERE w.routine_id = r.id AND w.deleted_at IS NULL AND \(store.visible("w."))) AS last_started
                     FROM routines r WHERE r.deleted_at IS NULL AND \(store.visible("r."))
                     ORDER BY r.name COLLATE NOCASE, r.id
                     """

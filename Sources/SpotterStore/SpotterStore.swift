@@ -353,7 +353,8 @@ extension Workout {
         self.init(
             id: try cells.uuid(prefix + "id"), name: try cells.value(prefix + "name"),
             startedAt: try cells.timestamp(prefix + "started_at"),
-            endedAt: try cells.optionalTimestamp(prefix + "ended_at"), notes: try cells.value(prefix + "notes"))
+            endedAt: try cells.optionalTimestamp(prefix + "ended_at"), notes: try cells.value(prefix + "notes"),
+            plan: try cells.plan(prefix + "plan"))
     }
 
     var wireFields: [String: JSONValue] {
@@ -364,6 +365,7 @@ extension Workout {
         ]
         if let endedAt { fields["ended_at"] = .string(Timestamp.format(endedAt)) }
         if let notes { fields["notes"] = .string(notes) }
+        if let plan { fields[WorkoutPlan.Field.plan] = plan.json }
         return fields
     }
 }
@@ -436,6 +438,14 @@ struct RowCells {
         guard let text = try value(column) as String? else { return nil }
         guard let date = Timestamp.parse(text) else { throw unreadable(column, "a timestamp") }
         return date
+    }
+
+    /// A workout's plan; nil when NULL or when the row was read without the column.
+    func plan(_ column: String) throws -> WorkoutPlan? {
+        guard row.hasColumn(column) else { return nil }
+        do { return try WorkoutPlan.stored(try value(column) as String?) } catch let error as ValidationError {
+            throw unreadable(column, "a plan (\(error.field) \(error.message))")
+        }
     }
 
     static func noun<T>(_ type: T.Type) -> String {

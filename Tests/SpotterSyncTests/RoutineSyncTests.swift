@@ -70,4 +70,53 @@ struct RoutineSyncTests {
         #expect(sets.allSatisfy { $0.workoutID == started.workout.id && $0.weight == 140 && $0.reps == 5 })
         await server.server.stop()
     }
+
+    /// The progression, across devices: targets come from the routine's last performance
+    /// wherever it was done, and both devices say the same thing about it.
+    @Test func progressionFollowsARoutineDoneOnAnotherDevice() async throws {
+        let server = try await LiveServer.start()
+        let deviceA = try Device(server: server)
+        let deviceB = try Device(server: server)
+        try deviceA.store.workoutLog.createRoutine(
+            name: "Push A",
+            exercises: [
+                RoutineExercise(
+                    exercise: "Bench Press (Barbell)",
+                    sets: Array(repeating: PlannedSet(weight: 100, reps: 5), count: 3),
+                    progression: .linear)
+            ])
+        #expect(await deviceA.sync())
+        #expect(await deviceB.sync())
+
+        // A does the routine: every planned set at its target.
+        let first = try deviceA.store.workoutLog.startRoutine("Push A")
+        #expect(first.workout.plan?.entries.map(\.id) == first.rows.map(\.id))
+        let loggedOnA = try first.rows.map { try deviceA.store.workoutLog.logPlanned($0.id).set.id }
+        #expect(await deviceA.sync())
+        // The set logged for a planned set carries the planned set's id to the server.
+        #expect(Set(try await server.sets().map(\.id)) == Set(loggedOnA))
+        #expect(loggedOnA == first.rows.map(\.id))
+        let onServer = try await server.server.store.workouts(user: "alice", includeDeleted: false)
+        #expect(onServer.first { $0.id == first.workout.id }?.plan == first.workout.plan)
+
+        // B has never done it, yet its next start moves on from A's performance.
+        #expect(await deviceB.sync())
+        #expect(try deviceB.store.queries.routine("Push A").lastStartedAt == first.workout.startedAt)
+        let onB = try deviceB.store.workoutLog.startRoutine("Push A")
+        #expect(!onB.resumed)
+        #expect(onB.rows.map(\.weight) == [102.5, 102.5, 102.5])
+        #expect(onB.rows.allSatisfy { $0.hint?.hasPrefix("+2.5 kg: all 3×5 done on ") == true })
+
+        // B misses the last set by two reps; A's next start keeps the weight and counts the miss.
+        for (index, row) in onB.rows.enumerated() {
+            try deviceB.store.workoutLog.logPlanned(row.id, reps: index == 2 ? 3 : nil)
+        }
+        #expect(await deviceB.sync())
+        #expect(await deviceA.sync())
+        let again = try deviceA.store.workoutLog.startRoutine("Push A")
+        #expect(again.rows.map(\.weight) == [102.5, 102.5, 102.5])
+        #expect(again.rows.first?.hint?.hasPrefix("same weight: 3×5 at 102.5 kg not all done on ") == true)
+        #expect(again.rows.first?.hint?.hasSuffix("(miss 1 of 3)") == true)
+        await server.server.stop()
+    }
 }

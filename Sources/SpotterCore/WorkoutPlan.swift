@@ -1,0 +1,139 @@
+import Foundation
+
+/// The plan a workout was started with from a routine: which routine, and each planned set's
+/// targets. It travels with the workout (field `plan`), so every device of the account sees the
+/// same performances of a routine and computes the same next targets from them. It is written
+/// once, when the workout is started; what was done is the workout's sets: the set first logged
+/// for a planned set takes the planned set's id.
+public struct WorkoutPlan: Sendable, Equatable, Codable {
+    public var routineID: UUID
+    public var entries: [Entry]
+
+    /// One planned set and the targets it was started with.
+    public struct Entry: Sendable, Equatable, Codable {
+        /// The planned set's id; the set logged for it (the first time) has this id.
+        public var id: UUID
+        public var exercise: String
+        /// Its place among the planned sets of its exercise (0 = first).
+        public var set: Int
+        public var kind: SetKind
+        public var weight: Double
+        public var unit: WeightUnit
+        public var reps: Int
+
+        public init(id: UUID, exercise: String, set: Int, kind: SetKind, weight: Double, unit: WeightUnit, reps: Int) {
+            self.id = id
+            self.exercise = exercise
+            self.set = set
+            self.kind = kind
+            self.weight = weight
+            self.unit = unit
+            self.reps = reps
+        }
+    }
+
+    public init(routineID: UUID, entries: [Entry]) {
+        self.routineID = routineID
+        self.entries = entries
+    }
+
+    /// The wire names, written once.
+    public enum Field {
+        public static let plan = "plan"
+        public static let routineID = "routine_id"
+        public static let sets = "sets"
+        public static let id = "id"
+        public static let exercise = "exercise"
+        public static let set = "set"
+        public static let kind = "kind"
+        public static let weight = "weight"
+        public static let unit = "unit"
+        public static let reps = "reps"
+    }
+
+    /// As many planned sets as the largest routine holds.
+    public static let maxEntries = Routine.maxExercises * Routine.maxSetsPerExercise
+
+    public var json: JSONValue {
+        .object([
+            Field.routineID: .string(routineID.wireString),
+            Field.sets: .array(
+                entries.map { entry in
+                    .object([
+                        Field.id: .string(entry.id.wireString), Field.exercise: .string(entry.exercise),
+                        Field.set: .int(Int64(entry.set)), Field.kind: .string(entry.kind.rawValue),
+                        Field.weight: .double(entry.weight), Field.unit: .string(entry.unit.rawValue),
+                        Field.reps: .int(Int64(entry.reps)),
+                    ])
+                }),
+        ])
+    }
+
+    /// Reads and validates a plan; the error names the field ("plan.sets[2].reps").
+    public init(json: JSONValue) throws(ValidationError) {
+        guard let fields = json.objectValue else {
+            throw ValidationError(field: Field.plan, message: "must be an object with routine_id and sets")
+        }
+        let reader = RoutineFieldReader(fields: fields, path: Field.plan)
+        guard let routineText = try reader.string(Field.routineID), let routineID = UUID(wire: routineText) else {
+            throw ValidationError(field: "\(Field.plan).\(Field.routineID)", message: "must be a routine's id")
+        }
+        guard case .array(let elements)? = fields[Field.sets] else {
+            throw ValidationError(field: "\(Field.plan).\(Field.sets)", message: "must be an array of planned sets")
+        }
+        guard elements.count <= Self.maxEntries else {
+            throw ValidationError(
+                field: "\(Field.plan).\(Field.sets)", message: "must hold at most \(Self.maxEntries) planned sets")
+        }
+        var entries: [Entry] = []
+        for (index, element) in elements.enumerated() {
+            let path = "\(Field.plan).\(Field.sets)[\(index)]"
+            guard let entryFields = element.objectValue else {
+                throw ValidationError(field: path, message: "must be an object")
+            }
+            let entry = RoutineFieldReader(fields: entryFields, path: path)
+            func required<Value>(_ name: String, _ value: Value?) throws(ValidationError) -> Value {
+                guard let value else { throw ValidationError(field: "\(path).\(name)", message: "is required") }
+                return value
+            }
+            let idText = try required(Field.id, try entry.string(Field.id))
+            guard let id = UUID(wire: idText) else {
+                throw ValidationError(field: "\(path).\(Field.id)", message: "must be a UUID")
+            }
+            let unit = try entry.enumeration(Field.unit, fallback: WeightUnit.kg, message: "must be kg or lb")
+            let planned = Entry(
+                id: id, exercise: try required(Field.exercise, try entry.string(Field.exercise)),
+                set: try required(Field.set, try entry.int(Field.set)),
+                kind: try entry.enumeration(
+                    Field.kind, fallback: SetKind.normal,
+                    message: "must be one of \(SetKind.allCases.map(\.rawValue).joined(separator: ", "))"),
+                weight: try required(Field.weight, try entry.double(Field.weight)), unit: unit,
+                reps: try required(Field.reps, try entry.int(Field.reps)))
+            do {
+                try Validation.exercise(planned.exercise)
+                try Validation.weight(planned.weight, unit: unit)
+                try Validation.reps(planned.reps)
+            } catch {
+                throw ValidationError(field: "\(path).\(error.field)", message: error.message)
+            }
+            guard (0..<Routine.maxSetsPerExercise).contains(planned.set) else {
+                throw ValidationError(
+                    field: "\(path).\(Field.set)", message: "must be from 0 to \(Routine.maxSetsPerExercise - 1)")
+            }
+            entries.append(planned)
+        }
+        self.init(routineID: routineID, entries: entries)
+    }
+
+    /// The plan as stored in a text column.
+    public var text: String { json.canonicalString }
+
+    /// A stored plan; nil for none. A stored plan that does not read is an error the caller reports.
+    public static func stored(_ text: String?) throws(ValidationError) -> WorkoutPlan? {
+        guard let text else { return nil }
+        guard let json = JSONValue.parse(text) else {
+            throw ValidationError(field: Field.plan, message: "is not JSON")
+        }
+        return try WorkoutPlan(json: json)
+    }
+}
