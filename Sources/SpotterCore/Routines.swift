@@ -242,6 +242,25 @@ extension Routine {
     }
 }
 
+extension Routine {
+    /// A validation error of this routine as a lifter reads it: the field
+    /// "exercises[4].sets[0].rpe" becomes "Bench Press (Barbell) (exercise 5), set 1: rpe".
+    /// The wire keeps the path (clients match on it); people get names.
+    public func readable(_ error: ValidationError) -> ValidationError {
+        guard let match = error.field.wholeMatch(of: #/exercises\[(\d+)\](?:\.sets\[(\d+)\])?(?:\.(.+))?/#),
+            let index = Int(match.1)
+        else { return error }
+        var field =
+            exercises.indices.contains(index)
+            ? "\(exercises[index].exercise) (exercise \(index + 1))" : "exercise \(index + 1)"
+        if let set = match.2.flatMap({ Int($0) }) { field += ", set \(set + 1)" }
+        if let rest = match.3 {
+            field += ": \(rest == "rest_s" ? "rest" : rest.replacingOccurrences(of: "_", with: " "))"
+        }
+        return ValidationError(field: field, message: error.message)
+    }
+}
+
 /// Typed reads of a routine's nested objects, each error naming its path.
 struct RoutineFieldReader {
     let fields: [String: JSONValue]

@@ -121,6 +121,11 @@ public struct PlannedRow: Sendable, Equatable {
     public var status: PlanStatus
     /// The set it was logged as (status done).
     public var setID: UUID?
+    /// What that set holds now (status done): the weight and reps lifted, which may differ from
+    /// the targets.
+    public var logged: SetTarget?
+    /// The unit of `logged`.
+    public var loggedUnit: WeightUnit?
 
     /// The hint of a percentage set when the exercise has no estimated 1RM yet: its weight is
     /// unknown (shown as 0), so it is never logged without one.
@@ -185,12 +190,20 @@ extension PlannedRow {
             hint: try cells.value("hint"),
             status: stored == .done && !setLive ? .planned : stored,
             setID: stored == .done && setLive ? try cells.uuid("set_id") : nil)
+        if stored == .done && setLive {
+            logged = SetTarget(
+                kind: try cells.enumeration("logged_kind"), weight: try cells.value("logged_weight"),
+                reps: try cells.value("logged_reps"))
+            loggedUnit = try cells.enumeration("logged_unit")
+        }
     }
 
-    /// The plan rows with `set_live`: whether the set a row was logged as is still there.
+    /// The plan rows with `set_live` (whether the set a row was logged as is still there) and
+    /// what that set holds.
     static let selectSQL = """
-        SELECT p.*, (p.set_id IS NOT NULL AND EXISTS (SELECT 1 FROM sets s WHERE s.id = p.set_id AND s.deleted_at IS NULL)) AS set_live
-        FROM routine_plans p
+        SELECT p.*, s.id IS NOT NULL AS set_live, s.kind AS logged_kind, s.weight AS logged_weight,
+            s.unit AS logged_unit, s.reps AS logged_reps
+        FROM routine_plans p LEFT JOIN sets s ON s.id = p.set_id AND s.deleted_at IS NULL
         """
 
     /// A workout's planned rows, in the order they are done.
@@ -432,7 +445,9 @@ extension WorkoutLog {
         var routine = Routine(
             id: id, name: name.trimmingCharacters(in: .whitespacesAndNewlines), notes: notes,
             restSeconds: restSeconds, exercises: exercises)
-        try store.checked { () throws(ValidationError) in try Validation.routine(routine) }
+        try store.checked { () throws(ValidationError) in
+            do throws(ValidationError) { try Validation.routine(routine) } catch { throw routine.readable(error) }
+        }
         return try writer.write { db in
             for index in routine.exercises.indices {
                 routine.exercises[index].exercise = try store.resolveExercise(
@@ -542,7 +557,9 @@ extension WorkoutLog {
             try change(&routine)
             routine.id = current.id
             routine.name = routine.name.trimmingCharacters(in: .whitespacesAndNewlines)
-            try store.checked { () throws(ValidationError) in try Validation.routine(routine) }
+            try store.checked { () throws(ValidationError) in
+                do throws(ValidationError) { try Validation.routine(routine) } catch { throw routine.readable(error) }
+            }
             for index in routine.exercises.indices {
                 routine.exercises[index].exercise = try store.resolveExercise(
                     routine.exercises[index].exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)

@@ -31,6 +31,12 @@ struct RoutineCommand: AsyncParsableCommand {
             "rpe": JSONValue(row.rpe), "rest_s": JSONValue(row.restSeconds), "superset": JSONValue(row.superset),
             "hint": JSONValue(row.hint), "status": .string(row.status.rawValue),
             "set_id": JSONValue(row.setID?.wireString),
+            "logged": row.logged.map { logged in
+                .object([
+                    "kind": .string(logged.kind.rawValue), "weight": .double(logged.weight),
+                    "unit": .string((row.loggedUnit ?? row.unit).rawValue), "reps": .int(Int64(logged.reps)),
+                ])
+            } ?? .null,
         ])
     }
 
@@ -58,6 +64,13 @@ struct RoutineCommand: AsyncParsableCommand {
             "\(row.id.wireString)  \(row.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) "
             + "\(row.exercise)  \(Formatting.weight(row.weight, unit: row.unit)) × \(row.reps)"
         if let rpe = row.rpe { line += " @\(Formatting.number(rpe))" }
+        // A done row says what was lifted when it was not the target.
+        if let logged = row.logged {
+            let unit = row.loggedUnit ?? row.unit
+            if logged.weight != row.weight || unit != row.unit || logged.reps != row.reps {
+                line += "  (logged \(Formatting.weight(logged.weight, unit: unit)) × \(logged.reps))"
+            }
+        }
         if let superset = row.superset { line += "  [superset \(superset)]" }
         if let hint = row.hint { line += "  — \(hint)" }
         return line

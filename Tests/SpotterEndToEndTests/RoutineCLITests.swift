@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// Routines from the command line, as a lifter scripts them: errors name the exercise and set
+/// rather than a JSON path, and a workout's plan says what was lifted where it was not the target.
+@Suite("Routines on the command line", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+struct RoutineCLITests {
+    @discardableResult
+    static func run(_ arguments: [String], db: String, expect status: Int32 = 0) async throws -> SpotterBinary.Result {
+        let result = try await SpotterBinary.run(arguments, db: db)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        return result
+    }
+
+    @Test func aBadValueNamesTheExerciseAndSetAndChangesNothing() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await Self.run(["routine", "create", "Push A"], db: db)
+        try await Self.run(
+            ["routine", "add", "Push A", "--exercise", "bench press", "--sets", "3", "--reps", "5", "--weight", "100"],
+            db: db)
+        let before = try await Self.run(["routine", "show", "Push A", "--json"], db: db).stdout
+        let refused = try await SpotterBinary.run(
+            ["routine", "add", "Push A", "--exercise", "squat", "--sets", "2", "--reps", "5", "--rpe", "8.3"], db: db)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("squat (exercise 2), set 1: rpe: must be"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("exercises["), "no JSON path for a person: \(refused.stderr)")
+        #expect(try await Self.run(["routine", "show", "Push A", "--json"], db: db).stdout == before)
+    }
+
+    @Test func aDoneRowOfThePlanSaysWhatWasLiftedWhenItWasNotTheTarget() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await Self.run(["routine", "create", "Legs"], db: db)
+        try await Self.run(
+            ["routine", "add", "Legs", "--exercise", "squat", "--sets", "2", "--reps", "5", "--weight", "140"], db: db)
+        let started = try await Self.run(["routine", "start", "Legs", "--json"], db: db).stdout
+        let document = try SpotterBinary.json(started)
+        let workoutID = try #require(document["workout_id"] as? String)
+        let planned = try #require(document["planned"] as? [[String: Any]])
+        let ids = planned.compactMap { $0["id"] as? String }
+        #expect(ids.count == 2)
+        try await Self.run(["routine", "done", ids[0]], db: db)
+        try await Self.run(["routine", "done", ids[1], "--reps", "3"], db: db)
+
+        let lines = try await Self.run(["routine", "plan", workoutID], db: db).stdout.split(separator: "\n")
+        let first = try #require(lines.first { $0.hasPrefix(ids[0]) })
+        let second = try #require(lines.first { $0.hasPrefix(ids[1]) })
+        #expect(first.contains("done") && !first.contains("logged"), "the target was lifted: \(first)")
+        #expect(second.contains("140 kg × 5") && second.contains("(logged 140 kg × 3)"), "\(second)")
+        let json = try SpotterBinary.json(try await Self.run(["routine", "plan", workoutID, "--json"], db: db).stdout)
+        let rows = try #require(json["planned"] as? [[String: Any]])
+        let logged = try #require(rows.first { $0["id"] as? String == ids[1] }?["logged"] as? [String: Any])
+        #expect(logged["reps"] as? Int == 3)
+        #expect(logged["weight"] as? Double == 140)
+    }
+}
