@@ -217,7 +217,11 @@ extension SpotterStore {
             workout.plan?.routineID.wireString, stamp.updatedAt ?? now,
             stamp.serverVersion, userID,
         ])
-        if db.changesCount == 0 { reportHeldByAnotherAccount("workouts", workout.id) }
+        if db.changesCount == 0 {
+            reportHeldByAnotherAccount("workouts", workout.id)
+        } else if let plan = workout.plan {
+            try showPlan(plan, of: workout, db: db, now: now)
+        }
     }
 
     /// A pulled row whose id another account on this device already holds (both imported the same

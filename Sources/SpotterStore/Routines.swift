@@ -188,9 +188,9 @@ extension PlannedRow {
             reps: try cells.value("reps"), repsMax: try cells.value("reps_max"), rpe: try cells.value("rpe"),
             restSeconds: try cells.value("rest_s"), superset: try cells.value("superset"),
             hint: try cells.value("hint"),
-            status: stored == .done && !setLive ? .planned : stored,
-            setID: stored == .done && setLive ? try cells.uuid("set_id") : nil)
-        if stored == .done && setLive {
+            status: setLive ? .done : stored == .done ? .planned : stored,
+            setID: setLive ? try cells.uuid("logged_id") : nil)
+        if setLive {
             logged = SetTarget(
                 kind: try cells.enumeration("logged_kind"), weight: try cells.value("logged_weight"),
                 reps: try cells.value("logged_reps"))
@@ -199,11 +199,13 @@ extension PlannedRow {
     }
 
     /// The plan rows with `set_live` (whether the set a row was logged as is still there) and
-    /// what that set holds.
+    /// what that set holds. A row not logged here is done when a set with its id is here: it was
+    /// logged on another device (the set first logged for a planned set takes its id).
     static let selectSQL = """
-        SELECT p.*, s.id IS NOT NULL AS set_live, s.kind AS logged_kind, s.weight AS logged_weight,
-            s.unit AS logged_unit, s.reps AS logged_reps
-        FROM routine_plans p LEFT JOIN sets s ON s.id = p.set_id AND s.deleted_at IS NULL
+        SELECT p.*, s.id IS NOT NULL AS set_live, s.id AS logged_id, s.kind AS logged_kind,
+            s.weight AS logged_weight, s.unit AS logged_unit, s.reps AS logged_reps
+        FROM routine_plans p
+        LEFT JOIN sets s ON s.id = CASE WHEN p.status = 'done' THEN p.set_id ELSE p.id END AND s.deleted_at IS NULL
         """
 
     /// A workout's planned rows, in the order they are done.
@@ -401,6 +403,43 @@ extension SpotterStore {
         let history = try pastPerformances(
             routineID: routine.id, exercise: planned.exercise, unit: planned.unit, db: db)
         return Progression.next(for: planned, written: written, history: history)
+    }
+
+    /// A workout started from a routine on another device shows its planned sets here too, to
+    /// carry on with: one planned row per entry of its plan (once), with the routine's rep
+    /// ranges, RPE, rest and supersets when the routine is here. A row whose set was logged
+    /// (on any device) shows as done, by the set's id.
+    func showPlan(_ plan: WorkoutPlan, of workout: Workout, db: Database, now: String) throws {
+        guard
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM routine_plans WHERE workout_id = ?)"),
+                arguments: [workout.id.wireString]) == false
+        else { return }
+        let routine = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM routines WHERE id = ? AND deleted_at IS NULL"),
+            arguments: [plan.routineID.wireString]
+        ).flatMap { try? Routine(row: $0) }
+        // Without the routine here, exercises are numbered in the order the plan first names them.
+        var order: [String] = []
+        for entry in plan.entries where !order.contains(entry.exercise) { order.append(entry.exercise) }
+        for (ordinal, entry) in plan.entries.enumerated() {
+            let index = routine?.exercises.firstIndex { $0.exercise == entry.exercise }
+            let written = index.flatMap { routine?.exercises[$0] }
+            let set = written.flatMap { $0.sets.indices.contains(entry.set) ? $0.sets[entry.set] : nil }
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO routine_plans (id, workout_id, routine_id, ordinal, exercise_index, set_index,
+                        exercise, kind, weight, unit, reps, reps_max, rpe, rest_s, superset, hint, status, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?)
+                    """
+            ).execute(arguments: [
+                entry.id.wireString, workout.id.wireString, plan.routineID.wireString, ordinal,
+                index ?? order.firstIndex(of: entry.exercise) ?? 0, entry.set,
+                entry.exercise, entry.kind.rawValue, entry.weight, entry.unit.rawValue, entry.reps,
+                set?.repsMax.map { max($0, entry.reps) }, set?.rpe, index.flatMap { routine?.rest(forExercise: $0) },
+                written?.superset, "planned on another device", now,
+            ])
+        }
     }
 
     /// Writes a routine's whole new image and queues the fields that changed.
@@ -610,7 +649,8 @@ extension WorkoutLog {
                     SELECT w.* FROM workouts w
                     WHERE w.deleted_at IS NULL AND w.ended_at IS NULL AND w.started_at >= ? AND \(store.visible("w."))
                       AND EXISTS (SELECT 1 FROM routine_plans p WHERE p.workout_id = w.id AND p.routine_id = ?
-                                    AND p.status = 'planned')
+                                    AND p.status = 'planned'
+                                    AND NOT EXISTS (SELECT 1 FROM sets s WHERE s.id = p.id AND s.deleted_at IS NULL))
                     ORDER BY w.started_at DESC LIMIT 1
                     """,
                 arguments: [Timestamp.format(Calendar.current.startOfDay(for: now)), routine.id.wireString])

@@ -119,4 +119,45 @@ struct RoutineSyncTests {
         #expect(again.rows.first?.hint?.hasSuffix("(miss 1 of 3)") == true)
         await server.server.stop()
     }
+
+    /// A routine started on the phone and carried on on the laptop: the laptop shows the planned
+    /// sets, the one logged on the phone as done, logs the rest once each, and the phone agrees.
+    @Test func aWorkoutStartedOnOneDeviceIsCarriedOnOnAnother() async throws {
+        let server = try await LiveServer.start()
+        let phone = try Device(server: server)
+        let laptop = try Device(server: server)
+        try phone.store.workoutLog.createRoutine(
+            name: "Legs",
+            exercises: [
+                RoutineExercise(
+                    exercise: "Squat (Barbell)",
+                    sets: [PlannedSet(weight: 140, reps: 5, repsMax: 8, rpe: 8), PlannedSet(weight: 140, reps: 5)],
+                    restSeconds: 180)
+            ])
+        let started = try phone.store.workoutLog.startRoutine("Legs")
+        let first = try phone.store.workoutLog.logPlanned(started.rows[0].id).set
+        #expect(await phone.sync())
+        #expect(await laptop.sync())
+
+        let onLaptop = try laptop.store.queries.plannedRows(workoutID: started.workout.id)
+        #expect(onLaptop.map(\.id) == started.rows.map(\.id))
+        #expect(onLaptop.map(\.status) == [.done, .planned])
+        #expect(onLaptop[0].setID == first.id)
+        #expect(onLaptop[0].repsMax == 8 && onLaptop[0].rpe == 8 && onLaptop[0].restSeconds == 180)
+        // The set the phone logged is not logged again here.
+        #expect(throws: StoreError.self) { try laptop.store.workoutLog.logPlanned(onLaptop[0].id) }
+        // Starting the routine again today on the laptop picks this workout up.
+        let resumed = try laptop.store.workoutLog.startRoutine("Legs")
+        #expect(resumed.resumed && resumed.workout.id == started.workout.id)
+        let second = try laptop.store.workoutLog.logPlanned(onLaptop[1].id, reps: 6).set
+        #expect(await laptop.sync())
+        #expect(await phone.sync())
+
+        let onPhone = try phone.store.queries.plannedRows(workoutID: started.workout.id)
+        #expect(onPhone.map(\.status) == [.done, .done])
+        #expect(onPhone[1].setID == second.id && onPhone[1].logged?.reps == 6)
+        let sets = try await server.sets()
+        #expect(Set(sets.map(\.id)) == [first.id, second.id], "each planned set on the server once")
+        await server.server.stop()
+    }
 }
