@@ -205,7 +205,8 @@ extension PlannedRow {
         SELECT p.*, s.id IS NOT NULL AS set_live, s.id AS logged_id, s.kind AS logged_kind,
             s.weight AS logged_weight, s.unit AS logged_unit, s.reps AS logged_reps
         FROM routine_plans p
-        LEFT JOIN sets s ON s.id = CASE WHEN p.status = 'done' THEN p.set_id ELSE p.id END AND s.deleted_at IS NULL
+        LEFT JOIN sets s ON s.id = CASE WHEN p.status = 'done' THEN p.set_id ELSE p.id END
+            AND s.workout_id = p.workout_id AND s.deleted_at IS NULL
         """
 
     /// A workout's planned rows, in the order they are done.
@@ -650,7 +651,8 @@ extension WorkoutLog {
                     WHERE w.deleted_at IS NULL AND w.ended_at IS NULL AND w.started_at >= ? AND \(store.visible("w."))
                       AND EXISTS (SELECT 1 FROM routine_plans p WHERE p.workout_id = w.id AND p.routine_id = ?
                                     AND p.status = 'planned'
-                                    AND NOT EXISTS (SELECT 1 FROM sets s WHERE s.id = p.id AND s.deleted_at IS NULL))
+                                    AND NOT EXISTS (SELECT 1 FROM sets s WHERE s.id = p.id AND s.workout_id = w.id
+                                                    AND s.deleted_at IS NULL))
                     ORDER BY w.started_at DESC LIMIT 1
                     """,
                 arguments: [Timestamp.format(Calendar.current.startOfDay(for: now)), routine.id.wireString])

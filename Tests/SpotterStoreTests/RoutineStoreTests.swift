@@ -273,4 +273,32 @@ struct RoutineStoreTests {
         #expect(try store.workoutLog.startRoutine("пуш").workout.name == "Пуш")
         #expect(try store.queries.routines().count == 2)
     }
+
+    /// A pulled plan is shown as planned rows, and only a set of that same workout marks a row
+    /// done: a plan naming another workout's set (a bug or a hostile client) claims nothing.
+    @Test func aPulledPlanShowsItsRowsAndOnlyItsOwnWorkoutsSetsMarkThemDone() throws {
+        let store = try makeStore()
+        let elsewhere = try store.workoutLog.logSet(
+            LogSetInput(exercise: "Squat (Barbell)", weight: 100, unit: .kg, reps: 5))
+        let routine = UUID()
+        let entries = [
+            WorkoutPlan.Entry(
+                id: elsewhere.set.id, exercise: "Squat (Barbell)", set: 0, kind: .normal, weight: 140, unit: .kg,
+                reps: 5),
+            WorkoutPlan.Entry(
+                id: UUID(), exercise: "Squat (Barbell)", set: 1, kind: .normal, weight: 140, unit: .kg, reps: 5),
+        ]
+        let workout = Workout(
+            name: "Legs", startedAt: Date().addingTimeInterval(-600),
+            plan: WorkoutPlan(routineID: routine, entries: entries))
+        try store.pull.mergePulled(
+            [.workout(workout, ServerStamp(serverVersion: 7, updatedAt: Timestamp.format(Date())))], cursor: "7")
+        let rows = try store.queries.plannedRows(workoutID: workout.id)
+        #expect(rows.map(\.id) == entries.map(\.id))
+        #expect(rows.map(\.status) == [.planned, .planned], "the other workout's set is not this plan's")
+        #expect(rows.allSatisfy { $0.hint == "planned on another device" && $0.weight == 140 })
+        let logged = try store.workoutLog.logPlanned(rows[1].id)
+        #expect(logged.set.id == rows[1].id, "the set logged for a planned set takes its id")
+        #expect(try store.queries.plannedRows(workoutID: workout.id).map(\.status) == [.planned, .done])
+    }
 }
