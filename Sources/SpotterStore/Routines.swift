@@ -320,17 +320,21 @@ extension SpotterStore {
     ) throws
         -> [PastPerformance]
     {
+        // Workouts started before plans travelled with them (no plan) keep their history on the
+        // device that started them, from its planned rows.
         let workouts = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
                     SELECT id, plan, started_at FROM workouts
-                    WHERE routine_id = ? AND deleted_at IS NULL AND \(visible())
+                    WHERE (routine_id = ? OR (plan IS NULL AND id IN (SELECT workout_id FROM routine_plans WHERE routine_id = ?)))
+                      AND deleted_at IS NULL AND \(visible())
                     ORDER BY started_at, id
-                    """), arguments: [routineID.wireString])
+                    """), arguments: [routineID.wireString, routineID.wireString])
         var performances: [PastPerformance] = []
         for row in workouts {
             // A plan that does not read is reported with the workout list; it is no history here.
-            guard let plan = try? WorkoutPlan.stored(row["plan"] as String?) else { continue }
+            guard let plan = try? WorkoutPlan.stored(row["plan"] as String?) ?? localPlan(workoutID: row["id"], db: db)
+            else { continue }
             let planned = plan.entries.filter { $0.exercise == exercise }.sorted { $0.set < $1.set }
             guard !planned.isEmpty else { continue }
             let sets = try Row.fetchAll(
@@ -373,6 +377,27 @@ extension SpotterStore {
             if performance.performed.contains(where: { $0 != nil }) { performances.append(performance) }
         }
         return performances
+    }
+
+    /// A workout's plan as its planned rows here hold it, for a workout started before plans
+    /// travelled with workouts; a row logged as a set stands for that set's id.
+    func localPlan(workoutID: String, db: Database) throws -> WorkoutPlan? {
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM routine_plans WHERE workout_id = ? ORDER BY ordinal"),
+            arguments: [workoutID])
+        guard let first = rows.first, let routineID = UUID(wire: first["routine_id"] ?? "") else { return nil }
+        return WorkoutPlan(
+            routineID: routineID,
+            entries: try rows.map { row in
+                let cells = RowCells(row, table: "routine_plans")
+                let logged = (row["status"] as String?) == PlanStatus.done.rawValue ? row["set_id"] as String? : nil
+                return WorkoutPlan.Entry(
+                    id: try logged.flatMap { UUID(wire: $0) } ?? cells.uuid("id"),
+                    exercise: try cells.value("exercise"),
+                    set: try cells.value("set_index"), kind: try cells.enumeration("kind"),
+                    weight: try cells.value("weight"), unit: try cells.enumeration("unit"),
+                    reps: try cells.value("reps"))
+            })
     }
 
     /// Targets for every planned set of `exercise` at this start, and why.
@@ -778,7 +803,8 @@ extension Queries {
                 db,
                 sql: """
                     SELECT r.*, (SELECT MAX(w.started_at) FROM workouts w
-                        WHERE w.routine_id = r.id AND w.deleted_at IS NULL AND \(store.visible("w."))) AS last_started
+                        WHERE (w.routine_id = r.id OR w.id IN (SELECT workout_id FROM routine_plans WHERE routine_id = r.id))
+                          AND w.deleted_at IS NULL AND \(store.visible("w."))) AS last_started
                     FROM routines r WHERE r.deleted_at IS NULL AND \(store.visible("r."))
                     ORDER BY r.name COLLATE NOCASE, r.id
                     """

@@ -301,4 +301,31 @@ struct RoutineStoreTests {
         #expect(logged.set.id == rows[1].id, "the set logged for a planned set takes its id")
         #expect(try store.queries.plannedRows(workoutID: workout.id).map(\.status) == [.planned, .done])
     }
+
+    /// A routine done before workouts carried their plan keeps its history on the device that
+    /// did it: its planned rows stand in for the plan.
+    @Test func aRoutineDoneBeforePlansTravelledKeepsItsHistoryHere() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        try store.workoutLog.createRoutine(name: "Push A", exercises: routine(progression: .linear))
+        let first = try store.workoutLog.startRoutine("Push A")
+        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        // As the previous version left it: planned rows, sets with ids of their own, no plan.
+        try store.writer.write { db in
+            try db.execute(sql: "UPDATE workouts SET plan = NULL, routine_id = NULL")
+            for row in first.rows {
+                let fresh = UUID().wireString
+                try db.execute(
+                    sql: "UPDATE sets SET id = ? WHERE id = ?", arguments: [fresh, row.id.wireString])
+                try db.execute(
+                    sql: "UPDATE routine_plans SET set_id = ? WHERE id = ?", arguments: [fresh, row.id.wireString])
+            }
+        }
+        #expect(try store.queries.routine("Push A").lastStartedAt == first.workout.startedAt)
+        clock.advance(by: 2 * 86_400)
+        let second = try store.workoutLog.startRoutine("Push A")
+        let bench = second.rows.filter { $0.exercise == "Bench Press (Barbell)" }
+        #expect(bench.map(\.weight) == [102.5, 102.5, 102.5])
+        #expect(bench.first?.hint?.hasPrefix("+2.5 kg: all 3×5 done on ") == true)
+    }
 }
