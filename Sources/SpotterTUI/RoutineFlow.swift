@@ -2,7 +2,8 @@ import Foundation
 import SpotterCore
 import SpotterStore
 
-/// The "Start routine" list that `R` opens: the routines, one chosen with j/k and started with Enter.
+/// The "Start routine" list that `R` opens: the routines, one chosen with j/k and started with
+/// Enter, or opened in the editor (`e`), renamed (`r`), deleted (`d`); `n` makes a new one.
 public struct RoutinePicker: Sendable, Equatable {
     public var routines: [RoutineSummary] = []
     public var selected = 0
@@ -58,8 +59,9 @@ extension AppState {
             picker.selected = max(0, picker.selected - 1)
         case .submit:
             guard picker.routines.indices.contains(picker.selected) else {
-                overlay = .none
-                say("No routine to start: R then n makes one (or spotter routine create NAME)", isError: true)
+                say(
+                    "No routine to start: \(KeyMap.name(of: .newRoutine, in: .routinePicker)) makes one, "
+                        + "or S saves a workout as one", isError: true)
                 return []
             }
             overlay = .none
