@@ -149,6 +149,13 @@ public final class AppController {
             state.selectedSet = 0
             try perform(.loadSets(workoutID: state.currentWorkout?.id))
         case .loadSuggestions(let query):
+            if case .routineEditor(var editor) = state.overlay, var form = editor.form {
+                form.suggestions = try store.queries.exercises(matching: query, limit: 5)
+                form.highlighted = min(form.highlighted, max(0, form.suggestions.count - 1))
+                editor.form = form
+                state.overlay = .routineEditor(editor)
+                return
+            }
             guard case .setForm(var form) = state.overlay else { return }
             form.suggestions = try store.queries.exercises(matching: query, limit: 5)
             form.starred = Set(try store.queries.favorites().map { $0.lowercased() })
@@ -245,7 +252,9 @@ public final class AppController {
             try store.queue.discard(opID: op.opID)
             afterLocalWrite()
             state.say("Discarded")
-        case .loadRoutines, .startRoutine, .logPlanned, .toggleSkipPlanned, .saveRoutine:
+        case .loadRoutines, .startRoutine, .logPlanned, .toggleSkipPlanned, .saveRoutine, .createRoutine,
+            .renameRoutine,
+            .deleteRoutine, .saveRoutineEdits:
             try performRoutine(effect)
         case .loadOutbox:
             loadOutbox()

@@ -204,6 +204,8 @@ public struct HistoryView: Sendable, Equatable {
 public enum DeleteTarget: Sendable, Equatable {
     case set(id: UUID, description: String)
     case workout(id: UUID, name: String, setCount: Int)
+    /// From the routine list (`d`); keeping it goes back to the list.
+    case routine(id: UUID, name: String)
 }
 
 /// The modal layer over the panes; at most one at a time.
@@ -217,6 +219,10 @@ public enum Overlay: Sendable, Equatable {
     case help
     /// `R`: choose a routine to start today's workout from.
     case routinePicker(RoutinePicker)
+    /// `e` in the routine list: one routine's plan being changed.
+    case routineEditor(RoutineEditor)
+    /// `n` / `r` in the routine list: a routine's name being typed.
+    case routineName(RoutineNameInput)
 
     /// The name dialog with `name` typed, the cursor at its end.
     public static func newWorkout(name: String) -> Overlay {

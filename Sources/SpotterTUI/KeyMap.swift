@@ -22,6 +22,14 @@ public enum KeyContext: Sendable, Equatable, Hashable, CaseIterable {
     case help
     /// The "Start routine" list.
     case routinePicker
+    /// A routine's plan being edited: its exercises and planned sets.
+    case routineEditor
+    /// The editor's form for one exercise or one planned set.
+    case routineForm
+    /// Typing a routine's name (a new routine, or a rename).
+    case routineName
+    /// Esc in the editor with changes not saved yet: discard, save or keep editing.
+    case confirmDiscard
     /// The terminal is below 80x24: only the "too small" notice is on screen.
     case tooSmall
 }
@@ -45,6 +53,10 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     case nextField, previousField, nextSuggestion, previousSuggestion, formHistory, starSuggestion
     case previousKind, nextKind
     case edit(TextEdit)
+    // The routine list and editor.
+    case editRoutine, newRoutine, renameRoutine, deleteRoutine
+    case editRoutineRow, addExercise, addPlannedSet, removeRoutineRow, moveExerciseDown, moveExerciseUp
+    case saveRoutine, discardChanges, keepEditing
 }
 
 /// A line of hints a binding shows up in.
@@ -61,6 +73,9 @@ public enum HintBar: Sendable, Equatable, Hashable, CaseIterable {
     case history, help
     /// The "terminal too small" notice.
     case tooSmall
+    /// The routine list's footer, the editor's bottom bar, its form's last line, the routine
+    /// name dialog's, and the bottom bar asking what to do with unsaved changes.
+    case routinePicker, routineEditor, routineForm, routineName, confirmDiscard
 }
 
 /// A binding's text on one hint bar: "n log set".
@@ -154,7 +169,7 @@ public enum KeyMap {
             help: .line(key: "w", text: "start a new workout")),
         KeyBinding(
             [c("R")], .browse, .startRoutine,
-            help: .line(key: "R", text: "start a routine; planned row: Enter logs, e edit, x skip")),
+            help: .line(key: "R", text: "routines: Enter start, e edit, n new, r rename, d delete")),
         KeyBinding(
             [c("S")], .browse, .saveAsRoutine,
             help: .line(key: "S", text: "save the workout as a routine (started from one: update it)")),
@@ -257,10 +272,44 @@ public enum KeyMap {
             [.escape, c("q"), c("h"), .enter], .history, .closeHistory, hints: [Hint(bar: .history, text: "Esc close")]),
 
         // The routine list.
-        KeyBinding([c("j"), .down], .routinePicker, .moveDown),
+        KeyBinding([.enter], .routinePicker, .submit, hints: [Hint(bar: .routinePicker, text: "Enter start")]),
+        KeyBinding([c("e")], .routinePicker, .editRoutine, hints: [Hint(bar: .routinePicker, text: "e edit")]),
+        KeyBinding([c("n")], .routinePicker, .newRoutine, hints: [Hint(bar: .routinePicker, text: "n new")]),
+        KeyBinding([c("r")], .routinePicker, .renameRoutine, hints: [Hint(bar: .routinePicker, text: "r rename")]),
+        KeyBinding([c("d")], .routinePicker, .deleteRoutine, hints: [Hint(bar: .routinePicker, text: "d delete")]),
+        KeyBinding([c("j"), .down], .routinePicker, .moveDown, hints: [Hint(bar: .routinePicker, text: "j/k move")]),
         KeyBinding([c("k"), .up], .routinePicker, .moveUp),
-        KeyBinding([.enter], .routinePicker, .submit),
-        KeyBinding([.escape, c("q")], .routinePicker, .cancel),
+        KeyBinding([.escape, c("q")], .routinePicker, .cancel, hints: [Hint(bar: .routinePicker, text: "Esc close")]),
+
+        // The routine editor.
+        KeyBinding(
+            [.enter, c("e")], .routineEditor, .editRoutineRow, hints: [Hint(bar: .routineEditor, text: "Enter edit")]),
+        KeyBinding([c("a")], .routineEditor, .addExercise, hints: [Hint(bar: .routineEditor, text: "a add exercise")]),
+        KeyBinding([c("+")], .routineEditor, .addPlannedSet, hints: [Hint(bar: .routineEditor, text: "+ set")]),
+        KeyBinding(
+            [c("d"), c("-")], .routineEditor, .removeRoutineRow, hints: [Hint(bar: .routineEditor, text: "d remove")]),
+        KeyBinding(
+            [c("J")], .routineEditor, .moveExerciseDown, hints: [Hint(bar: .routineEditor, text: "J/K reorder")]),
+        KeyBinding([c("K")], .routineEditor, .moveExerciseUp),
+        KeyBinding([c("j"), .down], .routineEditor, .moveDown),
+        KeyBinding([c("k"), .up], .routineEditor, .moveUp),
+        KeyBinding([c("s")], .routineEditor, .saveRoutine, hints: [Hint(bar: .routineEditor, text: "s save")]),
+        KeyBinding([.escape, c("q")], .routineEditor, .cancel, hints: [Hint(bar: .routineEditor, text: "Esc close")]),
+        // Its form: one exercise's settings, or one planned set's values.
+        KeyBinding([.enter], .routineForm, .submit, hints: [Hint(bar: .routineForm, text: "Enter apply")]),
+        KeyBinding([.tab, .down], .routineForm, .nextField, hints: [Hint(bar: .routineForm, text: "Tab next")]),
+        KeyBinding([.backTab, .up], .routineForm, .previousField),
+        KeyBinding([.escape], .routineForm, .cancel, hints: [Hint(bar: .routineForm, text: "Esc cancel")]),
+        // A routine's name.
+        KeyBinding([.enter], .routineName, .submit, hints: [Hint(bar: .routineName, text: "Enter save")]),
+        KeyBinding([.escape], .routineName, .cancel, hints: [Hint(bar: .routineName, text: "Esc cancel")]),
+        // Unsaved changes.
+        KeyBinding(
+            [c("y"), c("Y")], .confirmDiscard, .discardChanges, hints: [Hint(bar: .confirmDiscard, text: "y discard")]),
+        KeyBinding([c("s")], .confirmDiscard, .saveRoutine, hints: [Hint(bar: .confirmDiscard, text: "s save")]),
+        KeyBinding(
+            [c("n"), c("N"), .escape, c("q")], .confirmDiscard, .keepEditing,
+            hints: [Hint(bar: .confirmDiscard, text: "n keep editing")]),
 
         // Help.
         KeyBinding(

@@ -38,6 +38,13 @@ public enum AppEffect: Sendable, Equatable {
     case logPlanned(id: UUID, weight: Double?, reps: Int?, rpe: Double?, kind: SetKind?)
     /// Skip a planned row, or bring a skipped one back.
     case toggleSkipPlanned(id: UUID)
+    /// `n` in the routine list: an empty routine, then opened in the editor.
+    case createRoutine(name: String)
+    case renameRoutine(id: UUID, name: String)
+    case deleteRoutine(id: UUID)
+    /// `s` in the editor: the routine's exercises become these (validated and queued by the
+    /// store in one transaction); `close` goes back to the list once saved.
+    case saveRoutineEdits(id: UUID, exercises: [RoutineExercise], close: Bool)
     case loadOutbox
     /// The terminal came back (focus-in, SIGCONT): an "app resumed" sync trigger.
     case resumed
@@ -59,6 +66,19 @@ extension AppState {
         case .history: [.history]
         case .help: [.help]
         case .routinePicker: [.routinePicker]
+        case .routineEditor(let editor):
+            if editor.confirmingDiscard {
+                [.confirmDiscard]
+            } else if let form = editor.form {
+                switch form.focus {
+                case .exercise: [.exerciseField, .textField, .routineForm]
+                case .kind, .unit, .progression: [.kindField, .routineForm]
+                case .sets, .weight, .reps, .rpe, .increment, .rest, .superset: [.textField, .routineForm]
+                }
+            } else {
+                [.routineEditor]
+            }
+        case .routineName: [.routineName, .textField]
         case .none: filterInput == nil ? [.browse] : [.filter, .textField]
         }
     }
@@ -88,6 +108,10 @@ extension AppState {
             return []
         case .routinePicker(let picker):
             return reduceRoutinePicker(picker, action)
+        case .routineEditor(let editor):
+            return reduceRoutineEditor(editor, key, action)
+        case .routineName(let input):
+            return reduceRoutineName(input, key, action)
         case .none:
             break
         }
@@ -382,9 +406,11 @@ extension AppState {
             switch target {
             case .set(let id, _): return [.deleteSet(id: id)]
             case .workout(let id, _, _): return [.deleteWorkout(id: id)]
+            case .routine(let id, _): return [.deleteRoutine(id: id)]
             }
         case .keepItem:
             overlay = .none
+            if case .routine(let id, _) = target { return returnToRoutineList(selecting: id) }
         default:
             break
         }

@@ -60,6 +60,8 @@ public enum Renderer {
         case .help: drawHelp(state, &buffer)
         case .history(let view): drawHistory(view, state, &buffer)
         case .routinePicker(let picker): drawRoutinePicker(picker, state, &buffer)
+        case .routineEditor(let editor): drawRoutineEditor(editor, state, &buffer)
+        case .routineName(let input): drawRoutineName(input, state, &buffer)
         case .confirmDelete, .newWorkout, .none: break
         }
         // Messages and names carry symbols of their own ("100 kg × 5", "Log set · new workout",
@@ -439,6 +441,9 @@ public enum Renderer {
     // MARK: Bottom bar
 
     static func hints(_ state: AppState) -> String {
+        if case .routineEditor(let editor) = state.overlay {
+            return " " + KeyMap.hints(editor.form == nil ? .routineEditor : .routineForm)
+        }
         if let row = state.currentSet, row.syncState == .rejected, state.focus == .sets {
             return " \(state.glyphs.rejected) \(row.syncError ?? "rejected")  \(KeyMap.hints(.rejectedSet))"
         }
@@ -460,6 +465,8 @@ public enum Renderer {
             case .set(_, let description): question = "Delete set \(description)?"
             case .workout(_, let name, let count):
                 question = "Delete workout \(name) and its \(count) set\(count == 1 ? "" : "s")?"
+            case .routine(_, let name):
+                question = "Delete routine \(name)? Workouts started from it stay."
             }
             buffer.fill(x: 0, y: y, count: width, style: CellStyle(color: .red, bold: true, reverse: true))
             buffer.put(
@@ -471,6 +478,13 @@ public enum Renderer {
             var x = buffer.put(" New workout name: ", x: 0, y: y, style: .reverse)
             x += putEditing(name, &buffer, x: x, y: y, style: .reverse, cursorStyle: .plain)
             buffer.put("   " + KeyMap.hints(.newWorkout), x: x, y: y, style: .reverse)
+            return
+        case .routineEditor(let editor) where editor.confirmingDiscard:
+            let style = CellStyle(color: .red, bold: true, reverse: true)
+            buffer.fill(x: 0, y: y, count: width, style: style)
+            buffer.put(
+                " Unsaved changes to \(editor.routine.name).  \(KeyMap.hints(.confirmDiscard))".clipped(
+                    to: width, ellipsis: state.glyphs.ellipsis), x: 0, y: y, style: style)
             return
         default:
             break

@@ -2,12 +2,15 @@ import Foundation
 import SpotterCore
 import SpotterStore
 
-/// The "Start routine" list that `R` opens: the routines, one chosen with j/k and started with Enter.
+/// The "Start routine" list that `R` opens: the routines, one chosen with j/k and started with
+/// Enter, or opened in the editor (`e`), renamed (`r`), deleted (`d`); `n` makes a new one.
 public struct RoutinePicker: Sendable, Equatable {
     public var routines: [RoutineSummary] = []
     public var selected = 0
     /// False until the list is read (an empty list then says how to make one).
     public var loaded = false
+    /// The routine to select once the list is read (back from the editor, a rename).
+    public var pendingSelection: UUID?
 
     public init() {}
 }
@@ -56,12 +59,15 @@ extension AppState {
             picker.selected = max(0, picker.selected - 1)
         case .submit:
             guard picker.routines.indices.contains(picker.selected) else {
-                overlay = .none
-                say("No routine to start: make one with spotter routine create NAME", isError: true)
+                say(
+                    "No routine to start: \(KeyMap.name(of: .newRoutine, in: .routinePicker)) makes one, "
+                        + "or S saves a workout as one", isError: true)
                 return []
             }
             overlay = .none
             return [.startRoutine(id: picker.routines[picker.selected].routine.id)]
+        case .editRoutine, .newRoutine, .renameRoutine, .deleteRoutine:
+            return reduceRoutineListEdit(picker, action)
         default:
             return []
         }
@@ -139,6 +145,11 @@ extension AppController {
             guard case .routinePicker(var picker) = state.overlay else { return }
             picker.routines = try store.queries.routines()
             picker.loaded = true
+            if let id = picker.pendingSelection, let index = picker.routines.firstIndex(where: { $0.routine.id == id })
+            {
+                picker.selected = index
+            }
+            picker.pendingSelection = nil
             picker.selected = min(picker.selected, max(0, picker.routines.count - 1))
             state.overlay = .routinePicker(picker)
         case .startRoutine(let id):
@@ -194,8 +205,83 @@ extension AppController {
             let skipped = try store.workoutLog.toggleSkipPlanned(id)
             afterLocalWrite(selectPlanned: id)
             state.say(skipped ? "Skipped: nothing is logged for it (x brings it back)" : "Planned again")
+        case .createRoutine, .renameRoutine, .deleteRoutine, .saveRoutineEdits:
+            try performRoutineEdit(effect)
         default:
             break
+        }
+    }
+
+    /// The routine list's and editor's writes, each one store action (validated, queued, one
+    /// transaction). A refusal changes nothing: it is said in the status line, and the dialog
+    /// or editor it came from stays open with what was typed.
+    private func performRoutineEdit(_ effect: AppEffect) throws {
+        do {
+            switch effect {
+            case .createRoutine(let name):
+                let routine = try store.workoutLog.createRoutine(name: name)
+                afterLocalWrite()
+                state.overlay = .routineEditor(RoutineEditor(routine: routine))
+                state.say(
+                    "Made routine \(routine.name): \(KeyMap.name(of: .addExercise, in: .routineEditor)) adds an exercise"
+                )
+            case .renameRoutine(let id, let name):
+                let routine = try store.workoutLog.updateRoutine(id.wireString) { $0.name = name }
+                afterLocalWrite()
+                _ = state.returnToRoutineList(selecting: id)
+                try performRoutine(.loadRoutines)
+                state.say("Renamed to \(routine.name)")
+            case .deleteRoutine(let id):
+                let name = try store.queries.routine(id.wireString).routine.name
+                try store.workoutLog.deleteRoutine(id.wireString)
+                afterLocalWrite()
+                _ = state.returnToRoutineList(selecting: nil)
+                try performRoutine(.loadRoutines)
+                state.say("Deleted routine \(name) (workouts started from it stay)")
+            case .saveRoutineEdits(let id, let exercises, let close):
+                let saved = try store.workoutLog.updateRoutine(id.wireString) { $0.exercises = exercises }
+                afterLocalWrite()
+                if close {
+                    _ = state.returnToRoutineList(selecting: id)
+                    try performRoutine(.loadRoutines)
+                } else if case .routineEditor(var editor) = state.overlay {
+                    // The store's spelling of each exercise (the catalogue's) is what was saved.
+                    editor.saved = saved
+                    editor.routine = saved
+                    editor.selected = min(editor.selected, max(0, editor.rows.count - 1))
+                    state.overlay = .routineEditor(editor)
+                }
+                let sets = saved.exercises.reduce(0) { $0 + $1.sets.count }
+                state.say("Saved \(saved.name): \(saved.exercises.count) exercises, \(sets) sets")
+            default:
+                break
+            }
+        } catch let error as StoreError {
+            refused(effect, error)
+        }
+    }
+
+    /// Says why a routine write was refused, and gives back what was being typed.
+    private func refused(_ effect: AppEffect, _ error: StoreError) {
+        var reason = error.description
+        switch effect {
+        case .saveRoutineEdits(_, let exercises, _):
+            if case .invalid(let invalid) = error { reason = RoutineEditor.explain(invalid, in: exercises) }
+            if case .routineEditor(var editor) = state.overlay {
+                editor.error = reason
+                state.overlay = .routineEditor(editor)
+            }
+            state.say("Not saved: \(reason)", isError: true, seconds: 8)
+        case .createRoutine(let name):
+            state.overlay = .routineName(RoutineNameInput(purpose: .create, field: TextField(name), error: reason))
+            state.say(reason, isError: true, seconds: 6)
+        case .renameRoutine(let id, let name):
+            let from = (try? store.queries.routine(id.wireString).routine.name) ?? name
+            state.overlay = .routineName(
+                RoutineNameInput(purpose: .rename(id: id, from: from), field: TextField(name), error: reason))
+            state.say(reason, isError: true, seconds: 6)
+        default:
+            state.say(reason, isError: true, seconds: 6)
         }
     }
 }

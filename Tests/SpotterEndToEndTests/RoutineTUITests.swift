@@ -19,8 +19,11 @@ struct RoutineTUITests {
             ], db: db)
         #expect(added.status == 0, "\(added.stderr)")
 
+        // Airplane mode from the start: the queue stays visible. (Pressing `a` after launch raced
+        // the engine's first sync: a connectivity event posted after the key redrew the badge.)
+        let airplane = try await SpotterBinary.run(["airplane", "on"], db: db)
+        #expect(airplane.status == 0, "\(airplane.stderr)")
         let tmux = try await TUIEndToEndTests.launch(workspace: workspace, arguments: "")
-        try tmux.press("a")  // airplane: the queue stays visible
         var step = try await tmux.waitFor("✈ Airplane")
         #expect(step.ok, "airplane:\n\(step.screen)")
         try tmux.press("R")
@@ -69,5 +72,90 @@ struct RoutineTUITests {
         let ops = try #require((try SpotterBinary.json(outbox.stdout))["operations"] as? [[String: Any]])
         let setCreates = ops.filter { ($0["entity_type"] as? String) == "set" && ($0["kind"] as? String) == "create" }
         #expect(setCreates.count == 2, "each logged set queued once")
+    }
+
+    @Test("R, e: a set's reps changed and an exercise added in the editor, s saves; the CLI shows it, queued once")
+    func editARoutineInTheUI() async throws {
+        let workspace = try TUIEndToEndTests.Workspace()
+        let db = workspace.database
+        let created = try await SpotterBinary.run(["routine", "create", "Push A"], db: db)
+        #expect(created.status == 0, "\(created.stderr)")
+        let added = try await SpotterBinary.run(
+            [
+                "routine", "add", "Push A", "--exercise", "Bench Press (Barbell)", "--sets", "3", "--reps", "5",
+                "--weight", "100",
+            ], db: db)
+        #expect(added.status == 0, "\(added.stderr)")
+
+        // Airplane mode from the start: the UI's save stays queued, to be counted.
+        let airplane = try await SpotterBinary.run(["airplane", "on"], db: db)
+        #expect(airplane.status == 0, "\(airplane.stderr)")
+        let tmux = try await TUIEndToEndTests.launch(workspace: workspace, arguments: "")
+        var step = try await tmux.waitFor("✈ Airplane")
+        #expect(step.ok, "airplane:\n\(step.screen)")
+        try tmux.press("R")
+        step = try await tmux.waitFor { $0.contains("Start routine") && $0.contains("Push A") }
+        #expect(step.ok, "routine list:\n\(step.screen)")
+        #expect(step.screen.contains("e edit  n new  r rename  d delete"), "the list names its keys:\n\(step.screen)")
+        try tmux.press("e")
+        step = try await tmux.waitFor { TUIEndToEndTests.lines($0, containing: "100 kg", "5 reps").count == 3 }
+        #expect(step.ok, "the editor, three planned sets:\n\(step.screen)")
+        #expect(step.screen.contains("Edit routine · Push A"))
+
+        // The first set's reps: j to it, Enter opens its form on the reps, 8 replaces 5.
+        try tmux.press("j")
+        try tmux.press("Enter")
+        step = try await tmux.waitFor("Planned set 1 · Bench Press (Barbell)")
+        #expect(step.ok, "the set's form:\n\(step.screen)")
+        try tmux.type("8")
+        try tmux.press("Enter")
+        step = try await tmux.waitFor { screen in
+            TUIEndToEndTests.lines(screen, containing: "100 kg", "8 reps").count == 1 && screen.contains("unsaved")
+        }
+        #expect(step.ok, "reps changed, not saved yet:\n\(step.screen)")
+
+        // An exercise, through the type-ahead.
+        try tmux.press("a")
+        step = try await tmux.waitFor("Add exercise")
+        #expect(step.ok, "the new exercise's form:\n\(step.screen)")
+        try tmux.type("squat (b")
+        step = try await tmux.waitFor("▸ Squat (Barbell)")
+        #expect(step.ok, "type-ahead:\n\(step.screen)")
+        try tmux.press("Tab")
+        try tmux.press("Enter")
+        step = try await tmux.waitFor("2. Squat (Barbell)")
+        #expect(step.ok, "the exercise is added:\n\(step.screen)")
+
+        try tmux.press("s")
+        step = try await tmux.waitFor("Saved Push A: 2 exercises, 6 sets")
+        #expect(step.ok, "saved:\n\(step.screen)")
+        #expect(!step.screen.contains("unsaved"), "\(step.screen)")
+        try tmux.press("Escape")
+        step = try await tmux.waitFor("Start routine")
+        #expect(step.ok, "Esc after saving goes back to the list without asking:\n\(step.screen)")
+        try tmux.press("Escape")
+        try tmux.press("q")
+        _ = try await tmux.waitFor("$", timeout: 5)
+
+        let shown = try await SpotterBinary.run(["routine", "show", "Push A", "--json"], db: db)
+        let routine = try #require((try SpotterBinary.json(shown.stdout))["routine"] as? [String: Any])
+        let exercises = try #require(routine["exercises"] as? [[String: Any]])
+        #expect(exercises.map { $0["exercise"] as? String } == ["Bench Press (Barbell)", "Squat (Barbell)"])
+        let benchReps = (exercises.first?["sets"] as? [[String: Any]])?.map { $0["reps"] as? Int }
+        #expect(benchReps == [8, 5, 5], "\(shown.stdout)")
+        #expect((exercises.last?["sets"] as? [Any])?.count == 3, "the new exercise's three sets: \(shown.stdout)")
+        #expect(routine["sync_state"] as? String == "pending")
+
+        // The save waits in airplane mode as one routine operation: an update when the CLI's
+        // create already reached the (embedded) server, else folded into that create. Never two.
+        let outbox = try await SpotterBinary.run(["outbox", "--json", "--limit", "50"], db: db)
+        let ops = try #require((try SpotterBinary.json(outbox.stdout))["operations"] as? [[String: Any]])
+        let waiting = ops.filter {
+            ($0["entity_type"] as? String) == "routine" && ($0["state"] as? String) == "pending"
+        }
+        #expect(waiting.count == 1, "the routine queued once: \(outbox.stdout)")
+        #expect(ops.allSatisfy { ($0["entity_type"] as? String) == "routine" }, "nothing else queued: \(outbox.stdout)")
+        let status = try await SpotterBinary.run(["status", "--json"], db: db)
+        #expect((try SpotterBinary.json(status.stdout))["pending"] as? Int == 1, "\(status.stdout)")
     }
 }

@@ -19,9 +19,28 @@ struct KeyMapTests {
         for overlay: Overlay in [
             .newWorkout(name: ""), .help, .history(HistoryView(exercise: "Squat (Barbell)")),
             .confirmDelete(.set(id: UUID(), description: "Squat")), .routinePicker(RoutinePicker()),
+            .routineName(RoutineNameInput(purpose: .create)),
         ] {
             var state = base
             state.overlay = overlay
+            states.append(state)
+        }
+        // The routine editor: its rows, each field of its form, and the unsaved-changes question.
+        let editor = RoutineEditor(routine: Routine(name: "Push A"))
+        var editorStates = [editor]
+        for field in RoutineRowForm.Field.allCases {
+            var withForm = editor
+            var form = RoutineRowForm(target: .newExercise(at: 0))
+            form.focus = field
+            withForm.form = form
+            editorStates.append(withForm)
+        }
+        var asking = editor
+        asking.confirmingDiscard = true
+        editorStates.append(asking)
+        for editor in editorStates {
+            var state = base
+            state.overlay = .routineEditor(editor)
             states.append(state)
         }
         var tooSmall = base
@@ -138,7 +157,7 @@ struct KeyMapTests {
         // A hint's first word names a key: it must be one of its binding's keys.
         let names: [String: Key] = [
             "Enter": .enter, "Tab": .tab, "Esc": .escape, "^U": .control("u"), "^F": .control("f"),
-            "^O": .control("o"), "j/k": .character("j"), "g/G": .character("g"),
+            "^O": .control("o"), "j/k": .character("j"), "g/G": .character("g"), "J/K": .character("J"),
         ]
         for binding in KeyMap.bindings {
             for hint in binding.hints {
