@@ -244,20 +244,26 @@ extension Routine {
 
 extension Routine {
     /// A validation error of this routine as a lifter reads it: the field
-    /// "exercises[4].sets[0].rpe" becomes "Bench Press (Barbell) (exercise 5), set 1: rpe".
-    /// The wire keeps the path (clients match on it); people get names.
-    public func readable(_ error: ValidationError) -> ValidationError {
+    /// "exercises[4].sets[0].rpe" becomes "Bench Press (Barbell) (exercise 5), set 1" and the
+    /// message "rpe must be …". The wire keeps the path (clients match on it); people get names.
+    public func readable(_ error: ValidationError) -> ValidationError { Self.readable(error, in: exercises) }
+
+    /// The same, for a list of exercises being edited.
+    public static func readable(_ error: ValidationError, in exercises: [RoutineExercise]) -> ValidationError {
         guard let match = error.field.wholeMatch(of: #/exercises\[(\d+)\](?:\.sets\[(\d+)\])?(?:\.(.+))?/#),
             let index = Int(match.1)
         else { return error }
-        var field =
-            exercises.indices.contains(index)
-            ? "\(exercises[index].exercise) (exercise \(index + 1))" : "exercise \(index + 1)"
-        if let set = match.2.flatMap({ Int($0) }) { field += ", set \(set + 1)" }
-        if let rest = match.3 {
-            field += ": \(rest == "rest_s" ? "rest" : rest.replacingOccurrences(of: "_", with: " "))"
-        }
-        return ValidationError(field: field, message: error.message)
+        let name = exercises.indices.contains(index) ? exercises[index].exercise : ""
+        var place = name.isEmpty ? "exercise \(index + 1)" : "\(name) (exercise \(index + 1))"
+        if let set = match.2.flatMap({ Int($0) }) { place += ", set \(set + 1)" }
+        guard let wire = match.3.map(String.init) else { return ValidationError(field: place, message: error.message) }
+        let names = [
+            "rest_s": "rest", "percent_1rm": "% of 1RM", "reps_max": "top of the rep range", "exercise": "name",
+        ]
+        let field = names[wire] ?? wire.replacingOccurrences(of: "_", with: " ")
+        // "reps must be …" reads as a sentence; "reps: a planned set needs …" keeps its subject.
+        let message = error.message.hasPrefix("must") ? "\(field) \(error.message)" : "\(field): \(error.message)"
+        return ValidationError(field: place, message: message)
     }
 }
 

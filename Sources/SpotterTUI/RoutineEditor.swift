@@ -56,16 +56,9 @@ public struct RoutineEditor: Sendable, Equatable {
     }
 
     /// A refusal of Validation.routine, said the way the lifter sees the routine:
-    /// "Squat (Barbell), set 2: reps: a planned set needs at least 1 rep".
+    /// "Squat (Barbell) (exercise 2), set 2: reps: a planned set needs at least 1 rep".
     public static func explain(_ error: ValidationError, in exercises: [RoutineExercise]) -> String {
-        let path = error.field
-        guard let match = path.firstMatch(of: /^exercises\[(\d+)\](?:\.sets\[(\d+)\])?\.?(.*)$/),
-            let index = Int(match.1), exercises.indices.contains(index)
-        else { return "\(path): \(error.message)" }
-        var place = exercises[index].exercise.isEmpty ? "Exercise \(index + 1)" : exercises[index].exercise
-        if let set = match.2.flatMap({ Int($0) }) { place += ", set \(set + 1)" }
-        let field = RoutineRowForm.Field(wireName: String(match.3))?.label ?? String(match.3)
-        return field.isEmpty ? "\(place): \(error.message)" : "\(place): \(phrase(field, error.message))"
+        Routine.readable(error, in: exercises).description
     }
 
     /// "Reps must be …", or "Reps: a planned set needs …" when the message is no predicate.

@@ -22,7 +22,7 @@ struct RoutineCLITests {
         let refused = try await SpotterBinary.run(
             ["routine", "add", "Push A", "--exercise", "squat", "--sets", "2", "--reps", "5", "--rpe", "8.3"], db: db)
         #expect(refused.status != 0)
-        #expect(refused.stderr.contains("squat (exercise 2), set 1: rpe: must be"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("squat (exercise 2), set 1: rpe must be from 1 to 10"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("exercises["), "no JSON path for a person: \(refused.stderr)")
         #expect(try await Self.run(["routine", "show", "Push A", "--json"], db: db).stdout == before)
     }
