@@ -783,6 +783,12 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     private func post(connectivity: Connectivity) {
         guard connectivity != lastConnectivity else { return }
+        // An answer that arrives after airplane mode went on (sent just before) says nothing
+        // about now: the badge must keep saying airplane, never "online".
+        if connectivity != .airplane, airplaneOn {
+            post(connectivity: .airplane)
+            return
+        }
         lastConnectivity = connectivity
         events.post(.connectivity(connectivity))
     }

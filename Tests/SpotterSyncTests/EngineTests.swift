@@ -271,6 +271,24 @@ struct EngineTests {
         #expect(try rig.op(.workout).state == .succeeded)
     }
 
+    /// Airplane mode switched on while the flush's last request (its pull) is on the wire: the
+    /// answer still lands, but the status must not flip back to "online" because of it.
+    @Test func anAnswerArrivingAfterAirplaneWentOnKeepsTheStatusAirplane() async throws {
+        let rig = try EngineRig()
+        rig.transport.script { $0.holdPulls = true }
+        rig.engine.trigger(.manual)
+        while rig.transport.heldCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        rig.engine.setAirplane(true)
+        rig.transport.releaseHeld()
+        await rig.engine.waitUntilIdle()
+        let connectivity = rig.engine.events.drain().compactMap { event -> Connectivity? in
+            if case .connectivity(let value) = event { return value }
+            return nil
+        }
+        #expect(connectivity.last == .airplane, "\(connectivity)")
+        #expect(!connectivity.drop { $0 != .airplane }.contains(.online), "never online after the switch")
+    }
+
     @Test func concurrentTriggersCoalesceIntoOneMoreFlush() async throws {
         let rig = try EngineRig()
         try rig.store.workoutLog.createWorkout(name: "Busy")

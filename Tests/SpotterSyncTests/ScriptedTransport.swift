@@ -18,6 +18,8 @@ final class ScriptedTransport: SyncTransport, @unchecked Sendable {
     /// What the next batch requests get as a whole; nil = answer per op.
     var wholeBatch: [Result<TransportResponse, TransportError>] = []
     var holdRequests = false
+    /// Holds `GET /v1/changes` too (answered with an empty page on release).
+    var holdPulls = false
     /// Bodies for the next `GET /v1/changes` requests, in order.
     var changesPages: [String] = []
     var perOp: OpScript = { op in (op.method == "POST" ? 201 : op.method == "DELETE" ? 204 : 200, op.body) }
@@ -36,6 +38,10 @@ final class ScriptedTransport: SyncTransport, @unchecked Sendable {
             _requests.append(request)
             if request.method == "GET" {
                 if request.path.hasPrefix(Route.changes) {
+                    if holdPulls {
+                        held.append((request, completion))
+                        return nil
+                    }
                     if !changesPages.isEmpty {
                         return .success(TransportResponse(status: 200, body: Data(changesPages.removeFirst().utf8)))
                     }
@@ -67,10 +73,18 @@ final class ScriptedTransport: SyncTransport, @unchecked Sendable {
     func releaseHeld() {
         let pending: [(TransportRequest, Completion)] = lock.withLock {
             holdRequests = false
+            holdPulls = false
             defer { held.removeAll() }
             return held
         }
         for (request, completion) in pending {
+            if request.method == "GET" {
+                completion(
+                    .success(
+                        TransportResponse(
+                            status: 200, body: Data(#"{"changes":[],"cursor":"0","has_more":false}"#.utf8))))
+                continue
+            }
             let batch = (try? JSONDecoder().decode(BatchRequest.self, from: request.body ?? Data()))?.ops ?? []
             let results = batch.map {
                 BatchResult(idempotencyKey: $0.idempotencyKey, status: 201, body: $0.body, replayed: false)
