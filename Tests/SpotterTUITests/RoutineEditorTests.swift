@@ -190,7 +190,8 @@ struct RoutineEditorTests {
         broken.routine.exercises[1].increment = 500
         state.overlay = .routineEditor(broken)
         #expect(Self.press(&state, .character("s")).isEmpty)
-        #expect(state.message?.text == "Not saved: Overhead Press (Barbell) (exercise 2): increment must be from 0 to 100")
+        #expect(
+            state.message?.text == "Not saved: Overhead Press (Barbell) (exercise 2): increment must be from 0 to 100")
         #expect(state.message?.isError == true)
     }
 
@@ -294,7 +295,8 @@ struct RoutineEditorTests {
         var exercises = created.exercises
         exercises[0].sets[1].reps = 0
         app.run(.saveRoutineEdits(id: created.id, exercises: exercises, close: true))
-        #expect(app.screen.line(23).contains("Not saved: Bench Press (Barbell) (exercise 1), set 2: reps: a planned set"))
+        #expect(
+            app.screen.line(23).contains("Not saved: Bench Press (Barbell) (exercise 1), set 2: reps: a planned set"))
         #expect(app.state.message?.isError == true)
         guard case .routineEditor(let editor) = app.state.overlay else {
             Issue.record("the editor closed")
