@@ -30,11 +30,15 @@ public struct PastPerformance: Sendable, Equatable {
     public var date: Date
     public var targets: [SetTarget]
     public var performed: [PerformedSet?]
+    /// What the routine itself said then, before progression (nil: not known). When it says
+    /// something else now, the routine was edited since, and its new targets count.
+    public var written: [SetTarget]?
 
-    public init(date: Date, targets: [SetTarget], performed: [PerformedSet?]) {
+    public init(date: Date, targets: [SetTarget], performed: [PerformedSet?], written: [SetTarget]? = nil) {
         self.date = date
         self.targets = targets
         self.performed = performed
+        self.written = written
     }
 }
 
@@ -71,7 +75,13 @@ public enum Progression {
             return ProgressionOutcome(targets: written, hint: "first time: as written")
         }
         let day = dayText(last.date, timeZone: timeZone)
-        guard last.targets.map(\.kind) == written.map(\.kind), last.performed.count == last.targets.count else {
+        let edited =
+            last.written.map { then in
+                then.count != written.count
+                    || zip(then, written).contains { abs($0.weight - $1.weight) > 1e-6 || $0.reps != $1.reps }
+            } ?? false
+        guard last.targets.map(\.kind) == written.map(\.kind), last.performed.count == last.targets.count, !edited
+        else {
             return ProgressionOutcome(targets: written, hint: "routine changed since \(day): as written")
         }
         let working = last.targets.indices.filter { last.targets[$0].kind != .warmup }

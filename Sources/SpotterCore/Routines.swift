@@ -149,6 +149,12 @@ extension Routine {
 
     public static let maxExercises = 50
     public static let maxSetsPerExercise = 30
+    /// Planned sets in all: what one workout started from it can carry to the server in one
+    /// request (its plan), with room to spare under the server's 64 KiB body limit.
+    public static let maxPlannedSets = 150
+    /// The routine as sent, at most: under the server's 64 KiB body limit with room for the
+    /// batch around it, so a routine the device accepts always syncs.
+    public static let maxEncodedBytes = 48 * 1024
     public static let maxRestSeconds = 3600
 
     /// The exercises as the wire carries them: an array of objects, nil fields left out.
@@ -319,6 +325,14 @@ extension Validation {
         try notes(routine.notes)
         try restSeconds(routine.restSeconds, field: Routine.Field.restSeconds)
         try routineExercises(routine.exercises)
+        let size = JSONValue.object(routine.wireFields).canonicalString.utf8.count
+        guard size <= Routine.maxEncodedBytes else {
+            throw ValidationError(
+                field: Routine.Field.exercises,
+                message:
+                    "make the routine too large to sync (\(size / 1024) KiB of at most \(Routine.maxEncodedBytes / 1024) KiB)"
+            )
+        }
     }
 
     static func restSeconds(_ rest: Int?, field: String) throws(ValidationError) {
@@ -331,6 +345,12 @@ extension Validation {
     public static func routineExercises(_ exercises: [RoutineExercise]) throws(ValidationError) {
         guard exercises.count <= Routine.maxExercises else {
             throw ValidationError(field: "exercises", message: "must hold at most \(Routine.maxExercises) exercises")
+        }
+        let planned = exercises.reduce(0) { $0 + $1.sets.count }
+        guard planned <= Routine.maxPlannedSets else {
+            throw ValidationError(
+                field: "exercises",
+                message: "must hold at most \(Routine.maxPlannedSets) planned sets in all (these hold \(planned))")
         }
         for (index, planned) in exercises.enumerated() {
             let path = "exercises[\(index)]"

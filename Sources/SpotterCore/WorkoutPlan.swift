@@ -11,17 +11,30 @@ public struct WorkoutPlan: Sendable, Equatable, Codable {
 
     /// One planned set and the targets it was started with.
     public struct Entry: Sendable, Equatable, Codable {
-        /// The planned set's id; the set logged for it (the first time) has this id.
+        /// The planned set's id; the set logged for it on the device that started the workout
+        /// (the first time) has this id.
         public var id: UUID
         public var exercise: String
         /// Its place among the planned sets of its exercise (0 = first).
         public var set: Int
         public var kind: SetKind
-        public var weight: Double
+        /// nil: no target weight (a percentage of an estimated 1RM not known yet): the lifter
+        /// enters it.
+        public var weight: Double?
         public var unit: WeightUnit
         public var reps: Int
+        /// The exercise's place in the routine when started: tells apart two entries of one
+        /// lift (a top set and back-offs).
+        public var exerciseIndex: Int?
+        /// The routine's own target then (before progression): when the routine says something
+        /// else now, it was edited, and its new targets count.
+        public var writtenWeight: Double?
+        public var writtenReps: Int?
 
-        public init(id: UUID, exercise: String, set: Int, kind: SetKind, weight: Double, unit: WeightUnit, reps: Int) {
+        public init(
+            id: UUID, exercise: String, set: Int, kind: SetKind, weight: Double?, unit: WeightUnit, reps: Int,
+            exerciseIndex: Int? = nil, writtenWeight: Double? = nil, writtenReps: Int? = nil
+        ) {
             self.id = id
             self.exercise = exercise
             self.set = set
@@ -29,6 +42,9 @@ public struct WorkoutPlan: Sendable, Equatable, Codable {
             self.weight = weight
             self.unit = unit
             self.reps = reps
+            self.exerciseIndex = exerciseIndex
+            self.writtenWeight = writtenWeight
+            self.writtenReps = writtenReps
         }
     }
 
@@ -49,22 +65,29 @@ public struct WorkoutPlan: Sendable, Equatable, Codable {
         public static let weight = "weight"
         public static let unit = "unit"
         public static let reps = "reps"
+        public static let exerciseIndex = "exercise_index"
+        public static let writtenWeight = "written_weight"
+        public static let writtenReps = "written_reps"
     }
 
     /// As many planned sets as the largest routine holds.
-    public static let maxEntries = Routine.maxExercises * Routine.maxSetsPerExercise
+    public static let maxEntries = Routine.maxPlannedSets
 
     public var json: JSONValue {
         .object([
             Field.routineID: .string(routineID.wireString),
             Field.sets: .array(
                 entries.map { entry in
-                    .object([
+                    var object: [String: JSONValue] = [
                         Field.id: .string(entry.id.wireString), Field.exercise: .string(entry.exercise),
                         Field.set: .int(Int64(entry.set)), Field.kind: .string(entry.kind.rawValue),
-                        Field.weight: .double(entry.weight), Field.unit: .string(entry.unit.rawValue),
-                        Field.reps: .int(Int64(entry.reps)),
-                    ])
+                        Field.unit: .string(entry.unit.rawValue), Field.reps: .int(Int64(entry.reps)),
+                    ]
+                    if let weight = entry.weight { object[Field.weight] = .double(weight) }
+                    if let index = entry.exerciseIndex { object[Field.exerciseIndex] = .int(Int64(index)) }
+                    if let weight = entry.writtenWeight { object[Field.writtenWeight] = .double(weight) }
+                    if let reps = entry.writtenReps { object[Field.writtenReps] = .int(Int64(reps)) }
+                    return .object(object)
                 }),
         ])
     }
@@ -81,11 +104,12 @@ public struct WorkoutPlan: Sendable, Equatable, Codable {
         guard case .array(let elements)? = fields[Field.sets] else {
             throw ValidationError(field: "\(Field.plan).\(Field.sets)", message: "must be an array of planned sets")
         }
-        guard elements.count <= Self.maxEntries else {
+        guard !elements.isEmpty, elements.count <= Self.maxEntries else {
             throw ValidationError(
-                field: "\(Field.plan).\(Field.sets)", message: "must hold at most \(Self.maxEntries) planned sets")
+                field: "\(Field.plan).\(Field.sets)", message: "must hold 1 to \(Self.maxEntries) planned sets")
         }
         var entries: [Entry] = []
+        var ids = Set<UUID>()
         for (index, element) in elements.enumerated() {
             let path = "\(Field.plan).\(Field.sets)[\(index)]"
             guard let entryFields = element.objectValue else {
@@ -100,6 +124,9 @@ public struct WorkoutPlan: Sendable, Equatable, Codable {
             guard let id = UUID(wire: idText) else {
                 throw ValidationError(field: "\(path).\(Field.id)", message: "must be a UUID")
             }
+            guard ids.insert(id).inserted else {
+                throw ValidationError(field: "\(path).\(Field.id)", message: "is the id of an earlier planned set")
+            }
             let unit = try entry.enumeration(Field.unit, fallback: WeightUnit.kg, message: "must be kg or lb")
             let planned = Entry(
                 id: id, exercise: try required(Field.exercise, try entry.string(Field.exercise)),
@@ -107,14 +134,30 @@ public struct WorkoutPlan: Sendable, Equatable, Codable {
                 kind: try entry.enumeration(
                     Field.kind, fallback: SetKind.normal,
                     message: "must be one of \(SetKind.allCases.map(\.rawValue).joined(separator: ", "))"),
-                weight: try required(Field.weight, try entry.double(Field.weight)), unit: unit,
-                reps: try required(Field.reps, try entry.int(Field.reps)))
+                weight: try entry.double(Field.weight), unit: unit,
+                reps: try required(Field.reps, try entry.int(Field.reps)),
+                exerciseIndex: try entry.int(Field.exerciseIndex), writtenWeight: try entry.double(Field.writtenWeight),
+                writtenReps: try entry.int(Field.writtenReps))
             do {
                 try Validation.exercise(planned.exercise)
-                try Validation.weight(planned.weight, unit: unit)
+                if let weight = planned.weight { try Validation.weight(weight, unit: unit) }
                 try Validation.reps(planned.reps)
             } catch {
                 throw ValidationError(field: "\(path).\(error.field)", message: error.message)
+            }
+            do {
+                if let weight = planned.writtenWeight { try Validation.weight(weight, unit: unit) }
+            } catch {
+                throw ValidationError(field: "\(path).\(Field.writtenWeight)", message: error.message)
+            }
+            do {
+                if let reps = planned.writtenReps { try Validation.reps(reps) }
+            } catch {
+                throw ValidationError(field: "\(path).\(Field.writtenReps)", message: error.message)
+            }
+            if let index = planned.exerciseIndex, !(0..<Routine.maxExercises).contains(index) {
+                throw ValidationError(
+                    field: "\(path).\(Field.exerciseIndex)", message: "must be from 0 to \(Routine.maxExercises - 1)")
             }
             guard (0..<Routine.maxSetsPerExercise).contains(planned.set) else {
                 throw ValidationError(

@@ -93,6 +93,11 @@ enum EntityRules {
         let reader = FieldReader(fields: fields)
         try checkPatchID(reader, matches: workout.id)
         try reader.rejectNull(["name", "started_at"])
+        // Every device reads a routine's history from the plans: one that changed after the
+        // start would leave devices with different planned rows for one workout.
+        if reader.has(WireWorkout.Field.plan) {
+            throw ValidationError(field: WireWorkout.Field.plan, message: "is set when the workout is created")
+        }
         try apply(reader, to: &workout)
         try canonicalise(&workout)
     }

@@ -53,13 +53,19 @@ enum RoutineSchema {
         }
         // The workout carries its plan to every device (the targets it was started with), so a
         // routine's progression reads the same history everywhere. `routine_id` is the plan's,
-        // kept beside it to find a routine's workouts without reading every plan.
+        // kept beside it to find a routine's workouts without reading every plan. A planned row
+        // says whether it came with a pulled workout (its set never takes the row's id there)
+        // and whether it has no target weight (it is never logged as 0).
         migrator.registerMigration("v8-workout-plans") { db in
             try db.execute(
                 sql: """
                     ALTER TABLE workouts ADD COLUMN plan TEXT;
                     ALTER TABLE workouts ADD COLUMN routine_id TEXT;
                     CREATE INDEX workouts_by_routine ON workouts(routine_id, started_at) WHERE routine_id IS NOT NULL;
+                    ALTER TABLE routine_plans ADD COLUMN pulled INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE routine_plans ADD COLUMN needs_weight INTEGER NOT NULL DEFAULT 0;
+                    UPDATE routine_plans SET needs_weight = 1
+                        WHERE weight = 0 AND hint = 'no estimated 1RM for ' || exercise || ' yet: enter the weight';
                     """)
         }
     }
@@ -126,6 +132,8 @@ public struct PlannedRow: Sendable, Equatable {
     public var logged: SetTarget?
     /// The unit of `logged`.
     public var loggedUnit: WeightUnit?
+    /// Came with a workout started on another device.
+    public var pulled = false
 
     /// The hint of a percentage set when the exercise has no estimated 1RM yet: its weight is
     /// unknown (shown as 0), so it is never logged without one.
@@ -135,7 +143,7 @@ public struct PlannedRow: Sendable, Equatable {
 
     /// A percentage set planned before the exercise had an estimated 1RM: the lifter must say
     /// the weight; logging the placeholder 0 would record a set that was not lifted.
-    public var needsWeight: Bool { weight == 0 && hint == Self.missingOneRepMaxHint(exercise) }
+    public var needsWeight = false
 }
 
 /// A routine with its sync state, as lists show it.
@@ -190,6 +198,8 @@ extension PlannedRow {
             hint: try cells.value("hint"),
             status: setLive ? .done : stored == .done ? .planned : stored,
             setID: setLive ? try cells.uuid("logged_id") : nil)
+        needsWeight = try cells.value("needs_weight")
+        pulled = try cells.value("pulled")
         if setLive {
             logged = SetTarget(
                 kind: try cells.enumeration("logged_kind"), weight: try cells.value("logged_weight"),
@@ -209,21 +219,53 @@ extension PlannedRow {
             AND s.workout_id = p.workout_id AND s.deleted_at IS NULL
         """
 
-    /// A workout's planned rows, in the order they are done.
+    /// A workout's planned rows, in the order they are done. A row not logged here (by Enter)
+    /// takes a set of its exercise the workout holds that no row claims — logged by hand, or on
+    /// another device, where a set gets an id of its own — warm-ups for warm-ups, in order: the
+    /// same rule the routine's history follows, so what a row shows is what progression counts.
     static func all(workoutID: UUID, db: Database) throws -> [PlannedRow] {
-        try Row.fetchAll(
+        var rows = try Row.fetchAll(
             db.cachedStatement(sql: selectSQL + " WHERE p.workout_id = ? ORDER BY p.ordinal"),
             arguments: [workoutID.wireString]
         ).map { try PlannedRow(row: $0) }
+        guard rows.contains(where: { $0.status == .planned }) else { return rows }
+        let claimed = Set(rows.compactMap(\.setID))
+        var unclaimed = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT id, exercise, kind, weight, unit, reps FROM sets
+                    WHERE workout_id = ? AND deleted_at IS NULL ORDER BY position, performed_at, id
+                    """), arguments: [workoutID.wireString]
+        ).filter { !claimed.contains(UUID(wire: $0["id"] ?? "") ?? UUID()) }
+        for index in rows.indices where rows[index].status == .planned {
+            let row = rows[index]
+            guard
+                let found = unclaimed.firstIndex(where: {
+                    ($0["exercise"] as String?) == row.exercise
+                        && (($0["kind"] as String?) == SetKind.warmup.rawValue) == (row.kind == .warmup)
+                })
+            else { continue }
+            let set = unclaimed.remove(at: found)
+            let cells = RowCells(set, table: "sets")
+            rows[index].status = .done
+            rows[index].setID = try cells.uuid("id")
+            rows[index].logged = SetTarget(
+                kind: try cells.enumeration("kind"), weight: try cells.value("weight"), reps: try cells.value("reps"))
+            rows[index].loggedUnit = try cells.enumeration("unit")
+        }
+        return rows
     }
 
-    /// One planned row; refused as not found when there is none.
+    /// One planned row, as its workout's rows show it; refused as not found when there is none.
     static func one(_ planID: UUID, db: Database) throws -> PlannedRow {
         guard
-            let row = try Row.fetchOne(
-                db.cachedStatement(sql: selectSQL + " WHERE p.id = ?"), arguments: [planID.wireString])
+            let workout = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT workout_id FROM routine_plans WHERE id = ?"),
+                arguments: [planID.wireString]),
+            let workoutID = UUID(wire: workout),
+            let row = try all(workoutID: workoutID, db: db).first(where: { $0.id == planID })
         else { throw StoreError.notFound("planned set \(planID.wireString)") }
-        return try PlannedRow(row: row)
+        return row
     }
 }
 
@@ -313,10 +355,12 @@ extension SpotterStore {
     /// device of the account sees alike: the workouts started from it (each carries the targets
     /// it was started with) and their live sets. A planned set's performance is the set logged
     /// for it (it has the planned set's id); planned sets without one take the exercise's other
-    /// sets of that workout in order (logged by hand, or again after a delete), warm-ups for
-    /// warm-ups. Weights are in `unit`.
+    /// sets of that workout in order (logged by hand, on another device, or again after a
+    /// delete), warm-ups for warm-ups. A lift planned twice in a routine (a top set, then
+    /// back-offs) is told apart by its place: `occurrence` 0 is its first block. Weights are in
+    /// `unit`.
     func pastPerformances(
-        routineID: UUID, exercise: String, unit: WeightUnit, db: Database
+        routineID: UUID, exercise: String, occurrence: Int = 0, unit: WeightUnit, db: Database
     ) throws
         -> [PastPerformance]
     {
@@ -335,8 +379,11 @@ extension SpotterStore {
             // A plan that does not read is reported with the workout list; it is no history here.
             guard let plan = try? WorkoutPlan.stored(row["plan"] as String?) ?? localPlan(workoutID: row["id"], db: db)
             else { continue }
-            let planned = plan.entries.filter { $0.exercise == exercise }.sorted { $0.set < $1.set }
-            guard !planned.isEmpty else { continue }
+            let ofExercise = plan.entries.filter { $0.exercise == exercise }
+            // The blocks of this lift, in routine order; each block's sets in order.
+            let blocks = Dictionary(grouping: ofExercise) { $0.exerciseIndex ?? 0 }.sorted { $0.key < $1.key }
+                .map { $0.value.sorted { $0.set < $1.set } }
+            guard blocks.indices.contains(occurrence) else { continue }
             let sets = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
@@ -349,32 +396,40 @@ extension SpotterStore {
                 return PerformedSet(
                     weight: Formatting.converted(set["weight"], from: from, to: unit), reps: set["reps"])
             }
-            let plannedIDs = Set(planned.map(\.id.wireString))
+            let plannedIDs = Set(ofExercise.map(\.id.wireString))
             var byID: [String: Row] = [:]
             var unmatched: [Row] = []
             for set in sets {
                 let id: String = set["id"]
                 if plannedIDs.contains(id) { byID[id] = set } else { unmatched.append(set) }
             }
-            var performance = PastPerformance(
-                date: Timestamp.parse(row["started_at"] as String) ?? now, targets: [], performed: [])
-            for entry in planned {
-                performance.targets.append(
-                    SetTarget(
-                        kind: entry.kind, weight: Formatting.converted(entry.weight, from: entry.unit, to: unit),
-                        reps: entry.reps))
-                var done = byID[entry.id.wireString]
-                if done == nil,
-                    let index = unmatched.firstIndex(where: {
+            // Every block takes its own sets first, then the sets left over, in block order.
+            var done: [[PerformedSet?]] = blocks.map { $0.map { byID[$0.id.wireString].map(performed) } }
+            for (block, entries) in blocks.enumerated() {
+                for (index, entry) in entries.enumerated() where done[block][index] == nil {
+                    if let next = unmatched.firstIndex(where: {
                         (($0["kind"] as String?) == SetKind.warmup.rawValue) == (entry.kind == .warmup)
-                    })
-                {
-                    done = unmatched.remove(at: index)
+                    }) {
+                        done[block][index] = performed(unmatched.remove(at: next))
+                    }
                 }
-                performance.performed.append(done.map(performed))
             }
-            // A workout where nothing of this exercise was logged yet is not a performance of it.
-            if performance.performed.contains(where: { $0 != nil }) { performances.append(performance) }
+            // A lift not logged at all in that workout is no performance of it.
+            guard done[occurrence].contains(where: { $0 != nil }) else { continue }
+            let entries = blocks[occurrence]
+            func converted(_ weight: Double?, _ entry: WorkoutPlan.Entry) -> Double {
+                Formatting.converted(weight ?? 0, from: entry.unit, to: unit)
+            }
+            let written =
+                entries.allSatisfy { $0.writtenReps != nil }
+                ? entries.map {
+                    SetTarget(kind: $0.kind, weight: converted($0.writtenWeight, $0), reps: $0.writtenReps ?? 0)
+                } : nil
+            performances.append(
+                PastPerformance(
+                    date: Timestamp.parse(row["started_at"] as String) ?? now,
+                    targets: entries.map { SetTarget(kind: $0.kind, weight: converted($0.weight, $0), reps: $0.reps) },
+                    performed: done[occurrence], written: written))
         }
         return performances
     }
@@ -396,7 +451,7 @@ extension SpotterStore {
                     exercise: try cells.value("exercise"),
                     set: try cells.value("set_index"), kind: try cells.enumeration("kind"),
                     weight: try cells.value("weight"), unit: try cells.enumeration("unit"),
-                    reps: try cells.value("reps"))
+                    reps: try cells.value("reps"), exerciseIndex: try cells.value("exercise_index"))
             })
     }
 
@@ -426,8 +481,9 @@ extension SpotterStore {
             written = planned.sets.map { SetTarget(kind: $0.kind, weight: $0.weight ?? 0, reps: $0.reps) }
         }
         if let hint { return ProgressionOutcome(targets: written, hint: hint) }
+        let occurrence = routine.exercises[..<exerciseIndex].filter { $0.exercise == planned.exercise }.count
         let history = try pastPerformances(
-            routineID: routine.id, exercise: planned.exercise, unit: planned.unit, db: db)
+            routineID: routine.id, exercise: planned.exercise, occurrence: occurrence, unit: planned.unit, db: db)
         return Progression.next(for: planned, written: written, history: history)
     }
 
@@ -449,21 +505,29 @@ extension SpotterStore {
         var order: [String] = []
         for entry in plan.entries where !order.contains(entry.exercise) { order.append(entry.exercise) }
         for (ordinal, entry) in plan.entries.enumerated() {
-            let index = routine?.exercises.firstIndex { $0.exercise == entry.exercise }
+            let index =
+                entry.exerciseIndex.flatMap { index in
+                    routine?.exercises.indices.contains(index) == true
+                        && routine?.exercises[index].exercise == entry.exercise ? index : nil
+                } ?? routine?.exercises.firstIndex { $0.exercise == entry.exercise }
             let written = index.flatMap { routine?.exercises[$0] }
             let set = written.flatMap { $0.sets.indices.contains(entry.set) ? $0.sets[entry.set] : nil }
             try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO routine_plans (id, workout_id, routine_id, ordinal, exercise_index, set_index,
-                        exercise, kind, weight, unit, reps, reps_max, rpe, rest_s, superset, hint, status, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?)
+                        exercise, kind, weight, unit, reps, reps_max, rpe, rest_s, superset, hint, status, created_at,
+                        pulled, needs_weight)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?, 1, ?)
                     """
             ).execute(arguments: [
                 entry.id.wireString, workout.id.wireString, plan.routineID.wireString, ordinal,
-                index ?? order.firstIndex(of: entry.exercise) ?? 0, entry.set,
-                entry.exercise, entry.kind.rawValue, entry.weight, entry.unit.rawValue, entry.reps,
+                entry.exerciseIndex ?? index ?? order.firstIndex(of: entry.exercise) ?? 0, entry.set,
+                entry.exercise, entry.kind.rawValue, entry.weight ?? 0, entry.unit.rawValue, entry.reps,
                 set?.repsMax.map { max($0, entry.reps) }, set?.rpe, index.flatMap { routine?.rest(forExercise: $0) },
-                written?.superset, "planned on another device", now,
+                written?.superset,
+                entry.weight == nil
+                    ? PlannedRow.missingOneRepMaxHint(entry.exercise) : "planned on another device", now,
+                entry.weight == nil,
             ])
         }
     }
@@ -608,7 +672,15 @@ extension WorkoutLog {
         for index in exercises.indices where exercises[index].sets.count > Routine.maxSetsPerExercise {
             exercises[index].sets = Array(exercises[index].sets.prefix(Routine.maxSetsPerExercise))
         }
-        return Array(exercises.prefix(Routine.maxExercises))
+        // … and to the planned sets a routine holds in all, keeping the first ones done.
+        var room = Routine.maxPlannedSets
+        var kept: [RoutineExercise] = []
+        for var exercise in exercises.prefix(Routine.maxExercises) where room > 0 {
+            exercise.sets = Array(exercise.sets.prefix(room))
+            room -= exercise.sets.count
+            kept.append(exercise)
+        }
+        return kept
     }
 
     /// Changes a routine through `change` (rename, add an exercise, a new list); validates the
@@ -669,22 +741,22 @@ extension WorkoutLog {
             }
             // Started already today and not finished (a planned set still waits): pick it up
             // rather than make a second, empty workout of the same routine.
-            if let row = try Row.fetchOne(
+            let today = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT w.* FROM workouts w
                     WHERE w.deleted_at IS NULL AND w.ended_at IS NULL AND w.started_at >= ? AND \(store.visible("w."))
                       AND EXISTS (SELECT 1 FROM routine_plans p WHERE p.workout_id = w.id AND p.routine_id = ?
-                                    AND p.status = 'planned'
-                                    AND NOT EXISTS (SELECT 1 FROM sets s WHERE s.id = p.id AND s.workout_id = w.id
-                                                    AND s.deleted_at IS NULL))
-                    ORDER BY w.started_at DESC LIMIT 1
+                                    AND p.status = 'planned')
+                    ORDER BY w.started_at DESC
                     """,
                 arguments: [Timestamp.format(Calendar.current.startOfDay(for: now)), routine.id.wireString])
-            {
+            for row in today {
                 let workout = try Workout(row: row)
-                return StartedRoutine(
-                    workout: workout, rows: try PlannedRow.all(workoutID: workout.id, db: db), resumed: true)
+                let rows = try PlannedRow.all(workoutID: workout.id, db: db)
+                if rows.contains(where: { $0.status == .planned }) {
+                    return StartedRoutine(workout: workout, rows: rows, resumed: true)
+                }
             }
             var outcomes: [ProgressionOutcome] = []
             for index in routine.exercises.indices {
@@ -702,29 +774,34 @@ extension WorkoutLog {
                     weight: target.weight, unit: planned.unit, reps: target.reps,
                     repsMax: written.repsMax.map { max($0, target.reps) }, rpe: written.rpe,
                     restSeconds: routine.rest(forExercise: step.exercise), superset: planned.superset,
-                    hint: outcomes[step.exercise].hint, status: .planned, setID: nil)
+                    hint: outcomes[step.exercise].hint, status: .planned, setID: nil,
+                    needsWeight: written.percentOfOneRepMax != nil
+                        && outcomes[step.exercise].hint == PlannedRow.missingOneRepMaxHint(planned.exercise))
                 rows.append(row)
             }
             // The workout carries the targets to every device; the rows are this device's view.
             workout.plan = WorkoutPlan(
                 routineID: routine.id,
-                entries: rows.map {
-                    WorkoutPlan.Entry(
-                        id: $0.id, exercise: $0.exercise, set: $0.setIndex, kind: $0.kind, weight: $0.weight,
-                        unit: $0.unit, reps: $0.reps)
+                entries: rows.map { row in
+                    let written = routine.exercises[row.exerciseIndex].sets[row.setIndex]
+                    return WorkoutPlan.Entry(
+                        id: row.id, exercise: row.exercise, set: row.setIndex, kind: row.kind,
+                        weight: row.needsWeight ? nil : row.weight, unit: row.unit, reps: row.reps,
+                        exerciseIndex: row.exerciseIndex, writtenWeight: written.weight, writtenReps: written.reps)
                 })
             try store.insertWorkout(workout, db: db, now: now)
             for row in rows {
                 try db.cachedStatement(
                     sql: """
                         INSERT INTO routine_plans (id, workout_id, routine_id, ordinal, exercise_index, set_index, exercise,
-                            kind, weight, unit, reps, reps_max, rpe, rest_s, superset, hint, status, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?)
+                            kind, weight, unit, reps, reps_max, rpe, rest_s, superset, hint, status, created_at,
+                            needs_weight)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?, ?)
                         """
                 ).execute(arguments: [
                     row.id.wireString, workout.id.wireString, routine.id.wireString, row.ordinal, row.exerciseIndex,
                     row.setIndex, row.exercise, row.kind.rawValue, row.weight, row.unit.rawValue, row.reps, row.repsMax,
-                    row.rpe, row.restSeconds, row.superset, row.hint, Timestamp.format(now),
+                    row.rpe, row.restSeconds, row.superset, row.hint, Timestamp.format(now), row.needsWeight,
                 ])
             }
             return StartedRoutine(workout: workout, rows: rows)
@@ -759,13 +836,19 @@ extension WorkoutLog {
                 try Validation.reps(input.reps)
                 try Validation.rpe(input.rpe)
             }
-            // The first set logged for a planned set takes its id: every device then knows which
-            // planned set it performed. Logged again after a delete, it needs an id of its own.
-            let planIDTaken = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ?)"),
-                arguments: [planID.wireString])
+            // The first set logged for a planned set, on the device that started the workout, takes
+            // the planned set's id: every device then knows which planned set it performed. Any
+            // other set gets an id of its own: one logged again after a delete (the server keeps
+            // the deleted id), or one logged on another device (two devices could both log it
+            // offline; one id for two sets would make the server take one for the other).
+            let everLogged = try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT set_id IS NOT NULL OR EXISTS(SELECT 1 FROM sets WHERE id = ?)
+                        FROM routine_plans WHERE id = ?
+                        """), arguments: [planID.wireString, planID.wireString])
             let logged = try store.logValidatedSet(
-                input, id: planIDTaken == true ? UUID() : planID, db: db, now: now)
+                input, id: plan.pulled || everLogged != false ? UUID() : planID, db: db, now: now)
             try db.execute(
                 sql: "UPDATE routine_plans SET status = 'done', set_id = ? WHERE id = ?",
                 arguments: [logged.set.id.wireString, planID.wireString])

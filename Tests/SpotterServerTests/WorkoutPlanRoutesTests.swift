@@ -78,7 +78,9 @@ struct WorkoutPlanRoutesTests {
                 ("plan.sets", .object(["routine_id": .string(UUID().wireString)])),
                 ("plan.sets[0].reps", with { $0["reps"] = .int(5000) }),
                 ("plan.sets[0].weight", with { $0["weight"] = .double(-5) }),
-                ("plan.sets[0].weight", with { $0["weight"] = nil }),
+                ("plan.sets[0].written_reps", with { $0["written_reps"] = .int(-1) }),
+                ("plan.sets[0].exercise_index", with { $0["exercise_index"] = .int(50) }),
+                ("plan.sets", .object(["routine_id": .string(UUID().wireString), "sets": .array([])])),
                 ("plan.sets[0].exercise", with { $0["exercise"] = .string("  ") }),
                 ("plan.sets[0].set", with { $0["set"] = .int(30) }),
                 ("plan.sets[0].kind", with { $0["kind"] = .string("heavy") }),
@@ -90,7 +92,33 @@ struct WorkoutPlanRoutesTests {
                 #expect(answer.status == 422, "\(field): \(plan.canonicalString)")
                 #expect(try answer.decode(Problem.self).field == field, "\(plan.canonicalString)")
             }
+            // Two planned sets with one id: one set logged for them would count twice.
+            var twice = Self.plan.json.objectValue!
+            if case .array(let entries)? = twice["sets"] { twice["sets"] = .array(entries + [entries[0]]) }
+            let duplicate = try await server.send(
+                .POST, Route.workouts, json: Self.body(id: UUID(), plan: .object(twice)), key: UUID().uuidString)
+            #expect(duplicate.status == 422)
+            #expect(try duplicate.decode(Problem.self).field == "plan.sets[3].id")
             #expect(try await server.store.workouts(user: "alice", includeDeleted: true).isEmpty)
+        }
+    }
+
+    @Test("a plan is never changed after the start: a PATCH of it is 422", arguments: StoreBackend.available)
+    func planIsWrittenOnce(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
+        try await stopping(server) { server in
+            let id = UUID()
+            #expect(
+                try await server.send(.POST, Route.workouts, json: Self.body(id: id), key: UUID().uuidString).status
+                    == 201)
+            var other = Self.plan
+            other.entries.removeLast()
+            let patched = try await server.send(
+                .PATCH, Route.workouts + "/\(id.wireString)", json: .object(["plan": other.json]),
+                key: UUID().uuidString)
+            #expect(patched.status == 422)
+            #expect(try patched.decode(Problem.self).field == "plan")
+            #expect(try await server.store.workouts(user: "alice", includeDeleted: false).first?.plan == Self.plan)
         }
     }
 }

@@ -298,7 +298,7 @@ struct RoutineStoreTests {
         #expect(rows.map(\.status) == [.planned, .planned], "the other workout's set is not this plan's")
         #expect(rows.allSatisfy { $0.hint == "planned on another device" && $0.weight == 140 })
         let logged = try store.workoutLog.logPlanned(rows[1].id)
-        #expect(logged.set.id == rows[1].id, "the set logged for a planned set takes its id")
+        #expect(logged.set.id != rows[1].id, "only the device that started it gives a set the planned id")
         #expect(try store.queries.plannedRows(workoutID: workout.id).map(\.status) == [.planned, .done])
     }
 
@@ -327,5 +327,90 @@ struct RoutineStoreTests {
         let bench = second.rows.filter { $0.exercise == "Bench Press (Barbell)" }
         #expect(bench.map(\.weight) == [102.5, 102.5, 102.5])
         #expect(bench.first?.hint?.hasPrefix("+2.5 kg: all 3×5 done on ") == true)
+    }
+
+    /// A lift planned twice (a top set, then back-offs) progresses block by block.
+    @Test func aLiftPlannedTwiceProgressesEachBlockOnItsOwn() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        try store.workoutLog.createRoutine(
+            name: "Squat day",
+            exercises: [
+                RoutineExercise(
+                    exercise: "Squat (Barbell)", sets: [PlannedSet(weight: 140, reps: 3)], progression: .linear,
+                    increment: 5),
+                RoutineExercise(
+                    exercise: "Squat (Barbell)", sets: Array(repeating: PlannedSet(weight: 110, reps: 5), count: 2),
+                    progression: .linear),
+            ])
+        let first = try store.workoutLog.startRoutine("Squat day")
+        #expect(first.rows.map(\.weight) == [140, 110, 110])
+        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        clock.advance(by: 2 * 86_400)
+        let second = try store.workoutLog.startRoutine("Squat day")
+        #expect(second.rows.map(\.weight) == [145, 112.5, 112.5])
+        #expect(second.rows.allSatisfy { $0.hint?.hasPrefix("+") == true }, "\(second.rows.map(\.hint))")
+    }
+
+    /// The lifter edits the routine (a new weight, another unit): its new targets count, never
+    /// last time's progressed ones, and the hint says so.
+    @Test func anEditedRoutineStartsFromWhatItNowSays() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        try store.workoutLog.createRoutine(name: "Push A", exercises: routine(progression: .linear))
+        let first = try store.workoutLog.startRoutine("Push A")
+        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        try store.workoutLog.updateRoutine("Push A") {
+            $0.exercises[0].sets = Array(repeating: PlannedSet(weight: 60, reps: 5), count: 3)
+        }
+        clock.advance(by: 2 * 86_400)
+        let second = try store.workoutLog.startRoutine("Push A")
+        let bench = second.rows.filter { $0.exercise == "Bench Press (Barbell)" }
+        #expect(bench.map(\.weight) == [60, 60, 60])
+        #expect(bench.first?.hint?.hasPrefix("routine changed since ") == true)
+        for row in second.rows { try store.workoutLog.logPlanned(row.id) }
+        // Bench switched to pounds: the written 135 lb, not 62.5 kg in pounds.
+        try store.workoutLog.updateRoutine("Push A") {
+            $0.exercises[0].unit = .lb
+            $0.exercises[0].increment = 5
+            $0.exercises[0].sets = Array(repeating: PlannedSet(weight: 135, reps: 5), count: 3)
+        }
+        clock.advance(by: 2 * 86_400)
+        let third = try store.workoutLog.startRoutine("Push A")
+        #expect(third.rows.filter { $0.exercise == "Bench Press (Barbell)" }.map(\.weight) == [135, 135, 135])
+        // Done as written, it progresses again from there.
+        for row in third.rows { try store.workoutLog.logPlanned(row.id) }
+        clock.advance(by: 2 * 86_400)
+        let fourth = try store.workoutLog.startRoutine("Push A")
+        #expect(fourth.rows.filter { $0.exercise == "Bench Press (Barbell)" }.map(\.weight) == [140, 140, 140])
+    }
+
+    /// A routine the device accepts always syncs: more planned sets than one request can carry
+    /// are refused here, by name, and a routine made from a huge workout is cut to fit.
+    @Test func aRoutineTooBigToSyncIsRefusedAndOneFromAHugeWorkoutIsCut() throws {
+        let store = try makeStore()
+        let many = (0..<6).map { index in
+            RoutineExercise(
+                exercise: ["Squat (Barbell)", "Bench Press (Barbell)", "Deadlift (Barbell)"][index % 3],
+                sets: Array(repeating: PlannedSet(weight: 100, reps: 5), count: 30))
+        }
+        #expect {
+            try store.workoutLog.createRoutine(name: "Everything", exercises: many)
+        } throws: { error in
+            "\(error)".contains("at most \(Routine.maxPlannedSets) planned sets in all")
+        }
+        #expect(try store.queries.routines().isEmpty)
+        let workout = try store.workoutLog.createWorkout(name: "Marathon")
+        for index in 0..<(Routine.maxPlannedSets + 20) {
+            try store.workoutLog.logSet(
+                LogSetInput(
+                    exercise: [
+                        "Squat (Barbell)", "Bench Press (Barbell)", "Deadlift (Barbell)", "Pull Up",
+                        "Chest Dip", "Lunge (Barbell)", "Plank",
+                    ][index % 7],
+                    weight: 20, unit: .kg, reps: 5, workout: .existing(workout.id)))
+        }
+        let made = try store.workoutLog.createRoutine(fromWorkout: workout.id, name: "Marathon plan")
+        #expect(made.exercises.reduce(0) { $0 + $1.sets.count } == Routine.maxPlannedSets)
     }
 }

@@ -160,4 +160,77 @@ struct RoutineSyncTests {
         #expect(Set(sets.map(\.id)) == [first.id, second.id], "each planned set on the server once")
         await server.server.stop()
     }
+
+    /// A planned set logged, deleted (synced), and logged again: the new set is a set of its own
+    /// on the server and on the device, never mistaken for the deleted one.
+    @Test func aPlannedSetLoggedAgainAfterItsDeleteSyncedIsKept() async throws {
+        let server = try await LiveServer.start()
+        let device = try Device(server: server)
+        try device.store.workoutLog.createRoutine(
+            name: "Pull",
+            exercises: [RoutineExercise(exercise: "Deadlift (Barbell)", sets: [PlannedSet(weight: 180, reps: 5)])])
+        let started = try device.store.workoutLog.startRoutine("Pull")
+        let first = try device.store.workoutLog.logPlanned(started.rows[0].id).set
+        #expect(await device.sync())
+        try device.store.workoutLog.deleteSet(id: first.id)
+        #expect(await device.sync())
+        let again = try device.store.workoutLog.logPlanned(started.rows[0].id, weight: 182.5).set
+        #expect(again.id != first.id)
+        #expect(await device.sync())
+        #expect(try device.store.queries.queueCounts().failed == 0)
+        let live = try await server.sets().filter { $0.deleted != true }
+        #expect(live.map(\.id) == [again.id] && live.first?.weight == 182.5)
+        #expect(try device.store.queries.sets(workoutID: started.workout.id).map(\.set.id) == [again.id])
+        await server.server.stop()
+    }
+
+    /// The same planned set logged on two devices while both were offline: both sets are kept
+    /// (the lifter sees two and deletes one), none replaces the other.
+    @Test func theSamePlannedSetLoggedOnTwoOfflineDevicesKeepsBothSets() async throws {
+        let server = try await LiveServer.start()
+        let phone = try Device(server: server)
+        let laptop = try Device(server: server)
+        try phone.store.workoutLog.createRoutine(
+            name: "Press",
+            exercises: [RoutineExercise(exercise: "Overhead Press (Barbell)", sets: [PlannedSet(weight: 60, reps: 5)])])
+        let started = try phone.store.workoutLog.startRoutine("Press")
+        #expect(await phone.sync())
+        #expect(await laptop.sync())
+        let onPhone = try phone.store.workoutLog.logPlanned(started.rows[0].id).set
+        let onLaptop = try laptop.store.workoutLog.logPlanned(started.rows[0].id, weight: 62.5, reps: 3).set
+        #expect(await phone.sync())
+        #expect(await laptop.sync())
+        #expect(await phone.sync())
+        let live = Set(try await server.sets().filter { $0.deleted != true }.map(\.id))
+        #expect(live == [onPhone.id, onLaptop.id])
+        for device in [phone, laptop] {
+            #expect(Set(try device.store.queries.sets(workoutID: started.workout.id).map(\.set.id)) == live)
+            #expect(try device.store.queries.queueCounts().failed == 0)
+        }
+        await server.server.stop()
+    }
+
+    /// A percentage set planned before the lift had an estimated 1RM has no weight on the other
+    /// device either: it is never logged there as 0 kg.
+    @Test func aPercentageSetWithoutAnEstimateHasNoWeightOnTheOtherDeviceEither() async throws {
+        let server = try await LiveServer.start()
+        let phone = try Device(server: server)
+        let laptop = try Device(server: server)
+        try phone.store.workoutLog.createRoutine(
+            name: "Heavy",
+            exercises: [
+                RoutineExercise(
+                    exercise: "Front Squat (Barbell)", sets: [PlannedSet(percentOfOneRepMax: 85, reps: 3)])
+            ])
+        let started = try phone.store.workoutLog.startRoutine("Heavy")
+        #expect(started.rows[0].needsWeight)
+        #expect(started.workout.plan?.entries.first?.weight == nil)
+        #expect(await phone.sync())
+        #expect(await laptop.sync())
+        let row = try #require(try laptop.store.queries.plannedRows(workoutID: started.workout.id).first)
+        #expect(row.needsWeight)
+        #expect(throws: StoreError.self) { try laptop.store.workoutLog.logPlanned(row.id) }
+        #expect(try laptop.store.workoutLog.logPlanned(row.id, weight: 100).set.weight == 100)
+        await server.server.stop()
+    }
 }
