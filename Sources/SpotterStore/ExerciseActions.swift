@@ -13,6 +13,8 @@ public struct ExerciseMove: Sendable, Equatable {
     public var removedCustom: Bool
     /// `from` was starred: the star moved to `into`.
     public var movedStar: Bool
+    /// Routines that planned `from` and now plan `into` (each a queued routine update).
+    public var routinesChanged = 0
 }
 
 extension WorkoutLog {
@@ -77,6 +79,21 @@ extension WorkoutLog {
                 try store.applyEdit(type: .set, id: id, patch: ["exercise": .string(into)], db: db, now: now)
             }
             try SpotterStore.refreshRecords(db)  // the merged history has records of its own
+            // Routines follow the lift: planned under its old name, it would be a lift with no
+            // history (and a custom exercise made again on the next start).
+            var routinesChanged = 0
+            for row in try Row.fetchAll(
+                db, sql: "SELECT * FROM routines WHERE deleted_at IS NULL AND \(store.visible())")
+            {
+                let routine = try Routine(row: row)
+                guard routine.exercises.contains(where: { $0.exercise == from }) else { continue }
+                var renamed = routine
+                for index in renamed.exercises.indices where renamed.exercises[index].exercise == from {
+                    renamed.exercises[index].exercise = into
+                }
+                try store.saveRoutineChanges(from: routine, to: renamed, db: db, now: now)
+                routinesChanged += 1
+            }
             var removed = false
             if isCustom, from.caseInsensitiveCompare(into) != .orderedSame {
                 try db.cachedStatement(sql: "DELETE FROM exercises WHERE name = ? AND is_custom = 1").execute(
@@ -84,7 +101,8 @@ extension WorkoutLog {
                 removed = db.changesCount > 0
             }
             return ExerciseMove(
-                from: from, into: into, setsMoved: setIDs.count, removedCustom: removed, movedStar: false)
+                from: from, into: into, setsMoved: setIDs.count, removedCustom: removed, movedStar: false,
+                routinesChanged: routinesChanged)
         }
         if try store.queries.favorites().contains(where: { $0.caseInsensitiveCompare(move.from) == .orderedSame }),
             move.from.caseInsensitiveCompare(move.into) != .orderedSame

@@ -94,6 +94,13 @@ extension SpotterStore {
 }
 
 extension Queries {
+    /// The spelling a name is stored under ("squat" is Squat (Barbell)); the name as given when
+    /// the list lacks it. Nothing is added to the list.
+    public func exerciseName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try writer.read { db in try SpotterStore.canonicalExercise(trimmed, db: db) }
+    }
+
     /// Workouts newest first, with their live set counts.
     /// How many workouts the current view holds (what `workoutSummaries` can list).
     public func workoutCount() throws -> Int {

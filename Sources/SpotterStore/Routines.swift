@@ -379,18 +379,28 @@ extension SpotterStore {
             // A plan that does not read is reported with the workout list; it is no history here.
             guard let plan = try? WorkoutPlan.stored(row["plan"] as String?) ?? localPlan(workoutID: row["id"], db: db)
             else { continue }
-            let ofExercise = plan.entries.filter { $0.exercise == exercise }
+            let workoutSets = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT id, exercise, kind, weight, unit, reps FROM sets
+                        WHERE workout_id = ? AND deleted_at IS NULL
+                        ORDER BY position, performed_at, id
+                        """), arguments: [row["id"] as String])
+            // A block of the plan is this lift when it names it, or when a set logged for it is
+            // this lift now (the exercise was renamed or merged since: its sets moved, the plan
+            // keeps the name it was started with).
+            let exerciseOf = Dictionary(
+                workoutSets.map { ($0["id"] as String, $0["exercise"] as String) },
+                uniquingKeysWith: { first, _ in first })
+            let byBlock = Dictionary(grouping: plan.entries) { "\($0.exerciseIndex ?? 0)|\($0.exercise)" }
+            let ofExercise = byBlock.values.filter { block in
+                block[0].exercise == exercise || block.contains { exerciseOf[$0.id.wireString] == exercise }
+            }.flatMap { $0 }
             // The blocks of this lift, in routine order; each block's sets in order.
             let blocks = Dictionary(grouping: ofExercise) { $0.exerciseIndex ?? 0 }.sorted { $0.key < $1.key }
                 .map { $0.value.sorted { $0.set < $1.set } }
             guard blocks.indices.contains(occurrence) else { continue }
-            let sets = try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT id, kind, weight, unit, reps FROM sets
-                        WHERE workout_id = ? AND exercise = ? AND deleted_at IS NULL
-                        ORDER BY position, performed_at, id
-                        """), arguments: [row["id"] as String, exercise])
+            let sets = workoutSets.filter { ($0["exercise"] as String?) == exercise }
             func performed(_ set: Row) -> PerformedSet {
                 let from = WeightUnit(rawValue: set["unit"] ?? "kg") ?? .kg
                 return PerformedSet(

@@ -143,7 +143,9 @@ struct ExercisesRename: AsyncParsableCommand {
     func run() async throws {
         let store = try global.openStore()
         let move = try store.workoutLog.moveExercise(old, to: new, create: true)
-        print("renamed \(move.from) to \(move.into): \(move.setsMoved) sets queued to sync")
+        var line = "renamed \(move.from) to \(move.into): \(move.setsMoved) sets queued to sync"
+        if move.routinesChanged > 0 { line += "; \(move.routinesChanged) routines now plan \(move.into)" }
+        print(line)
         try await EagerSync.attempt(global: global, store: store)
     }
 }
@@ -163,6 +165,7 @@ struct ExercisesMerge: AsyncParsableCommand {
         var line = "merged \(move.from) into \(move.into): \(move.setsMoved) sets queued to sync"
         if move.removedCustom { line += "; \(move.from) removed from the list" }
         if move.movedStar { line += "; the star moved too" }
+        if move.routinesChanged > 0 { line += "; \(move.routinesChanged) routines now plan \(move.into)" }
         print(line)
         try await EagerSync.attempt(global: global, store: store)
     }

@@ -218,10 +218,12 @@ struct RoutineRemove: AsyncParsableCommand {
     func run() async throws {
         let store = try global.openStore()
         try store.workoutLog.updateRoutine(routine) { routine in
+            // The name as `add` stored it: "squat" is the catalogue's Squat (Barbell).
+            let stored = try? store.queries.exerciseName(exercise)
             if let position = Int(exercise), routine.exercises.indices.contains(position - 1) {
                 routine.exercises.remove(at: position - 1)
             } else if let index = routine.exercises.firstIndex(where: {
-                $0.exercise.caseInsensitiveCompare(exercise) == .orderedSame
+                $0.exercise.caseInsensitiveCompare(exercise) == .orderedSame || $0.exercise == stored
             }) {
                 routine.exercises.remove(at: index)
             } else {

@@ -25,6 +25,10 @@ struct RoutineCLITests {
         #expect(refused.stderr.contains("squat (exercise 2), set 1: rpe must be from 1 to 10"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("exercises["), "no JSON path for a person: \(refused.stderr)")
         #expect(try await Self.run(["routine", "show", "Push A", "--json"], db: db).stdout == before)
+        // Removed by the name it was added by: "bench press" is the catalogue's Bench Press (Barbell).
+        try await Self.run(["routine", "remove", "Push A", "--exercise", "bench press"], db: db)
+        let after = try SpotterBinary.json(try await Self.run(["routine", "show", "Push A", "--json"], db: db).stdout)
+        #expect(((after["routine"] as? [String: Any])?["exercises"] as? [Any])?.isEmpty == true, "\(after)")
     }
 
     @Test func aDoneRowOfThePlanSaysWhatWasLiftedWhenItWasNotTheTarget() async throws {

@@ -413,4 +413,27 @@ struct RoutineStoreTests {
         let made = try store.workoutLog.createRoutine(fromWorkout: workout.id, name: "Marathon plan")
         #expect(made.exercises.reduce(0) { $0 + $1.sets.count } == Routine.maxPlannedSets)
     }
+
+    /// Renaming a lift renames it in the routines that plan it, and its history follows.
+    @Test func aRenamedLiftStaysInItsRoutinesWithItsHistory() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        try store.workoutLog.createRoutine(
+            name: "Legs",
+            exercises: [
+                RoutineExercise(
+                    exercise: "Zercher Squat", sets: Array(repeating: PlannedSet(weight: 80, reps: 5), count: 2),
+                    progression: .linear)
+            ])
+        let first = try store.workoutLog.startRoutine("Legs")
+        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        let move = try store.workoutLog.moveExercise("Zercher Squat", to: "Zercher", create: true)
+        #expect(move.routinesChanged == 1)
+        #expect(try store.queries.routine("Legs").routine.exercises.map(\.exercise) == ["Zercher"])
+        #expect(try store.queries.routine("Legs").syncState == .pending, "the rename is queued")
+        clock.advance(by: 2 * 86_400)
+        let second = try store.workoutLog.startRoutine("Legs")
+        #expect(second.rows.map(\.weight) == [82.5, 82.5])
+        #expect(second.rows.first?.hint?.hasPrefix("+2.5 kg: all 2×5 done on ") == true)
+    }
 }
