@@ -239,13 +239,7 @@ extension PlannedRow {
         ).filter { !claimed.contains(UUID(wire: $0["id"] ?? "") ?? UUID()) }
         for index in rows.indices where rows[index].status == .planned {
             let row = rows[index]
-            guard
-                let found = unclaimed.firstIndex(where: {
-                    ($0["exercise"] as String?) == row.exercise
-                        && (($0["kind"] as String?) == SetKind.warmup.rawValue) == (row.kind == .warmup)
-                })
-            else { continue }
-            let set = unclaimed.remove(at: found)
+            guard let set = takeUnclaimed(&unclaimed, exercise: row.exercise, kind: row.kind) else { continue }
             let cells = RowCells(set, table: "sets")
             rows[index].status = .done
             rows[index].setID = try cells.uuid("id")
@@ -254,6 +248,19 @@ extension PlannedRow {
             rows[index].loggedUnit = try cells.enumeration("unit")
         }
         return rows
+    }
+
+    /// Takes from `pool` (a workout's sets no planned set claims, in order) the first one of
+    /// `exercise` that can stand for a planned set of `kind`: warm-ups for warm-ups, working
+    /// sets for working sets. The one rule planned rows and a routine's history share.
+    static func takeUnclaimed(_ pool: inout [Row], exercise: String, kind: SetKind) -> Row? {
+        guard
+            let index = pool.firstIndex(where: {
+                ($0["exercise"] as String?) == exercise
+                    && (($0["kind"] as String?) == SetKind.warmup.rawValue) == (kind == .warmup)
+            })
+        else { return nil }
+        return pool.remove(at: index)
     }
 
     /// One planned row, as its workout's rows show it; refused as not found when there is none.
@@ -417,11 +424,8 @@ extension SpotterStore {
             var done: [[PerformedSet?]] = blocks.map { $0.map { byID[$0.id.wireString].map(performed) } }
             for (block, entries) in blocks.enumerated() {
                 for (index, entry) in entries.enumerated() where done[block][index] == nil {
-                    if let next = unmatched.firstIndex(where: {
-                        (($0["kind"] as String?) == SetKind.warmup.rawValue) == (entry.kind == .warmup)
-                    }) {
-                        done[block][index] = performed(unmatched.remove(at: next))
-                    }
+                    done[block][index] = PlannedRow.takeUnclaimed(&unmatched, exercise: exercise, kind: entry.kind).map(
+                        performed)
                 }
             }
             // A lift not logged at all in that workout is no performance of it.
