@@ -56,10 +56,16 @@ public struct RoutineExercise: Sendable, Equatable, Codable {
     /// What `linear` and `double` add to the weight, in `unit`.
     public var increment: Double
     public var notes: String?
+    /// Names the lift had before it was renamed or merged (newest last): workouts started from
+    /// the routine under an old name are still its history, on every device.
+    public var formerly: [String] = []
+
+    /// At most this many former names are kept.
+    public static let maxFormerNames = 10
 
     public init(
         exercise: String, unit: WeightUnit = .kg, sets: [PlannedSet], restSeconds: Int? = nil, superset: Int? = nil,
-        progression: ProgressionRule = .fixed, increment: Double = 2.5, notes: String? = nil
+        progression: ProgressionRule = .fixed, increment: Double = 2.5, notes: String? = nil, formerly: [String] = []
     ) {
         self.exercise = exercise
         self.unit = unit
@@ -69,6 +75,26 @@ public struct RoutineExercise: Sendable, Equatable, Codable {
         self.progression = progression
         self.increment = increment
         self.notes = notes
+        self.formerly = formerly
+    }
+
+    /// Renamed to `name`: the old one is remembered.
+    public mutating func rename(to name: String) {
+        formerly.removeAll { $0 == name || $0 == exercise }
+        formerly.append(exercise)
+        formerly = Array(formerly.suffix(Self.maxFormerNames))
+        exercise = name
+    }
+}
+
+extension Routine {
+    /// Each former name of a lift the routine plans, with the name it has now.
+    public var currentNames: [String: String] {
+        var names: [String: String] = [:]
+        for exercise in exercises {
+            for old in exercise.formerly where names[old] == nil { names[old] = exercise.exercise }
+        }
+        return names
     }
 }
 
@@ -145,6 +171,7 @@ extension Routine {
         public static let reps = "reps"
         public static let repsMax = "reps_max"
         public static let rpe = "rpe"
+        public static let formerly = "formerly"
     }
 
     public static let maxExercises = 50
@@ -180,6 +207,7 @@ extension Routine {
                 if let rest = exercise.restSeconds { object[Field.restSeconds] = .int(Int64(rest)) }
                 if let superset = exercise.superset { object[Field.superset] = .int(Int64(superset)) }
                 if let notes = exercise.notes { object[Field.notes] = .string(notes) }
+                if !exercise.formerly.isEmpty { object[Field.formerly] = .array(exercise.formerly.map { .string($0) }) }
                 return .object(object)
             })
     }
@@ -241,7 +269,8 @@ extension Routine {
                     restSeconds: try reader.int(Field.restSeconds), superset: try reader.int(Field.superset),
                     progression: try reader.enumeration(
                         Field.progression, fallback: ProgressionRule.fixed, message: "must be fixed, linear or double"),
-                    increment: try reader.double(Field.increment) ?? 2.5, notes: try reader.string(Field.notes)))
+                    increment: try reader.double(Field.increment) ?? 2.5, notes: try reader.string(Field.notes),
+                    formerly: try formerNames(fields[Field.formerly], path: "\(path).\(Field.formerly)")))
         }
         try Validation.routineExercises(exercises)
         return exercises
@@ -270,6 +299,24 @@ extension Routine {
         // "reps must be …" reads as a sentence; "reps: a planned set needs …" keeps its subject.
         let message = error.message.hasPrefix("must") ? "\(field) \(error.message)" : "\(field): \(error.message)"
         return ValidationError(field: place, message: message)
+    }
+}
+
+extension Routine {
+    /// A lift's former names as sent: an array of names (absent or null: none).
+    static func formerNames(_ value: JSONValue?, path: String) throws(ValidationError) -> [String] {
+        guard let value, !value.isNull else { return [] }
+        guard case .array(let items) = value else {
+            throw ValidationError(field: path, message: "must be an array of exercise names")
+        }
+        var names: [String] = []
+        for item in items {
+            guard let name = item.stringValue else {
+                throw ValidationError(field: path, message: "must be an array of exercise names")
+            }
+            names.append(name)
+        }
+        return names
     }
 }
 
@@ -325,7 +372,12 @@ extension Validation {
         try notes(routine.notes)
         try restSeconds(routine.restSeconds, field: Routine.Field.restSeconds)
         try routineExercises(routine.exercises)
-        let size = JSONValue.object(routine.wireFields).canonicalString.utf8.count
+        // A workout started from it carries one plan entry per planned set: its size too must
+        // fit (names count in bytes: a 100-character name of emoji is 400).
+        let planned = routine.exercises.reduce(0) { total, exercise in
+            total + exercise.sets.count * (WorkoutPlan.largestEntryBytes + exercise.exercise.utf8.count)
+        }
+        let size = max(JSONValue.object(routine.wireFields).canonicalString.utf8.count, planned)
         guard size <= Routine.maxEncodedBytes else {
             throw ValidationError(
                 field: Routine.Field.exercises,
@@ -369,6 +421,15 @@ extension Validation {
                 throw ValidationError(field: "\(path).increment", message: "must be from 0 to 100")
             }
             try notes(planned.notes, field: "\(path).notes")
+            guard planned.formerly.count <= RoutineExercise.maxFormerNames else {
+                throw ValidationError(
+                    field: "\(path).formerly", message: "must hold at most \(RoutineExercise.maxFormerNames) names")
+            }
+            for name in planned.formerly {
+                do { try exercise(name) } catch {
+                    throw ValidationError(field: "\(path).formerly", message: error.message)
+                }
+            }
             for (setIndex, set) in planned.sets.enumerated() {
                 let setPath = "\(path).sets[\(setIndex)]"
                 do {

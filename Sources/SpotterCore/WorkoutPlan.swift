@@ -70,6 +70,23 @@ public struct WorkoutPlan: Sendable, Equatable, Codable {
         public static let writtenReps = "written_reps"
     }
 
+    /// An entry's size on the wire at most, its exercise name aside.
+    public static let largestEntryBytes = WorkoutPlan(
+        routineID: UUID(),
+        entries: [
+            Entry(
+                id: UUID(), exercise: "", set: Routine.maxSetsPerExercise - 1, kind: .warmup, weight: 1999.99,
+                unit: .kg,
+                reps: 1000, exerciseIndex: Routine.maxExercises - 1, writtenWeight: 1999.99, writtenReps: 1000)
+        ]
+    ).entriesBytes
+
+    /// The size of the entries' part of the plan as sent.
+    var entriesBytes: Int {
+        guard case .object(let fields) = json, let sets = fields[Field.sets] else { return 0 }
+        return sets.canonicalString.utf8.count
+    }
+
     /// As many planned sets as the largest routine holds.
     public static let maxEntries = Routine.maxPlannedSets
 

@@ -89,7 +89,7 @@ extension WorkoutLog {
                 guard routine.exercises.contains(where: { $0.exercise == from }) else { continue }
                 var renamed = routine
                 for index in renamed.exercises.indices where renamed.exercises[index].exercise == from {
-                    renamed.exercises[index].exercise = into
+                    renamed.exercises[index].rename(to: into)
                 }
                 try store.saveRoutineChanges(from: routine, to: renamed, db: db, now: now)
                 routinesChanged += 1

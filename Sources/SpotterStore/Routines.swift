@@ -228,6 +228,15 @@ extension PlannedRow {
             db.cachedStatement(sql: selectSQL + " WHERE p.workout_id = ? ORDER BY p.ordinal"),
             arguments: [workoutID.wireString]
         ).map { try PlannedRow(row: $0) }
+        // A lift renamed since the start shows (and is logged) under its name now.
+        if let routineID = rows.first?.routineID,
+            let routine = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM routines WHERE id = ?"), arguments: [routineID.wireString]
+            ).flatMap({ try? Routine(row: $0) })
+        {
+            let names = routine.currentNames
+            for index in rows.indices { rows[index].exercise = names[rows[index].exercise] ?? rows[index].exercise }
+        }
         guard rows.contains(where: { $0.status == .planned }) else { return rows }
         let claimed = Set(rows.compactMap(\.setID))
         var unclaimed = try Row.fetchAll(
@@ -237,9 +246,17 @@ extension PlannedRow {
                     WHERE workout_id = ? AND deleted_at IS NULL ORDER BY position, performed_at, id
                     """), arguments: [workoutID.wireString]
         ).filter { !claimed.contains(UUID(wire: $0["id"] ?? "") ?? UUID()) }
-        for index in rows.indices where rows[index].status == .planned {
-            let row = rows[index]
-            guard let set = takeUnclaimed(&unclaimed, exercise: row.exercise, kind: row.kind) else { continue }
+        let open = rows.indices.filter { rows[$0].status == .planned }
+        let found = fillOpen(
+            open.map {
+                (
+                    rows[$0].exercise, rows[$0].kind,
+                    rows[$0].needsWeight ? nil : rows[$0].weight * rows[$0].unit.kilograms
+                )
+            },
+            from: &unclaimed)
+        for (index, set) in zip(open, found) {
+            guard let set else { continue }
             let cells = RowCells(set, table: "sets")
             rows[index].status = .done
             rows[index].setID = try cells.uuid("id")
@@ -251,16 +268,48 @@ extension PlannedRow {
     }
 
     /// Takes from `pool` (a workout's sets no planned set claims, in order) the first one of
-    /// `exercise` that can stand for a planned set of `kind`: warm-ups for warm-ups, working
-    /// sets for working sets. The one rule planned rows and a routine's history share.
-    static func takeUnclaimed(_ pool: inout [Row], exercise: String, kind: SetKind) -> Row? {
+    /// `exercise` that can stand for a planned set of `kind`: warm-ups for warm-ups, drop sets
+    /// for drop sets, working sets (normal or to failure) for working sets; with `at`, only one
+    /// lifted at that weight (kg). The one rule planned rows and a routine's history share.
+    static func takeUnclaimed(
+        _ pool: inout [Row], exercise: String, kind: SetKind, at kilograms: Double? = nil
+    )
+        -> Row?
+    {
+        func family(_ kind: SetKind?) -> Int {
+            switch kind {
+            case .warmup: 0
+            case .drop: 1
+            default: 2
+            }
+        }
         guard
-            let index = pool.firstIndex(where: {
-                ($0["exercise"] as String?) == exercise
-                    && (($0["kind"] as String?) == SetKind.warmup.rawValue) == (kind == .warmup)
+            let index = pool.firstIndex(where: { set in
+                guard (set["exercise"] as String?) == exercise,
+                    family(SetKind(rawValue: set["kind"] ?? "")) == family(kind)
+                else { return false }
+                guard let kilograms else { return true }
+                let unit = WeightUnit(rawValue: set["unit"] ?? "kg") ?? .kg
+                return abs((set["weight"] as Double? ?? -1) * unit.kilograms - kilograms) < 0.01
             })
         else { return nil }
         return pool.remove(at: index)
+    }
+
+    /// Gives each open slot (planned sets without a set of their own, in order) a set from
+    /// `pool`: first one lifted at the slot's target weight, then any left, in order. A top set
+    /// and back-offs of one lift logged elsewhere each find their own sets this way.
+    static func fillOpen(
+        _ slots: [(exercise: String, kind: SetKind, kilograms: Double?)], from pool: inout [Row]
+    ) -> [Row?] {
+        var taken = [Row?](repeating: nil, count: slots.count)
+        for (index, slot) in slots.enumerated() where slot.kilograms != nil {
+            taken[index] = takeUnclaimed(&pool, exercise: slot.exercise, kind: slot.kind, at: slot.kilograms)
+        }
+        for (index, slot) in slots.enumerated() where taken[index] == nil {
+            taken[index] = takeUnclaimed(&pool, exercise: slot.exercise, kind: slot.kind)
+        }
+        return taken
     }
 
     /// One planned row, as its workout's rows show it; refused as not found when there is none.
@@ -367,7 +416,8 @@ extension SpotterStore {
     /// back-offs) is told apart by its place: `occurrence` 0 is its first block. Weights are in
     /// `unit`.
     func pastPerformances(
-        routineID: UUID, exercise: String, occurrence: Int = 0, unit: WeightUnit, db: Database
+        routineID: UUID, exercise: String, occurrence: Int = 0, unit: WeightUnit, names: [String: String] = [:],
+        db: Database
     ) throws
         -> [PastPerformance]
     {
@@ -384,8 +434,12 @@ extension SpotterStore {
         var performances: [PastPerformance] = []
         for row in workouts {
             // A plan that does not read is reported with the workout list; it is no history here.
-            guard let plan = try? WorkoutPlan.stored(row["plan"] as String?) ?? localPlan(workoutID: row["id"], db: db)
+            guard var plan = try? WorkoutPlan.stored(row["plan"] as String?) ?? localPlan(workoutID: row["id"], db: db)
             else { continue }
+            // Started under a name the lift had before a rename: it is the lift by its name now.
+            for index in plan.entries.indices {
+                plan.entries[index].exercise = names[plan.entries[index].exercise] ?? plan.entries[index].exercise
+            }
             let workoutSets = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
@@ -422,12 +476,16 @@ extension SpotterStore {
             }
             // Every block takes its own sets first, then the sets left over, in block order.
             var done: [[PerformedSet?]] = blocks.map { $0.map { byID[$0.id.wireString].map(performed) } }
-            for (block, entries) in blocks.enumerated() {
-                for (index, entry) in entries.enumerated() where done[block][index] == nil {
-                    done[block][index] = PlannedRow.takeUnclaimed(&unmatched, exercise: exercise, kind: entry.kind).map(
-                        performed)
-                }
+            let open = blocks.indices.flatMap { block in
+                blocks[block].indices.filter { done[block][$0] == nil }.map { (block, $0) }
             }
+            let found = PlannedRow.fillOpen(
+                open.map { block, index in
+                    let entry = blocks[block][index]
+                    return (exercise, entry.kind, entry.weight.map { $0 * entry.unit.kilograms })
+                }, from: &unmatched)
+            for ((block, index), set) in zip(open, found) { done[block][index] = set.map(performed) }
+
             // A lift not logged at all in that workout is no performance of it.
             guard done[occurrence].contains(where: { $0 != nil }) else { continue }
             let entries = blocks[occurrence]
@@ -497,7 +555,8 @@ extension SpotterStore {
         if let hint { return ProgressionOutcome(targets: written, hint: hint) }
         let occurrence = routine.exercises[..<exerciseIndex].filter { $0.exercise == planned.exercise }.count
         let history = try pastPerformances(
-            routineID: routine.id, exercise: planned.exercise, occurrence: occurrence, unit: planned.unit, db: db)
+            routineID: routine.id, exercise: planned.exercise, occurrence: occurrence, unit: planned.unit,
+            names: routine.currentNames, db: db)
         return Progression.next(for: planned, written: written, history: history)
     }
 
@@ -526,15 +585,22 @@ extension SpotterStore {
                 } ?? routine?.exercises.firstIndex { $0.exercise == entry.exercise }
             let written = index.flatMap { routine?.exercises[$0] }
             let set = written.flatMap { $0.sets.indices.contains(entry.set) ? $0.sets[entry.set] : nil }
+            // A planned set's id another workout's row already has (only a client sending what it
+            // likes makes one) gets a row id of its own here: the row still shows, by the rule
+            // for sets that no planned set claims.
+            let taken =
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM routine_plans WHERE id = ?)"),
+                    arguments: [entry.id.wireString]) ?? false
             try db.cachedStatement(
                 sql: """
-                    INSERT OR IGNORE INTO routine_plans (id, workout_id, routine_id, ordinal, exercise_index, set_index,
+                    INSERT INTO routine_plans (id, workout_id, routine_id, ordinal, exercise_index, set_index,
                         exercise, kind, weight, unit, reps, reps_max, rpe, rest_s, superset, hint, status, created_at,
                         pulled, needs_weight)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?, 1, ?)
                     """
             ).execute(arguments: [
-                entry.id.wireString, workout.id.wireString, plan.routineID.wireString, ordinal,
+                (taken ? UUID() : entry.id).wireString, workout.id.wireString, plan.routineID.wireString, ordinal,
                 entry.exerciseIndex ?? index ?? order.firstIndex(of: entry.exercise) ?? 0, entry.set,
                 entry.exercise, entry.kind.rawValue, entry.weight ?? 0, entry.unit.rawValue, entry.reps,
                 set?.repsMax.map { max($0, entry.reps) }, set?.rpe, index.flatMap { routine?.rest(forExercise: $0) },
@@ -628,12 +694,22 @@ extension WorkoutLog {
     /// the number of sets follows. Validated and queued like any edit.
     @discardableResult
     public func updateRoutine(_ nameOrID: String, fromWorkout workoutID: UUID) throws -> Routine {
-        let done = try exercises(fromWorkout: workoutID)
+        let done = try blocks(fromWorkout: workoutID)
         return try updateRoutine(nameOrID) { routine in
-            let before = Dictionary(
-                routine.exercises.map { ($0.exercise.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
-            routine.exercises = done.map { exercise in
-                guard let old = before[exercise.exercise.lowercased()] else { return exercise }
+            let before = routine.exercises
+            var used = Set<Int>()
+            routine.exercises = done.map { block in
+                let exercise = block.exercise
+                // The block a planned set came from is that exercise of the routine; a lift added
+                // in the gym matches the routine's first unused exercise of its name, if any.
+                let oldIndex =
+                    block.routineIndex.flatMap { before.indices.contains($0) ? $0 : nil }
+                    ?? before.indices.first {
+                        !used.contains($0) && before[$0].exercise.lowercased() == exercise.exercise.lowercased()
+                    }
+                guard let oldIndex, !used.contains(oldIndex) else { return exercise }
+                used.insert(oldIndex)
+                let old = before[oldIndex]
                 var kept = old
                 kept.sets = exercise.sets.enumerated().map { index, done in
                     // A progression rule sets its own targets from what was done: its written sets
@@ -650,7 +726,15 @@ extension WorkoutLog {
 
     /// A workout's logged sets as a routine's exercises, in the order they were done.
     private func exercises(fromWorkout workoutID: UUID) throws -> [RoutineExercise] {
-        let sets = try writer.read { db in
+        try blocks(fromWorkout: workoutID).map(\.exercise)
+    }
+
+    /// A workout's logged sets as a routine's exercises. Started from a routine, the sets of each
+    /// planned exercise stay its own block, in the routine's order (a top set and back-offs of one
+    /// lift stay two), with `routineIndex` naming it; a lift not planned follows, by name, in the
+    /// order done. Otherwise one exercise per lift, in the order done.
+    private func blocks(fromWorkout workoutID: UUID) throws -> [(routineIndex: Int?, exercise: RoutineExercise)] {
+        let (sets, rows) = try writer.read { db in
             guard
                 try Bool.fetchOne(
                     db,
@@ -658,41 +742,68 @@ extension WorkoutLog {
                         "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND deleted_at IS NULL AND \(store.visible()))",
                     arguments: [workoutID.wireString]) == true
             else { throw StoreError.notFound("workout \(workoutID.wireString)") }
-            return try Row.fetchAll(
-                db,
-                sql: "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL ORDER BY position, performed_at",
-                arguments: [workoutID.wireString]
-            ).map { try WorkoutSet(row: $0) }
+            return (
+                try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL ORDER BY position, performed_at",
+                    arguments: [workoutID.wireString]
+                ).map { try WorkoutSet(row: $0) },
+                try PlannedRow.all(workoutID: workoutID, db: db)
+            )
         }
         guard !sets.isEmpty else {
             throw StoreError.notAllowed("workout \(workoutID.wireString) has no sets to make a routine from")
         }
-        var exercises: [RoutineExercise] = []
-        var indexByName: [String: Int] = [:]
+        var blockOfSet: [UUID: Int] = [:]
+        var lastBlockOfLift: [String: Int] = [:]
+        for row in rows {
+            if let id = row.setID { blockOfSet[id] = row.exerciseIndex }
+            lastBlockOfLift[row.exercise.lowercased()] = max(
+                lastBlockOfLift[row.exercise.lowercased()] ?? 0, row.exerciseIndex)
+        }
+        var exercises: [(routineIndex: Int?, exercise: RoutineExercise)] = []
+        var position: [String: Int] = [:]
         for set in sets {
-            let key = set.exercise.lowercased()
-            if indexByName[key] == nil {
-                indexByName[key] = exercises.count
-                exercises.append(RoutineExercise(exercise: set.exercise, unit: set.unit, sets: []))
+            // An extra set of a planned lift joins its last block (the back-offs).
+            let planned = blockOfSet[set.id] ?? lastBlockOfLift[set.exercise.lowercased()]
+            let key = planned.map { "planned \($0)" } ?? "lift \(set.exercise.lowercased())"
+            if position[key] == nil {
+                position[key] = exercises.count
+                exercises.append((planned, RoutineExercise(exercise: set.exercise, unit: set.unit, sets: [])))
             }
-            let index = indexByName[key]!
-            let unit = exercises[index].unit
-            exercises[index].sets.append(
+            let index = position[key]!
+            let unit = exercises[index].exercise.unit
+            exercises[index].exercise.sets.append(
                 PlannedSet(
                     kind: set.kind, weight: Formatting.converted(set.weight, from: set.unit, to: unit), reps: set.reps,
                     rpe: set.rpe))
         }
+        // Planned blocks in the routine's order, then the lifts added in the gym.
+        let ordered =
+            exercises.filter { $0.routineIndex != nil }.sorted { $0.routineIndex! < $1.routineIndex! }
+            + exercises.filter { $0.routineIndex == nil }
+        return trimmed(ordered)
+    }
+
+    /// Cut to what a routine holds: sets per exercise, exercises, planned sets in all.
+    private func trimmed(
+        _ blocks: [(routineIndex: Int?, exercise: RoutineExercise)]
+    )
+        -> [(routineIndex: Int?, exercise: RoutineExercise)]
+    {
+        var exercises = blocks.map(\.exercise)
         // More sets than a routine holds are cut to its limit rather than refused.
         for index in exercises.indices where exercises[index].sets.count > Routine.maxSetsPerExercise {
             exercises[index].sets = Array(exercises[index].sets.prefix(Routine.maxSetsPerExercise))
         }
         // … and to the planned sets a routine holds in all, keeping the first ones done.
         var room = Routine.maxPlannedSets
-        var kept: [RoutineExercise] = []
-        for var exercise in exercises.prefix(Routine.maxExercises) where room > 0 {
+        var kept: [(routineIndex: Int?, exercise: RoutineExercise)] = []
+        for (index, var exercise) in exercises.prefix(Routine.maxExercises).enumerated() where room > 0 {
             exercise.sets = Array(exercise.sets.prefix(room))
             room -= exercise.sets.count
-            kept.append(exercise)
+            kept.append((blocks[index].routineIndex, exercise))
         }
         return kept
     }
@@ -827,7 +938,8 @@ extension WorkoutLog {
     /// A row already logged or skipped is refused: each planned set is logged at most once.
     @discardableResult
     public func logPlanned(
-        _ planID: UUID, weight: Double? = nil, reps: Int? = nil, rpe: Double?? = nil, kind: SetKind? = nil
+        _ planID: UUID, weight: Double? = nil, unit: WeightUnit? = nil, reps: Int? = nil, rpe: Double?? = nil,
+        kind: SetKind? = nil
     ) throws -> LoggedSet {
         let now = self.now
         return try writer.write { db in
@@ -843,7 +955,9 @@ extension WorkoutLog {
                         + "(e in the UI, --weight with routine done)")
             }
             let input = LogSetInput(
-                exercise: plan.exercise, weight: weight ?? plan.weight, unit: plan.unit, reps: reps ?? plan.reps,
+                exercise: plan.exercise, weight: weight ?? plan.weight,
+                unit: weight == nil ? plan.unit : unit ?? plan.unit,
+                reps: reps ?? plan.reps,
                 rpe: rpe ?? plan.rpe, kind: kind ?? plan.kind, workout: .existing(plan.workoutID))
             try store.checked { () throws(ValidationError) in
                 try Validation.weight(input.weight, unit: input.unit)
@@ -880,7 +994,8 @@ extension WorkoutLog {
             case .done: throw StoreError.notAllowed("this planned set is already logged")
             case .planned:
                 try db.execute(
-                    sql: "UPDATE routine_plans SET status = 'skipped', set_id = NULL WHERE id = ?",
+                    // set_id stays: a row once logged never gives its id to a set again.
+                    sql: "UPDATE routine_plans SET status = 'skipped' WHERE id = ?",
                     arguments: [planID.wireString])
                 return true
             case .skipped:

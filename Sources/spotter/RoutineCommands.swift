@@ -145,8 +145,18 @@ struct RoutineCreate: AsyncParsableCommand {
         let store = try global.openStore()
         var routine: Routine
         if let fromWorkout {
-            routine = try store.workoutLog.createRoutine(
-                fromWorkout: try parseID(fromWorkout, what: "--from-workout"), name: name)
+            let workoutID = try parseID(fromWorkout, what: "--from-workout")
+            routine = try store.workoutLog.createRoutine(fromWorkout: workoutID, name: name)
+            // A routine holds less than a long workout: say what was left out, never drop it quietly.
+            let logged = try store.queries.sets(workoutID: workoutID).count
+            let kept = routine.exercises.reduce(0) { $0 + $1.sets.count }
+            if kept < logged {
+                FileHandle.standardError.write(
+                    Data(
+                        ("kept the first \(kept) of the workout's \(logged) sets: a routine holds at most "
+                            + "\(Routine.maxSetsPerExercise) sets per exercise, \(Routine.maxExercises) exercises and "
+                            + "\(Routine.maxPlannedSets) sets in all\n").utf8))
+            }
             if rest != nil || notes != nil {
                 routine = try store.workoutLog.updateRoutine(routine.id.wireString) {
                     $0.restSeconds = rest
@@ -314,7 +324,9 @@ struct RoutineDone: AsyncParsableCommand {
         abstract: "Log a planned set as performed (its targets, or the values given); prints the set id.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The planned set's id.") var planID: String
-    @Option(parsing: .unconditional, help: "The weight lifted, if not the target.") var weight: Double?
+    @Option(parsing: .unconditional, help: "The weight lifted, if not the target (in the plan's unit unless --unit).")
+    var weight: Double?
+    @Option(help: "kg or lb: the unit of --weight.") var unit: WeightUnit?
     @Option(parsing: .unconditional, help: "The reps done, if not the target.") var reps: Int?
     @Option(help: "RPE.") var rpe: Double?
 
@@ -322,7 +334,7 @@ struct RoutineDone: AsyncParsableCommand {
         try refuseNegative(weight: weight, reps: reps)
         let store = try global.openStore()
         let logged = try store.workoutLog.logPlanned(
-            try parseID(planID, what: "PLAN_ID"), weight: weight, reps: reps, rpe: rpe.map { .some($0) })
+            try parseID(planID, what: "PLAN_ID"), weight: weight, unit: unit, reps: reps, rpe: rpe.map { .some($0) })
         print(logged.set.id.wireString)
         try await EagerSync.attempt(global: global, store: store)
     }

@@ -55,5 +55,21 @@ struct RoutineCLITests {
         let logged = try #require(rows.first { $0["id"] as? String == ids[1] }?["logged"] as? [String: Any])
         #expect(logged["reps"] as? Int == 3)
         #expect(logged["weight"] as? Double == 140)
+        // A weight in another unit says so.
+        try await Self.run(["routine", "create", "Arms"], db: db)
+        try await Self.run(
+            [
+                "routine", "add", "Arms", "--exercise", "Bicep Curl (Barbell)", "--sets", "1", "--reps", "8",
+                "--weight", "30",
+            ],
+            db: db)
+        let arms = try SpotterBinary.json(try await Self.run(["routine", "start", "Arms", "--json"], db: db).stdout)
+        let curl = try #require((arms["planned"] as? [[String: Any]])?.first?["id"] as? String)
+        let setID = try await Self.run(["routine", "done", curl, "--weight", "65", "--unit", "lb"], db: db).stdout
+        let sets =
+            try SpotterBinary.json(try await Self.run(["sets", "--json"], db: db).stdout)["sets"] as? [[String: Any]]
+        let curlSet = try #require(
+            sets?.first { $0["id"] as? String == setID.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(curlSet["unit"] as? String == "lb" && curlSet["weight"] as? Double == 65, "\(curlSet)")
     }
 }

@@ -436,4 +436,83 @@ struct RoutineStoreTests {
         #expect(second.rows.map(\.weight) == [82.5, 82.5])
         #expect(second.rows.first?.hint?.hasPrefix("+2.5 kg: all 2×5 done on ") == true)
     }
+
+    /// A drop set logged by hand is no planned working set: every planned row can still be
+    /// logged, and the next start counts the 3×5 as done.
+    @Test func aHandLoggedDropSetTakesNoPlannedWorkingSet() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        try store.workoutLog.createRoutine(name: "Push A", exercises: routine(progression: .linear))
+        let first = try store.workoutLog.startRoutine("Push A")
+        try store.workoutLog.logSet(
+            LogSetInput(
+                exercise: "Bench Press (Barbell)", weight: 80, unit: .kg, reps: 8, kind: .drop,
+                workout: .existing(first.workout.id)))
+        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        clock.advance(by: 2 * 86_400)
+        let second = try store.workoutLog.startRoutine("Push A")
+        #expect(second.rows.filter { $0.exercise == "Bench Press (Barbell)" }.map(\.weight) == [102.5, 102.5, 102.5])
+    }
+
+    /// `S` on a workout of a routine with a top set and back-offs keeps them two blocks, in order.
+    @Test func savingAWorkoutAsItsRoutineKeepsTopSetAndBackOffsApart() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        let made = try store.workoutLog.createRoutine(
+            name: "Deadlift day",
+            exercises: [
+                RoutineExercise(
+                    exercise: "Deadlift (Barbell)", sets: [PlannedSet(weight: 180, reps: 3)], progression: .linear),
+                RoutineExercise(exercise: "Pull Up", sets: [PlannedSet(weight: 0, reps: 8)]),
+                RoutineExercise(
+                    exercise: "Deadlift (Barbell)", sets: Array(repeating: PlannedSet(weight: 150, reps: 5), count: 2),
+                    progression: .linear),
+            ])
+        let first = try store.workoutLog.startRoutine("Deadlift day")
+        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        let saved = try store.workoutLog.updateRoutine(made.id.wireString, fromWorkout: first.workout.id)
+        #expect(saved.exercises.map(\.exercise) == ["Deadlift (Barbell)", "Pull Up", "Deadlift (Barbell)"])
+        #expect(saved.exercises.map(\.sets.count) == [1, 1, 2])
+        clock.advance(by: 2 * 86_400)
+        let second = try store.workoutLog.startRoutine("Deadlift day")
+        #expect(second.rows.filter { $0.exercise == "Deadlift (Barbell)" }.map(\.weight) == [182.5, 152.5, 152.5])
+    }
+
+    /// Names count in bytes: a routine whose plan would not fit one request is refused here.
+    @Test func aRoutineOfLongNamesTooBigToSyncIsRefused() throws {
+        let store = try makeStore()
+        let many = (0..<5).map { index in
+            RoutineExercise(
+                exercise: String(repeating: "🏋", count: 99) + "\(index)",
+                sets: Array(repeating: PlannedSet(weight: 100, reps: 5), count: 30))
+        }
+        #expect {
+            try store.workoutLog.createRoutine(name: "Emoji", exercises: many)
+        } throws: { error in
+            "\(error)".contains("too large to sync")
+        }
+    }
+
+    /// Two pulled workouts whose plans share a planned set's id (only a client sending what it
+    /// likes makes one) both show their planned rows.
+    @Test func pulledPlansSharingAnIdBothShowTheirRows() throws {
+        let store = try makeStore()
+        let shared = UUID()
+        var workouts: [Workout] = []
+        for name in ["One", "Two"] {
+            let plan = WorkoutPlan(
+                routineID: UUID(),
+                entries: [
+                    WorkoutPlan.Entry(
+                        id: shared, exercise: "Squat (Barbell)", set: 0, kind: .normal, weight: 100, unit: .kg, reps: 5)
+                ])
+            workouts.append(Workout(name: name, startedAt: Date(), plan: plan))
+        }
+        try store.pull.mergePulled(
+            workouts.enumerated().map { .workout($1, ServerStamp(serverVersion: Int64($0 + 1), updatedAt: nil)) },
+            cursor: "2")
+        for workout in workouts {
+            #expect(try store.queries.plannedRows(workoutID: workout.id).count == 1, "\(workout.name)")
+        }
+    }
 }
