@@ -163,6 +163,9 @@ public struct SQLiteServerStore: ServerStore {
         return migrator
     }
 
+    /// One writer: see `ServerStore.claimsWithTheEffect`.
+    public var claimsWithTheEffect: Bool { true }
+
     public func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T {
         try await groupCommit.write { db in try work(SQLiteServerTransaction(db: db)) }
     }

@@ -122,9 +122,10 @@ struct SyncAPI: Sendable {
 
     /// How a write comes by its idempotency claim.
     enum ClaimStep: Sendable {
-        /// Claimed already, in a transaction of its own (a single route; see `performAlone`).
+        /// Claimed already, in a transaction of its own (a single route; see `performInTwoSteps`).
         case held(token: String)
-        /// Claimed inside the transaction the effect runs in (a batch operation).
+        /// Claimed inside the transaction the effect runs in (a batch operation; a single route on
+        /// a store with one writer).
         case inThisTransaction(now: Date)
     }
 
@@ -212,10 +213,33 @@ struct SyncAPI: Sendable {
         }
     }
 
-    /// A single route: the claim commits first, in its own short transaction, so a concurrent
-    /// request with the key sees it "in progress" (409) instead of waiting; then `apply` runs
-    /// the effect and completes the record in a second one. A 5xx releases the key.
+    /// A single route. On a store with one writer (`ServerStore.claimsWithTheEffect`) the claim,
+    /// the effect and the record commit in ONE transaction, exactly as a batch operation's do: a
+    /// request with the same key runs after it and replays its stored answer; a 5xx undoes the
+    /// claim with the effect, so there is nothing to release. Otherwise see `performInTwoSteps`.
     private func performAlone(_ mutation: Mutation) async -> APIResponse {
+        // The test seam holds a request between its claim and its effect: only two steps have that.
+        guard mutation.scope != nil, store.claimsWithTheEffect, configuration.afterIdempotencyClaim == nil else {
+            return await performInTwoSteps(mutation)
+        }
+        let now = clock.now()
+        let stamp = Timestamp.truncated(now)
+        do {
+            return answer(
+                try await store.write { transaction in
+                    apply(mutation, claiming: .inThisTransaction(now: now), in: transaction, at: stamp)
+                })
+        } catch {
+            logger.error("request failed", metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
+            return error is ServerStoreUnavailable ? Self.unavailable : .problem(Problems.internalError)
+        }
+    }
+
+    /// A single route in two transactions: the claim commits first, in its own short one, so a
+    /// concurrent request with the key (on another instance) sees it "in progress" (409) instead
+    /// of waiting; then `apply` runs the effect and completes the record in a second one. A 5xx
+    /// releases the key.
+    private func performInTwoSteps(_ mutation: Mutation) async -> APIResponse {
         var step = ClaimStep.held(token: "")
         if let scope = mutation.scope {
             let claim: IdempotencyClaim
