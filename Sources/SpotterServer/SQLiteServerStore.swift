@@ -400,8 +400,19 @@ struct SQLiteServerTransaction: ServerTransaction {
         _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
     ) throws -> IdempotencyClaim {
         let arguments: StatementArguments = [scope.user, scope.method, scope.path, scope.key]
-        let token = UUID().uuidString
+        let token = ClaimToken.fresh()
         let nowSeconds = now.timeIntervalSince1970
+        // The common case in one statement: a key nobody used. Only when a record is there is it
+        // read and judged (replay, 422, 409, expired, stale).
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO idempotency_records
+                    (owner, method, path, key, fingerprint, completed, token, created_at, locked_at)
+                VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
+                ON CONFLICT (owner, method, path, key) DO NOTHING
+                """
+        ).execute(arguments: arguments + [fingerprint, token, nowSeconds, nowSeconds])
+        if db.changesCount == 1 { return .claimed(token: token) }
         switch ClaimDecision.decide(
             existing: try record(scope), fingerprint: fingerprint, now: now, expiresAfter: expiresAfter,
             staleAfter: staleAfter)

@@ -55,6 +55,8 @@ struct SyncAPI: Sendable {
         /// The idempotency record it claims; nil for PUT and DELETE, which ignore the key.
         var scope: IdempotencyScope?
         var fingerprint: String
+        /// A create's entity, validated before the transaction (see `ParsedCreate`).
+        var parsed: ParsedCreate?
     }
 
     /// What a call needs once the checks that come before any handler are done.
@@ -107,7 +109,10 @@ struct SyncAPI: Sendable {
             scope = claimed
             fingerprint = IdempotencyKeyRules.fingerprint(method: claimed.method, path: claimed.path, body: bodyValue)
         }
-        return .mutate(Mutation(route: route, fields: fields, user: call.user, scope: scope, fingerprint: fingerprint))
+        return .mutate(
+            Mutation(
+                route: route, fields: fields, user: call.user, scope: scope, fingerprint: fingerprint,
+                parsed: ParsedCreate.parse(route, fields: fields)))
     }
 
     func perform(_ call: APICall) async -> APIResponse {
@@ -144,7 +149,8 @@ struct SyncAPI: Sendable {
     func apply(
         _ mutation: Mutation, claiming step: ClaimStep, in transaction: any ServerTransaction, at stamp: Date
     ) -> WriteOutcome {
-        var outcome = WriteOutcome.ran(.problem(Problems.internalError))
+        // nil until the savepoint decides; the 500 is only encoded should nothing be decided.
+        var outcome: WriteOutcome?
         do {
             try transaction.savepoint {
                 var held: HeldClaim?
@@ -165,7 +171,7 @@ struct SyncAPI: Sendable {
                     }
                 }
                 let response = try EntityHandlers(transaction: transaction, user: mutation.user, now: stamp)
-                    .handle(mutation.route, fields: mutation.fields)
+                    .handle(mutation.route, fields: mutation.fields, parsed: mutation.parsed)
                 outcome = .ran(response)
                 guard response.status < 500 else { return false }
                 if let held {
@@ -186,7 +192,7 @@ struct SyncAPI: Sendable {
                 "write failed", metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
             outcome = .ran(.problem(Problems.internalError))
         }
-        return outcome
+        return outcome ?? .ran(.problem(Problems.internalError))
     }
 
     /// The answer when the database cannot be reached: 503, come back in two seconds.
