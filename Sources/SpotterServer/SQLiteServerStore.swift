@@ -439,7 +439,7 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 
     func savepoint(_ work: () throws -> Bool) throws {
-        try db.inSavepoint { try work() ? .commit : .rollback }
+        try db.inPreparedSavepoint(work)
     }
 
     func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws {
