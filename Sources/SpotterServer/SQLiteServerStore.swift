@@ -22,11 +22,28 @@ public struct SQLiteServerStore: ServerStore {
         // a pool's writer to NORMAL as it turns WAL on (after `prepareDatabase`), so FULL is set
         // here, on the one writer connection. Group commit, not a weaker setting, is what keeps
         // it affordable.
-        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            // The writer's page cache (SQLite's default is 2 MiB): creates land on random leaves of
+            // the id and key indexes, and a leaf evicted between two writes is read back from the
+            // file by the one writer every request waits for.
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.writerCacheKiB)")
+            // Checkpoints, run by the writer after its commit, every 4 000 WAL pages instead of 1 000:
+            // the pages every commit rewrites (the tails of the tables and of the version indexes,
+            // the change counter) are copied back once per checkpoint rather than four times, with a
+            // quarter of the database-file flushes. The WAL stays bounded (about 16 MiB).
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.walAutocheckpointPages)")
+        }
         try Self.migrator.migrate(pool)
         dbWriter = pool
         groupCommit = GroupCommitWriter(writer: pool)
     }
+
+    /// The writer connection's page cache, in KiB.
+    static let writerCacheKiB = 32 * 1024
+
+    /// WAL pages after which the writer checkpoints (SQLite's default is 1 000).
+    static let walAutocheckpointPages = 4000
 
     /// How many transactions the writes so far were grouped into.
     var groupedTransactions: Int { groupCommit.groupCount }
