@@ -2,6 +2,23 @@ import Foundation
 import SpotterCore
 import SpotterProtocol
 
+/// A create's entity, read and validated from its fields before the write transaction: that work
+/// needs no database, so it is done on the request's own task rather than inside the one writer
+/// every request waits for. A validation error is still answered (and stored) by the handler.
+enum ParsedCreate: Sendable {
+    case workout(Result<WireWorkout, ValidationError>)
+    case set(Result<WireSet, ValidationError>)
+
+    /// The parsed entity of a create route; nil for every other route.
+    static func parse(_ route: APIRoute, fields: [String: JSONValue]) -> ParsedCreate? {
+        switch route {
+        case .createWorkout: .workout(Result { () throws(ValidationError) in try EntityRules.newWorkout(from: fields) })
+        case .createSet: .set(Result { () throws(ValidationError) in try EntityRules.newSet(from: fields) })
+        default: nil
+        }
+    }
+}
+
 /// The effect of each mutating route, run inside the request's one transaction.
 ///
 /// Outcomes a client must see (422, 404, 409) are returned as responses, not thrown, so
@@ -13,7 +30,13 @@ struct EntityHandlers {
     /// The time of this write (to the millisecond), stamped as `updated_at`.
     let now: Date
 
-    func handle(_ route: APIRoute, fields: [String: JSONValue]) throws -> APIResponse {
+    /// `parsed` is what `ParsedCreate.parse` made of a create's fields beforehand, if anything.
+    func handle(_ route: APIRoute, fields: [String: JSONValue], parsed: ParsedCreate? = nil) throws -> APIResponse {
+        switch (route, parsed) {
+        case (.createWorkout, .workout(let incoming)): return try createWorkout(incoming)
+        case (.createSet, .set(let incoming)): return try createSet(incoming)
+        default: break
+        }
         switch route {
         case .createWorkout: return try createWorkout(fields)
         case .updateWorkout(let id): return try updateWorkout(id: id, fields)
@@ -34,8 +57,15 @@ struct EntityHandlers {
     // MARK: Workouts
 
     private func createWorkout(_ fields: [String: JSONValue]) throws -> APIResponse {
+        try createWorkout(Result { () throws(ValidationError) in try EntityRules.newWorkout(from: fields) })
+    }
+
+    private func createWorkout(_ parsed: Result<WireWorkout, ValidationError>) throws -> APIResponse {
         let incoming: WireWorkout
-        do { incoming = try EntityRules.newWorkout(from: fields) } catch { return .problem(Problems.validation(error)) }
+        switch parsed {
+        case .success(let workout): incoming = workout
+        case .failure(let error): return .problem(Problems.validation(error))
+        }
         if let existing = try transaction.workout(id: incoming.id.wireString, owner: user) {
             // Second idempotency layer: the client id (this user's only; another user's id is
             // another entity). Same content → the existing entity.
@@ -91,8 +121,15 @@ struct EntityHandlers {
     // MARK: Sets
 
     private func createSet(_ fields: [String: JSONValue]) throws -> APIResponse {
+        try createSet(Result { () throws(ValidationError) in try EntityRules.newSet(from: fields) })
+    }
+
+    private func createSet(_ parsed: Result<WireSet, ValidationError>) throws -> APIResponse {
         let incoming: WireSet
-        do { incoming = try EntityRules.newSet(from: fields) } catch { return .problem(Problems.validation(error)) }
+        switch parsed {
+        case .success(let set): incoming = set
+        case .failure(let error): return .problem(Problems.validation(error))
+        }
         if let existing = try transaction.set(id: incoming.id.wireString, owner: user) {
             guard existing.deleted != true, EntityRules.clientContent(existing) == incoming else {
                 return .problem(Problems.conflict("a different set with this id already exists", field: "id"))

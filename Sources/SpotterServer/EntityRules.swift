@@ -111,7 +111,7 @@ enum EntityRules {
     }
 
     private static func canonicalise(_ workout: inout WireWorkout) throws(ValidationError) {
-        workout.name = workout.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        workout.name = Validation.trimmed(workout.name)
         try Validation.workoutName(workout.name)
         try Validation.notes(workout.notes)
         if let ended = workout.endedAt, ended < workout.startedAt {
@@ -165,7 +165,7 @@ enum EntityRules {
     }
 
     private static func canonicalise(_ set: inout WireSet) throws(ValidationError) {
-        set.exercise = set.exercise.trimmingCharacters(in: .whitespacesAndNewlines)
+        set.exercise = Validation.trimmed(set.exercise)
         try Validation.exercise(set.exercise)
         set.weight = roundedWeight(set.weight)
         try Validation.weight(set.weight, unit: set.unit)

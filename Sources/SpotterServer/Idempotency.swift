@@ -87,6 +87,18 @@ enum IdempotencyKeyRules {
     }
 }
 
+/// The token that marks one claim of a key as ours: 128 random bits in hex. Only compared, never
+/// parsed; drawn from the system generator (one `getrandom`), not `UUID()`, which opens and
+/// reads `/dev/urandom` on every call — inside the one writer's transaction, on every request.
+enum ClaimToken {
+    static func fresh() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        return IdempotencyKeyRules.hex(withUnsafeBytes(of: (high, low)) { Array($0) })
+    }
+}
+
 /// What claiming a key does with the record it found — decided here, once, for every store, so
 /// SQLite and PostgreSQL cannot answer the same history differently (SPEC 5.2).
 enum ClaimDecision: Equatable {

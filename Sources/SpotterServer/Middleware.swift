@@ -247,11 +247,28 @@ struct AuthMiddleware: RouterMiddleware {
     }
 
     private func user(_ request: Request) -> String? {
-        guard let header = request.headers[.authorization] else { return nil }
-        let prefix = "bearer "
-        guard header.count > prefix.count, header.lowercased().hasPrefix(prefix) else { return nil }
-        let token = header.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
+        guard let header = request.headers[.authorization], let token = Self.bearerToken(header) else { return nil }
         return tokens[token]
+    }
+
+    /// The token of a `Bearer` credential (the scheme in any case), trimmed of whitespace; nil for
+    /// another scheme or none. Every authenticated request passes here, so the plain-ASCII header
+    /// a client sends is read byte by byte; anything else takes the general path, same answer.
+    static func bearerToken(_ header: String) -> String? {
+        let prefix = "bearer "
+        let bytes = header.utf8
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            guard bytes.count > prefix.utf8.count,
+                zip(bytes, prefix.utf8).allSatisfy({ $1 == 0x20 ? $0 == 0x20 : $0 | 0x20 == $1 })
+            else { return nil }
+            // ASCII whitespace in the sense of `CharacterSet.whitespaces`: space and tab.
+            let rest = bytes.dropFirst(prefix.utf8.count)
+            guard let first = rest.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return "" }
+            let last = rest.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })!
+            return String(Substring(header.utf8[first...last]))
+        }
+        guard header.count > prefix.count, header.lowercased().hasPrefix(prefix) else { return nil }
+        return header.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
     }
 }
 

@@ -22,11 +22,28 @@ public struct SQLiteServerStore: ServerStore {
         // a pool's writer to NORMAL as it turns WAL on (after `prepareDatabase`), so FULL is set
         // here, on the one writer connection. Group commit, not a weaker setting, is what keeps
         // it affordable.
-        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            // The writer's page cache (SQLite's default is 2 MiB): creates land on random leaves of
+            // the id and key indexes, and a leaf evicted between two writes is read back from the
+            // file by the one writer every request waits for.
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.writerCacheKiB)")
+            // Checkpoints, run by the writer after its commit, every 4 000 WAL pages instead of 1 000:
+            // the pages every commit rewrites (the tails of the tables and of the version indexes,
+            // the change counter) are copied back once per checkpoint rather than four times, with a
+            // quarter of the database-file flushes. The WAL stays bounded (about 16 MiB).
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.walAutocheckpointPages)")
+        }
         try Self.migrator.migrate(pool)
         dbWriter = pool
         groupCommit = GroupCommitWriter(writer: pool)
     }
+
+    /// The writer connection's page cache, in KiB.
+    static let writerCacheKiB = 32 * 1024
+
+    /// WAL pages after which the writer checkpoints (SQLite's default is 1 000).
+    static let walAutocheckpointPages = 4000
 
     /// How many transactions the writes so far were grouped into.
     var groupedTransactions: Int { groupCommit.groupCount }
@@ -162,6 +179,9 @@ public struct SQLiteServerStore: ServerStore {
         registerRoutineMigrations(&migrator)
         return migrator
     }
+
+    /// One writer: see `ServerStore.claimsWithTheEffect`.
+    public var claimsWithTheEffect: Bool { true }
 
     public func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T {
         try await groupCommit.write { db in try work(SQLiteServerTransaction(db: db)) }
@@ -398,8 +418,19 @@ struct SQLiteServerTransaction: ServerTransaction {
         _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
     ) throws -> IdempotencyClaim {
         let arguments: StatementArguments = [scope.user, scope.method, scope.path, scope.key]
-        let token = UUID().uuidString
+        let token = ClaimToken.fresh()
         let nowSeconds = now.timeIntervalSince1970
+        // The common case in one statement: a key nobody used. Only when a record is there is it
+        // read and judged (replay, 422, 409, expired, stale).
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO idempotency_records
+                    (owner, method, path, key, fingerprint, completed, token, created_at, locked_at)
+                VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
+                ON CONFLICT (owner, method, path, key) DO NOTHING
+                """
+        ).execute(arguments: arguments + [fingerprint, token, nowSeconds, nowSeconds])
+        if db.changesCount == 1 { return .claimed(token: token) }
         switch ClaimDecision.decide(
             existing: try record(scope), fingerprint: fingerprint, now: now, expiresAfter: expiresAfter,
             staleAfter: staleAfter)
@@ -426,7 +457,7 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 
     func savepoint(_ work: () throws -> Bool) throws {
-        try db.inSavepoint { try work() ? .commit : .rollback }
+        try db.inPreparedSavepoint(work)
     }
 
     func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws {

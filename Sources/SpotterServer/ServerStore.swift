@@ -130,6 +130,16 @@ public protocol ServerStore: Sendable {
     /// reached throws `ServerStoreUnavailable`.
     func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T
 
+    /// True when the store runs its writes one after another (one writer, as SQLite): a single
+    /// route's idempotency claim then commits in the same transaction as its effect and record.
+    /// Committed alone first, the claim would only say "in progress" while the effect runs — and
+    /// while the effect runs, that one writer runs nothing else: a request with the same key waits
+    /// for the writer and then finds the stored answer, whichever way the claim went. Alone it
+    /// costs a second pass through the writer for every request. False (the default; PostgreSQL,
+    /// whose instances write side by side): the claim commits first, so a request with the same
+    /// key elsewhere is told 409 at once instead of waiting on the first one's lock.
+    var claimsWithTheEffect: Bool { get }
+
     /// Atomically claims `scope` for a request with `fingerprint`, or reports what holds it.
     /// An expired record (older than `expiresAfter`) is replaced; an in-progress record
     /// whose claim is older than `staleAfter` is taken over.
@@ -164,6 +174,8 @@ public protocol ServerStore: Sendable {
 }
 
 extension ServerStore {
+    public var claimsWithTheEffect: Bool { false }
+
     /// Every live set of `user`; what a test counts to prove "no duplicates on the server".
     public func allSets(user: String) async throws -> [WireSet] {
         try await sets(user: user, workoutID: nil, includeDeleted: false)

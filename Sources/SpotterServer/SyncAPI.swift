@@ -55,6 +55,8 @@ struct SyncAPI: Sendable {
         /// The idempotency record it claims; nil for PUT and DELETE, which ignore the key.
         var scope: IdempotencyScope?
         var fingerprint: String
+        /// A create's entity, validated before the transaction (see `ParsedCreate`).
+        var parsed: ParsedCreate?
     }
 
     /// What a call needs once the checks that come before any handler are done.
@@ -107,7 +109,10 @@ struct SyncAPI: Sendable {
             scope = claimed
             fingerprint = IdempotencyKeyRules.fingerprint(method: claimed.method, path: claimed.path, body: bodyValue)
         }
-        return .mutate(Mutation(route: route, fields: fields, user: call.user, scope: scope, fingerprint: fingerprint))
+        return .mutate(
+            Mutation(
+                route: route, fields: fields, user: call.user, scope: scope, fingerprint: fingerprint,
+                parsed: ParsedCreate.parse(route, fields: fields)))
     }
 
     func perform(_ call: APICall) async -> APIResponse {
@@ -122,9 +127,10 @@ struct SyncAPI: Sendable {
 
     /// How a write comes by its idempotency claim.
     enum ClaimStep: Sendable {
-        /// Claimed already, in a transaction of its own (a single route; see `performAlone`).
+        /// Claimed already, in a transaction of its own (a single route; see `performInTwoSteps`).
         case held(token: String)
-        /// Claimed inside the transaction the effect runs in (a batch operation).
+        /// Claimed inside the transaction the effect runs in (a batch operation; a single route on
+        /// a store with one writer).
         case inThisTransaction(now: Date)
     }
 
@@ -143,7 +149,8 @@ struct SyncAPI: Sendable {
     func apply(
         _ mutation: Mutation, claiming step: ClaimStep, in transaction: any ServerTransaction, at stamp: Date
     ) -> WriteOutcome {
-        var outcome = WriteOutcome.ran(.problem(Problems.internalError))
+        // nil until the savepoint decides; the 500 is only encoded should nothing be decided.
+        var outcome: WriteOutcome?
         do {
             try transaction.savepoint {
                 var held: HeldClaim?
@@ -164,7 +171,7 @@ struct SyncAPI: Sendable {
                     }
                 }
                 let response = try EntityHandlers(transaction: transaction, user: mutation.user, now: stamp)
-                    .handle(mutation.route, fields: mutation.fields)
+                    .handle(mutation.route, fields: mutation.fields, parsed: mutation.parsed)
                 outcome = .ran(response)
                 guard response.status < 500 else { return false }
                 if let held {
@@ -185,7 +192,7 @@ struct SyncAPI: Sendable {
                 "write failed", metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
             outcome = .ran(.problem(Problems.internalError))
         }
-        return outcome
+        return outcome ?? .ran(.problem(Problems.internalError))
     }
 
     /// The answer when the database cannot be reached: 503, come back in two seconds.
@@ -212,10 +219,33 @@ struct SyncAPI: Sendable {
         }
     }
 
-    /// A single route: the claim commits first, in its own short transaction, so a concurrent
-    /// request with the key sees it "in progress" (409) instead of waiting; then `apply` runs
-    /// the effect and completes the record in a second one. A 5xx releases the key.
+    /// A single route. On a store with one writer (`ServerStore.claimsWithTheEffect`) the claim,
+    /// the effect and the record commit in ONE transaction, exactly as a batch operation's do: a
+    /// request with the same key runs after it and replays its stored answer; a 5xx undoes the
+    /// claim with the effect, so there is nothing to release. Otherwise see `performInTwoSteps`.
     private func performAlone(_ mutation: Mutation) async -> APIResponse {
+        // The test seam holds a request between its claim and its effect: only two steps have that.
+        guard mutation.scope != nil, store.claimsWithTheEffect, configuration.afterIdempotencyClaim == nil else {
+            return await performInTwoSteps(mutation)
+        }
+        let now = clock.now()
+        let stamp = Timestamp.truncated(now)
+        do {
+            return answer(
+                try await store.write { transaction in
+                    apply(mutation, claiming: .inThisTransaction(now: now), in: transaction, at: stamp)
+                })
+        } catch {
+            logger.error("request failed", metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
+            return error is ServerStoreUnavailable ? Self.unavailable : .problem(Problems.internalError)
+        }
+    }
+
+    /// A single route in two transactions: the claim commits first, in its own short one, so a
+    /// concurrent request with the key (on another instance) sees it "in progress" (409) instead
+    /// of waiting; then `apply` runs the effect and completes the record in a second one. A 5xx
+    /// releases the key.
+    private func performInTwoSteps(_ mutation: Mutation) async -> APIResponse {
         var step = ClaimStep.held(token: "")
         if let scope = mutation.scope {
             let claim: IdempotencyClaim
