@@ -6,11 +6,14 @@ import Testing
     "Routines in a real terminal (tmux)", .serialized,
     .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
 struct RoutineTUITests {
-    @Test("R starts a routine; Enter on two planned rows logs those two sets, each queued once")
-    func startARoutineAndLogTwoPlannedSetsWithEnter() async throws {
+    /// A workspace whose routine "Push A" plans 3×5 bench at 100 kg, and the UI running on it in
+    /// airplane mode from the start, so what it queues stays queued to be counted. (Pressing `a`
+    /// after launch raced the engine's first sync.)
+    static func pushAOffline(rest: Int?) async throws -> (TUIEndToEndTests.Workspace, TmuxSession) {
         let workspace = try TUIEndToEndTests.Workspace()
         let db = workspace.database
-        let created = try await SpotterBinary.run(["routine", "create", "Push A", "--rest", "120"], db: db)
+        let created = try await SpotterBinary.run(
+            ["routine", "create", "Push A"] + (rest.map { ["--rest", "\($0)"] } ?? []), db: db)
         #expect(created.status == 0, "\(created.stderr)")
         let added = try await SpotterBinary.run(
             [
@@ -18,14 +21,19 @@ struct RoutineTUITests {
                 "--weight", "100",
             ], db: db)
         #expect(added.status == 0, "\(added.stderr)")
-
-        // Airplane mode from the start: the queue stays visible. (Pressing `a` after launch raced
-        // the engine's first sync: a connectivity event posted after the key redrew the badge.)
         let airplane = try await SpotterBinary.run(["airplane", "on"], db: db)
         #expect(airplane.status == 0, "\(airplane.stderr)")
         let tmux = try await TUIEndToEndTests.launch(workspace: workspace, arguments: "")
-        var step = try await tmux.waitFor("✈ Airplane")
+        let step = try await tmux.waitFor("✈ Airplane")
         #expect(step.ok, "airplane:\n\(step.screen)")
+        return (workspace, tmux)
+    }
+
+    @Test("R starts a routine; Enter on two planned rows logs those two sets, each queued once")
+    func startARoutineAndLogTwoPlannedSetsWithEnter() async throws {
+        let (workspace, tmux) = try await Self.pushAOffline(rest: 120)
+        let db = workspace.database
+        var step: (screen: String, ok: Bool)
         try tmux.press("R")
         step = try await tmux.waitFor("Start routine")
         #expect(step.ok, "routine list:\n\(step.screen)")
@@ -76,23 +84,9 @@ struct RoutineTUITests {
 
     @Test("R, e: a set's reps changed and an exercise added in the editor, s saves; the CLI shows it, queued once")
     func editARoutineInTheUI() async throws {
-        let workspace = try TUIEndToEndTests.Workspace()
+        let (workspace, tmux) = try await Self.pushAOffline(rest: nil)
         let db = workspace.database
-        let created = try await SpotterBinary.run(["routine", "create", "Push A"], db: db)
-        #expect(created.status == 0, "\(created.stderr)")
-        let added = try await SpotterBinary.run(
-            [
-                "routine", "add", "Push A", "--exercise", "Bench Press (Barbell)", "--sets", "3", "--reps", "5",
-                "--weight", "100",
-            ], db: db)
-        #expect(added.status == 0, "\(added.stderr)")
-
-        // Airplane mode from the start: the UI's save stays queued, to be counted.
-        let airplane = try await SpotterBinary.run(["airplane", "on"], db: db)
-        #expect(airplane.status == 0, "\(airplane.stderr)")
-        let tmux = try await TUIEndToEndTests.launch(workspace: workspace, arguments: "")
-        var step = try await tmux.waitFor("✈ Airplane")
-        #expect(step.ok, "airplane:\n\(step.screen)")
+        var step: (screen: String, ok: Bool)
         try tmux.press("R")
         step = try await tmux.waitFor { $0.contains("Start routine") && $0.contains("Push A") }
         #expect(step.ok, "routine list:\n\(step.screen)")

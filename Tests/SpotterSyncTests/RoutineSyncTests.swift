@@ -9,6 +9,23 @@ import Testing
 /// Routines between two devices through the real server on 127.0.0.1.
 @Suite("Routines sync between devices", .serialized)
 struct RoutineSyncTests {
+    /// The server, a phone and a laptop: the phone made `exercises` routine `name` and started it,
+    /// and both have synced.
+    static func startedOnPhone(
+        _ name: String, _ exercises: [RoutineExercise]
+    ) async throws -> (
+        LiveServer, Device, Device, StartedRoutine
+    ) {
+        let server = try await LiveServer.start()
+        let phone = try Device(server: server)
+        let laptop = try Device(server: server)
+        try phone.store.workoutLog.createRoutine(name: name, exercises: exercises)
+        let started = try phone.store.workoutLog.startRoutine(name)
+        #expect(await phone.sync())
+        #expect(await laptop.sync())
+        return (server, phone, laptop, started)
+    }
+
     @Test func aRoutineMadeOnDeviceAAppearsOnDeviceBAndEditsAndDeletesFollow() async throws {
         let server = try await LiveServer.start()
         let deviceA = try Device(server: server)
@@ -197,15 +214,8 @@ struct RoutineSyncTests {
     /// The same planned set logged on two devices while both were offline: both sets are kept
     /// (the lifter sees two and deletes one), none replaces the other.
     @Test func theSamePlannedSetLoggedOnTwoOfflineDevicesKeepsBothSets() async throws {
-        let server = try await LiveServer.start()
-        let phone = try Device(server: server)
-        let laptop = try Device(server: server)
-        try phone.store.workoutLog.createRoutine(
-            name: "Press",
-            exercises: [RoutineExercise(exercise: "Overhead Press (Barbell)", sets: [PlannedSet(weight: 60, reps: 5)])])
-        let started = try phone.store.workoutLog.startRoutine("Press")
-        #expect(await phone.sync())
-        #expect(await laptop.sync())
+        let (server, phone, laptop, started) = try await Self.startedOnPhone(
+            "Press", [RoutineExercise(exercise: "Overhead Press (Barbell)", sets: [PlannedSet(weight: 60, reps: 5)])])
         let onPhone = try phone.store.workoutLog.logPlanned(started.rows[0].id).set
         let onLaptop = try laptop.store.workoutLog.logPlanned(started.rows[0].id, weight: 62.5, reps: 3).set
         #expect(await phone.sync())
@@ -223,20 +233,14 @@ struct RoutineSyncTests {
     /// A percentage set planned before the lift had an estimated 1RM has no weight on the other
     /// device either: it is never logged there as 0 kg.
     @Test func aPercentageSetWithoutAnEstimateHasNoWeightOnTheOtherDeviceEither() async throws {
-        let server = try await LiveServer.start()
-        let phone = try Device(server: server)
-        let laptop = try Device(server: server)
-        try phone.store.workoutLog.createRoutine(
-            name: "Heavy",
-            exercises: [
+        let (server, phone, laptop, started) = try await Self.startedOnPhone(
+            "Heavy",
+            [
                 RoutineExercise(
                     exercise: "Front Squat (Barbell)", sets: [PlannedSet(percentOfOneRepMax: 85, reps: 3)])
             ])
-        let started = try phone.store.workoutLog.startRoutine("Heavy")
         #expect(started.rows[0].needsWeight)
         #expect(started.workout.plan?.entries.first?.weight == nil)
-        #expect(await phone.sync())
-        #expect(await laptop.sync())
         let row = try #require(try laptop.store.queries.plannedRows(workoutID: started.workout.id).first)
         #expect(row.needsWeight)
         #expect(throws: StoreError.self) { try laptop.store.workoutLog.logPlanned(row.id) }
@@ -247,19 +251,13 @@ struct RoutineSyncTests {
     /// A lift renamed on the phone after the laptop did the routine: the laptop's next start
     /// still progresses from it, and the phone's rows of that workout still show done.
     @Test func aLiftRenamedOnOneDeviceKeepsItsHistoryOnTheOther() async throws {
-        let server = try await LiveServer.start()
-        let phone = try Device(server: server)
-        let laptop = try Device(server: server)
-        try phone.store.workoutLog.createRoutine(
-            name: "Legs",
-            exercises: [
+        let (server, phone, laptop, started) = try await Self.startedOnPhone(
+            "Legs",
+            [
                 RoutineExercise(
                     exercise: "Zercher Squat", sets: Array(repeating: PlannedSet(weight: 80, reps: 5), count: 2),
                     progression: .linear)
             ])
-        let started = try phone.store.workoutLog.startRoutine("Legs")
-        #expect(await phone.sync())
-        #expect(await laptop.sync())
         for row in try laptop.store.queries.plannedRows(workoutID: started.workout.id) {
             try laptop.store.workoutLog.logPlanned(row.id)
         }
@@ -279,21 +277,15 @@ struct RoutineSyncTests {
     /// A top set and its back-offs, the back-offs logged on the laptop, the top set skipped:
     /// the phone shows the back-offs done and the top set still to do, and both agree.
     @Test func backOffsLoggedElsewhereAreTheBackOffs() async throws {
-        let server = try await LiveServer.start()
-        let phone = try Device(server: server)
-        let laptop = try Device(server: server)
-        try phone.store.workoutLog.createRoutine(
-            name: "Squat day",
-            exercises: [
+        let (server, phone, laptop, started) = try await Self.startedOnPhone(
+            "Squat day",
+            [
                 RoutineExercise(
                     exercise: "Squat (Barbell)", sets: [PlannedSet(weight: 140, reps: 3)], progression: .linear),
                 RoutineExercise(
                     exercise: "Squat (Barbell)", sets: Array(repeating: PlannedSet(weight: 110, reps: 5), count: 3),
                     progression: .linear),
             ])
-        let started = try phone.store.workoutLog.startRoutine("Squat day")
-        #expect(await phone.sync())
-        #expect(await laptop.sync())
         let rows = try laptop.store.queries.plannedRows(workoutID: started.workout.id)
         try laptop.store.workoutLog.toggleSkipPlanned(rows[0].id)
         for row in rows.dropFirst() { try laptop.store.workoutLog.logPlanned(row.id) }
