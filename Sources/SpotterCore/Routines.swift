@@ -89,10 +89,14 @@ public struct RoutineExercise: Sendable, Equatable, Codable {
 
 extension Routine {
     /// Each former name of a lift the routine plans, with the name it has now.
+    /// A name the routine plans now is that lift, never a former name of another.
     public var currentNames: [String: String] {
+        let planned = Set(exercises.map(\.exercise))
         var names: [String: String] = [:]
         for exercise in exercises {
-            for old in exercise.formerly where names[old] == nil { names[old] = exercise.exercise }
+            for old in exercise.formerly where names[old] == nil && !planned.contains(old) {
+                names[old] = exercise.exercise
+            }
         }
         return names
     }

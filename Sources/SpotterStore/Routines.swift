@@ -228,13 +228,15 @@ extension PlannedRow {
             db.cachedStatement(sql: selectSQL + " WHERE p.workout_id = ? ORDER BY p.ordinal"),
             arguments: [workoutID.wireString]
         ).map { try PlannedRow(row: $0) }
-        // A lift renamed since the start shows (and is logged) under its name now.
+        // A lift renamed since the start shows (and is logged) under its name now; a set logged
+        // under its old name (on a device that had not heard of the rename) is still that lift.
+        var names: [String: String] = [:]
         if let routineID = rows.first?.routineID,
             let routine = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM routines WHERE id = ?"), arguments: [routineID.wireString]
             ).flatMap({ try? Routine(row: $0) })
         {
-            let names = routine.currentNames
+            names = routine.currentNames
             for index in rows.indices { rows[index].exercise = names[rows[index].exercise] ?? rows[index].exercise }
         }
         guard rows.contains(where: { $0.status == .planned }) else { return rows }
@@ -254,7 +256,7 @@ extension PlannedRow {
                     rows[$0].needsWeight ? nil : rows[$0].weight * rows[$0].unit.kilograms
                 )
             },
-            from: &unclaimed)
+            from: &unclaimed, names: names)
         for (index, set) in zip(open, found) {
             guard let set else { continue }
             let cells = RowCells(set, table: "sets")
@@ -272,10 +274,9 @@ extension PlannedRow {
     /// for drop sets, working sets (normal or to failure) for working sets; with `at`, only one
     /// lifted at that weight (kg). The one rule planned rows and a routine's history share.
     static func takeUnclaimed(
-        _ pool: inout [Row], exercise: String, kind: SetKind, at kilograms: Double? = nil
-    )
-        -> Row?
-    {
+        _ pool: inout [Row], exercise: String, kind: SetKind, at kilograms: Double? = nil,
+        names: [String: String] = [:]
+    ) -> Row? {
         func family(_ kind: SetKind?) -> Int {
             switch kind {
             case .warmup: 0
@@ -285,7 +286,8 @@ extension PlannedRow {
         }
         guard
             let index = pool.firstIndex(where: { set in
-                guard (set["exercise"] as String?) == exercise,
+                let name: String = set["exercise"] ?? ""
+                guard (names[name] ?? name) == exercise,
                     family(SetKind(rawValue: set["kind"] ?? "")) == family(kind)
                 else { return false }
                 guard let kilograms else { return true }
@@ -300,14 +302,16 @@ extension PlannedRow {
     /// `pool`: first one lifted at the slot's target weight, then any left, in order. A top set
     /// and back-offs of one lift logged elsewhere each find their own sets this way.
     static func fillOpen(
-        _ slots: [(exercise: String, kind: SetKind, kilograms: Double?)], from pool: inout [Row]
+        _ slots: [(exercise: String, kind: SetKind, kilograms: Double?)], from pool: inout [Row],
+        names: [String: String] = [:]
     ) -> [Row?] {
         var taken = [Row?](repeating: nil, count: slots.count)
         for (index, slot) in slots.enumerated() where slot.kilograms != nil {
-            taken[index] = takeUnclaimed(&pool, exercise: slot.exercise, kind: slot.kind, at: slot.kilograms)
+            taken[index] = takeUnclaimed(
+                &pool, exercise: slot.exercise, kind: slot.kind, at: slot.kilograms, names: names)
         }
         for (index, slot) in slots.enumerated() where taken[index] == nil {
-            taken[index] = takeUnclaimed(&pool, exercise: slot.exercise, kind: slot.kind)
+            taken[index] = takeUnclaimed(&pool, exercise: slot.exercise, kind: slot.kind, names: names)
         }
         return taken
     }
@@ -450,9 +454,12 @@ extension SpotterStore {
             // A block of the plan is this lift when it names it, or when a set logged for it is
             // this lift now (the exercise was renamed or merged since: its sets moved, the plan
             // keeps the name it was started with).
+            func lift(_ set: Row) -> String {
+                let name: String = set["exercise"] ?? ""
+                return names[name] ?? name
+            }
             let exerciseOf = Dictionary(
-                workoutSets.map { ($0["id"] as String, $0["exercise"] as String) },
-                uniquingKeysWith: { first, _ in first })
+                workoutSets.map { ($0["id"] as String, lift($0)) }, uniquingKeysWith: { first, _ in first })
             let byBlock = Dictionary(grouping: plan.entries) { "\($0.exerciseIndex ?? 0)|\($0.exercise)" }
             let ofExercise = byBlock.values.filter { block in
                 block[0].exercise == exercise || block.contains { exerciseOf[$0.id.wireString] == exercise }
@@ -461,7 +468,7 @@ extension SpotterStore {
             let blocks = Dictionary(grouping: ofExercise) { $0.exerciseIndex ?? 0 }.sorted { $0.key < $1.key }
                 .map { $0.value.sorted { $0.set < $1.set } }
             guard blocks.indices.contains(occurrence) else { continue }
-            let sets = workoutSets.filter { ($0["exercise"] as String?) == exercise }
+            let sets = workoutSets.filter { lift($0) == exercise }
             func performed(_ set: Row) -> PerformedSet {
                 let from = WeightUnit(rawValue: set["unit"] ?? "kg") ?? .kg
                 return PerformedSet(
@@ -483,7 +490,7 @@ extension SpotterStore {
                 open.map { block, index in
                     let entry = blocks[block][index]
                     return (exercise, entry.kind, entry.weight.map { $0 * entry.unit.kilograms })
-                }, from: &unmatched)
+                }, from: &unmatched, names: names)
             for ((block, index), set) in zip(open, found) { done[block][index] = set.map(performed) }
 
             // A lift not logged at all in that workout is no performance of it.

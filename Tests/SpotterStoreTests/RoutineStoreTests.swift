@@ -515,4 +515,20 @@ struct RoutineStoreTests {
             #expect(try store.queries.plannedRows(workoutID: workout.id).count == 1, "\(workout.name)")
         }
     }
+
+    /// A new lift named like another's former name is its own lift, not the renamed one.
+    @Test func aNewLiftNamedLikeAFormerNameIsItsOwnLift() throws {
+        let store = try makeStore()
+        try store.workoutLog.createRoutine(
+            name: "Chest",
+            exercises: [RoutineExercise(exercise: "Cable Flyz", sets: [PlannedSet(weight: 15, reps: 12)])])
+        try store.workoutLog.moveExercise("Cable Flyz", to: "Cable Fly X", create: true)
+        try store.workoutLog.updateRoutine("Chest") {
+            $0.exercises.append(RoutineExercise(exercise: "Cable Flyz", sets: [PlannedSet(weight: 10, reps: 12)]))
+        }
+        let started = try store.workoutLog.startRoutine("Chest")
+        #expect(started.rows.map(\.exercise) == ["Cable Fly X", "Cable Flyz"])
+        let logged = try started.rows.map { try store.workoutLog.logPlanned($0.id).set.exercise }
+        #expect(logged == ["Cable Fly X", "Cable Flyz"])
+    }
 }

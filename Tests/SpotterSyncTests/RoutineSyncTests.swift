@@ -299,4 +299,36 @@ struct RoutineSyncTests {
         #expect(next.rows.map(\.weight) == [140, 112.5, 112.5, 112.5])
         await server.server.stop()
     }
+
+    /// The laptop logs a routine's sets offline under a lift's old name while the phone renames
+    /// it: both devices still count them as the lift, show the rows done and agree on +2.5.
+    @Test func setsLoggedUnderAnOldNameElsewhereStillCount() async throws {
+        let (server, phone, laptop, started) = try await Self.startedOnPhone(
+            "Rows",
+            [
+                RoutineExercise(
+                    exercise: "Pendlay Rowz", sets: Array(repeating: PlannedSet(weight: 70, reps: 5), count: 2),
+                    progression: .linear)
+            ])
+        for row in try laptop.store.queries.plannedRows(workoutID: started.workout.id) {
+            try laptop.store.workoutLog.logPlanned(row.id)
+        }
+        try phone.store.workoutLog.moveExercise("Pendlay Rowz", to: "Pendlay Row 2", create: true)
+        #expect(await phone.sync())
+        #expect(await laptop.sync())
+        #expect(await phone.sync())
+        for device in [phone, laptop] {
+            let rows = try device.store.queries.plannedRows(workoutID: started.workout.id)
+            #expect(rows.map(\.status) == [.done, .done])
+            #expect(rows.map(\.exercise) == ["Pendlay Row 2", "Pendlay Row 2"])
+        }
+        try phone.store.workoutLog.editWorkout(id: started.workout.id, changes: WorkoutChanges(endedAt: Date()))
+        #expect(await phone.sync())
+        #expect(await laptop.sync())
+        for device in [phone, laptop] {
+            let next = try device.store.workoutLog.startRoutine("Rows")
+            #expect(next.rows.map(\.weight) == [72.5, 72.5])
+        }
+        await server.server.stop()
+    }
 }
