@@ -316,6 +316,28 @@ public enum Renderer {
         }
     }
 
+    /// A set's kind in the position column: W, F, D, or `normal` (its position, its superset).
+    static func kindLabel(_ kind: SetKind, normal: String) -> String {
+        switch kind {
+        case .normal: normal
+        case .warmup: "W"
+        case .failure: "F"
+        case .drop: "D"
+        }
+    }
+
+    /// The columns a logged set and a planned one share: position, exercise, weight, reps, RPE.
+    static func rowText(
+        position: String, exercise: String, weight: String, reps: String, rpe: Double?, columns: SetColumns,
+        _ g: Glyphs
+    ) -> String {
+        " " + position.leftPadded(to: columns.position) + " "
+            + exercise.padded(to: columns.exercise, ellipsis: g.ellipsis) + " "
+            + weight.leftPadded(to: columns.weight) + " "
+            + reps.leftPadded(to: columns.reps) + " "
+            + (rpe.map(Formatting.number) ?? "").padded(to: columns.rpe) + " "
+    }
+
     /// One row of the sets table; `weight` is the set's weight as shown (in the lifter's unit).
     static func drawSetRow(
         _ row: SetRow, weight: String, selected: Bool, focused: Bool, columns: SetColumns, _ g: Glyphs,
@@ -324,19 +346,9 @@ public enum Renderer {
         let set = row.set
         let base: CellStyle = selected ? (focused ? .reverse : .bold) : .plain
         buffer.fill(x: x, y: y, count: inner, style: base)
-        let position: String
-        switch set.kind {
-        case .normal: position = String(set.position)
-        case .warmup: position = "W"
-        case .failure: position = "F"
-        case .drop: position = "D"
-        }
-        var text =
-            " " + position.leftPadded(to: columns.position) + " "
-            + set.exercise.padded(to: columns.exercise, ellipsis: g.ellipsis) + " "
-        text += weight.leftPadded(to: columns.weight) + " "
-        text += String(set.reps).leftPadded(to: columns.reps) + " "
-        text += (set.rpe.map(Formatting.number) ?? "").padded(to: columns.rpe) + " "
+        let text = rowText(
+            position: kindLabel(set.kind, normal: String(set.position)), exercise: set.exercise, weight: weight,
+            reps: String(set.reps), rpe: set.rpe, columns: columns, g)
         var column = x + buffer.put(text, x: x, y: y, style: base, maxWidth: inner)
         var prStyle = CellStyle.colored(.yellow, bold: true)
         prStyle.reverse = base.reverse

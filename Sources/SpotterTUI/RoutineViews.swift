@@ -15,23 +15,13 @@ extension Renderer {
             base.bold = !focused
         }
         buffer.fill(x: x, y: y, count: inner, style: base)
-        let position: String
-        switch row.kind {
-        case .normal: position = row.superset.map { "S\($0)" } ?? "·"
-        case .warmup: position = "W"
-        case .failure: position = "F"
-        case .drop: position = "D"
-        }
-        var text =
-            " " + position.leftPadded(to: columns.position) + " "
-            + row.exercise.padded(to: columns.exercise, ellipsis: g.ellipsis) + " "
-        text += weight.leftPadded(to: columns.weight) + " "
         // A rep range as a lifter writes it ("8-12"); "8+" only when the range does not fit.
         let range = row.repsMax.map { "\(row.reps)-\($0)" }
         let reps = range.map { $0.count <= columns.reps ? $0 : "\(row.reps)+" } ?? String(row.reps)
-        text += reps.leftPadded(to: columns.reps) + " "
-        text += (row.rpe.map(Formatting.number) ?? "").padded(to: columns.rpe) + " "
-        text += "   "
+        let text =
+            rowText(
+                position: kindLabel(row.kind, normal: row.superset.map { "S\($0)" } ?? "·"), exercise: row.exercise,
+                weight: weight, reps: reps, rpe: row.rpe, columns: columns, g) + "   "
         let column = x + buffer.put(text, x: x, y: y, style: base, maxWidth: inner)
         let room = x + inner - column
         guard room > 0 else { return }
