@@ -146,6 +146,14 @@ public struct PlannedRow: Sendable, Equatable {
     public var needsWeight = false
 }
 
+/// A workout started from a routine, as its history reads it: when, the plan it was started
+/// with, and its live sets (id, exercise, kind, weight, unit, reps).
+struct PastWorkout {
+    var date: Date
+    var plan: WorkoutPlan
+    var sets: [Row]
+}
+
 /// A routine with its sync state, as lists show it.
 public struct RoutineSummary: Sendable, Equatable {
     public var routine: Routine
@@ -411,20 +419,11 @@ extension SpotterStore {
         ).map { $0 / unit.kilograms }
     }
 
-    /// Earlier performances of one exercise of a routine, oldest first, read from what every
-    /// device of the account sees alike: the workouts started from it (each carries the targets
-    /// it was started with) and their live sets. A planned set's performance is the set logged
-    /// for it (it has the planned set's id); planned sets without one take the exercise's other
-    /// sets of that workout in order (logged by hand, on another device, or again after a
-    /// delete), warm-ups for warm-ups. A lift planned twice in a routine (a top set, then
-    /// back-offs) is told apart by its place: `occurrence` 0 is its first block. Weights are in
-    /// `unit`.
-    func pastPerformances(
-        routineID: UUID, exercise: String, occurrence: Int = 0, unit: WeightUnit, names: [String: String] = [:],
-        db: Database
-    ) throws
-        -> [PastPerformance]
-    {
+    /// The workouts started from a routine, oldest first, read from what every device of the
+    /// account sees alike: each one's plan (the targets it was started with; a lift's former
+    /// name read as its name now) and its live sets. Read once per start, for every exercise.
+    func pastWorkouts(of routine: Routine, db: Database) throws -> [PastWorkout] {
+        let names = routine.currentNames
         // Workouts started before plans travelled with them (no plan) keep their history on the
         // device that started them, from its planned rows.
         let workouts = try Row.fetchAll(
@@ -434,8 +433,8 @@ extension SpotterStore {
                     WHERE (routine_id = ? OR (plan IS NULL AND id IN (SELECT workout_id FROM routine_plans WHERE routine_id = ?)))
                       AND deleted_at IS NULL AND \(visible())
                     ORDER BY started_at, id
-                    """), arguments: [routineID.wireString, routineID.wireString])
-        var performances: [PastPerformance] = []
+                    """), arguments: [routine.id.wireString, routine.id.wireString])
+        var past: [PastWorkout] = []
         for row in workouts {
             // A plan that does not read is reported with the workout list; it is no history here.
             guard var plan = try? WorkoutPlan.stored(row["plan"] as String?) ?? localPlan(workoutID: row["id"], db: db)
@@ -444,13 +443,33 @@ extension SpotterStore {
             for index in plan.entries.indices {
                 plan.entries[index].exercise = names[plan.entries[index].exercise] ?? plan.entries[index].exercise
             }
-            let workoutSets = try Row.fetchAll(
+            let sets = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
                         SELECT id, exercise, kind, weight, unit, reps FROM sets
                         WHERE workout_id = ? AND deleted_at IS NULL
                         ORDER BY position, performed_at, id
                         """), arguments: [row["id"] as String])
+            past.append(
+                PastWorkout(date: Timestamp.parse(row["started_at"] as String) ?? now, plan: plan, sets: sets))
+        }
+        return past
+    }
+
+    /// Earlier performances of one exercise of a routine, oldest first. A planned set's
+    /// performance is the set logged for it (it has the planned set's id); planned sets without
+    /// one take the exercise's other sets of that workout (logged by hand, on another device, or
+    /// again after a delete) by the rule of `PlannedRow.fillOpen`. A lift planned twice in a
+    /// routine (a top set, then back-offs) is told apart by its place: `occurrence` 0 is its
+    /// first block. Weights are in `unit`; `names` maps former names to the lift's name now.
+    static func pastPerformances(
+        in workouts: [PastWorkout], exercise: String, occurrence: Int = 0, unit: WeightUnit,
+        names: [String: String] = [:]
+    ) -> [PastPerformance] {
+        var performances: [PastPerformance] = []
+        for workout in workouts {
+            let plan = workout.plan
+            let workoutSets = workout.sets
             // A block of the plan is this lift when it names it, or when a set logged for it is
             // this lift now (the exercise was renamed or merged since: its sets moved, the plan
             // keeps the name it was started with).
@@ -506,7 +525,7 @@ extension SpotterStore {
                 } : nil
             performances.append(
                 PastPerformance(
-                    date: Timestamp.parse(row["started_at"] as String) ?? now,
+                    date: workout.date,
                     targets: entries.map { SetTarget(kind: $0.kind, weight: converted($0.weight, $0), reps: $0.reps) },
                     performed: done[occurrence], written: written))
         }
@@ -534,8 +553,11 @@ extension SpotterStore {
             })
     }
 
-    /// Targets for every planned set of `exercise` at this start, and why.
-    func startTargets(_ routine: Routine, exerciseIndex: Int, db: Database) throws -> ProgressionOutcome {
+    /// Targets for every planned set of `exercise` at this start, and why; `past` is
+    /// `pastWorkouts(of: routine)` (read only when a rule needs it).
+    func startTargets(
+        _ routine: Routine, exerciseIndex: Int, past: [PastWorkout], db: Database
+    ) throws -> ProgressionOutcome {
         let planned = routine.exercises[exerciseIndex]
         let percentBased = planned.sets.contains { $0.percentOfOneRepMax != nil }
         var written: [SetTarget] = []
@@ -561,9 +583,9 @@ extension SpotterStore {
         }
         if let hint { return ProgressionOutcome(targets: written, hint: hint) }
         let occurrence = routine.exercises[..<exerciseIndex].filter { $0.exercise == planned.exercise }.count
-        let history = try pastPerformances(
-            routineID: routine.id, exercise: planned.exercise, occurrence: occurrence, unit: planned.unit,
-            names: routine.currentNames, db: db)
+        let history = Self.pastPerformances(
+            in: past, exercise: planned.exercise, occurrence: occurrence, unit: planned.unit,
+            names: routine.currentNames)
         return Progression.next(for: planned, written: written, history: history)
     }
 
@@ -890,9 +912,13 @@ extension WorkoutLog {
                     return StartedRoutine(workout: workout, rows: rows, resumed: true)
                 }
             }
+            // The history is read once, and only when a rule other than `fixed` asks for it.
+            let past =
+                routine.exercises.contains { $0.progression != .fixed }
+                ? try store.pastWorkouts(of: routine, db: db) : []
             var outcomes: [ProgressionOutcome] = []
             for index in routine.exercises.indices {
-                outcomes.append(try store.startTargets(routine, exerciseIndex: index, db: db))
+                outcomes.append(try store.startTargets(routine, exerciseIndex: index, past: past, db: db))
             }
             var workout = Workout(name: routine.name, startedAt: Timestamp.truncated(now))
             var rows: [PlannedRow] = []
