@@ -36,6 +36,17 @@ public struct PlannedSet: Sendable, Equatable, Codable {
         self.rpe = rpe
     }
 
+    /// Reps as typed: "5", or a range "8-12" (spaces around the parts allowed); nil otherwise.
+    public static func reps(_ text: String) -> (reps: Int, repsMax: Int?)? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map {
+            Int($0.trimmingCharacters(in: .whitespaces))
+        }
+        guard (1...2).contains(parts.count), let bottom = parts[0], parts.count == 1 || parts[1] != nil else {
+            return nil
+        }
+        return (bottom, parts.count == 2 ? parts[1] : nil)
+    }
+
     /// "5", or "8-12" for a range.
     public var repsText: String {
         if let top = repsMax, top != reps { return "\(reps)-\(top)" }
@@ -300,9 +311,7 @@ extension Routine {
             "rest_s": "rest", "percent_1rm": "% of 1RM", "reps_max": "top of the rep range", "exercise": "name",
         ]
         let field = names[wire] ?? wire.replacingOccurrences(of: "_", with: " ")
-        // "reps must be …" reads as a sentence; "reps: a planned set needs …" keeps its subject.
-        let message = error.message.hasPrefix("must") ? "\(field) \(error.message)" : "\(field): \(error.message)"
-        return ValidationError(field: place, message: message)
+        return ValidationError(field: place, message: ValidationError.sentence(field, error.message))
     }
 }
 

@@ -12,6 +12,12 @@ public struct ValidationError: Error, Equatable, Sendable, CustomStringConvertib
     }
 
     public var description: String { "\(field): \(message)" }
+
+    /// A message said of a field a person knows by `name`: "reps must be …" reads as a sentence;
+    /// "reps: a planned set needs …" keeps its own subject.
+    public static func sentence(_ name: String, _ message: String) -> String {
+        message.hasPrefix("must") ? "\(name) \(message)" : "\(name): \(message)"
+    }
 }
 
 /// The validation rules of SPEC 5.1, shared by the client (before anything is written)

@@ -60,11 +60,6 @@ public struct RoutineEditor: Sendable, Equatable {
     public static func explain(_ error: ValidationError, in exercises: [RoutineExercise]) -> String {
         Routine.readable(error, in: exercises).description
     }
-
-    /// "Reps must be …", or "Reps: a planned set needs …" when the message is no predicate.
-    static func phrase(_ field: String, _ message: String) -> String {
-        message.hasPrefix("must") ? "\(field) \(message)" : "\(field): \(message)"
-    }
 }
 
 /// The editor's form: one planned set's values, one exercise's settings, or a new exercise
@@ -650,7 +645,7 @@ extension AppState {
             return .failure(
                 RoutineFormProblem(
                     field: formField,
-                    message: RoutineEditor.phrase(formField?.label ?? error.field, error.message)))
+                    message: ValidationError.sentence(formField?.label ?? error.field, error.message)))
         } catch {
             return .failure(RoutineFormProblem(message: "\(error)"))
         }
@@ -686,13 +681,11 @@ extension AppState {
             }
             set.weight = Formatting.converted(typed.weight, from: typed.unit, to: unit)
         }
-        let reps = form[input: .reps].text.replacingOccurrences(of: " ", with: "")
-        let parts = reps.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        guard (1...2).contains(parts.count), let bottom = parts[0], parts.count == 1 || parts[1] != nil else {
+        guard let reps = PlannedSet.reps(form[input: .reps].text) else {
             throw RoutineFormProblem(field: .reps, message: "Reps must be a whole number, or a range such as 8-12")
         }
-        set.reps = bottom
-        set.repsMax = parts.count == 2 ? parts[1] : nil
+        set.reps = reps.reps
+        set.repsMax = reps.repsMax
         let rpe = form[input: .rpe].text.trimmingCharacters(in: .whitespaces)
         if !rpe.isEmpty {
             guard let value = number(rpe) else {

@@ -193,17 +193,15 @@ struct RoutineAdd: AsyncParsableCommand {
     var increment: Double = 2.5
 
     func run() async throws {
-        let parts = reps.split(separator: "-", omittingEmptySubsequences: false).map {
-            Int($0.trimmingCharacters(in: .whitespaces))
-        }
-        guard (1...2).contains(parts.count), let bottom = parts[0], parts.count == 1 || parts[1] != nil else {
+        guard let typed = PlannedSet.reps(reps) else {
             throw CLIError("--reps must be a whole number or a range such as 8-12, got '\(reps)'", code: 2)
         }
+        let bottom = typed.reps
         guard (1...Routine.maxSetsPerExercise).contains(sets) else {
             throw CLIError("--sets must be from 1 to \(Routine.maxSetsPerExercise)", code: 2)
         }
         try refuseNegative(weight: weight, reps: bottom)
-        let top = parts.count == 2 ? parts[1] : nil
+        let top = typed.repsMax
         let planned = RoutineExercise(
             exercise: exercise, unit: unit,
             sets: Array(
