@@ -281,7 +281,9 @@ public enum Renderer {
         let offset = scrollOffset(selected: state.selectedSet, count: total, visibleRows: visibleRows)
         let shown = offset < rows.count ? rows[offset..<min(rows.count, offset + visibleRows)] : []
         let weights = shown.map { Formatting.weight($0.set.weight, unit: $0.set.unit, shownIn: state.displayUnit) }
-        let plannedWeights = state.visiblePlanned.map {
+        // Planned rows follow the logged sets; only those on screen are formatted, as for sets.
+        let plannedShown = max(0, offset - rows.count)..<max(0, min(total, offset + visibleRows) - rows.count)
+        let plannedWeights = state.visiblePlanned[plannedShown].map {
             Formatting.weight($0.weight, unit: $0.unit, shownIn: state.displayUnit)
         }
         let columns = SetColumns(
@@ -309,7 +311,8 @@ public enum Renderer {
                     focused: state.focus == .sets, columns: columns, g, &buffer, x: x + 1, y: y + 2 + row, inner: inner)
             } else {
                 drawPlannedRow(
-                    state.visiblePlanned[index - rows.count], weight: plannedWeights[index - rows.count],
+                    state.visiblePlanned[index - rows.count],
+                    weight: plannedWeights[index - rows.count - plannedShown.lowerBound],
                     selected: index == state.selectedSet, focused: state.focus == .sets, columns: columns, g, &buffer,
                     x: x + 1, y: y + 2 + row, inner: inner)
             }
