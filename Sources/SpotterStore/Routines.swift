@@ -127,11 +127,8 @@ public struct PlannedRow: Sendable, Equatable {
     public var status: PlanStatus
     /// The set it was logged as (status done).
     public var setID: UUID?
-    /// What that set holds now (status done): the weight and reps lifted, which may differ from
-    /// the targets.
-    public var logged: SetTarget?
-    /// The unit of `logged`.
-    public var loggedUnit: WeightUnit?
+    /// What that set holds now (status done): what was lifted, which may differ from the targets.
+    public var logged: Logged?
     /// Came with a workout started on another device.
     public var pulled = false
 
@@ -152,6 +149,24 @@ struct PastWorkout {
     var date: Date
     var plan: WorkoutPlan
     var sets: [Row]
+}
+
+extension PlannedRow {
+    /// What the set a planned row was logged as holds.
+    public struct Logged: Sendable, Equatable {
+        public var kind: SetKind
+        public var weight: Double
+        public var unit: WeightUnit
+        public var reps: Int
+
+        /// A set's cells, named with `prefix` ("logged_weight" in a join).
+        init(_ cells: RowCells, prefix: String = "") throws {
+            kind = try cells.enumeration(prefix + "kind")
+            weight = try cells.value(prefix + "weight")
+            unit = try cells.enumeration(prefix + "unit")
+            reps = try cells.value(prefix + "reps")
+        }
+    }
 }
 
 /// A routine with its sync state, as lists show it.
@@ -208,12 +223,7 @@ extension PlannedRow {
             setID: setLive ? try cells.uuid("logged_id") : nil)
         needsWeight = try cells.value("needs_weight")
         pulled = try cells.value("pulled")
-        if setLive {
-            logged = SetTarget(
-                kind: try cells.enumeration("logged_kind"), weight: try cells.value("logged_weight"),
-                reps: try cells.value("logged_reps"))
-            loggedUnit = try cells.enumeration("logged_unit")
-        }
+        if setLive { logged = try Logged(cells, prefix: "logged_") }
     }
 
     /// The plan rows with `set_live` (whether the set a row was logged as is still there) and
@@ -270,9 +280,7 @@ extension PlannedRow {
             let cells = RowCells(set, table: "sets")
             rows[index].status = .done
             rows[index].setID = try cells.uuid("id")
-            rows[index].logged = SetTarget(
-                kind: try cells.enumeration("kind"), weight: try cells.value("weight"), reps: try cells.value("reps"))
-            rows[index].loggedUnit = try cells.enumeration("unit")
+            rows[index].logged = try Logged(cells)
         }
         return rows
     }

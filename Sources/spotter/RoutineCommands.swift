@@ -34,7 +34,7 @@ struct RoutineCommand: AsyncParsableCommand {
             "logged": row.logged.map { logged in
                 .object([
                     "kind": .string(logged.kind.rawValue), "weight": .double(logged.weight),
-                    "unit": .string((row.loggedUnit ?? row.unit).rawValue), "reps": .int(Int64(logged.reps)),
+                    "unit": .string(logged.unit.rawValue), "reps": .int(Int64(logged.reps)),
                 ])
             } ?? .null,
         ])
@@ -65,11 +65,8 @@ struct RoutineCommand: AsyncParsableCommand {
             + "\(row.exercise)  \(Formatting.weight(row.weight, unit: row.unit)) × \(row.reps)"
         if let rpe = row.rpe { line += " @\(Formatting.number(rpe))" }
         // A done row says what was lifted when it was not the target.
-        if let logged = row.logged {
-            let unit = row.loggedUnit ?? row.unit
-            if logged.weight != row.weight || unit != row.unit || logged.reps != row.reps {
-                line += "  (logged \(Formatting.weight(logged.weight, unit: unit)) × \(logged.reps))"
-            }
+        if let logged = row.logged, logged.weight != row.weight || logged.unit != row.unit || logged.reps != row.reps {
+            line += "  (logged \(Formatting.weight(logged.weight, unit: logged.unit)) × \(logged.reps))"
         }
         if let superset = row.superset { line += "  [superset \(superset)]" }
         if let hint = row.hint { line += "  — \(hint)" }
