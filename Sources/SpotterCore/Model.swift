@@ -126,11 +126,29 @@ public enum OneRepMax {
     }
 }
 
+/// Lower-case hex, written by hand: ids and digests are written on every request and every
+/// pulled row, and a formatter per byte (`String(format:)`, `uuidString`) goes through sprintf.
+public enum Hex {
+    /// The digits, by value.
+    public static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Two digits per byte.
+    public static func lowercase<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(Swift.max(bytes.underestimatedCount, 32) * 2)  // a digest says 0: room for 32 bytes
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
 extension UUID {
     /// Lower-case, as the wire format and the database keep ids. Written by hand: it runs for
-    /// every id of every set pulled, sent or stored (`uuidString` formats through sprintf).
+    /// every id of every set pulled, sent or stored.
     public var wireString: String {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        let hex = Hex.digits
         return withUnsafeBytes(of: uuid) { raw in
             String(unsafeUninitializedCapacity: 36) { out in
                 var position = 0

@@ -71,19 +71,7 @@ enum IdempotencyKeyRules {
     static func fingerprint(method: String, path: String, body: JSONValue?) -> String {
         var bytes = Data("\(method.uppercased())\n\(path)\n".utf8)
         if let body { bytes.append(body.canonicalData) }
-        return hex(SHA256.hash(data: bytes))
-    }
-
-    /// Lower-case hex of a digest, written directly (no formatter per byte).
-    static func hex<D: Sequence<UInt8>>(_ digest: D) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for byte in digest {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        return Hex.lowercase(SHA256.hash(data: bytes))
     }
 }
 
@@ -95,7 +83,7 @@ enum ClaimToken {
         var generator = SystemRandomNumberGenerator()
         let high = generator.next() as UInt64
         let low = generator.next() as UInt64
-        return IdempotencyKeyRules.hex(withUnsafeBytes(of: (high, low)) { Array($0) })
+        return Hex.lowercase(withUnsafeBytes(of: (high, low)) { Array($0) })
     }
 }
 
