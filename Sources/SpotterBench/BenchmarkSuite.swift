@@ -290,11 +290,21 @@ public enum BenchmarkSuite {
             logger: quietLogger())
         let store = try queuedDevice(options, "limit", count: count)
         var sent = 0
+        // Each phase's share of the time: where the next gain is.
+        var claiming = 0.0, serving = 0.0, recording = 0.0
         let elapsed = try await seconds {
             while true {
+                var mark = monotonicNanoseconds()
+                func lap() -> Double {
+                    let now = monotonicNanoseconds()
+                    defer { mark = now }
+                    return Double(now - mark) / 1e9
+                }
                 let claimed = try store.queue.claimEligible(limit: 100)
+                claiming += lap()
                 if claimed.isEmpty { break }
                 let (status, body) = await server.batch(try OperationRequest.batchBody(claimed), user: "bench")
+                serving += lap()
                 guard status == 200, let answer = JSONValue.parse(body).flatMap({ try? BatchResponse(json: $0) }),
                     answer.results.count == claimed.count
                 else { throw BenchError("the batch route answered \(status)") }
@@ -310,6 +320,7 @@ public enum BenchmarkSuite {
                             row: result.body.flatMap { WireChange.answer(op.entityType, body: $0) }))
                 }
                 try store.queue.complete(outcomes)
+                recording += lap()
                 sent += claimed.count
             }
         }
@@ -318,7 +329,13 @@ public enum BenchmarkSuite {
         guard sent == count, left.pending == 0, left.failed == 0 else {
             throw BenchError("limit sent \(sent) of \(count); \(left.pending) pending, \(left.failed) failed")
         }
-        return .object(["operations": .int(Int64(count)), "ops_per_s": .double(rounded(Double(count) / elapsed))])
+        let perOperation = { (spent: Double) in JSONValue.double(rounded(spent / Double(count) * 1e6)) }
+        return .object([
+            "operations": .int(Int64(count)), "ops_per_s": .double(rounded(Double(count) / elapsed)),
+            "us_per_op": .object([
+                "claim": perOperation(claiming), "server": perOperation(serving), "record": perOperation(recording),
+            ]),
+        ])
     }
 
     static func pullBench(_ options: BenchOptions) async throws -> JSONValue {

@@ -21,11 +21,25 @@ struct Samples {
     }
 }
 
-/// Seconds taken by `work`.
+/// Seconds taken by `work`. With `SPOTTER_PERF_CONTROL` naming the control FIFO of
+/// `perf record --control fifo:PATH -D -1`, the profiler runs only while timed work does, so a
+/// profile shows the part measured and not its set-up.
 func seconds(_ work: () async throws -> Void) async rethrows -> Double {
+    PerfControl.send("enable")
+    defer { PerfControl.send("disable") }
     let start = DispatchTime.now().uptimeNanoseconds
     try await work()
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+enum PerfControl {
+    static let path = ProcessInfo.processInfo.environment["SPOTTER_PERF_CONTROL"]
+
+    static func send(_ command: String) {
+        guard let path, let handle = FileHandle(forWritingAtPath: path) else { return }
+        handle.write(Data((command + "\n").utf8))
+        try? handle.close()
+    }
 }
 
 func rounded(_ value: Double, _ places: Int = 1) -> Double {

@@ -33,6 +33,11 @@ public struct SQLiteServerStore: ServerStore {
             // the change counter) are copied back once per checkpoint rather than four times, with a
             // quarter of the database-file flushes. The WAL stays bounded (about 16 MiB).
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.walAutocheckpointPages)")
+            // Every write runs in a savepoint of the group's transaction, and a savepoint keeps the
+            // first image of each page it changes in a sub-journal: a temporary file by default,
+            // written with a syscall per page. In memory, it costs a copy. (Nothing durable is in
+            // it: it only undoes a savepoint, and is gone at commit or crash either way.)
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         try Self.migrator.migrate(pool)
         dbWriter = pool
@@ -475,9 +480,20 @@ struct SQLiteServerTransaction: ServerTransaction {
 }
 
 extension Row: StoredRow {
-    func text(_ column: String) throws -> String? { try decode(String?.self, forColumn: column) }
-    func integer(_ column: String) throws -> Int64? { try decode(Int64?.self, forColumn: column) }
-    func real(_ column: String) throws -> Double? { try decode(Double?.self, forColumn: column) }
-    func flag(_ column: String) throws -> Bool? { try decode(Bool?.self, forColumn: column) }
-    func bytes(_ column: String) throws -> Data? { try decode(Data?.self, forColumn: column) }
+    func text(_ column: String) throws -> String? { try cell(column) }
+    func integer(_ column: String) throws -> Int64? { try cell(column) }
+    func real(_ column: String) throws -> Double? { try cell(column) }
+    func flag(_ column: String) throws -> Bool? { try cell(column) }
+    func bytes(_ column: String) throws -> Data? { try cell(column) }
+
+    /// The column spelled exactly as the schema does, found without GRDB's case-insensitive
+    /// lookup (which lower-cases every column name on each call).
+    private func cell<Value: DatabaseValueConvertible>(_ column: String) throws -> Value? {
+        var index = 0
+        for name in columnNames {
+            if name == column { return try decode(Value?.self, atIndex: index) }
+            index += 1
+        }
+        return try decode(Value?.self, forColumn: column)
+    }
 }

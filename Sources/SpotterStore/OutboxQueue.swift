@@ -81,6 +81,9 @@ extension SpotterStore {
     /// the fields this device touched would lose the other device's fields for good.
     func reconcile(_ op: OutboxOperation, answer: PulledEntity?, db: Database) throws {
         let waiting = try waiting(op.entityType, op.entityID, db: db)
+        if waiting == nil, case .set(let set, let stamp)? = answer, try takeStampOnly(of: set, stamp, db: db) {
+            return
+        }
         try forgetWaiting(op.entityType, op.entityID, db: db)
         let local = try Row.fetchOne(
             db.cachedStatement(
@@ -114,6 +117,45 @@ extension SpotterStore {
         if let version = answer?.stamp.serverVersion { extra["server_version"] = version.databaseValue }
         if let updated = answer?.stamp.updatedAt { extra["updated_at"] = updated.databaseValue }
         try EntityTable.write(touched, type: op.entityType, id: op.entityID, extra: extra, db: db)
+    }
+
+    /// The answer to this device's own write of a set, when it holds exactly what the row here
+    /// holds (the usual case: the server stored what was sent): only its stamp is new, so only the
+    /// stamp is written. The full upsert would give the same row, but it rewrites every index of
+    /// the set and runs the records trigger, which marks the lift's records for recounting.
+    /// Returns false, writing nothing, when anything differs, or when the set's workout is deleted
+    /// here (the answer then waits for that delete's fate): then the full merge runs.
+    private func takeStampOnly(of set: WorkoutSet, _ stamp: ServerStamp, db: Database) throws -> Bool {
+        guard let version = stamp.serverVersion else { return false }
+        // The values `upsert(_:stamp:db:now:seen:)` would write, in the order selected below.
+        let exercise = try resolveExercise(set.exercise, followAliases: false, db: db)
+        let upserted: [(any DatabaseValueConvertible)?] = [
+            set.workoutID.wireString, exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue,
+            set.reps, set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt),
+            set.estimatedOneRepMaxKg,
+        ]
+        guard
+            let local = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m, duration_s,
+                            notes, performed_at, e1rm_kg
+                        FROM sets
+                        WHERE id = ? AND deleted_at IS NULL AND COALESCE(server_version, 0) <= ? AND \(visible())
+                            AND EXISTS (SELECT 1 FROM workouts WHERE id = sets.workout_id AND deleted_at IS NULL)
+                        """), arguments: [set.id.wireString, version])
+        else { return false }
+        for (index, value) in upserted.enumerated()
+        where (local[index] as DatabaseValue? ?? .null) != (value?.databaseValue ?? .null) {
+            return false
+        }
+        try db.cachedStatement(
+            sql: """
+                UPDATE sets SET updated_at = ?, server_version = ?, sync_state = \(SyncState.synced.sql), sync_error = NULL
+                WHERE id = ?
+                """
+        ).execute(arguments: [stamp.updatedAt ?? Timestamp.format(now), version, set.id.wireString])
+        return true
     }
 
     /// The entity is gone on the server: remove it here and drop what was queued for it.

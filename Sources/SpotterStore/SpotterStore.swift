@@ -385,11 +385,19 @@ struct RowCells {
     let row: Row
     let table: String
     let idColumn: String
+    /// Each column's index, by its name as the schema spells it, found in one pass over the row.
+    /// (GRDB's lookup by name ignores case by lower-casing every column name on each call; the
+    /// drain reads thousands of rows of twenty columns.)
+    private let columns: [String: Int]
 
     init(_ row: Row, table: String, idColumn: String = "id") {
         self.row = row
         self.table = table
         self.idColumn = idColumn
+        var columns: [String: Int] = [:]
+        columns.reserveCapacity(row.count)
+        for (index, name) in row.columnNames.enumerated() where columns[name] == nil { columns[name] = index }
+        self.columns = columns
     }
 
     var id: String {
@@ -411,6 +419,7 @@ struct RowCells {
 
     func value<T: DatabaseValueConvertible>(_ column: String) throws -> T {
         do {
+            if let index = columns[column] { return try row.decode(T.self, atIndex: index) }
             return try row.decode(T.self, forColumn: column)
         } catch {
             throw unreadable(column, Self.noun(T.self))
