@@ -23,10 +23,11 @@ struct Samples {
 
 /// Seconds taken by `work`. With `SPOTTER_PERF_CONTROL` naming the control FIFO of
 /// `perf record --control fifo:PATH -D -1`, the profiler runs only while timed work does, so a
-/// profile shows the part measured and not its set-up.
+/// profile shows the part measured and not its set-up (`SPOTTER_PERF_WINDOW=N`: only the Nth
+/// timed stretch, such as the batched drain and not the naive loop after it).
 func seconds(_ work: () async throws -> Void) async rethrows -> Double {
-    PerfControl.send("enable")
-    defer { PerfControl.send("disable") }
+    let profiled = PerfControl.beginWindow()
+    defer { if profiled { PerfControl.send("disable") } }
     let start = DispatchTime.now().uptimeNanoseconds
     try await work()
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -34,6 +35,17 @@ func seconds(_ work: () async throws -> Void) async rethrows -> Double {
 
 enum PerfControl {
     static let path = ProcessInfo.processInfo.environment["SPOTTER_PERF_CONTROL"]
+    static let window = ProcessInfo.processInfo.environment["SPOTTER_PERF_WINDOW"].flatMap { Int($0) }
+    nonisolated(unsafe) private static var windows = 0
+
+    /// Starts the profiler for this timed stretch, if it is one to profile.
+    static func beginWindow() -> Bool {
+        guard path != nil else { return false }
+        windows += 1  // the bench's parts run one after another
+        guard window == nil || window == windows else { return false }
+        send("enable")
+        return true
+    }
 
     static func send(_ command: String) {
         guard let path, let handle = FileHandle(forWritingAtPath: path) else { return }
