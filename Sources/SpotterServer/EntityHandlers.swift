@@ -136,7 +136,7 @@ struct EntityHandlers {
             }
             return .json(200, existing)
         }
-        guard try liveWorkout(incoming.workoutID.wireString) != nil else {
+        guard try transaction.workoutIsLive(id: incoming.workoutID.wireString, owner: user) else {
             return .problem(Problems.validation(workoutMissing))
         }
         var set = incoming
@@ -150,7 +150,7 @@ struct EntityHandlers {
         let before = set
         do { try EntityRules.patchSet(&set, with: fields) } catch { return .problem(Problems.validation(error)) }
         if EntityRules.clientContent(set) == EntityRules.clientContent(before) { return .json(200, before) }
-        guard try liveWorkout(set.workoutID.wireString) != nil else {
+        guard try transaction.workoutIsLive(id: set.workoutID.wireString, owner: user) else {
             return .problem(Problems.validation(workoutMissing))
         }
         stamp(&set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion(owner: user))

@@ -224,6 +224,12 @@ final class PostgresServerTransaction: ServerTransaction {
         }
     }
 
+    func workoutIsLive(id: String, owner: String) throws -> Bool {
+        try serialize(owner)
+        return try !session.query("SELECT 1 FROM workouts WHERE owner = \(owner) AND id = \(id) AND NOT deleted").rows
+            .isEmpty
+    }
+
     func saveWorkout(_ workout: WireWorkout, owner: String) throws {
         try serialize(owner)
         try session.query(

@@ -351,6 +351,13 @@ struct SQLiteServerTransaction: ServerTransaction {
         ).map { try StoredEntity.workout($0) }
     }
 
+    func workoutIsLive(id: String, owner: String) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT EXISTS (SELECT 1 FROM workouts WHERE owner = ? AND id = ? AND deleted = 0)"),
+            arguments: [owner, id]) ?? false
+    }
+
     func saveWorkout(_ workout: WireWorkout, owner: String) throws {
         try db.cachedStatement(
             sql: """

@@ -80,6 +80,9 @@ public protocol ServerTransaction {
     /// The workout `owner` has under `id`, deleted or not. Entity ids are scoped per user
     /// (SPEC 5.2): another user's workout with the same id is a different entity, never seen here.
     func workout(id: String, owner: String) throws -> WireWorkout?
+    /// Whether `owner` has a workout under `id` that is not deleted: what a set's write checks,
+    /// without reading the workout.
+    func workoutIsLive(id: String, owner: String) throws -> Bool
     func saveWorkout(_ workout: WireWorkout, owner: String) throws
     /// The set `owner` has under `id`, deleted or not (per-user, like workouts).
     func set(id: String, owner: String) throws -> WireSet?

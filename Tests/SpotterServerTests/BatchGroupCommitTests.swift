@@ -85,6 +85,7 @@ struct PoisonedTransaction: ServerTransaction {
 
     func nextChangeVersion(owner: String) throws -> Int64 { try base.nextChangeVersion(owner: owner) }
     func workout(id: String, owner: String) throws -> WireWorkout? { try base.workout(id: id, owner: owner) }
+    func workoutIsLive(id: String, owner: String) throws -> Bool { try base.workoutIsLive(id: id, owner: owner) }
     func saveWorkout(_ workout: WireWorkout, owner: String) throws { try base.saveWorkout(workout, owner: owner) }
     func set(id: String, owner: String) throws -> WireSet? { try base.set(id: id, owner: owner) }
     func saveSet(_ set: WireSet, owner: String) throws {
