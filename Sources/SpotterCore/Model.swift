@@ -57,7 +57,7 @@ public struct Workout: Sendable, Equatable, Codable {
     public var plan: WorkoutPlan?
 
     public init(
-        id: UUID = UUID(), name: String, startedAt: Date, endedAt: Date? = nil, notes: String? = nil,
+        id: UUID = .timeOrdered(), name: String, startedAt: Date, endedAt: Date? = nil, notes: String? = nil,
         plan: WorkoutPlan? = nil
     ) {
         self.id = id
@@ -86,7 +86,7 @@ public struct WorkoutSet: Sendable, Equatable, Codable {
     public var performedAt: Date
 
     public init(
-        id: UUID = UUID(), workoutID: UUID, exercise: String, position: Int, kind: SetKind = .normal,
+        id: UUID = .timeOrdered(), workoutID: UUID, exercise: String, position: Int, kind: SetKind = .normal,
         weight: Double, unit: WeightUnit = .kg, reps: Int, rpe: Double? = nil, distanceM: Double? = nil,
         durationS: Double? = nil, notes: String? = nil, performedAt: Date
     ) {
@@ -145,6 +145,30 @@ public enum Hex {
 }
 
 extension UUID {
+    /// A new id whose leading 48 bits are the Unix time in milliseconds, then 74 random bits
+    /// (UUID version 7, RFC 9562): every id, operation and idempotency key this app makes.
+    ///
+    /// Ids made one after another sort together, so each new row of a table or index keyed by
+    /// them lands on its last page on the device and on the server, instead of on a random page
+    /// of each: fewer pages written and flushed per commit, fewer read back. The random bits keep
+    /// two devices' ids (and keys) apart as a version-4 UUID's do. Drawn from the system
+    /// generator (`getrandom`); Foundation's `UUID()` opens and reads `/dev/urandom` every call.
+    public static func timeOrdered(at date: Date = Date()) -> UUID {
+        var generator = SystemRandomNumberGenerator()
+        let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
+        let randomA = generator.next() as UInt64
+        let randomB = generator.next() as UInt64
+        // 48 bits of time, version 7, 12 random bits; variant 10, 62 random bits.
+        let high = (milliseconds << 16) | 0x7000 | (randomA & 0x0FFF)
+        let low = (randomB & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            raw.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        return UUID(uuid: bytes)
+    }
+
     /// Lower-case, as the wire format and the database keep ids. Written by hand: it runs for
     /// every id of every set pulled, sent or stored.
     public var wireString: String {

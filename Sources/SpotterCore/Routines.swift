@@ -123,7 +123,7 @@ public struct Routine: Sendable, Equatable, Codable {
     public var exercises: [RoutineExercise]
 
     public init(
-        id: UUID = UUID(), name: String, notes: String? = nil, restSeconds: Int? = nil,
+        id: UUID = .timeOrdered(), name: String, notes: String? = nil, restSeconds: Int? = nil,
         exercises: [RoutineExercise] = []
     ) {
         self.id = id

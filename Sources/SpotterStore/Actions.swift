@@ -275,7 +275,7 @@ extension SpotterStore {
         let stillBlocked = try Outbox.blocksDependants(rejected.dependsOn, db: db)
         // The row keeps its place in the queue (its seq), so operations queued behind the old
         // create still come after it; it becomes a new operation with a new key.
-        let newOp = UUID().uuidString.lowercased()
+        let newOp = UUID.timeOrdered().wireString
         try db.cachedStatement(
             sql: """
                 UPDATE outbox SET op_id = ?, idempotency_key = ?, payload = ?, state = ?, attempt_count = 0,
@@ -284,7 +284,7 @@ extension SpotterStore {
                 WHERE op_id = ?
                 """
         ).execute(arguments: [
-            newOp, UUID().uuidString.lowercased(), JSONValue.object(fields).canonicalString,
+            newOp, UUID.timeOrdered().wireString, JSONValue.object(fields).canonicalString,
             (stillBlocked ? OperationState.blocked : .pending).rawValue,
             stillBlocked ? "waiting on a rejected operation" : nil,
             now.timeIntervalSince1970, now.timeIntervalSince1970, rejected.opID,
@@ -413,7 +413,7 @@ extension SpotterStore {
 extension WorkoutLog {
     /// Starts a workout: the row and its create operation in one transaction.
     @discardableResult
-    public func createWorkout(name: String, startedAt: Date? = nil, id: UUID = UUID()) throws -> Workout {
+    public func createWorkout(name: String, startedAt: Date? = nil, id: UUID = .timeOrdered()) throws -> Workout {
         let now = self.now
         let workout = Workout(
             id: id, name: name.trimmingCharacters(in: .whitespaces), startedAt: Timestamp.truncated(startedAt ?? now))
@@ -461,7 +461,7 @@ extension WorkoutLog {
 
     /// Logs a set: validates, then writes the set and its outbox operation in one transaction.
     @discardableResult
-    public func logSet(_ input: LogSetInput, id: UUID = UUID()) throws -> LoggedSet {
+    public func logSet(_ input: LogSetInput, id: UUID = .timeOrdered()) throws -> LoggedSet {
         let now = self.now
         let exerciseName = input.exercise.trimmingCharacters(in: .whitespacesAndNewlines)
         do {

@@ -51,7 +51,7 @@ extension WorkoutLog {
                     try db.cachedStatement(
                         sql: "UPDATE outbox SET kind = ?, idempotency_key = ?, updated_at = ? WHERE op_id = ?"
                     ).execute(arguments: [
-                        kind.rawValue, UUID().uuidString.lowercased(), now.timeIntervalSince1970, existing.opID,
+                        kind.rawValue, UUID.timeOrdered().wireString, now.timeIntervalSince1970, existing.opID,
                     ])
                     try store.setPending(name, add: wantStarred, opID: existing.opID, db: db)
                 }

@@ -196,7 +196,7 @@ enum Outbox {
         _ db: Database, user: String, type: EntityType, id: String, kind: OperationKind,
         payload: [String: JSONValue], before: [String: JSONValue], dependsOn: String?, blocked: Bool, now: Date
     ) throws -> String {
-        let opID = UUID().uuidString.lowercased()
+        let opID = UUID.timeOrdered().wireString
         try db.cachedStatement(
             sql: """
                 INSERT INTO outbox (op_id, user_id, entity_type, entity_id, kind, payload, before, idempotency_key,
@@ -205,7 +205,7 @@ enum Outbox {
                 """
         ).execute(arguments: [
             opID, user, type.rawValue, id, kind.rawValue, JSONValue.object(payload).canonicalString,
-            before.isEmpty ? nil : JSONValue.object(before).canonicalString, UUID().uuidString.lowercased(),
+            before.isEmpty ? nil : JSONValue.object(before).canonicalString, UUID.timeOrdered().wireString,
             blocked ? OperationState.blocked.rawValue : OperationState.pending.rawValue, dependsOn,
             blocked ? "waiting on a rejected operation" : nil, now.timeIntervalSince1970, now.timeIntervalSince1970,
         ])
@@ -235,7 +235,7 @@ enum Outbox {
             ).execute(arguments: [
                 newKind.rawValue, JSONValue.object(newPayload).canonicalString,
                 newBefore.isEmpty ? nil : JSONValue.object(newBefore).canonicalString, now.timeIntervalSince1970,
-                newKey, UUID().uuidString.lowercased(), opID,
+                newKey, UUID.timeOrdered().wireString, opID,
             ])
             return .rewritten(opID: opID)
         case .cancel:

@@ -637,7 +637,8 @@ extension SpotterStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?, 1, ?)
                     """
             ).execute(arguments: [
-                (taken ? UUID() : entry.id).wireString, workout.id.wireString, plan.routineID.wireString, ordinal,
+                (taken ? UUID.timeOrdered() : entry.id).wireString, workout.id.wireString, plan.routineID.wireString,
+                ordinal,
                 entry.exerciseIndex ?? index ?? order.firstIndex(of: entry.exercise) ?? 0, entry.set,
                 entry.exercise, entry.kind.rawValue, entry.weight ?? 0, entry.unit.rawValue, entry.reps,
                 set?.repsMax.map { max($0, entry.reps) }, set?.rpe, index.flatMap { routine?.rest(forExercise: $0) },
@@ -685,7 +686,7 @@ extension WorkoutLog {
     @discardableResult
     public func createRoutine(
         name: String, exercises: [RoutineExercise] = [], notes: String? = nil, restSeconds: Int? = nil,
-        id: UUID = UUID()
+        id: UUID = .timeOrdered()
     ) throws -> Routine {
         let now = self.now
         var routine = Routine(
@@ -719,7 +720,7 @@ extension WorkoutLog {
     /// A routine from a past workout: its exercises in the order first done, each with its sets
     /// as planned sets (kind, weight, reps, RPE) in the order performed.
     @discardableResult
-    public func createRoutine(fromWorkout workoutID: UUID, name: String, id: UUID = UUID()) throws -> Routine {
+    public func createRoutine(fromWorkout workoutID: UUID, name: String, id: UUID = .timeOrdered()) throws -> Routine {
         try createRoutine(name: name, exercises: try exercises(fromWorkout: workoutID), id: id)
     }
 
@@ -935,7 +936,7 @@ extension WorkoutLog {
                 let written = planned.sets[step.set]
                 let target = outcomes[step.exercise].targets[step.set]
                 let row = PlannedRow(
-                    id: UUID(), workoutID: workout.id, routineID: routine.id, ordinal: ordinal,
+                    id: .timeOrdered(), workoutID: workout.id, routineID: routine.id, ordinal: ordinal,
                     exerciseIndex: step.exercise, setIndex: step.set, exercise: planned.exercise, kind: target.kind,
                     weight: target.weight, unit: planned.unit, reps: target.reps,
                     repsMax: written.repsMax.map { max($0, target.reps) }, rpe: written.rpe,
@@ -1017,7 +1018,7 @@ extension WorkoutLog {
                         FROM routine_plans WHERE id = ?
                         """), arguments: [planID.wireString, planID.wireString])
             let logged = try store.logValidatedSet(
-                input, id: plan.pulled || everLogged != false ? UUID() : planID, db: db, now: now)
+                input, id: plan.pulled || everLogged != false ? UUID.timeOrdered() : planID, db: db, now: now)
             try db.execute(
                 sql: "UPDATE routine_plans SET status = 'done', set_id = ? WHERE id = ?",
                 arguments: [logged.set.id.wireString, planID.wireString])

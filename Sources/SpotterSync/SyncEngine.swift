@@ -372,7 +372,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         metricDeltas[.requests, default: 0] += 1
         metricDeltas[.sent, default: 0] += ops.count
         let request = TransportRequest(
-            method: "POST", path: Route.batch, headers: [HeaderName.idempotencyKey: UUID().uuidString.lowercased()],
+            method: "POST", path: Route.batch, headers: [HeaderName.idempotencyKey: UUID.timeOrdered().wireString],
             body: body, timeout: configuration.requestTimeout)
         batchOnWire = true
         transport.send(request) { [self] result in

@@ -213,4 +213,22 @@ struct WireIDTests {
             #expect(UUID(uuidString: text) == nil, "Foundation agrees: \(text)")
         }
     }
+
+    @Test func newIdsAreVersion7UUIDsThatSortByTheTimeTheyWereMade() throws {
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        var ids: [UUID] = []
+        for step in 0..<500 { ids.append(UUID.timeOrdered(at: start.addingTimeInterval(Double(step) * 0.002))) }
+        for id in ids {
+            let text = id.wireString
+            #expect(UUID(uuidString: text) == id, "a UUID Foundation reads: \(text)")
+            #expect(Array(text)[14] == "7", "version 7: \(text)")
+            #expect("89ab".contains(Array(text)[19]), "RFC 9562 variant: \(text)")
+        }
+        // The first 48 bits are the milliseconds: 1795000000000 is 0x01a1ee565e00.
+        #expect(ids[0].wireString.hasPrefix("01a1ee56-5e00-7"))
+        #expect(ids.map(\.wireString) == ids.map(\.wireString).sorted(), "later ids sort after earlier ones")
+        // 74 random bits: ids made in the same millisecond differ.
+        let sameInstant = (0..<10_000).map { _ in UUID.timeOrdered(at: start) }
+        #expect(Set(sameInstant).count == sameInstant.count)
+    }
 }
