@@ -306,15 +306,44 @@ extension OutboxQueue {
                     """), arguments: [userID, cut, now.timeIntervalSince1970, limit])
         var claimed: [OutboxOperation] = []
         claimed.reserveCapacity(rows.count)
+        // The machine decides each claim; the usual one (start a try) is written for all of them
+        // in one statement, and anything else goes through `transition` one by one.
+        var started: [Int64] = []
         for row in rows {
             guard var op = try store.operationOrFailUnreadable(row, db: db, now: now) else { continue }
-            try store.transition(op, .claimed, db: db, now: now, lease: lease)
+            if (try? OutboxMachine.apply(.claimed, to: .init(kind: op.kind, state: op.state))) == Self.startedTry {
+                started.append(op.seq)
+            } else {
+                try store.transition(op, .claimed, db: db, now: now, lease: lease)
+            }
             op.state = .inFlight
             op.attemptCount += 1
             op.leaseExpiresAt = now.addingTimeInterval(lease)
             claimed.append(op)
         }
+        try startTries(seqs: started, lease: lease, db: db, now: now)
         return claimed
+    }
+
+    /// The transition a claim of a queued operation makes.
+    private static let startedTry = OutboxMachine.Transition(.inFlight, [.startTry])
+
+    /// `startedTry` for many operations: what `SpotterStore.transition` writes for it (count the
+    /// try, take the lease, note the first send), as one UPDATE per 500 operations.
+    private func startTries(seqs: [Int64], lease: TimeInterval, db: Database, now: Date) throws {
+        let stamp = now.timeIntervalSince1970
+        for chunk in stride(from: 0, to: seqs.count, by: 500) {
+            let part = seqs[chunk..<min(seqs.count, chunk + 500)]
+            let marks = Array(repeating: "?", count: part.count).joined(separator: ", ")
+            try db.cachedStatement(
+                sql: """
+                    UPDATE outbox SET state = \(OperationState.inFlight.sql), lease_expires_at = ?, lease_owner = ?,
+                        attempt_count = attempt_count + 1, first_sent_at = COALESCE(first_sent_at, ?), updated_at = ?
+                    WHERE seq IN (\(marks))
+                    """
+            ).execute(
+                arguments: [stamp + lease, LeaseOwner.current, stamp, stamp] + StatementArguments(Array(part)))
+        }
     }
 
     /// Returns operations whose lease ran out, or whose holder is a process that no longer runs
@@ -366,6 +395,7 @@ extension OutboxQueue {
     }
 
     private func record(_ results: [OperationOutcome], db: Database, now: Date) throws -> [StoreNotice] {
+        if try recordInBulk(results, db: db, now: now) { return [] }  // the plain case: no notices
         var notices: [StoreNotice] = []
         for outcome in results {
             let (opID, result) = (outcome.opID, outcome.result)

@@ -120,12 +120,18 @@ extension SpotterStore {
                 max(0, now.timeIntervalSince(op.createdAt) * 1000)
             ])
         }
-        // A set's workout, read before the effects may remove the set.
+        // A set's workout when it was deleted on another device and is kept only for what it
+        // holds here: read before the effects may remove the set (no effect of a set's operation
+        // marks a workout so; only the pull does).
         let workoutID =
             op.entityType == .set && !entityEffects.isEmpty
             ? try String.fetchOne(
-                db.cachedStatement(sql: "SELECT workout_id FROM sets WHERE id = ?"), arguments: [op.entityID])
-                ?? op.payload["workout_id"]?.stringValue : nil
+                db.cachedStatement(
+                    sql: """
+                        SELECT id FROM workouts
+                        WHERE id = COALESCE((SELECT workout_id FROM sets WHERE id = ?), ?) AND sync_error = ?
+                        """),
+                arguments: [op.entityID, op.payload["workout_id"]?.stringValue, Self.deletedElsewhere]) : nil
         var notices: [StoreNotice] = []
         var resent = false
         for effect in entityEffects {

@@ -50,6 +50,9 @@ public struct SpotterStore: Sendable {
     /// Told of every unreadable row a read skipped (which table, which id, why): the CLI prints
     /// it on stderr, the UI writes it to its log and shows a notice. Never silent.
     public var onUnreadable: @Sendable (UnreadableRow) -> Void = SpotterStore.reportOnStandardError
+    /// Whether a batch's plain answers are recorded in bulk (`OutboxQueue.recordInBulk`); tests
+    /// turn it off to compare with the one-by-one path.
+    public var recordsInBulk = true
 
     /// Opens (creating if needed) a database file in WAL mode and migrates it.
     ///
@@ -167,6 +170,7 @@ public struct SpotterStore: Sendable {
         self.userID = userID
         clock = other.clock
         onUnreadable = other.onUnreadable
+        recordsInBulk = other.recordsInBulk
     }
 
     /// The default report of an unreadable row: one line on stderr.

@@ -1,0 +1,157 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// The drain's usual answer, recorded for the whole batch at once.
+///
+/// A drain's batch is nearly always answered the same way: every operation is a set this device
+/// wrote, the server stored it as sent, nothing else is queued for those sets and nothing from the
+/// feed waits for them. Recorded one by one, each costs a dozen statements (read the operation,
+/// ask the machine's facts, write its state, note the latency, read and stamp the set, …); here
+/// the machine still decides each operation, and each kind of write is one statement for all.
+///
+/// Anything else — a failure, a workout, a later edit queued, a row that differs from the answer —
+/// leaves the batch to the one-by-one path (`OutboxQueue.record`), which stays the reference: the
+/// rows both paths leave are the same (`OutboxBulkTests`).
+extension OutboxQueue {
+    /// The most operations recorded in one bulk pass (the statements bind about three values each).
+    static let bulkLimit = 500
+
+    /// Records `results` in bulk and returns true, or returns false having changed nothing the
+    /// one-by-one path would not (at most a custom exercise it would add too).
+    func recordInBulk(_ results: [OperationOutcome], db: Database, now: Date) throws -> Bool {
+        guard store.recordsInBulk, results.count > 1, results.count <= Self.bulkLimit else { return false }
+        // Every answer a set row with its stamp.
+        var answers: [String: (status: Int, set: WorkoutSet, version: Int64, updatedAt: String?)] = [:]
+        for outcome in results {
+            guard case .succeeded(let status, let row) = outcome.result, case .set(let set, let stamp)? = row,
+                let version = stamp.serverVersion, answers[outcome.opID] == nil
+            else { return false }
+            answers[outcome.opID] = (status, set, version, stamp.updatedAt)
+        }
+        let opIDs = results.map(\.opID)
+        let marks = Self.marks(opIDs.count)
+        let setIDs = results.compactMap { answers[$0.opID]?.set.id.wireString }
+
+        // The operations (without their payloads): each a set's, each answer one the machine takes
+        // the plain way — record it, complete it, take the server's row.
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT seq, op_id, entity_type, entity_id, kind, state, attempt_count, first_sent_at, last_status,
+                        created_at
+                    FROM outbox WHERE op_id IN (\(marks))
+                    """), arguments: StatementArguments(opIDs))
+        guard rows.count == opIDs.count else { return false }
+        var seqsByStatus: [Int: [Int64]] = [:]
+        var latencies: [Double] = []
+        for row in rows {
+            guard let opID = row[1] as String?, let answer = answers[opID],
+                (row[2] as String?) == EntityType.set.rawValue,
+                (row[3] as String?) == answer.set.id.wireString,
+                let kind = OperationKind(rawValue: (row[4] as String?) ?? ""),
+                let state = OperationState(rawValue: (row[5] as String?) ?? "")
+            else { return false }
+            let facts = OutboxMachine.Facts(
+                kind: kind, state: state, attemptCount: (row[6] as Int?) ?? 0, everSent: (row[7] as Double?) != nil,
+                lastStatus: row[8])
+            let plain = OutboxMachine.Transition(
+                .succeeded, [.recordAnswer(status: answer.status, error: nil), .complete, .takeServerRow])
+            guard (try? OutboxMachine.apply(.succeeded(status: answer.status), to: facts)) == plain else {
+                return false
+            }
+            seqsByStatus[answer.status, default: []].append(row[0])
+            latencies.append(max(0, now.timeIntervalSince1970 - (row[9] as Double? ?? 0)) * 1000)
+        }
+
+        // Nothing else queued for these sets (the machine would keep the local row), nothing of
+        // the feed waiting for them (it may be newer than the answer).
+        let setMarks = Self.marks(setIDs.count)
+        guard
+            try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM outbox WHERE entity_type = \(EntityType.set.sql)
+                            AND entity_id IN (\(setMarks)) AND state IN \(Outbox.queuedStates) AND op_id NOT IN (\(marks)))
+                        OR EXISTS (SELECT 1 FROM pulled_waiting WHERE account = ? AND entity_type = \(EntityType.set.sql)
+                            AND entity_id IN (\(setMarks)))
+                        """), arguments: StatementArguments(setIDs + opIDs + [userID] + setIDs)) == false
+        else { return false }
+
+        // Each set here, live in a live workout (not one deleted on another device), holds what
+        // the server answered: only the stamp is new (see `takeStampOnly`).
+        let locals = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT s.id, s.workout_id, s.exercise, s.position, s.kind, s.weight, s.unit, s.reps, s.rpe,
+                        s.distance_m, s.duration_s, s.notes, s.performed_at, s.e1rm_kg, COALESCE(s.server_version, 0)
+                    FROM sets s JOIN workouts w ON w.id = s.workout_id
+                    WHERE s.id IN (\(setMarks)) AND s.deleted_at IS NULL AND \(store.visible("s."))
+                        AND w.deleted_at IS NULL AND w.sync_error IS NOT ?
+                    """), arguments: StatementArguments(setIDs + [SpotterStore.deletedElsewhere]))
+        guard locals.count == setIDs.count else { return false }
+        var setsByID: [String: (set: WorkoutSet, version: Int64, updatedAt: String?)] = [:]
+        for answer in answers.values {
+            setsByID[answer.set.id.wireString] = (answer.set, answer.version, answer.updatedAt)
+        }
+        var exercises: [String: String] = [:]
+        for local in locals {
+            guard let id = local[0] as String?, let answer = setsByID[id], (local[14] as Int64? ?? 0) <= answer.version
+            else { return false }
+            let set = answer.set
+            let exercise: String
+            if let known = exercises[set.exercise] {
+                exercise = known
+            } else {
+                exercise = try store.resolveExercise(set.exercise, followAliases: false, db: db)
+                exercises[set.exercise] = exercise
+            }
+            let upserted: [(any DatabaseValueConvertible)?] = [
+                set.workoutID.wireString, exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue,
+                set.reps, set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt),
+                set.estimatedOneRepMaxKg,
+            ]
+            for (offset, value) in upserted.enumerated()
+            where (local[offset + 1] as DatabaseValue? ?? .null) != (value?.databaseValue ?? .null) {
+                return false
+            }
+        }
+
+        // The writes: each operation's transition, its latency, each set's stamp.
+        let stamp = now.timeIntervalSince1970
+        for (status, seqs) in seqsByStatus {
+            try db.cachedStatement(
+                sql: """
+                    UPDATE outbox SET state = \(OperationState.succeeded.sql), last_status = ?, last_error = NULL,
+                        completed_at = ?, next_attempt_at = NULL, lease_expires_at = NULL, lease_owner = NULL,
+                        updated_at = ?
+                    WHERE seq IN (\(Self.marks(seqs.count)))
+                    """
+            ).execute(arguments: [status, stamp, stamp] + StatementArguments(seqs))
+        }
+        try db.cachedStatement(
+            sql:
+                "INSERT INTO sync_latency (ms) VALUES \(Array(repeating: "(?)", count: latencies.count).joined(separator: ", "))"
+        ).execute(arguments: StatementArguments(latencies))
+        let fallback = Timestamp.format(now)
+        var values = StatementArguments()
+        for id in setIDs {
+            let answer = setsByID[id]!
+            values += [id, answer.updatedAt ?? fallback, answer.version]
+        }
+        try db.cachedStatement(
+            sql: """
+                WITH answered(id, updated_at, server_version) AS (
+                    VALUES \(Array(repeating: "(?, ?, ?)", count: setIDs.count).joined(separator: ", ")))
+                UPDATE sets SET updated_at = answered.updated_at, server_version = answered.server_version,
+                    sync_state = \(SyncState.synced.sql), sync_error = NULL
+                FROM answered WHERE sets.id = answered.id
+                """
+        ).execute(arguments: values)
+        return true
+    }
+
+    private static func marks(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+}
