@@ -189,7 +189,12 @@ public struct SQLiteServerStore: ServerStore {
     public var claimsWithTheEffect: Bool { true }
 
     public func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T {
-        try await groupCommit.write { db in try work(SQLiteServerTransaction(db: db)) }
+        try await groupCommit.write { db in
+            let transaction = SQLiteServerTransaction(db: db)
+            let result = try work(transaction)
+            try transaction.storeChangeVersion()
+            return result
+        }
     }
 
     public func claimIdempotencyKey(
@@ -338,11 +343,32 @@ extension WireChange {
 /// One write transaction of `SQLiteServerStore`.
 struct SQLiteServerTransaction: ServerTransaction {
     let db: Database
+    private let versions = ChangeVersions()
+
+    /// The versions one write hands out (a batch: one per operation). The counter is read at the
+    /// first and stored once, when the write's work is done (`storeChangeVersion`), instead of
+    /// being updated a hundred times. An operation undone by its savepoint leaves its version
+    /// unused: the feed only needs versions to grow, never to be consecutive.
+    final class ChangeVersions {
+        var last: Int64?
+        var stored = true
+    }
 
     /// One global counter: SQLite's single writer already orders every commit.
     func nextChangeVersion(owner: String) throws -> Int64 {
-        try Int64.fetchOne(
-            db.cachedStatement(sql: "UPDATE change_sequence SET value = value + 1 WHERE id = 1 RETURNING value")) ?? 0
+        let current =
+            try versions.last
+            ?? Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM change_sequence WHERE id = 1")) ?? 0
+        versions.last = current + 1
+        versions.stored = false
+        return current + 1
+    }
+
+    /// Stores the last version this write handed out, in its transaction (see `ChangeVersions`).
+    func storeChangeVersion() throws {
+        guard !versions.stored, let last = versions.last else { return }
+        try db.cachedStatement(sql: "UPDATE change_sequence SET value = ? WHERE id = 1").execute(arguments: [last])
+        versions.stored = true
     }
 
     func workout(id: String, owner: String) throws -> WireWorkout? {
@@ -387,12 +413,32 @@ struct SQLiteServerTransaction: ServerTransaction {
                      duration_s, notes, performed_at, updated_at, server_version, deleted)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
-        ).execute(arguments: [
+        ).execute(arguments: Self.setValues(set, owner: owner))
+    }
+
+    func insertNewSet(_ set: WireSet, owner: String) throws -> Bool {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO sets
+                    (id, owner, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
+                     duration_s, notes, performed_at, updated_at, server_version, deleted)
+                SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+                WHERE EXISTS (SELECT 1 FROM workouts WHERE owner = ? AND id = ? AND deleted = 0)
+                ON CONFLICT (owner, id) DO NOTHING
+                """
+        ).execute(
+            arguments: Self.setValues(set, owner: owner) + [owner, set.workoutID.wireString])
+        return db.changesCount == 1
+    }
+
+    /// A set row's values, in the column order `saveSet` and `insertNewSet` write.
+    private static func setValues(_ set: WireSet, owner: String) -> StatementArguments {
+        [
             set.id.wireString, owner, set.workoutID.wireString, set.exercise, set.position, set.kind.rawValue,
             set.weight, set.unit.rawValue, set.reps, set.rpe, set.distanceM, set.durationS, set.notes,
             Timestamp.format(set.performedAt), set.updatedAt.map(Timestamp.format) ?? "", set.serverVersion ?? 0,
             set.deleted ?? false,
-        ])
+        ]
     }
 
     func liveSets(workoutID: String, owner: String) throws -> [WireSet] {
