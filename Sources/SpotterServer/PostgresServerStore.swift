@@ -254,6 +254,23 @@ final class PostgresServerTransaction: ServerTransaction {
         }
     }
 
+    func insertNewSet(_ set: WireSet, owner: String) throws -> Bool {
+        guard try workoutIsLive(id: set.workoutID.wireString, owner: owner) else { return false }
+        return try !session.query(
+            """
+            INSERT INTO sets
+                (id, owner, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
+                 duration_s, notes, performed_at, updated_at, server_version, deleted)
+            VALUES (\(set.id.wireString), \(owner), \(set.workoutID.wireString), \(set.exercise), \(set.position),
+                    \(set.kind.rawValue), \(set.weight), \(set.unit.rawValue), \(set.reps), \(set.rpe),
+                    \(set.distanceM), \(set.durationS), \(set.notes), \(Timestamp.format(set.performedAt)),
+                    \(set.updatedAt.map(Timestamp.format) ?? ""), \(set.serverVersion ?? 0), \(set.deleted ?? false))
+            ON CONFLICT (owner, id) DO NOTHING
+            RETURNING id
+            """
+        ).rows.isEmpty
+    }
+
     func saveSet(_ set: WireSet, owner: String) throws {
         try serialize(owner)
         try session.query(

@@ -87,6 +87,9 @@ public protocol ServerTransaction {
     /// The set `owner` has under `id`, deleted or not (per-user, like workouts).
     func set(id: String, owner: String) throws -> WireSet?
     func saveSet(_ set: WireSet, owner: String) throws
+    /// Inserts a new set, unless `owner` already has a set with its id or its workout is not live
+    /// (missing or deleted); returns whether it did. A create's usual case in one statement.
+    func insertNewSet(_ set: WireSet, owner: String) throws -> Bool
     /// Sets of a workout that are not deleted.
     func liveSets(workoutID: String, owner: String) throws -> [WireSet]
     /// Returns false when the exercise was already a favorite.

@@ -92,6 +92,10 @@ struct PoisonedTransaction: ServerTransaction {
         if set.id.wireString == poisonedSetID { throw Poison() }
         try base.saveSet(set, owner: owner)
     }
+    func insertNewSet(_ set: WireSet, owner: String) throws -> Bool {
+        if set.id.wireString == poisonedSetID { throw Poison() }
+        return try base.insertNewSet(set, owner: owner)
+    }
     func liveSets(workoutID: String, owner: String) throws -> [WireSet] {
         try base.liveSets(workoutID: workoutID, owner: owner)
     }
