@@ -52,8 +52,14 @@ extension SpotterStore {
         var counts = QueueCounts()
         let rows = try Row.fetchAll(
             db.cachedStatement(
-                sql:
-                    "SELECT state, COUNT(*) AS n FROM outbox WHERE user_id = ? AND state != \(OperationState.succeeded.sql) GROUP BY state"
+                // The states listed, not "!= succeeded": the index (user_id, state, seq) then seeks
+                // each state's rows instead of walking every succeeded operation kept as history
+                // (the engine counts after each batch of a drain).
+                sql: """
+                    SELECT state, COUNT(*) AS n FROM outbox
+                    WHERE user_id = ? AND state IN \(OperationState.sqlList(OperationState.allCases.filter { $0 != .succeeded }))
+                    GROUP BY state
+                    """
             ),
             arguments: [userID])
         for row in rows {
