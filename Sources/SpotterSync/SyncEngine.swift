@@ -67,6 +67,11 @@ final class PageRequest: @unchecked Sendable {
 public struct SyncConfiguration: Sendable {
     /// Operations per `POST /v1/batch`; 1 sends each on its own route (the naive loop).
     public var batchSize = 100
+    /// Batches a drain keeps on the wire at once. With two, the server runs one while it flushes
+    /// the commit of the other (or flushes both in one group commit), and the device records one
+    /// answer while the other travels; each batch is still claimed after every operation it waits
+    /// on has left (see `OutboxQueue.claimEligible(aheadOfInFlight:)`), so no order is lost.
+    public var batchesInFlight = 2
     /// A batch stays under the server's 64 KiB body limit with room for the envelope.
     public var maxBatchBytes = 56 * 1024
     public var periodicInterval: TimeInterval = 30
@@ -115,7 +120,12 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     private var pullFailure: String?
     /// A batch is on its way to the server. Batches go one at a time, so the server applies
     /// them in queue order, as a single batch would.
-    private var batchOnWire = false
+    /// Batches sent and not answered yet (at most `batchesInFlight`).
+    private var batchesOnWire = 0
+    private var batchOnWire: Bool { batchesOnWire > 0 }
+    /// When counts were last posted (monotonic nanoseconds); see `postCounts(between:)`.
+    private var lastCountsPostedAt: UInt64 = 0
+    private static let countsInterval: UInt64 = 100_000_000
     /// The next batch, claimed while the last one travelled: sent the moment that one is
     /// answered, so the device records one batch while the server applies the next.
     private var readyBatch: [PreparedOperation] = []
@@ -255,13 +265,13 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             endPush()
             return
         }
-        if batchOnWire { return }  // its answer pushes on
+        if batchesOnWire >= max(1, configuration.batchesInFlight) { return }  // an answer pushes on
         var batch = readyBatch
         readyBatch = []
         while batch.isEmpty {
-            guard let claimed = claimPrepared(aheadOfInFlight: false) else { return }
+            guard let claimed = claimPrepared(aheadOfInFlight: batchOnWire) else { return }
             if claimed.ops.isEmpty {
-                pull()
+                if !batchOnWire { pull() }  // else the last answer pushes on, then pulls
                 return
             }
             batch = claimed.prepared
@@ -271,7 +281,11 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             return
         }
         sendBatch(batch)
-        // The next batch is claimed while this one travels.
+        if batchesOnWire < max(1, configuration.batchesInFlight) {
+            pushNext()
+            return
+        }
+        // The next batch is claimed while these travel.
         if let next = claimPrepared(aheadOfInFlight: true) { readyBatch = next.prepared }
     }
 
@@ -374,10 +388,10 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         let request = TransportRequest(
             method: "POST", path: Route.batch, headers: [HeaderName.idempotencyKey: UUID.timeOrdered().wireString],
             body: body, timeout: configuration.requestTimeout)
-        batchOnWire = true
+        batchesOnWire += 1
         transport.send(request) { [self] result in
             queue.async { [self] in
-                batchOnWire = false
+                batchesOnWire -= 1
                 answered(ops, result)
             }
         }
@@ -418,7 +432,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         if stop {
             pushStopped = true
             flushSucceeded = false
-        } else if !readyBatch.isEmpty && !authPaused {
+        } else if !readyBatch.isEmpty && !authPaused && !pushStopped {  // (another batch's answer may have stopped it)
             let next = readyBatch
             readyBatch = []
             sendBatch(next)
@@ -429,7 +443,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             return
         }
         // Between two batches: this one's results and the next claim share one flush.
-        defer { postCounts() }
+        defer { postCounts(between: true) }
         do {
             let (notices, claimed) = try store.queue.complete(
                 results, thenClaim: max(1, configuration.batchSize), lease: configuration.lease,
@@ -772,7 +786,13 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         events.post(.notice(message))
     }
 
-    private func postCounts() {
+    /// Posts the queue's counts for the badge. Between two batches of a drain at most every
+    /// `countsInterval` (counting thousands of queued operations after every batch slowed the
+    /// drain it reports on); the end of a flush always posts.
+    private func postCounts(between: Bool = false) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if between, now &- lastCountsPostedAt < Self.countsInterval { return }
+        lastCountsPostedAt = now
         do {
             let counts = try store.queries.queueCounts()
             events.post(.outboxChanged(pending: counts.pending, failed: counts.failed + counts.blocked))
