@@ -69,9 +69,16 @@ enum IdempotencyKeyRules {
     /// SHA-256 over method, path and the canonical JSON body, so a re-serialised identical
     /// body (other key order, other whitespace) is recognised as the same request.
     static func fingerprint(method: String, path: String, body: JSONValue?) -> String {
-        var bytes = Data("\(method.uppercased())\n\(path)\n".utf8)
-        if let body { bytes.append(body.canonicalData) }
-        return Hex.lowercase(SHA256.hash(data: bytes))
+        fingerprint(method: method, path: path, canonicalBody: body?.canonicalData)
+    }
+
+    /// The same, over a body already written in canonical form (a batch operation's, written
+    /// once to check its size).
+    static func fingerprint(method: String, path: String, canonicalBody: Data?) -> String {
+        var hasher = SHA256()
+        hasher.update(data: Data("\(method.uppercased())\n\(path)\n".utf8))
+        if let canonicalBody { hasher.update(data: canonicalBody) }
+        return hasher.finalize().withUnsafeBytes { Hex.lowercase($0) }
     }
 }
 

@@ -80,12 +80,12 @@ struct SyncAPI: Sendable {
             }
         }
         var fields: [String: JSONValue] = [:]
-        var bodyValue: JSONValue?
+        var canonicalBody: Data?
         if route.takesJSONBody {
             switch parseObject(call.body) {
             case .success(let parsed):
-                fields = parsed
-                bodyValue = .object(parsed)
+                fields = parsed.object
+                canonicalBody = parsed.canonical
             case .failure(let problem):
                 return .answered(.problem(problem))
             }
@@ -107,7 +107,9 @@ struct SyncAPI: Sendable {
             let claimed = IdempotencyScope(
                 user: call.user, method: route.method.rawValue, path: route.canonicalPath, key: key)
             scope = claimed
-            fingerprint = IdempotencyKeyRules.fingerprint(method: claimed.method, path: claimed.path, body: bodyValue)
+            fingerprint = IdempotencyKeyRules.fingerprint(
+                method: claimed.method, path: claimed.path,
+                canonicalBody: canonicalBody ?? (route.takesJSONBody ? JSONValue.object(fields).canonicalData : nil))
         }
         return .mutate(
             Mutation(
@@ -462,8 +464,12 @@ struct SyncAPI: Sendable {
         }
     }
 
-    private func parseObject(_ body: RequestBody) -> Result<[String: JSONValue], Problem> {
+    /// The body's object, and its canonical bytes when they were written to check its size.
+    private func parseObject(
+        _ body: RequestBody
+    ) -> Result<(object: [String: JSONValue], canonical: Data?), Problem> {
         let value: JSONValue
+        var canonical: Data?
         switch body {
         case .none:
             return .failure(Problems.malformed("a JSON object body is required"))
@@ -480,15 +486,17 @@ struct SyncAPI: Sendable {
             }
             value = parsed
         case .json(let parsed):
-            guard parsed.canonicalData.count <= configuration.maxBodyBytes else {
+            let bytes = parsed.canonicalData
+            guard bytes.count <= configuration.maxBodyBytes else {
                 return .failure(Problems.tooLarge(limit: configuration.maxBodyBytes))
             }
             value = parsed
+            canonical = bytes
         }
         guard let object = value.objectValue else {
             return .failure(Problems.malformed("the body must be a JSON object"))
         }
-        return .success(object)
+        return .success((object, canonical))
     }
 }
 

@@ -31,7 +31,12 @@ public struct OutboxOperation: Sendable, Equatable {
     /// Reads an `outbox` row. A row that cannot be read (a BLOB payload, an unknown kind or
     /// state) throws `UnreadableRow`: syncing made-up defaults would send an empty create.
     public init(row: Row) throws {
-        let cells = RowCells(row, table: "outbox", idColumn: "op_id")
+        try self.init(row: row, columns: nil)
+    }
+
+    /// - Parameter columns: each column's index, found once for many rows of one statement.
+    init(row: Row, columns: [String: Int]?) throws {
+        let cells = RowCells(row, table: "outbox", idColumn: "op_id", columns: columns)
         seq = try cells.value("seq")
         opID = try cells.value("op_id")
         userID = try cells.value("user_id")

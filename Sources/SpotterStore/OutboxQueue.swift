@@ -40,9 +40,11 @@ extension SpotterStore {
 
     /// The operation a row holds, or nil when it cannot be read: then it has failed for good
     /// (see `failUnreadable`) and is skipped, never sent and never the end of the caller's work.
-    func operationOrFailUnreadable(_ row: Row, db: Database, now: Date) throws -> OutboxOperation? {
+    func operationOrFailUnreadable(
+        _ row: Row, db: Database, now: Date, columns: [String: Int]? = nil
+    ) throws -> OutboxOperation? {
         do {
-            return try OutboxOperation(row: row)
+            return try OutboxOperation(row: row, columns: columns)
         } catch let unreadable as UnreadableRow {
             try failUnreadable(row, unreadable, db: db, now: now)
             return nil
@@ -309,8 +311,11 @@ extension OutboxQueue {
         // The machine decides each claim; the usual one (start a try) is written for all of them
         // in one statement, and anything else goes through `transition` one by one.
         var started: [Int64] = []
+        let columns = rows.first.map(RowCells.columnIndex(of:))
         for row in rows {
-            guard var op = try store.operationOrFailUnreadable(row, db: db, now: now) else { continue }
+            guard var op = try store.operationOrFailUnreadable(row, db: db, now: now, columns: columns) else {
+                continue
+            }
             if (try? OutboxMachine.apply(.claimed, to: .init(kind: op.kind, state: op.state))) == Self.startedTry {
                 started.append(op.seq)
             } else {

@@ -394,14 +394,21 @@ struct RowCells {
     /// drain reads thousands of rows of twenty columns.)
     private let columns: [String: Int]
 
-    init(_ row: Row, table: String, idColumn: String = "id") {
+    /// - Parameter columns: the index of each column, when the caller read many rows of one
+    ///   statement and found them once (`columnIndex(of:)`).
+    init(_ row: Row, table: String, idColumn: String = "id", columns: [String: Int]? = nil) {
         self.row = row
         self.table = table
         self.idColumn = idColumn
+        self.columns = columns ?? Self.columnIndex(of: row)
+    }
+
+    /// Each column's index by its name (the first, should two share one).
+    static func columnIndex(of row: Row) -> [String: Int] {
         var columns: [String: Int] = [:]
         columns.reserveCapacity(row.count)
         for (index, name) in row.columnNames.enumerated() where columns[name] == nil { columns[name] = index }
-        self.columns = columns
+        return columns
     }
 
     var id: String {
