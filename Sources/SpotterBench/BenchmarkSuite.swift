@@ -348,10 +348,10 @@ public enum BenchmarkSuite {
         for chunk in stride(from: 0, to: count, by: 5_000) {
             let upper = min(count, chunk + 5_000)
             try await server.store.write { tx in
-                var workoutID = UUID()
+                var workoutID = UUID.timeOrdered()
                 for index in chunk..<upper {
                     if index % perWorkout == 0 {
-                        workoutID = UUID()
+                        workoutID = UUID.timeOrdered()
                         try tx.saveWorkout(
                             WireWorkout(
                                 id: workoutID, name: "Workout \(index / perWorkout)", startedAt: stamp,
@@ -361,7 +361,7 @@ public enum BenchmarkSuite {
                     }
                     try tx.saveSet(
                         WireSet(
-                            id: UUID(), workoutID: workoutID, exercise: lifts[index % lifts.count],
+                            id: .timeOrdered(), workoutID: workoutID, exercise: lifts[index % lifts.count],
                             position: index % perWorkout + 1, kind: .normal, weight: 100, unit: .kg, reps: 5,
                             performedAt: stamp, updatedAt: stamp,
                             serverVersion: try tx.nextChangeVersion(owner: "bench"),
@@ -391,9 +391,9 @@ public enum BenchmarkSuite {
         let count = options.quick ? 300 : 5_000
         let concurrency = 8
         let bodies: [(key: String, body: String)] = (0..<count).map { index in
-            let body = WireWorkout(id: UUID(), name: "W\(index)", startedAt: Timestamp.truncated(Date())).json
+            let body = WireWorkout(id: .timeOrdered(), name: "W\(index)", startedAt: Timestamp.truncated(Date())).json
                 .canonicalString
-            return (UUID().uuidString.lowercased(), body)
+            return (UUID.timeOrdered().wireString, body)
         }
         func blast(_ method: HTTPMethod, _ path: String, withBodies: Bool) async throws -> (rate: Double, replays: Int)
         {
