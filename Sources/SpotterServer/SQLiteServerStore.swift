@@ -345,10 +345,11 @@ struct SQLiteServerTransaction: ServerTransaction {
     let db: Database
     private let versions = ChangeVersions()
 
-    /// The versions one write hands out (a batch: one per operation). The counter is read at the
-    /// first and stored once, when the write's work is done (`storeChangeVersion`), instead of
-    /// being updated a hundred times. An operation undone by its savepoint leaves its version
-    /// unused: the feed only needs versions to grow, never to be consecutive.
+    /// The versions one write hands out (a batch: one per operation). The first is taken from the
+    /// counter; the others are counted here and the last is stored once, when the write's work is
+    /// done (`storeChangeVersion`), instead of the counter being updated a hundred times. An
+    /// operation undone by its savepoint leaves its version unused: the feed only needs versions
+    /// to grow, never to be consecutive.
     final class ChangeVersions {
         var last: Int64?
         var stored = true
@@ -356,12 +357,17 @@ struct SQLiteServerTransaction: ServerTransaction {
 
     /// One global counter: SQLite's single writer already orders every commit.
     func nextChangeVersion(owner: String) throws -> Int64 {
-        let current =
-            try versions.last
-            ?? Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM change_sequence WHERE id = 1")) ?? 0
-        versions.last = current + 1
-        versions.stored = false
-        return current + 1
+        if let last = versions.last {
+            versions.last = last + 1
+            versions.stored = false
+            return last + 1
+        }
+        let first =
+            try Int64.fetchOne(
+                db.cachedStatement(sql: "UPDATE change_sequence SET value = value + 1 WHERE id = 1 RETURNING value"))
+            ?? 0
+        versions.last = first
+        return first
     }
 
     /// Stores the last version this write handed out, in its transaction (see `ChangeVersions`).
