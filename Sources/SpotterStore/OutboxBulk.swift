@@ -44,7 +44,7 @@ extension OutboxQueue {
                     """), arguments: StatementArguments(opIDs))
         guard rows.count == opIDs.count else { return false }
         var seqsByStatus: [Int: [Int64]] = [:]
-        var latencies: [Double] = []
+        var latencyByOp: [String: Double] = [:]
         for row in rows {
             guard let opID = row[1] as String?, let answer = answers[opID],
                 (row[2] as String?) == EntityType.set.rawValue,
@@ -61,8 +61,9 @@ extension OutboxQueue {
                 return false
             }
             seqsByStatus[answer.status, default: []].append(row[0])
-            latencies.append(max(0, now.timeIntervalSince1970 - (row[9] as Double? ?? 0)) * 1000)
+            latencyByOp[opID] = max(0, now.timeIntervalSince1970 - (row[9] as Double? ?? 0)) * 1000
         }
+        let latencies = opIDs.compactMap { latencyByOp[$0] }  // in the answers' order, as one by one
 
         // Nothing else queued for these sets (the machine would keep the local row), nothing of
         // the feed waiting for them (it may be newer than the answer).
@@ -144,10 +145,10 @@ extension OutboxQueue {
                 WITH answered(id, updated_at, server_version) AS (
                     VALUES \(Array(repeating: "(?, ?, ?)", count: setIDs.count).joined(separator: ", ")))
                 UPDATE sets SET updated_at = answered.updated_at, server_version = answered.server_version,
-                    sync_state = \(SyncState.synced.sql), sync_error = NULL
+                    sync_state = \(SyncState.synced.sql), sync_error = NULL, account = ?
                 FROM answered WHERE sets.id = answered.id
                 """
-        ).execute(arguments: values)
+        ).execute(arguments: values + [userID])
         return true
     }
 

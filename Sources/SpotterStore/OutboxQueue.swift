@@ -153,10 +153,11 @@ extension SpotterStore {
         }
         try db.cachedStatement(
             sql: """
-                UPDATE sets SET updated_at = ?, server_version = ?, sync_state = \(SyncState.synced.sql), sync_error = NULL
+                UPDATE sets SET updated_at = ?, server_version = ?, sync_state = \(SyncState.synced.sql), sync_error = NULL,
+                    account = ?
                 WHERE id = ?
                 """
-        ).execute(arguments: [stamp.updatedAt ?? Timestamp.format(now), version, set.id.wireString])
+        ).execute(arguments: [stamp.updatedAt ?? Timestamp.format(now), version, userID, set.id.wireString])
         return true
     }
 
@@ -273,21 +274,37 @@ extension OutboxQueue {
         var cut = Int64.max
         if aheadOfInFlight {
             // The first queued operation held back by one in flight: its entity's earlier
-            // operation, or the operation it depends on, has not been answered yet.
+            // operation, or the operation it depends on, has not been answered yet; or it is a
+            // workout's delete while a set's operation is out (a set's create or edit sent before
+            // it must reach the server first: the delete would refuse them); or it is a set's
+            // whose workout has an operation out.
+            // (A batch claimed ahead may travel beside the one in flight: see `batchesInFlight`.)
+            let queued = OperationState.sqlList([.pending, .failedTransient])
+            let inFlight = OperationState.inFlight.sql
             let held = try Int64.fetchOne(
                 db.cachedStatement(
                     sql: """
                         SELECT MIN(seq) FROM (
                             SELECT MIN(q.seq) AS seq FROM outbox f
                             JOIN outbox q ON q.entity_type = f.entity_type AND q.entity_id = f.entity_id
-                            WHERE f.user_id = ? AND f.state = \(OperationState.inFlight.sql) AND q.seq > f.seq
-                              AND q.state IN \(OperationState.sqlList([.pending, .failedTransient]))
+                            WHERE f.user_id = ? AND f.state = \(inFlight) AND q.seq > f.seq AND q.state IN \(queued)
                             UNION ALL
                             SELECT MIN(q.seq) FROM outbox f JOIN outbox q ON q.depends_on = f.op_id
-                            WHERE f.user_id = ? AND f.state = \(OperationState.inFlight.sql)
-                              AND q.state IN \(OperationState.sqlList([.pending, .failedTransient]))
+                            WHERE f.user_id = ? AND f.state = \(inFlight) AND q.state IN \(queued)
+                            UNION ALL
+                            SELECT MIN(q.seq) FROM outbox q
+                            WHERE q.entity_type = \(EntityType.workout.sql) AND q.kind = \(OperationKind.delete.sql)
+                              AND q.user_id = ? AND q.state IN \(queued)
+                              AND EXISTS (SELECT 1 FROM outbox f WHERE f.user_id = ? AND f.state = \(inFlight)
+                                AND f.entity_type = \(EntityType.set.sql))
+                            UNION ALL
+                            SELECT MIN(q.seq) FROM outbox f
+                            JOIN sets s ON s.workout_id = f.entity_id
+                            JOIN outbox q ON q.entity_type = \(EntityType.set.sql) AND q.entity_id = s.id
+                            WHERE f.user_id = ? AND f.entity_type = \(EntityType.workout.sql) AND f.state = \(inFlight)
+                              AND q.state IN \(queued)
                         )
-                        """), arguments: [userID, userID])
+                        """), arguments: [userID, userID, userID, userID, userID])
             if let held { cut = held }
         }
         let rows = try Row.fetchAll(
