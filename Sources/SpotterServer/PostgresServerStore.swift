@@ -256,6 +256,27 @@ final class PostgresServerTransaction: ServerTransaction {
 
     func insertNewSet(_ set: WireSet, owner: String) throws -> Bool {
         guard try workoutIsLive(id: set.workoutID.wireString, owner: owner) else { return false }
+        return try insertSet(set, owner: owner, onConflict: "DO NOTHING")
+    }
+
+    func saveSet(_ set: WireSet, owner: String) throws {
+        try insertSet(
+            set, owner: owner,
+            onConflict: """
+                DO UPDATE SET
+                    workout_id = EXCLUDED.workout_id, exercise = EXCLUDED.exercise, position = EXCLUDED.position,
+                    kind = EXCLUDED.kind, weight = EXCLUDED.weight, unit = EXCLUDED.unit, reps = EXCLUDED.reps,
+                    rpe = EXCLUDED.rpe, distance_m = EXCLUDED.distance_m, duration_s = EXCLUDED.duration_s,
+                    notes = EXCLUDED.notes, performed_at = EXCLUDED.performed_at, updated_at = EXCLUDED.updated_at,
+                    server_version = EXCLUDED.server_version, deleted = EXCLUDED.deleted
+                """)
+    }
+
+    /// Writes a set row; `conflict` (SQL) says what a row already there under its id gets.
+    /// Returns whether a row was written.
+    @discardableResult
+    private func insertSet(_ set: WireSet, owner: String, onConflict conflict: String) throws -> Bool {
+        try serialize(owner)
         return try !session.query(
             """
             INSERT INTO sets
@@ -265,30 +286,10 @@ final class PostgresServerTransaction: ServerTransaction {
                     \(set.kind.rawValue), \(set.weight), \(set.unit.rawValue), \(set.reps), \(set.rpe),
                     \(set.distanceM), \(set.durationS), \(set.notes), \(Timestamp.format(set.performedAt)),
                     \(set.updatedAt.map(Timestamp.format) ?? ""), \(set.serverVersion ?? 0), \(set.deleted ?? false))
-            ON CONFLICT (owner, id) DO NOTHING
+            ON CONFLICT (owner, id) \(unescaped: conflict)
             RETURNING id
             """
         ).rows.isEmpty
-    }
-
-    func saveSet(_ set: WireSet, owner: String) throws {
-        try serialize(owner)
-        try session.query(
-            """
-            INSERT INTO sets
-                (id, owner, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
-                 duration_s, notes, performed_at, updated_at, server_version, deleted)
-            VALUES (\(set.id.wireString), \(owner), \(set.workoutID.wireString), \(set.exercise), \(set.position),
-                    \(set.kind.rawValue), \(set.weight), \(set.unit.rawValue), \(set.reps), \(set.rpe),
-                    \(set.distanceM), \(set.durationS), \(set.notes), \(Timestamp.format(set.performedAt)),
-                    \(set.updatedAt.map(Timestamp.format) ?? ""), \(set.serverVersion ?? 0), \(set.deleted ?? false))
-            ON CONFLICT (owner, id) DO UPDATE SET
-                workout_id = EXCLUDED.workout_id, exercise = EXCLUDED.exercise, position = EXCLUDED.position,
-                kind = EXCLUDED.kind, weight = EXCLUDED.weight, unit = EXCLUDED.unit, reps = EXCLUDED.reps,
-                rpe = EXCLUDED.rpe, distance_m = EXCLUDED.distance_m, duration_s = EXCLUDED.duration_s,
-                notes = EXCLUDED.notes, performed_at = EXCLUDED.performed_at, updated_at = EXCLUDED.updated_at,
-                server_version = EXCLUDED.server_version, deleted = EXCLUDED.deleted
-            """)
     }
 
     func liveSets(workoutID: String, owner: String) throws -> [WireSet] {

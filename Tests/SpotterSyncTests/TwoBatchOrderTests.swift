@@ -49,11 +49,28 @@ final class OvertakingTransport: SyncTransport, @unchecked Sendable {
 
 @Suite("Two batches on the wire keep the queue's order")
 struct TwoBatchOrderTests {
-    /// Sets whose create already went out once (a timeout: it may have landed) are kept queued
-    /// when their workout is deleted; the workout's delete is queued after them. With one batch on
-    /// the wire the server gets the creates, then the delete. With two, the delete can land first
-    /// and the creates are then refused 422 (workout missing).
-    @Test(arguments: [1, 2]) func aWorkoutDeleteNeverOvertakesTheCreatesOfItsSets(batchesInFlight: Int) async throws {
+    /// The two set operations queued go out once and time out (they stay queued with their
+    /// keys); then the user deletes their workout. Returns the engine that sends what is queued,
+    /// through a network where the first batch is overtaken.
+    func timeOutBothThenDelete(
+        _ workout: Workout, _ store: SpotterStore, _ server: LiveServer, _ configuration: SyncConfiguration
+    ) throws -> SyncEngine {
+        let claimed = try store.queue.claimEligible(limit: 10)
+        #expect(claimed.count == 2)
+        try store.queue.complete(
+            claimed.map {
+                OperationOutcome(opID: $0.opID, result: .transient(status: nil, error: "timed out", retryAt: Date()))
+            })
+        try store.workoutLog.deleteWorkout(id: workout.id)
+        return SyncEngine(
+            store: store,
+            transport: OvertakingTransport(
+                inner: HTTPSyncTransport(baseURL: server.server.baseURL, token: LiveServer.token)),
+            configuration: configuration)
+    }
+
+    /// A real server, a device and an engine's configuration: batches of two, quick retries.
+    func device(batchesInFlight: Int) async throws -> (LiveServer, SpotterStore, SyncConfiguration) {
         let server = try await LiveServer.start()
         let store = try makeStore(clock: ManualClock(), user: "local").withSystemClock()
         var configuration = SyncConfiguration()
@@ -62,6 +79,15 @@ struct TwoBatchOrderTests {
         configuration.retryPolicy.base = 0.05
         configuration.retryPolicy.cap = 0.5
         configuration.requestTimeout = 5
+        return (server, store, configuration)
+    }
+
+    /// Sets whose create already went out once (a timeout: it may have landed) are kept queued
+    /// when their workout is deleted; the workout's delete is queued after them. With one batch on
+    /// the wire the server gets the creates, then the delete. With two, the delete can land first
+    /// and the creates are then refused 422 (workout missing).
+    @Test(arguments: [1, 2]) func aWorkoutDeleteNeverOvertakesTheCreatesOfItsSets(batchesInFlight: Int) async throws {
+        let (server, store, configuration) = try await device(batchesInFlight: batchesInFlight)
         let plain = SyncEngine(
             store: store, transport: HTTPSyncTransport(baseURL: server.server.baseURL, token: LiveServer.token),
             configuration: configuration)
@@ -72,19 +98,7 @@ struct TwoBatchOrderTests {
             LogSetInput(exercise: "Squat (Barbell)", weight: 100, reps: 5, workout: .existing(workout.id)))
         let s2 = try store.workoutLog.logSet(
             LogSetInput(exercise: "Squat (Barbell)", weight: 100, reps: 4, workout: .existing(workout.id)))
-        // Both creates went out once and timed out: they stay queued with their keys.
-        let claimed = try store.queue.claimEligible(limit: 10)
-        #expect(claimed.count == 2)
-        try store.queue.complete(
-            claimed.map {
-                OperationOutcome(opID: $0.opID, result: .transient(status: nil, error: "timed out", retryAt: Date()))
-            })
-        try store.workoutLog.deleteWorkout(id: workout.id)
-        let engine = SyncEngine(
-            store: store,
-            transport: OvertakingTransport(
-                inner: HTTPSyncTransport(baseURL: server.server.baseURL, token: LiveServer.token)),
-            configuration: configuration)
+        let engine = try timeOutBothThenDelete(workout, store, server, configuration)
         _ = await engine.drain(timeout: 30)
         let onServer = Set(
             try await server.server.store.sets(user: "alice", workoutID: nil, includeDeleted: true).map(\.id.wireString)
@@ -105,14 +119,7 @@ struct TwoBatchOrderTests {
     /// their workout; the delete is queued after them. Landing first, it makes the edits 404, and
     /// the device tells the user the sets were "deleted on another device".
     @Test(arguments: [1, 2]) func aWorkoutDeleteNeverOvertakesEarlierEditsOfItsSets(batchesInFlight: Int) async throws {
-        let server = try await LiveServer.start()
-        let store = try makeStore(clock: ManualClock(), user: "local").withSystemClock()
-        var configuration = SyncConfiguration()
-        configuration.batchSize = 2
-        configuration.batchesInFlight = batchesInFlight
-        configuration.retryPolicy.base = 0.05
-        configuration.retryPolicy.cap = 0.5
-        configuration.requestTimeout = 5
+        let (server, store, configuration) = try await device(batchesInFlight: batchesInFlight)
         let plain = SyncEngine(
             store: store, transport: HTTPSyncTransport(baseURL: server.server.baseURL, token: LiveServer.token),
             configuration: configuration)
@@ -125,18 +132,7 @@ struct TwoBatchOrderTests {
         plain.stop()
         try store.workoutLog.editSet(id: s1.set.id, changes: SetChanges(reps: 7))
         try store.workoutLog.editSet(id: s2.set.id, changes: SetChanges(reps: 8))
-        let claimed = try store.queue.claimEligible(limit: 10)
-        #expect(claimed.count == 2)
-        try store.queue.complete(
-            claimed.map {
-                OperationOutcome(opID: $0.opID, result: .transient(status: nil, error: "timed out", retryAt: Date()))
-            })
-        try store.workoutLog.deleteWorkout(id: workout.id)
-        let engine = SyncEngine(
-            store: store,
-            transport: OvertakingTransport(
-                inner: HTTPSyncTransport(baseURL: server.server.baseURL, token: LiveServer.token)),
-            configuration: configuration)
+        let engine = try timeOutBothThenDelete(workout, store, server, configuration)
         _ = engine.events.drain()
         _ = await engine.drain(timeout: 30)
         let notices = engine.events.drain().compactMap { if case .notice(let text) = $0 { text } else { nil } }
