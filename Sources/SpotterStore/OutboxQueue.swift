@@ -278,7 +278,10 @@ extension OutboxQueue {
             // workout's delete while a set's operation is out (a set's create or edit sent before
             // it must reach the server first: the delete would refuse them); or it is a set's
             // whose workout has an operation out.
-            // (A batch claimed ahead may travel beside the one in flight: see `batchesInFlight`.)
+            // (A batch claimed ahead may travel beside the one in flight: see `batchesInFlight`.
+            // CROSS JOIN and INDEXED BY keep SQLite starting from the few operations in flight, or
+            // from the workouts' operations, never from the thousands of sets' queued: this runs
+            // before every batch of a drain.)
             let queued = OperationState.sqlList([.pending, .failedTransient])
             let inFlight = OperationState.inFlight.sql
             let held = try Int64.fetchOne(
@@ -292,17 +295,16 @@ extension OutboxQueue {
                             SELECT MIN(q.seq) FROM outbox f JOIN outbox q ON q.depends_on = f.op_id
                             WHERE f.user_id = ? AND f.state = \(inFlight) AND q.state IN \(queued)
                             UNION ALL
-                            SELECT MIN(q.seq) FROM outbox q
+                            SELECT MIN(q.seq) FROM outbox q INDEXED BY outbox_by_entity
                             WHERE q.entity_type = \(EntityType.workout.sql) AND q.kind = \(OperationKind.delete.sql)
                               AND q.user_id = ? AND q.state IN \(queued)
                               AND EXISTS (SELECT 1 FROM outbox f WHERE f.user_id = ? AND f.state = \(inFlight)
                                 AND f.entity_type = \(EntityType.set.sql))
                             UNION ALL
-                            SELECT MIN(q.seq) FROM outbox f
-                            JOIN sets s ON s.workout_id = f.entity_id
-                            JOIN outbox q ON q.entity_type = \(EntityType.set.sql) AND q.entity_id = s.id
-                            WHERE f.user_id = ? AND f.entity_type = \(EntityType.workout.sql) AND f.state = \(inFlight)
-                              AND q.state IN \(queued)
+                            SELECT MIN(q.seq) FROM outbox f CROSS JOIN sets s CROSS JOIN outbox q
+                            WHERE f.user_id = ? AND f.state = \(inFlight) AND f.entity_type = \(EntityType.workout.sql)
+                              AND s.workout_id = f.entity_id
+                              AND q.entity_type = \(EntityType.set.sql) AND q.entity_id = s.id AND q.state IN \(queued)
                         )
                         """), arguments: [userID, userID, userID, userID, userID])
             if let held { cut = held }
