@@ -30,7 +30,7 @@ extension OutboxQueue {
             answers[outcome.opID] = (status, set, version, stamp.updatedAt)
         }
         let opIDs = results.map(\.opID)
-        let marks = Self.marks(opIDs.count)
+        let marks = Placeholders.list(opIDs.count)
         let setIDs = results.compactMap { answers[$0.opID]?.set.id.wireString }
 
         // The operations (without their payloads): each a set's, each answer one the machine takes
@@ -67,7 +67,7 @@ extension OutboxQueue {
 
         // Nothing else queued for these sets (the machine would keep the local row), nothing of
         // the feed waiting for them (it may be newer than the answer).
-        let setMarks = Self.marks(setIDs.count)
+        let setMarks = Placeholders.list(setIDs.count)
         guard
             try Bool.fetchOne(
                 db.cachedStatement(
@@ -126,13 +126,12 @@ extension OutboxQueue {
                     UPDATE outbox SET state = \(OperationState.succeeded.sql), last_status = ?, last_error = NULL,
                         completed_at = ?, next_attempt_at = NULL, lease_expires_at = NULL, lease_owner = NULL,
                         updated_at = ?
-                    WHERE seq IN (\(Self.marks(seqs.count)))
+                    WHERE seq IN (\(Placeholders.list(seqs.count)))
                     """
             ).execute(arguments: [status, stamp, stamp] + StatementArguments(seqs))
         }
         try db.cachedStatement(
-            sql:
-                "INSERT INTO sync_latency (ms) VALUES \(Array(repeating: "(?)", count: latencies.count).joined(separator: ", "))"
+            sql: "INSERT INTO sync_latency (ms) VALUES \(Placeholders.list(latencies.count, each: "(?)"))"
         ).execute(arguments: StatementArguments(latencies))
         let fallback = Timestamp.format(now)
         var values = StatementArguments()
@@ -143,16 +142,12 @@ extension OutboxQueue {
         try db.cachedStatement(
             sql: """
                 WITH answered(id, updated_at, server_version) AS (
-                    VALUES \(Array(repeating: "(?, ?, ?)", count: setIDs.count).joined(separator: ", ")))
+                    VALUES \(Placeholders.list(setIDs.count, each: "(?, ?, ?)")))
                 UPDATE sets SET updated_at = answered.updated_at, server_version = answered.server_version,
                     sync_state = \(SyncState.synced.sql), sync_error = NULL, account = ?
                 FROM answered WHERE sets.id = answered.id
                 """
         ).execute(arguments: values + [userID])
         return true
-    }
-
-    private static func marks(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 }

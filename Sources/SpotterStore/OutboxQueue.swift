@@ -358,12 +358,11 @@ extension OutboxQueue {
         let stamp = now.timeIntervalSince1970
         for chunk in stride(from: 0, to: seqs.count, by: 500) {
             let part = seqs[chunk..<min(seqs.count, chunk + 500)]
-            let marks = Array(repeating: "?", count: part.count).joined(separator: ", ")
             try db.cachedStatement(
                 sql: """
                     UPDATE outbox SET state = \(OperationState.inFlight.sql), lease_expires_at = ?, lease_owner = ?,
                         attempt_count = attempt_count + 1, first_sent_at = COALESCE(first_sent_at, ?), updated_at = ?
-                    WHERE seq IN (\(marks))
+                    WHERE seq IN (\(Placeholders.list(part.count)))
                     """
             ).execute(
                 arguments: [stamp + lease, LeaseOwner.current, stamp, stamp] + StatementArguments(Array(part)))
@@ -574,4 +573,12 @@ extension Queries {
 
 extension String {
     var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
+
+/// SQL text for lists of bound values.
+enum Placeholders {
+    /// "?, ?, ?" for three values; with `each`, that many rows of it, such as "(?, ?), (?, ?)".
+    static func list(_ count: Int, each: String = "?") -> String {
+        Array(repeating: each, count: count).joined(separator: ", ")
+    }
 }

@@ -304,7 +304,7 @@ extension SpotterStore {
         let held = try String.fetchSet(
             db,
             sql: """
-                SELECT id FROM sets WHERE id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))
+                SELECT id FROM sets WHERE id IN (\(Placeholders.list(ids.count)))
                     AND NOT \(visible())
                 """, arguments: StatementArguments(ids.map(\.wireString)))
         for id in ids where held.contains(id.wireString) { reportHeldByAnotherAccount("sets", id) }
