@@ -84,8 +84,7 @@ extension OutboxQueue {
         let locals = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT s.id, s.workout_id, s.exercise, s.position, s.kind, s.weight, s.unit, s.reps, s.rpe,
-                        s.distance_m, s.duration_s, s.notes, s.performed_at, s.e1rm_kg, COALESCE(s.server_version, 0)
+                    SELECT s.id, COALESCE(s.server_version, 0), \(AnsweredSet.columns("s."))
                     FROM sets s JOIN workouts w ON w.id = s.workout_id
                     WHERE s.id IN (\(setMarks)) AND s.deleted_at IS NULL AND \(store.visible("s."))
                         AND w.deleted_at IS NULL AND w.sync_error IS NOT ?
@@ -97,7 +96,7 @@ extension OutboxQueue {
         }
         var exercises: [String: String] = [:]
         for local in locals {
-            guard let id = local[0] as String?, let answer = setsByID[id], (local[14] as Int64? ?? 0) <= answer.version
+            guard let id = local[0] as String?, let answer = setsByID[id], (local[1] as Int64? ?? 0) <= answer.version
             else { return false }
             let set = answer.set
             let exercise: String
@@ -107,13 +106,7 @@ extension OutboxQueue {
                 exercise = try store.resolveExercise(set.exercise, followAliases: false, db: db)
                 exercises[set.exercise] = exercise
             }
-            let upserted: [(any DatabaseValueConvertible)?] = [
-                set.workoutID.wireString, exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue,
-                set.reps, set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt),
-                set.estimatedOneRepMaxKg,
-            ]
-            for (offset, value) in upserted.enumerated()
-            where (local[offset + 1] as DatabaseValue? ?? .null) != (value?.databaseValue ?? .null) {
+            guard AnsweredSet.row(local, from: 2, holds: AnsweredSet.values(of: set, exercise: exercise)) else {
                 return false
             }
         }
@@ -134,20 +127,8 @@ extension OutboxQueue {
             sql: "INSERT INTO sync_latency (ms) VALUES \(Placeholders.list(latencies.count, each: "(?)"))"
         ).execute(arguments: StatementArguments(latencies))
         let fallback = Timestamp.format(now)
-        var values = StatementArguments()
-        for id in setIDs {
-            let answer = setsByID[id]!
-            values += [id, answer.updatedAt ?? fallback, answer.version]
-        }
-        try db.cachedStatement(
-            sql: """
-                WITH answered(id, updated_at, server_version) AS (
-                    VALUES \(Placeholders.list(setIDs.count, each: "(?, ?, ?)")))
-                UPDATE sets SET updated_at = answered.updated_at, server_version = answered.server_version,
-                    sync_state = \(SyncState.synced.sql), sync_error = NULL, account = ?
-                FROM answered WHERE sets.id = answered.id
-                """
-        ).execute(arguments: values + [userID])
+        try store.writeStamps(
+            setIDs.compactMap { id in setsByID[id].map { (id, $0.updatedAt ?? fallback, $0.version) } }, db: db)
         return true
     }
 }

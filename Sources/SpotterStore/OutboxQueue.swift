@@ -129,36 +129,34 @@ extension SpotterStore {
     /// here (the answer then waits for that delete's fate): then the full merge runs.
     private func takeStampOnly(of set: WorkoutSet, _ stamp: ServerStamp, db: Database) throws -> Bool {
         guard let version = stamp.serverVersion else { return false }
-        // The values `upsert(_:stamp:db:now:seen:)` would write, in the order selected below.
         let exercise = try resolveExercise(set.exercise, followAliases: false, db: db)
-        let upserted: [(any DatabaseValueConvertible)?] = [
-            set.workoutID.wireString, exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue,
-            set.reps, set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt),
-            set.estimatedOneRepMaxKg,
-        ]
         guard
             let local = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m, duration_s,
-                            notes, performed_at, e1rm_kg
+                        SELECT \(AnsweredSet.columns())
                         FROM sets
                         WHERE id = ? AND deleted_at IS NULL AND COALESCE(server_version, 0) <= ? AND \(visible())
                             AND EXISTS (SELECT 1 FROM workouts WHERE id = sets.workout_id AND deleted_at IS NULL)
-                        """), arguments: [set.id.wireString, version])
+                        """), arguments: [set.id.wireString, version]),
+            AnsweredSet.row(local, from: 0, holds: AnsweredSet.values(of: set, exercise: exercise))
         else { return false }
-        for (index, value) in upserted.enumerated()
-        where (local[index] as DatabaseValue? ?? .null) != (value?.databaseValue ?? .null) {
-            return false
-        }
+        try writeStamps([(set.id.wireString, stamp.updatedAt ?? Timestamp.format(now), version)], db: db)
+        return true
+    }
+
+    /// Marks each set synced with the server's stamp, for this account, in one statement.
+    func writeStamps(_ stamps: [(id: String, updatedAt: String, version: Int64)], db: Database) throws {
+        var values = StatementArguments()
+        for stamp in stamps { values += [stamp.id, stamp.updatedAt, stamp.version] }
         try db.cachedStatement(
             sql: """
-                UPDATE sets SET updated_at = ?, server_version = ?, sync_state = \(SyncState.synced.sql), sync_error = NULL,
-                    account = ?
-                WHERE id = ?
+                WITH answered(id, updated_at, server_version) AS (VALUES \(Placeholders.list(stamps.count, each: "(?, ?, ?)")))
+                UPDATE sets SET updated_at = answered.updated_at, server_version = answered.server_version,
+                    sync_state = \(SyncState.synced.sql), sync_error = NULL, account = ?
+                FROM answered WHERE sets.id = answered.id
                 """
-        ).execute(arguments: [stamp.updatedAt ?? Timestamp.format(now), version, userID, set.id.wireString])
-        return true
+        ).execute(arguments: values + [userID])
     }
 
     /// The entity is gone on the server: remove it here and drop what was queued for it.
@@ -573,6 +571,36 @@ extension Queries {
 
 extension String {
     var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
+
+/// A set this device wrote, as the server answered it, against the row here: the values the full
+/// upsert (`upsert(_:stamp:db:now:seen:)`) would write, column by column.
+enum AnsweredSet {
+    static let columnNames = [
+        "workout_id", "exercise", "position", "kind", "weight", "unit", "reps", "rpe", "distance_m", "duration_s",
+        "notes", "performed_at", "e1rm_kg",
+    ]
+
+    /// The compared columns for a SELECT, in the order of `values(of:exercise:)`.
+    static func columns(_ tableAlias: String = "") -> String {
+        columnNames.map { tableAlias + $0 }.joined(separator: ", ")
+    }
+
+    /// What the upsert would write; `exercise` is the set's lift as resolved here.
+    static func values(of set: WorkoutSet, exercise: String) -> [(any DatabaseValueConvertible)?] {
+        [
+            set.workoutID.wireString, exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue,
+            set.reps, set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt),
+            set.estimatedOneRepMaxKg,
+        ]
+    }
+
+    /// Whether `row`, from its column `offset` on, holds exactly `values`.
+    static func row(_ row: Row, from offset: Int, holds values: [(any DatabaseValueConvertible)?]) -> Bool {
+        values.enumerated().allSatisfy { index, value in
+            (row[offset + index] as DatabaseValue? ?? .null) == (value?.databaseValue ?? .null)
+        }
+    }
 }
 
 /// SQL text for lists of bound values.
