@@ -21,13 +21,15 @@ extension OutboxQueue {
     /// one-by-one path would not (at most a custom exercise it would add too).
     func recordInBulk(_ results: [OperationOutcome], db: Database, now: Date) throws -> Bool {
         guard store.recordsInBulk, results.count > 1, results.count <= Self.bulkLimit else { return false }
-        // Every answer a set row with its stamp.
+        // Every answer a set row with its stamp, each set answered once.
         var answers: [String: (status: Int, set: WorkoutSet, version: Int64, updatedAt: String?)] = [:]
+        var setsByID: [String: (set: WorkoutSet, version: Int64, updatedAt: String?)] = [:]
         for outcome in results {
             guard case .succeeded(let status, let row) = outcome.result, case .set(let set, let stamp)? = row,
                 let version = stamp.serverVersion, answers[outcome.opID] == nil
             else { return false }
             answers[outcome.opID] = (status, set, version, stamp.updatedAt)
+            setsByID[set.id.wireString] = (set, version, stamp.updatedAt)
         }
         let opIDs = results.map(\.opID)
         let marks = Placeholders.list(opIDs.count)
@@ -90,10 +92,6 @@ extension OutboxQueue {
                         AND w.deleted_at IS NULL AND w.sync_error IS NOT ?
                     """), arguments: StatementArguments(setIDs + [SpotterStore.deletedElsewhere]))
         guard locals.count == setIDs.count else { return false }
-        var setsByID: [String: (set: WorkoutSet, version: Int64, updatedAt: String?)] = [:]
-        for answer in answers.values {
-            setsByID[answer.set.id.wireString] = (answer.set, answer.version, answer.updatedAt)
-        }
         var exercises: [String: String] = [:]
         for local in locals {
             guard let id = local[0] as String?, let answer = setsByID[id], (local[1] as Int64? ?? 0) <= answer.version
