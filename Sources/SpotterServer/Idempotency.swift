@@ -66,14 +66,9 @@ enum IdempotencyKeyRules {
         return nil
     }
 
-    /// SHA-256 over method, path and the canonical JSON body, so a re-serialised identical
-    /// body (other key order, other whitespace) is recognised as the same request.
-    static func fingerprint(method: String, path: String, body: JSONValue?) -> String {
-        fingerprint(method: method, path: path, canonicalBody: body?.canonicalData)
-    }
-
-    /// The same, over a body already written in canonical form (a batch operation's, written
-    /// once to check its size).
+    /// SHA-256 over method, path and the canonical JSON body (`JSONValue.canonicalData`, which the
+    /// caller has written once, also to check its size), so a re-serialised identical body (other
+    /// key order, other whitespace) is recognised as the same request.
     static func fingerprint(method: String, path: String, canonicalBody: Data?) -> String {
         var hasher = SHA256()
         hasher.update(data: Data("\(method.uppercased())\n\(path)\n".utf8))
