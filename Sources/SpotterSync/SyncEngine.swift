@@ -118,9 +118,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     private var metricDeltas: [SyncCounter: Int] = [:]
     private var lastConnectivity: Connectivity?
     private var pullFailure: String?
-    /// A batch is on its way to the server. Batches go one at a time, so the server applies
-    /// them in queue order, as a single batch would.
-    /// Batches sent and not answered yet (at most `batchesInFlight`).
+    /// Batches sent and not answered yet (at most `batchesInFlight`). A batch claimed while
+    /// another is out stops before any operation that waits on one in flight, so the server
+    /// may apply two batches in either order and still end as one batch would have.
     private var batchesOnWire = 0
     private var batchOnWire: Bool { batchesOnWire > 0 }
     /// When counts were last posted (monotonic nanoseconds); see `postCounts(between:)`.
