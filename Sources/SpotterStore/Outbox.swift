@@ -137,6 +137,8 @@ enum EnqueueOutcome: Equatable {
 
 enum Outbox {
     static let queuedStates = OperationState.sqlList(OperationState.queued)
+    /// Every state but succeeded: what the queue's counts are made of.
+    static let unfinishedStates = OperationState.sqlList(OperationState.allCases.filter { $0 != .succeeded })
 
     /// The entity's newest operation that is still queued or blocked.
     static func newestQueued(_ db: Database, type: EntityType, id: String) throws -> QueuedOperation? {

@@ -57,7 +57,7 @@ extension SpotterStore {
                 // (the engine counts after each batch of a drain).
                 sql: """
                     SELECT state, COUNT(*) AS n FROM outbox
-                    WHERE user_id = ? AND state IN \(OperationState.sqlList(OperationState.allCases.filter { $0 != .succeeded }))
+                    WHERE user_id = ? AND state IN \(Outbox.unfinishedStates)
                     GROUP BY state
                     """
             ),
