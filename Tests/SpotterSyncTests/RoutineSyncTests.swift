@@ -26,6 +26,24 @@ struct RoutineSyncTests {
         return (server, phone, laptop, started)
     }
 
+    /// `startedOnPhone` with one lift, two sets of five progressing linearly, every set of it
+    /// then logged on the laptop (not synced yet).
+    static func loggedOnLaptop(
+        _ name: String, _ exercise: String, weight: Double
+    ) async throws -> (LiveServer, Device, Device, StartedRoutine) {
+        let (server, phone, laptop, started) = try await startedOnPhone(
+            name,
+            [
+                RoutineExercise(
+                    exercise: exercise, sets: Array(repeating: PlannedSet(weight: weight, reps: 5), count: 2),
+                    progression: .linear)
+            ])
+        for row in try laptop.store.queries.plannedRows(workoutID: started.workout.id) {
+            try laptop.store.workoutLog.logPlanned(row.id)
+        }
+        return (server, phone, laptop, started)
+    }
+
     @Test func aRoutineMadeOnDeviceAAppearsOnDeviceBAndEditsAndDeletesFollow() async throws {
         let server = try await LiveServer.start()
         let deviceA = try Device(server: server)
@@ -251,16 +269,7 @@ struct RoutineSyncTests {
     /// A lift renamed on the phone after the laptop did the routine: the laptop's next start
     /// still progresses from it, and the phone's rows of that workout still show done.
     @Test func aLiftRenamedOnOneDeviceKeepsItsHistoryOnTheOther() async throws {
-        let (server, phone, laptop, started) = try await Self.startedOnPhone(
-            "Legs",
-            [
-                RoutineExercise(
-                    exercise: "Zercher Squat", sets: Array(repeating: PlannedSet(weight: 80, reps: 5), count: 2),
-                    progression: .linear)
-            ])
-        for row in try laptop.store.queries.plannedRows(workoutID: started.workout.id) {
-            try laptop.store.workoutLog.logPlanned(row.id)
-        }
+        let (server, phone, laptop, started) = try await Self.loggedOnLaptop("Legs", "Zercher Squat", weight: 80)
         #expect(await laptop.sync())
         #expect(await phone.sync())
         try phone.store.workoutLog.moveExercise("Zercher Squat", to: "Zercher", create: true)
@@ -303,16 +312,7 @@ struct RoutineSyncTests {
     /// The laptop logs a routine's sets offline under a lift's old name while the phone renames
     /// it: both devices still count them as the lift, show the rows done and agree on +2.5.
     @Test func setsLoggedUnderAnOldNameElsewhereStillCount() async throws {
-        let (server, phone, laptop, started) = try await Self.startedOnPhone(
-            "Rows",
-            [
-                RoutineExercise(
-                    exercise: "Pendlay Rowz", sets: Array(repeating: PlannedSet(weight: 70, reps: 5), count: 2),
-                    progression: .linear)
-            ])
-        for row in try laptop.store.queries.plannedRows(workoutID: started.workout.id) {
-            try laptop.store.workoutLog.logPlanned(row.id)
-        }
+        let (server, phone, laptop, started) = try await Self.loggedOnLaptop("Rows", "Pendlay Rowz", weight: 70)
         try phone.store.workoutLog.moveExercise("Pendlay Rowz", to: "Pendlay Row 2", create: true)
         #expect(await phone.sync())
         #expect(await laptop.sync())
