@@ -69,8 +69,11 @@ struct TwoBatchOrderTests {
             configuration: configuration)
     }
 
-    /// A real server, a device and an engine's configuration: batches of two, quick retries.
-    func device(batchesInFlight: Int) async throws -> (LiveServer, SpotterStore, SyncConfiguration) {
+    /// A real server, a device with a workout "Legs", an engine's configuration (batches of two,
+    /// quick retries) and a plain engine with it, for what must reach the server first.
+    func device(
+        batchesInFlight: Int
+    ) async throws -> (LiveServer, SpotterStore, SyncConfiguration, SyncEngine, Workout) {
         let server = try await LiveServer.start()
         let store = try makeStore(clock: ManualClock(), user: "local").withSystemClock()
         var configuration = SyncConfiguration()
@@ -79,7 +82,10 @@ struct TwoBatchOrderTests {
         configuration.retryPolicy.base = 0.05
         configuration.retryPolicy.cap = 0.5
         configuration.requestTimeout = 5
-        return (server, store, configuration)
+        let plain = SyncEngine(
+            store: store, transport: HTTPSyncTransport(baseURL: server.server.baseURL, token: LiveServer.token),
+            configuration: configuration)
+        return (server, store, configuration, plain, try store.workoutLog.createWorkout(name: "Legs"))
     }
 
     /// Sets whose create already went out once (a timeout: it may have landed) are kept queued
@@ -87,11 +93,7 @@ struct TwoBatchOrderTests {
     /// the wire the server gets the creates, then the delete. With two, the delete can land first
     /// and the creates are then refused 422 (workout missing).
     @Test(arguments: [1, 2]) func aWorkoutDeleteNeverOvertakesTheCreatesOfItsSets(batchesInFlight: Int) async throws {
-        let (server, store, configuration) = try await device(batchesInFlight: batchesInFlight)
-        let plain = SyncEngine(
-            store: store, transport: HTTPSyncTransport(baseURL: server.server.baseURL, token: LiveServer.token),
-            configuration: configuration)
-        let workout = try store.workoutLog.createWorkout(name: "Legs")
+        let (server, store, configuration, plain, workout) = try await device(batchesInFlight: batchesInFlight)
         #expect(await plain.drain(timeout: 30))
         plain.stop()
         let s1 = try store.workoutLog.logSet(
@@ -119,11 +121,7 @@ struct TwoBatchOrderTests {
     /// their workout; the delete is queued after them. Landing first, it makes the edits 404, and
     /// the device tells the user the sets were "deleted on another device".
     @Test(arguments: [1, 2]) func aWorkoutDeleteNeverOvertakesEarlierEditsOfItsSets(batchesInFlight: Int) async throws {
-        let (server, store, configuration) = try await device(batchesInFlight: batchesInFlight)
-        let plain = SyncEngine(
-            store: store, transport: HTTPSyncTransport(baseURL: server.server.baseURL, token: LiveServer.token),
-            configuration: configuration)
-        let workout = try store.workoutLog.createWorkout(name: "Legs")
+        let (server, store, configuration, plain, workout) = try await device(batchesInFlight: batchesInFlight)
         let s1 = try store.workoutLog.logSet(
             LogSetInput(exercise: "Squat (Barbell)", weight: 100, reps: 5, workout: .existing(workout.id)))
         let s2 = try store.workoutLog.logSet(
