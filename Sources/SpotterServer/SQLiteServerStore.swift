@@ -300,13 +300,16 @@ public struct SQLiteServerStore: ServerStore {
             guard !versions.isEmpty else { return ChangeSlice(changes: [], hasMore: false) }
             versions.sort()
             let last = versions[min(limit, versions.count) - 1]
-            func rows(_ table: String) throws -> [Row] {
-                try Row.fetchAll(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT * FROM \(table) WHERE owner = ? AND server_version > ? AND server_version <= ?
-                            ORDER BY server_version
-                            """), arguments: [user, version, last])
+            func rows(_ table: String) throws -> [NamedRow] {
+                let statement = try db.cachedStatement(
+                    sql: """
+                        SELECT * FROM \(table) WHERE owner = ? AND server_version > ? AND server_version <= ?
+                        ORDER BY server_version
+                        """)
+                let names = statement.columnNames
+                return try Row.fetchAll(statement, arguments: [user, version, last]).map {
+                    NamedRow(row: $0, names: names)
+                }
             }
             var changes: [WireChange] = []
             changes.reserveCapacity(min(limit, versions.count))
@@ -535,6 +538,27 @@ struct SQLiteServerTransaction: ServerTransaction {
             scope.key, token,
         ])
         guard db.changesCount == 1 else { throw IdempotencyClaimLost() }
+    }
+}
+
+/// A row of a statement read many rows at a time: its cells are found in the statement's column
+/// names, read once for all its rows. (`Row.columnNames` copies every cell's value on each walk,
+/// and a feed page of sets walked it for each of a row's 15 cells: a quarter of a pull's time.)
+struct NamedRow: StoredRow {
+    let row: Row
+    let names: [String]
+
+    func text(_ column: String) throws -> String? { try cell(column) }
+    func integer(_ column: String) throws -> Int64? { try cell(column) }
+    func real(_ column: String) throws -> Double? { try cell(column) }
+    func flag(_ column: String) throws -> Bool? { try cell(column) }
+    func bytes(_ column: String) throws -> Data? { try cell(column) }
+
+    private func cell<Value: DatabaseValueConvertible>(_ column: String) throws -> Value? {
+        guard let index = names.firstIndex(of: column) else {
+            throw StoredCell.Unreadable(column: column, value: "no such column")
+        }
+        return try row.decode(Value?.self, atIndex: index)
     }
 }
 
