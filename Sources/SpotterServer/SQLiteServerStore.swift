@@ -541,20 +541,27 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 }
 
-/// A row of a statement read many rows at a time: its cells are found in the statement's column
-/// names, read once for all its rows. (`Row.columnNames` copies every cell's value on each walk,
-/// and a feed page of sets walked it for each of a row's 15 cells: a quarter of a pull's time.)
-struct NamedRow: StoredRow {
-    let row: Row
-    let names: [String]
+/// A SQLite row read as a stored row: each typed read is one lookup of a cell by its column name.
+protocol SQLiteStoredRow: StoredRow {
+    func cell<Value: DatabaseValueConvertible>(_ column: String) throws -> Value?
+}
 
+extension SQLiteStoredRow {
     func text(_ column: String) throws -> String? { try cell(column) }
     func integer(_ column: String) throws -> Int64? { try cell(column) }
     func real(_ column: String) throws -> Double? { try cell(column) }
     func flag(_ column: String) throws -> Bool? { try cell(column) }
     func bytes(_ column: String) throws -> Data? { try cell(column) }
+}
 
-    private func cell<Value: DatabaseValueConvertible>(_ column: String) throws -> Value? {
+/// A row of a statement read many rows at a time: its cells are found in the statement's column
+/// names, read once for all its rows. (`Row.columnNames` copies every cell's value on each walk,
+/// and a feed page of sets walked it for each of a row's 15 cells: a quarter of a pull's time.)
+struct NamedRow: SQLiteStoredRow {
+    let row: Row
+    let names: [String]
+
+    func cell<Value: DatabaseValueConvertible>(_ column: String) throws -> Value? {
         guard let index = names.firstIndex(of: column) else {
             throw StoredCell.Unreadable(column: column, value: "no such column")
         }
@@ -562,16 +569,10 @@ struct NamedRow: StoredRow {
     }
 }
 
-extension Row: StoredRow {
-    func text(_ column: String) throws -> String? { try cell(column) }
-    func integer(_ column: String) throws -> Int64? { try cell(column) }
-    func real(_ column: String) throws -> Double? { try cell(column) }
-    func flag(_ column: String) throws -> Bool? { try cell(column) }
-    func bytes(_ column: String) throws -> Data? { try cell(column) }
-
+extension Row: SQLiteStoredRow {
     /// The column spelled exactly as the schema does, found without GRDB's case-insensitive
     /// lookup (which lower-cases every column name on each call).
-    private func cell<Value: DatabaseValueConvertible>(_ column: String) throws -> Value? {
+    func cell<Value: DatabaseValueConvertible>(_ column: String) throws -> Value? {
         var index = 0
         for name in columnNames {
             if name == column { return try decode(Value?.self, atIndex: index) }
