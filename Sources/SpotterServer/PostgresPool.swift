@@ -118,6 +118,8 @@ final class PostgresPool: @unchecked Sendable {
     /// is closed and forgotten; the next request opens a new one (so a restarted PostgreSQL is
     /// used again as soon as it accepts connections).
     func withSession<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+        // A stopped thread pool refuses work with a CancellationError: say what it means.
+        guard !lock.withLock({ isClosed }) else { throw ServerStoreUnavailable("the store is closed") }
         do {
             return try await threads.runIfActive { [self] in
                 let (connection, reused) = try lease()
@@ -173,7 +175,14 @@ final class PostgresPool: @unchecked Sendable {
     }
 
     private func discard(_ connection: PostgresConnection) {
-        connection.close().whenComplete { _ in }
+        Self.close(connection)
+    }
+
+    /// Closes `connection` without waiting, and keeps it alive until it is closed: the channel
+    /// closes later on its event loop, and a connection released before that trips PostgresNIO's
+    /// "deinitialized before being closed" assertion (a crash in debug builds).
+    static func close(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     /// Closes every idle connection and stops the threads once the running transactions are done.
@@ -233,7 +242,7 @@ struct PostgresSession {
             guard once.claim() else { return }
             promise.fail(
                 ServerStoreUnavailable("PostgreSQL did not answer within \(timeout.nanoseconds / 1_000_000_000) s"))
-            connection.close().whenComplete { _ in }
+            PostgresPool.close(connection)
         }
         connection.query(query, logger: logger).whenComplete { result in
             guard once.claim() else { return }

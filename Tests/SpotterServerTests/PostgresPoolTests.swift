@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import SpotterTestSupport
+import Testing
+
+@testable import SpotterServer
+
+/// The pool behind `spotter serve --database-url`, against a real PostgreSQL.
+@Suite("PostgreSQL pool", .postgresRequired)
+struct PostgresPoolTests {
+    /// A statement that outlives the pool's time-out is "unavailable" (503) and its connection is
+    /// closed and dropped; the pool then goes on with fresh connections.
+    @Test("statements that time out close their connections, and the pool goes on with fresh ones")
+    func timedOutStatementsDropTheirConnections() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        defer { Task { await TestPostgres.dropDatabase(url) } }
+        var logger = Logger(label: "test.pool")
+        logger.logLevel = .critical
+        let pool = PostgresPool(
+            location: try PostgresLocation(url: url), size: 2, statementTimeout: .milliseconds(200), logger: logger)
+        for _ in 0..<6 {
+            await #expect(throws: ServerStoreUnavailable.self) {
+                try await pool.withSession { session in try session.query("SELECT pg_sleep(2)") }
+            }
+        }
+        // Long enough for every dropped connection's channel to have closed (and been released).
+        try await Task.sleep(for: .seconds(1))
+        let answer = try await pool.withSession { session in
+            try session.query("SELECT 41 + 1").rows.first?.decode(Int.self)
+        }
+        #expect(answer == 42)
+        await pool.close()
+    }
+
+    /// A transaction still running when the server stops (`close()`) finishes, and its connection,
+    /// no longer pooled, is closed. It used to be released before its channel had closed: a
+    /// PostgresNIO assertion that crashed the process in debug builds (seen in CI).
+    @Test("a transaction that ends after the pool closed has its connection closed, not dropped open")
+    func aTransactionEndingAfterCloseClosesItsConnection() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        defer { Task { await TestPostgres.dropDatabase(url) } }
+        var logger = Logger(label: "test.pool")
+        logger.logLevel = .critical
+        let pool = PostgresPool(location: try PostgresLocation(url: url), size: 2, logger: logger)
+        let running = (0..<2).map { _ in
+            Task { try await pool.withSession { session in try session.query("SELECT pg_sleep(0.5)").rows.count } }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        await pool.close()
+        for task in running { #expect(try await task.value == 1) }
+        try await Task.sleep(for: .milliseconds(500))
+        await #expect(throws: ServerStoreUnavailable.self) {
+            try await pool.withSession { session in try session.query("SELECT 1").rows.count }
+        }
+    }
+}
