@@ -10,16 +10,24 @@ import Testing
 /// The pool behind `spotter serve --database-url`, against a real PostgreSQL.
 @Suite("PostgreSQL pool", .postgresRequired)
 struct PostgresPoolTests {
+    /// A pool of two connections on a fresh database (dropped once the test is done).
+    private func pool(statementTimeout: TimeAmount = .seconds(30)) async throws -> PostgresPool {
+        let url = try await TestPostgres.freshDatabase()
+        var logger = Logger(label: "test.pool")
+        logger.logLevel = .critical
+        return PostgresPool(
+            location: try PostgresLocation(url: url), size: 2, statementTimeout: statementTimeout, logger: logger)
+    }
+
+    private func drop(_ pool: PostgresPool) async {
+        await pool.close()
+        await TestPostgres.dropDatabase(pool.location.redacted)
+    }
     /// A statement that outlives the pool's time-out is "unavailable" (503) and its connection is
     /// closed and dropped; the pool then goes on with fresh connections.
     @Test("statements that time out close their connections, and the pool goes on with fresh ones")
     func timedOutStatementsDropTheirConnections() async throws {
-        let url = try await TestPostgres.freshDatabase()
-        defer { Task { await TestPostgres.dropDatabase(url) } }
-        var logger = Logger(label: "test.pool")
-        logger.logLevel = .critical
-        let pool = PostgresPool(
-            location: try PostgresLocation(url: url), size: 2, statementTimeout: .milliseconds(200), logger: logger)
+        let pool = try await pool(statementTimeout: .milliseconds(200))
         for _ in 0..<6 {
             await #expect(throws: ServerStoreUnavailable.self) {
                 try await pool.withSession { session in try session.query("SELECT pg_sleep(2)") }
@@ -31,7 +39,7 @@ struct PostgresPoolTests {
             try session.query("SELECT 41 + 1").rows.first?.decode(Int.self)
         }
         #expect(answer == 42)
-        await pool.close()
+        await drop(pool)
     }
 
     /// A transaction still running when the server stops (`close()`) finishes, and its connection,
@@ -39,11 +47,7 @@ struct PostgresPoolTests {
     /// PostgresNIO assertion that crashed the process in debug builds (seen in CI).
     @Test("a transaction that ends after the pool closed has its connection closed, not dropped open")
     func aTransactionEndingAfterCloseClosesItsConnection() async throws {
-        let url = try await TestPostgres.freshDatabase()
-        defer { Task { await TestPostgres.dropDatabase(url) } }
-        var logger = Logger(label: "test.pool")
-        logger.logLevel = .critical
-        let pool = PostgresPool(location: try PostgresLocation(url: url), size: 2, logger: logger)
+        let pool = try await pool()
         let running = (0..<2).map { _ in
             Task { try await pool.withSession { session in try session.query("SELECT pg_sleep(0.5)").rows.count } }
         }
@@ -54,5 +58,6 @@ struct PostgresPoolTests {
         await #expect(throws: ServerStoreUnavailable.self) {
             try await pool.withSession { session in try session.query("SELECT 1").rows.count }
         }
+        await drop(pool)
     }
 }
