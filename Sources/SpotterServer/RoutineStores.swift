@@ -35,12 +35,12 @@ extension SQLiteServerStore {
 
     public func routines(user: String, includeDeleted: Bool) async throws -> [WireRoutine] {
         try await dbWriter.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM routines WHERE owner = ? \(includeDeleted ? "" : "AND deleted = 0")
-                    ORDER BY name, id
-                    """, arguments: [user]
+            try NamedRow.fetchAll(
+                db.makeStatement(
+                    sql: """
+                        SELECT * FROM routines WHERE owner = ? \(includeDeleted ? "" : "AND deleted = 0")
+                        ORDER BY name, id
+                        """), arguments: [user]
             ).map { try StoredEntity.routine($0) }
         }
     }
@@ -48,7 +48,7 @@ extension SQLiteServerStore {
 
 extension SQLiteServerTransaction {
     func routine(id: String, owner: String) throws -> WireRoutine? {
-        try Row.fetchOne(
+        try NamedRow.fetchOne(
             db.cachedStatement(sql: "SELECT * FROM routines WHERE owner = ? AND id = ?"), arguments: [owner, id]
         ).map { try StoredEntity.routine($0) }
     }

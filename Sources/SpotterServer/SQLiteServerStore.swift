@@ -251,11 +251,11 @@ public struct SQLiteServerStore: ServerStore {
 
     public func workouts(user: String, includeDeleted: Bool) async throws -> [WireWorkout] {
         try await dbWriter.read { db in
-            try Row.fetchAll(
-                db,
-                sql:
-                    "SELECT * FROM workouts WHERE owner = ? \(includeDeleted ? "" : "AND deleted = 0") ORDER BY started_at, id",
-                arguments: [user]
+            try NamedRow.fetchAll(
+                db.makeStatement(
+                    sql:
+                        "SELECT * FROM workouts WHERE owner = ? \(includeDeleted ? "" : "AND deleted = 0") ORDER BY started_at, id"
+                ), arguments: [user]
             ).map { try StoredEntity.workout($0) }
         }
     }
@@ -270,7 +270,7 @@ public struct SQLiteServerStore: ServerStore {
             }
             if !includeDeleted { sql += " AND deleted = 0" }
             sql += " ORDER BY workout_id, position, performed_at, id"
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map {
+            return try NamedRow.fetchAll(db.makeStatement(sql: sql), arguments: arguments).map {
                 try StoredEntity.set($0)
             }
         }
@@ -306,10 +306,7 @@ public struct SQLiteServerStore: ServerStore {
                         SELECT * FROM \(table) WHERE owner = ? AND server_version > ? AND server_version <= ?
                         ORDER BY server_version
                         """)
-                let names = statement.columnNames
-                return try Row.fetchAll(statement, arguments: [user, version, last]).map {
-                    NamedRow(row: $0, names: names)
-                }
+                return try NamedRow.fetchAll(statement, arguments: [user, version, last])
             }
             var changes: [WireChange] = []
             changes.reserveCapacity(min(limit, versions.count))
@@ -381,7 +378,7 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 
     func workout(id: String, owner: String) throws -> WireWorkout? {
-        try Row.fetchOne(
+        try NamedRow.fetchOne(
             db.cachedStatement(sql: "SELECT * FROM workouts WHERE owner = ? AND id = ?"), arguments: [owner, id]
         ).map { try StoredEntity.workout($0) }
     }
@@ -409,7 +406,7 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 
     func set(id: String, owner: String) throws -> WireSet? {
-        try Row.fetchOne(
+        try NamedRow.fetchOne(
             db.cachedStatement(sql: "SELECT * FROM sets WHERE owner = ? AND id = ?"), arguments: [owner, id]
         ).map { try StoredEntity.set($0) }
     }
@@ -451,7 +448,7 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 
     func liveSets(workoutID: String, owner: String) throws -> [WireSet] {
-        try Row.fetchAll(
+        try NamedRow.fetchAll(
             db.cachedStatement(
                 sql: "SELECT * FROM sets WHERE owner = ? AND workout_id = ? AND deleted = 0 ORDER BY position, id"),
             arguments: [owner, workoutID]
@@ -472,7 +469,7 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 
     func record(_ scope: IdempotencyScope) throws -> IdempotencyRecord? {
-        try Row.fetchOne(
+        try NamedRow.fetchOne(
             db.cachedStatement(
                 sql: """
                     SELECT fingerprint, completed, status, content_type, body, created_at, locked_at
@@ -541,43 +538,35 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 }
 
-/// A SQLite row read as a stored row: each typed read is one lookup of a cell by its column name.
-protocol SQLiteStoredRow: StoredRow {
-    func cell<Value: DatabaseValueConvertible>(_ column: String) throws -> Value?
-}
+/// A SQLite row read as a stored row. Its cells are found in the statement's column names, read
+/// once for all its rows: GRDB's lookup by name lower-cases every column name on each call, and
+/// `Row.columnNames` copies every cell on each walk (a feed page of sets walked it for each of a
+/// row's 15 cells: a quarter of a pull's time).
+struct NamedRow: StoredRow {
+    let row: Row
+    let names: [String]
 
-extension SQLiteStoredRow {
+    /// Every row of `statement`.
+    static func fetchAll(_ statement: Statement, arguments: StatementArguments) throws -> [NamedRow] {
+        let names = statement.columnNames
+        return try Row.fetchAll(statement, arguments: arguments).map { NamedRow(row: $0, names: names) }
+    }
+
+    /// The first row of `statement`, if any.
+    static func fetchOne(_ statement: Statement, arguments: StatementArguments) throws -> NamedRow? {
+        try Row.fetchOne(statement, arguments: arguments).map { NamedRow(row: $0, names: statement.columnNames) }
+    }
+
     func text(_ column: String) throws -> String? { try cell(column) }
     func integer(_ column: String) throws -> Int64? { try cell(column) }
     func real(_ column: String) throws -> Double? { try cell(column) }
     func flag(_ column: String) throws -> Bool? { try cell(column) }
     func bytes(_ column: String) throws -> Data? { try cell(column) }
-}
 
-/// A row of a statement read many rows at a time: its cells are found in the statement's column
-/// names, read once for all its rows. (`Row.columnNames` copies every cell's value on each walk,
-/// and a feed page of sets walked it for each of a row's 15 cells: a quarter of a pull's time.)
-struct NamedRow: SQLiteStoredRow {
-    let row: Row
-    let names: [String]
-
-    func cell<Value: DatabaseValueConvertible>(_ column: String) throws -> Value? {
+    private func cell<Value: DatabaseValueConvertible>(_ column: String) throws -> Value? {
         guard let index = names.firstIndex(of: column) else {
             throw StoredCell.Unreadable(column: column, value: "no such column")
         }
         return try row.decode(Value?.self, atIndex: index)
-    }
-}
-
-extension Row: SQLiteStoredRow {
-    /// The column spelled exactly as the schema does, found without GRDB's case-insensitive
-    /// lookup (which lower-cases every column name on each call).
-    func cell<Value: DatabaseValueConvertible>(_ column: String) throws -> Value? {
-        var index = 0
-        for name in columnNames {
-            if name == column { return try decode(Value?.self, atIndex: index) }
-            index += 1
-        }
-        return try decode(Value?.self, forColumn: column)
     }
 }
