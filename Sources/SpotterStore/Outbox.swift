@@ -137,6 +137,8 @@ enum EnqueueOutcome: Equatable {
 
 enum Outbox {
     static let queuedStates = OperationState.sqlList(OperationState.queued)
+    /// What a claim may take (before each batch of a drain).
+    static let claimableStates = OperationState.sqlList([.pending, .failedTransient])
     /// Every state but succeeded: what the queue's counts are made of.
     static let unfinishedStates = OperationState.sqlList(OperationState.allCases.filter { $0 != .succeeded })
 

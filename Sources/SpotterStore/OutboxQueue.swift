@@ -280,7 +280,7 @@ extension OutboxQueue {
             // CROSS JOIN and INDEXED BY keep SQLite starting from the few operations in flight, or
             // from the workouts' operations, never from the thousands of sets' queued: this runs
             // before every batch of a drain.)
-            let queued = OperationState.sqlList([.pending, .failedTransient])
+            let queued = Outbox.claimableStates
             let inFlight = OperationState.inFlight.sql
             let held = try Int64.fetchOne(
                 db.cachedStatement(
@@ -311,7 +311,7 @@ extension OutboxQueue {
             db.cachedStatement(
                 sql: """
                     SELECT o.* FROM outbox o
-                    WHERE o.user_id = ? AND o.state IN \(OperationState.sqlList([.pending, .failedTransient]))
+                    WHERE o.user_id = ? AND o.state IN \(Outbox.claimableStates)
                       AND o.seq < ?
                       AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?)
                       AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
