@@ -21,19 +21,22 @@ extension OutboxQueue {
     /// one-by-one path would not (at most a custom exercise it would add too).
     func recordInBulk(_ results: [OperationOutcome], db: Database, now: Date) throws -> Bool {
         guard store.recordsInBulk, results.count > 1, results.count <= Self.bulkLimit else { return false }
-        // Every answer a set row with its stamp, each set answered once.
-        var answers: [String: (status: Int, set: WorkoutSet, version: Int64, updatedAt: String?)] = [:]
+        // Every answer a set row with its stamp. (A set answered twice makes `setIDs` longer than
+        // the sets read below, which leaves the batch to the one-by-one path.)
+        var answers: [String: (status: Int, setID: String)] = [:]
         var setsByID: [String: (set: WorkoutSet, version: Int64, updatedAt: String?)] = [:]
+        var setIDs: [String] = []
         for outcome in results {
             guard case .succeeded(let status, let row) = outcome.result, case .set(let set, let stamp)? = row,
                 let version = stamp.serverVersion, answers[outcome.opID] == nil
             else { return false }
-            answers[outcome.opID] = (status, set, version, stamp.updatedAt)
-            setsByID[set.id.wireString] = (set, version, stamp.updatedAt)
+            let setID = set.id.wireString
+            answers[outcome.opID] = (status, setID)
+            setsByID[setID] = (set, version, stamp.updatedAt)
+            setIDs.append(setID)
         }
         let opIDs = results.map(\.opID)
         let marks = Placeholders.list(opIDs.count)
-        let setIDs = results.compactMap { answers[$0.opID]?.set.id.wireString }
 
         // The operations (without their payloads): each a set's, each answer one the machine takes
         // the plain way — record it, complete it, take the server's row.
@@ -50,7 +53,7 @@ extension OutboxQueue {
         for row in rows {
             guard let opID = row[1] as String?, let answer = answers[opID],
                 (row[2] as String?) == EntityType.set.rawValue,
-                (row[3] as String?) == answer.set.id.wireString,
+                (row[3] as String?) == answer.setID,
                 let kind = OperationKind(rawValue: (row[4] as String?) ?? ""),
                 let state = OperationState(rawValue: (row[5] as String?) ?? "")
             else { return false }
