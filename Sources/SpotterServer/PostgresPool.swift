@@ -131,7 +131,7 @@ final class PostgresPool: @unchecked Sendable {
                     giveBack(connection)
                     return result
                 } catch let error where error is ServerStoreUnavailable || error is PostgresStaleConnection {
-                    discard(connection)
+                    Self.close(connection)
                     throw error
                 } catch {
                     // Refused statements and the handlers' own errors leave a healthy connection
@@ -171,11 +171,7 @@ final class PostgresPool: @unchecked Sendable {
             idle.append(connection)
             return true
         }
-        if !kept { discard(connection) }
-    }
-
-    private func discard(_ connection: PostgresConnection) {
-        Self.close(connection)
+        if !kept { Self.close(connection) }
     }
 
     /// Closes `connection` without waiting, and keeps it alive until it is closed: the channel
