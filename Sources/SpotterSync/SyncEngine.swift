@@ -123,6 +123,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     /// may apply two batches in either order and still end as one batch would have.
     private var batchesOnWire = 0
     private var batchOnWire: Bool { batchesOnWire > 0 }
+    private var wireIsFull: Bool { batchesOnWire >= max(1, configuration.batchesInFlight) }
     /// When counts were last posted (monotonic nanoseconds); see `postCounts(between:)`.
     private var lastCountsPostedAt: UInt64 = 0
     private static let countsInterval: UInt64 = 100_000_000
@@ -265,7 +266,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             endPush()
             return
         }
-        if batchesOnWire >= max(1, configuration.batchesInFlight) { return }  // an answer pushes on
+        if wireIsFull { return }  // an answer pushes on
         var batch = readyBatch
         readyBatch = []
         while batch.isEmpty {
@@ -281,7 +282,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             return
         }
         sendBatch(batch)
-        if batchesOnWire < max(1, configuration.batchesInFlight) {
+        if !wireIsFull {
             pushNext()
             return
         }
