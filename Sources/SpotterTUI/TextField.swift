@@ -1,6 +1,11 @@
 /// One line of editable text and its cursor: the form's fields, the `/` filter and the new
 /// workout's name all edit through it, so typing, Backspace, Ctrl-U and the arrows behave
 /// the same everywhere. A pure value: the reducer owns it and tests drive it directly.
+///
+/// It edits by `Character` (a grapheme cluster): the cursor counts characters, never code
+/// points, and every offset is clamped to the text. A code point that arrives as a key of its
+/// own and joins the character before it (a skin tone after an emoji, a combining accent after
+/// a letter, the second half of a flag) becomes part of that character; the cursor stays after it.
 public struct TextField: Sendable, Equatable {
     /// What the lifter has typed so far.
     public private(set) var text: String
@@ -25,18 +30,24 @@ public struct TextField: Sendable, Equatable {
         cursor = text.count
     }
 
-    /// Types `character` at the cursor (replacing a selected text), unless the field already
-    /// holds `limit` characters: a paste cannot grow a field without bound. Returns whether it
-    /// was typed.
+    /// Types `character` at the cursor (replacing a selected text), unless the field would then
+    /// hold more than `limit` code points (the unit the validation rules count in): a paste
+    /// cannot grow a field without bound. Returns whether it was typed.
     @discardableResult
     public mutating func insert(_ character: Character, limit: Int = .max) -> Bool {
         if isSelected {
             isSelected = false
             set("")
         }
-        guard text.count < limit else { return false }
-        text.insert(character, at: index(cursor))
-        cursor += 1
+        guard text.unicodeScalars.count + character.unicodeScalars.count <= limit else { return false }
+        let at = index(cursor)
+        // The new character may join its neighbours (an emoji modifier, a combining mark): the
+        // cursor goes after whatever it became part of, counted in the text as it now reads.
+        var head = String(text[..<at])
+        head.append(character)
+        let tail = text[at...]
+        text = head + tail
+        cursor = min(head.count, text.count)
         return true
     }
 
@@ -47,12 +58,17 @@ public struct TextField: Sendable, Equatable {
         switch edit {
         case .deleteBackward:
             guard cursor > 0 else { return false }
-            text.remove(at: index(cursor - 1))
-            cursor -= 1
+            // Removing a character can let its neighbours join (a mark after a deleted letter
+            // joins the one before): the cursor is counted in the text as it now reads.
+            let head = String(text[..<index(cursor - 1)])
+            text = head + text[index(cursor)...]
+            cursor = min(head.count, text.count)
             return true
         case .deleteForward:
             guard cursor < text.count else { return false }
-            text.remove(at: index(cursor))
+            let head = String(text[..<index(cursor)])
+            text = head + text[index(cursor + 1)...]
+            cursor = min(head.count, text.count)
             return true
         case .clear:
             let changed = !text.isEmpty
@@ -79,8 +95,9 @@ public struct TextField: Sendable, Equatable {
             afterCursor: at < text.endIndex ? String(text[text.index(after: at)...]) : "")
     }
 
+    /// The index `offset` characters in, clamped to the text: no offset can fall outside it.
     private func index(_ offset: Int) -> String.Index {
-        text.index(text.startIndex, offsetBy: offset)
+        text.index(text.startIndex, offsetBy: max(0, offset), limitedBy: text.endIndex) ?? text.endIndex
     }
 }
 

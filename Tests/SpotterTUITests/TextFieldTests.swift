@@ -152,3 +152,87 @@ struct FormSelectionTests {
         #expect(try fixture.store.queries.sets(workoutID: nil).map(\.set.weight) == [150])
     }
 }
+
+@Suite("A text field edits whole characters, however their code points arrive")
+struct GraphemeTextFieldTests {
+    /// Types `text` one code point at a time, as a terminal delivers a paste or a key sequence.
+    private func typeScalars(_ text: String, into field: inout TextField) {
+        for scalar in text.unicodeScalars { field.insert(Character(scalar)) }
+    }
+
+    @Test("an emoji and its skin tone typed as two keys join into one character; the keys after it still type")
+    func modifierJoins() {
+        var field = TextField()
+        typeScalars("Push 💪🏽", into: &field)
+        #expect(field.text == "Push 💪🏽")
+        #expect(field.cursor == field.text.count)
+        field.insert(" ")
+        field.insert("x")
+        field.apply(.deleteBackward)
+        #expect(field.text == "Push 💪🏽 ")
+        field.apply(.deleteBackward)
+        field.apply(.deleteBackward)
+        #expect(field.text == "Push ", "one Backspace takes the whole emoji with its skin tone")
+    }
+
+    @Test("a combining accent typed after a letter joins it; the cursor never passes the end")
+    func combiningMark() {
+        var field = TextField()
+        typeScalars("Cafe\u{301} curl", into: &field)
+        #expect(field.text == "Caf\u{E9} curl")  // canonically equal: the decomposed é is one character
+        #expect(field.text.count == 9)
+        #expect(field.cursor == 9)
+        field.apply(.moveToStart)
+        for _ in 0..<4 { field.apply(.moveRight) }
+        field.apply(.deleteBackward)
+        #expect(field.text == "Caf curl")
+    }
+
+    @Test("a mark typed in the middle joins the character before the cursor, and the cursor stays after it")
+    func markInTheMiddle() {
+        var field = TextField("ab")
+        field.apply(.moveLeft)
+        field.insert("\u{301}")
+        #expect(field.text == "a\u{301}b")
+        #expect(field.cursor == 1)
+        field.insert("c")
+        #expect(field.text == "a\u{301}cb")
+    }
+
+    @Test("ZWJ families, flags and keycaps arrive in parts and end as one character each")
+    func sequences() {
+        var field = TextField()
+        typeScalars("👨‍👩‍👧🇺🇸#️⃣", into: &field)
+        #expect(field.text.count == 3)
+        #expect(field.cursor == 3)
+        field.apply(.moveLeft)
+        field.apply(.deleteBackward)
+        #expect(field.text == "👨‍👩‍👧#️⃣")
+        field.apply(.deleteForward)
+        #expect(field.text == "👨‍👩‍👧")
+        #expect(field.cursor == 1)
+    }
+
+    @Test("deleting a letter lets a following mark join the letter before; the cursor stays inside the text")
+    func deletionRejoins() {
+        var field = TextField()
+        typeScalars("ae", into: &field)
+        field.insert("\u{301}")
+        field.apply(.moveLeft)
+        field.apply(.moveToStart)
+        field.apply(.moveRight)
+        field.apply(.deleteForward)  // removes "é" as a whole
+        #expect(field.text == "a")
+        #expect(field.cursor <= field.text.count)
+    }
+
+    @Test("the limit counts code points, the unit the validation rules count")
+    func limitInCodePoints() {
+        var field = TextField()
+        let emoji = field.insert("💪", limit: 2)
+        #expect(emoji)
+        let family = field.insert(Character("👨‍👩‍👧"), limit: 2)
+        #expect(!family, "five code points do not fit in one more")
+        #expect(field.text == "💪")
+    }
+}
