@@ -29,6 +29,8 @@ let package = Package(
             pkgConfig: "ncursesw",
             providers: [.apt(["libncursesw5-dev"])]
         ),
+        // The UI's crash guard: a fatal signal handler has to be C (async-signal-safe calls only).
+        .target(name: "CTerminalGuard"),
         .target(name: "SpotterCore"),
         .target(name: "SpotterAssets", path: "Assets", resources: [.copy("exercises.json")]),
         .target(name: "SpotterProtocol", dependencies: ["SpotterCore"]),
@@ -65,7 +67,7 @@ let package = Package(
         .target(
             name: "SpotterTUI",
             dependencies: [
-                "SpotterCore", "SpotterStore", "SpotterSync", "CNcursesw",
+                "SpotterCore", "SpotterStore", "SpotterSync", "CNcursesw", "CTerminalGuard",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

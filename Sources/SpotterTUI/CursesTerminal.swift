@@ -1,6 +1,7 @@
 // The only file that imports ncurses: it starts and stops curses, decodes keys into `Key`,
 // and copies a `ScreenBuffer` to the screen. Everything else is testable without a terminal.
 import CNcursesw
+import CTerminalGuard
 import Foundation
 
 #if canImport(Glibc)
@@ -31,6 +32,9 @@ final class CursesTerminal {
     private var screen: OpaquePointer?
     private var stopped = false
     private var runBuffer: [wchar_t] = []
+    /// `SPOTTER_DEBUG_CRASH` is set: the process traps right after its first frame, so a test
+    /// can check that a crash gives the terminal back in a usable state.
+    private var crashOnPurpose = false
 
     private init(screen: OpaquePointer?, unicode: Bool, colors: Bool) {
         self.screen = screen
@@ -47,7 +51,10 @@ final class CursesTerminal {
             throw TerminalError(
                 description: "the UI needs a terminal; use a subcommand (see `spotter --help`) in scripts")
         }
+        // Before curses changes the modes: a crash from here on puts these back.
+        _ = spotter_terminal_guard_install()
         guard let screen = spotter_newterm() else {
+            spotter_terminal_guard_remove()
             throw TerminalError(description: "cannot open the terminal (TERM=\(environment["TERM"] ?? "unset"))")
         }
         set_term(screen)
@@ -72,6 +79,7 @@ final class CursesTerminal {
             colors = true
         }
         let terminal = CursesTerminal(screen: screen, unicode: unicode, colors: colors)
+        terminal.crashOnPurpose = !(environment["SPOTTER_DEBUG_CRASH"] ?? "").isEmpty
         terminal.setFocusReporting(true)
         return terminal
     }
@@ -110,6 +118,7 @@ final class CursesTerminal {
         setFocusReporting(false)
         if let screen { delscreen(screen) }
         screen = nil
+        spotter_terminal_guard_remove()
     }
 
     /// Gives the terminal back before the process stops (Ctrl-Z).
@@ -251,6 +260,13 @@ final class CursesTerminal {
         }
         spotter_attrset(0)
         refresh()
+        if crashOnPurpose { Self.crash() }
+    }
+
+    /// The debug switch's crash: a Swift trap, as a real defect would end.
+    private static func crash() -> Never {
+        let reason = ProcessInfo.processInfo.environment["SPOTTER_DEBUG_CRASH"] ?? ""
+        fatalError("SPOTTER_DEBUG_CRASH=\(reason): crashing on purpose after the first frame")
     }
 
     private func appendScalars(of character: Character) {

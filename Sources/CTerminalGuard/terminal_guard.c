@@ -1,0 +1,59 @@
+/* The crash guard. A fatal signal (a Swift trap is SIGILL or SIGTRAP, a bad pointer SIGSEGV or
+   SIGBUS, abort() SIGABRT) while curses owns the terminal would leave it raw: no echo, no line
+   editing, the backtrace printed as a staircase. The handler puts back the modes saved before
+   curses started and leaves the alternate screen, with async-signal-safe calls only (tcsetattr,
+   write, sigaction, raise), then restores the handler that was there before (the Swift runtime's
+   backtracer, or the default action) and lets it run: a fault happens again when the faulting
+   instruction re-runs on return; a signal that was sent rather than caused (abort(), a
+   breakpoint trap) is raised again. */
+#include "terminal_guard.h"
+
+#include <signal.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#define GUARDED_COUNT 6
+static const int guarded[GUARDED_COUNT] = {SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGTRAP};
+static struct sigaction previous[GUARDED_COUNT];
+static struct termios saved_modes;
+static volatile sig_atomic_t armed = 0;
+
+static void restore_terminal(void) {
+    /* Reset attributes, leave the alternate screen, show the cursor, stop focus reports. */
+    static const char reset[] = "\033[0m\033[?1049l\033[?25h\033[?1004l\r\n";
+    (void)tcsetattr(STDIN_FILENO, TCSANOW, &saved_modes);
+    ssize_t written = write(STDOUT_FILENO, reset, sizeof reset - 1);
+    (void)written;
+}
+
+static void on_fatal_signal(int signal_number) {
+    for (int i = 0; i < GUARDED_COUNT; i++) {
+        if (guarded[i] != signal_number) continue;
+        if (armed) {
+            armed = 0;
+            restore_terminal();
+        }
+        (void)sigaction(signal_number, &previous[i], NULL);
+        if (signal_number == SIGABRT || signal_number == SIGTRAP) (void)raise(signal_number);
+        return;
+    }
+}
+
+int spotter_terminal_guard_install(void) {
+    if (tcgetattr(STDIN_FILENO, &saved_modes) != 0) return -1;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_fatal_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_NODEFER;
+    for (int i = 0; i < GUARDED_COUNT; i++) (void)sigaction(guarded[i], &action, &previous[i]);
+    armed = 1;
+    return 0;
+}
+
+void spotter_terminal_guard_remove(void) {
+    if (!armed) return;
+    armed = 0;
+    for (int i = 0; i < GUARDED_COUNT; i++) (void)sigaction(guarded[i], &previous[i], NULL);
+}
