@@ -30,6 +30,6 @@ public struct Glyphs: Sendable, Equatable {
     public static let ascii = Glyphs(
         synced: "ok", pending: "..", rejected: "x", syncing: "~", airplane: ">", warning: "!", online: "*",
         offline: "o",
-        selected: ">", star: "*", ellipsis: "~", middleDot: "-", spinner: ["|", "/", "-", "\\"],
+        selected: ">", star: "*", ellipsis: "...", middleDot: "-", spinner: ["|", "/", "-", "\\"],
         horizontal: "-", vertical: "|", topLeft: "+", topRight: "+", bottomLeft: "+", bottomRight: "+")
 }

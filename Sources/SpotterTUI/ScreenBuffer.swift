@@ -1,3 +1,5 @@
+import SpotterCore
+
 /// A colour the UI asks for; the adapter maps it to a curses colour pair, or ignores it
 /// when colour is off (NO_COLOR, monochrome terminals).
 public enum CellColor: UInt8, Sendable, Equatable, CaseIterable {
@@ -73,8 +75,11 @@ public struct ScreenBuffer: Sendable, Equatable {
         guard y >= 0, y < height, x < width else { return 0 }
         let limit = min(width, maxWidth == Int.max ? width : x + max(0, maxWidth))
         var column = x
-        for character in text {
-            let charWidth = DisplayWidth.of(character)
+        for original in text {
+            // What is stored is drawn in its terminal form (no controls, no emoji parts the
+            // terminal would measure differently), so the cells and the terminal agree.
+            guard let character = DisplayText.terminalForm(of: original) else { continue }
+            let charWidth = DisplayWidth.columns(ofForm: character)
             if charWidth == 0 { continue }
             if column + charWidth > limit {
                 if column < limit, column >= 0 { setCell(column, y, Cell(character: " ", style: style, width: 1)) }
@@ -156,85 +161,6 @@ public struct ScreenBuffer: Sendable, Equatable {
 extension ScreenBuffer: CustomStringConvertible {
     /// The screen as text, so a failed expectation prints what a user would have seen.
     public var description: String { text }
-}
-
-/// Terminal display width of characters, independent of the process locale so rendering stays
-/// a pure function: East Asian wide and emoji-presentation characters take two columns.
-public enum DisplayWidth {
-    public static func of(_ character: Character) -> Int {
-        guard let first = character.unicodeScalars.first else { return 0 }
-        if character.unicodeScalars.count > 1, character.unicodeScalars.contains(where: { $0.value == 0xFE0F }) {
-            return 2
-        }
-        return of(first)
-    }
-
-    public static func of(_ scalar: Unicode.Scalar) -> Int {
-        let v = scalar.value
-        if v == 0 { return 0 }
-        if v < 0x20 || (v >= 0x7F && v < 0xA0) { return 0 }
-        if v < 0x300 { return 1 }
-        if (0x300...0x36F).contains(v) || (0x200B...0x200F).contains(v) || (0xFE00...0xFE0F).contains(v) { return 0 }
-        if v < 0x1100 { return 1 }
-        if (0x1100...0x115F).contains(v) || (0x2E80...0x303E).contains(v) || (0x3041...0x33FF).contains(v)
-            || (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v) || (0xA000...0xA4CF).contains(v)
-            || (0xAC00...0xD7A3).contains(v) || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v)
-            || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v) || (0x1F300...0x1F64F).contains(v)
-            || (0x1F900...0x1F9FF).contains(v) || (0x1F680...0x1F6FF).contains(v) || (0x1FA70...0x1FAFF).contains(v)
-            || (0x20000...0x3FFFD).contains(v)
-        {
-            return 2
-        }
-        // Emoji that terminals draw two columns wide by default (East Asian Width "W").
-        switch v {
-        case 0x231A, 0x231B, 0x23E9...0x23EC, 0x23F0, 0x23F3, 0x25FD, 0x25FE, 0x2614, 0x2615, 0x2648...0x2653, 0x267F,
-            0x2693, 0x26A1, 0x26AA, 0x26AB, 0x26BD, 0x26BE, 0x26C4, 0x26C5, 0x26CE, 0x26D4, 0x26EA, 0x26F2, 0x26F3,
-            0x26F5,
-            0x26FA, 0x26FD, 0x2705, 0x270A, 0x270B, 0x2728, 0x274C, 0x274E, 0x2753...0x2755, 0x2757, 0x2795...0x2797,
-            0x27B0, 0x27BF, 0x2B1B, 0x2B1C, 0x2B50, 0x2B55:
-            return 2
-        default:
-            return 1
-        }
-    }
-
-    /// Columns `text` takes on screen.
-    public static func of(_ text: String) -> Int {
-        var total = 0
-        for character in text { total += of(character) }
-        return total
-    }
-}
-
-extension String {
-    /// Clipped to `columns` display columns, with an ellipsis when cut.
-    func clipped(to columns: Int, ellipsis: String = "…") -> String {
-        guard columns > 0 else { return "" }
-        if DisplayWidth.of(self) <= columns { return self }
-        var result = ""
-        var used = 0
-        let room = columns - DisplayWidth.of(ellipsis)
-        for character in self {
-            let w = DisplayWidth.of(character)
-            if used + w > room { break }
-            result.append(character)
-            used += w
-        }
-        return result + ellipsis
-    }
-
-    /// Padded with spaces (or clipped) to exactly `columns` display columns.
-    func padded(to columns: Int, ellipsis: String = "…") -> String {
-        let clipped = clipped(to: columns, ellipsis: ellipsis)
-        let w = DisplayWidth.of(clipped)
-        return w < columns ? clipped + String(repeating: " ", count: columns - w) : clipped
-    }
-
-    /// Right-aligned in `columns` display columns.
-    func leftPadded(to columns: Int) -> String {
-        let w = DisplayWidth.of(self)
-        return w < columns ? String(repeating: " ", count: columns - w) + self : clipped(to: columns)
-    }
 }
 
 extension ScreenBuffer {

@@ -123,7 +123,7 @@ struct LayoutTests {
         let allASCII = screen.text.unicodeScalars.allSatisfy { $0.isASCII }
         #expect(allASCII, "\(screen.text)")
         #expect(screen.line(1).hasPrefix("+ Workouts "))
-        #expect(screen.line(0).contains("~ Syncing~ 2"))
+        #expect(screen.line(0).contains("~ Syncing... 2"))
         let row = try #require(screen.row(containing: "Squat (Barbell)"))
         #expect(screen.line(row).contains(".."))
         app.handle(.character("a"))
