@@ -180,8 +180,12 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     private static func writeString(_ value: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings (ids, times, names) need no escape: appended whole.
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        // Most strings (ids, times, names) need no escape: appended whole. DEL, the C1 controls
+        // (lead byte 0xC2) and the bidi controls (lead byte 0xE2) are escaped as well, so a
+        // listing printed to a terminal cannot drive or reorder it.
+        if !value.utf8.contains(where: {
+            $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2
+        }) {
             out.append(contentsOf: value.utf8)
             out.append(UInt8(ascii: "\""))
             return
@@ -196,7 +200,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
             case "\u{08}": out.append(contentsOf: "\\b".utf8)
             case "\u{0C}": out.append(contentsOf: "\\f".utf8)
             default:
-                if scalar.value < 0x20 {
+                if scalar.value < 0x20 || DisplayText.isControl(scalar) || DisplayText.isBidiControl(scalar) {
                     out.append(contentsOf: String(format: "\\u%04x", scalar.value).utf8)
                 } else {
                     out.append(contentsOf: String(scalar).utf8)

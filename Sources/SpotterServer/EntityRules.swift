@@ -218,13 +218,13 @@ enum EntityRules {
 }
 
 /// Which characters a text field may hold. SQLite and terminals do not keep control
-/// characters faithfully (a NUL cut "Bench\u{0}Press" to "Bench"), so they are refused
-/// (400 naming the field) rather than stored differently from what was answered.
+/// characters faithfully (a NUL cut "Bench\u{0}Press" to "Bench", U+202E reverses a row), so
+/// they are refused (422 naming the field) rather than stored differently from what was answered.
 enum TextRules {
     /// Shown on one line (lists, the terminal UI): no control characters at all.
     static let singleLineFields: Set<String> = ["name", "exercise"]
 
-    /// The 400 for the first string field holding a control character, or nil.
+    /// The 422 for the first string field holding a control character, or nil.
     /// Free text (notes) may keep tabs and line breaks; nothing may hold NUL or other controls.
     static func problem(in fields: [String: JSONValue]) -> Problem? {
         for (field, value) in fields.sorted(by: { $0.key < $1.key }) {
@@ -237,6 +237,6 @@ enum TextRules {
     static func problem(field: String, text: String) -> Problem? {
         let singleLine = singleLineFields.contains(field)
         guard let scalar = Validation.controlCharacter(in: text, singleLine: singleLine) else { return nil }
-        return Problems.malformed("\(field) \(Validation.controlCharacterMessage(scalar))", field: field)
+        return Problems.validation(ValidationError(field: field, message: Validation.controlCharacterMessage(scalar)))
     }
 }

@@ -41,6 +41,11 @@ struct Import: AsyncParsableCommand {
                 + (parsed.repaired == 0
                     ? "" : "; \(parsed.repaired) rows with a comma in an exercise name repaired")
                 + (parsed.problems.isEmpty ? "" : "; \(parsed.problems.count) malformed rows skipped")
+                + (parsed.cleanedLines.isEmpty
+                    ? ""
+                    : "; \(parsed.cleanedLines.count) rows cleaned of control characters (line"
+                        + " \(parsed.cleanedLines.prefix(5).map(String.init).joined(separator: ", "))"
+                        + "\(parsed.cleanedLines.count > 5 ? ", …" : ""))")
                 + (parsed.assumedUnit.map { "; weights read as \($0.rawValue) (the file names no unit: --unit)" } ?? "")
         )
         try await EagerSync.attempt(global: global, store: store)
@@ -66,7 +71,8 @@ struct Export: AsyncParsableCommand {
                 throw CLIError("cannot write \(output): \(error.localizedDescription)")
             }
         } else {
-            print(csv, terminator: "")
+            // The export is data, written byte for byte (not through the CLI's terminal print).
+            Swift.print(csv, terminator: "")
         }
     }
 }
@@ -97,7 +103,8 @@ struct Stats: AsyncParsableCommand {
         }
         print("Records (estimated 1RM by Epley from 1-\(OneRepMax.maxReps) reps, warm-ups excluded)")
         for record in records {
-            var line = "  \(record.exercise.padding(toLength: 34, withPad: " ", startingAt: 0))"
+            // Aligned by what the terminal draws; a long name ends with an ellipsis.
+            var line = "  \(DisplayText.terminalSafe(record.exercise).padded(to: 34))"
             line += " \(String(record.sets).leftPadded(5)) sets"
             if let best = record.bestOneRepMaxKg, let set = record.bestOneRepMaxSet {
                 line += "   e1RM \(shown(best))"

@@ -192,6 +192,25 @@ struct PlainTextTests {
         #expect(throws: Never.self) { try Validation.notes("line 1\nline 2\tindented\r\n") }
         #expect(throws: Never.self) { try Validation.exercise("Squat (Barbell) — pause") }
     }
+
+    @Test("bidi overrides and isolates are refused in names and notes alike, naming the field")
+    func bidiControls() {
+        #expect(
+            throws: ValidationError(field: "name", message: "must not contain control characters (found U+202E)")
+        ) {
+            try Validation.workoutName("\u{200B}\u{202E}")
+        }
+        for scalar in [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069] {
+            let text = "Push \(Character(Unicode.Scalar(scalar)!)) day"
+            #expect(throws: ValidationError.self) { try Validation.workoutName(text) }
+            #expect(throws: ValidationError.self) { try Validation.exercise(text) }
+            #expect(throws: ValidationError.self) { try Validation.notes(text) }
+        }
+        // Right-to-left text itself, and the marks that only hint direction, are names like any other.
+        #expect(throws: Never.self) { try Validation.workoutName("אימון רגליים") }
+        #expect(throws: Never.self) { try Validation.workoutName("تمرين \u{200F}صباحي") }
+        #expect(throws: Never.self) { try Validation.workoutName("Morning workout ☀️ 💪🏽 👨‍👩‍👧 🇺🇸") }
+    }
 }
 
 @Suite("Ids as the wire writes them")

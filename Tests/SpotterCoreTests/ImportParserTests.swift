@@ -27,6 +27,29 @@ struct ImportParserTests {
         #expect(parsed.sets.allSatisfy { $0.unit == .kg && $0.workoutName == "Push Day" })
     }
 
+    @Test("names and notes with control or bidi characters are imported without them, and the lines are named")
+    func controlCharactersAreCleanedAndReported() throws {
+        let text =
+            "Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n"
+            + "2026-04-08 16:50:00,\"\u{200B}\u{202E}\",Bench Press (Barbell),1,100,5,0,0,\"left\u{2066}right\ttab\",,\n"
+            + "2026-04-08 16:50:00,\"Push \u{1B}[31mDay\",\"Tab\tCurl\",2,20,8,0,0,,\"a\u{85}b\",\n"
+            + "2026-04-08 16:50:00,Push Day,Bench Press (Barbell),3,100,5,0,0,,,\n"
+        let parsed = try ImportParser.parse(text, timeZone: utc)
+        #expect(parsed.problems.isEmpty, "\(parsed.problems)")
+        #expect(parsed.sets.count == 3, "no row is lost")
+        #expect(parsed.cleanedLines == [2, 3])
+        #expect(parsed.sets[0].workoutName == "Workout", "a name left empty")
+        #expect(parsed.sets[0].notes == "leftright\ttab", "notes keep their tab")
+        #expect(parsed.sets[1].workoutName == "Push  [31mDay")
+        #expect(parsed.sets[1].exercise == "Tab Curl")
+        #expect(parsed.sets[1].workoutNotes == "a b")
+        for set in parsed.sets {
+            #expect(throws: Never.self) { try Validation.workoutName(set.workoutName) }
+            #expect(throws: Never.self) { try Validation.exercise(set.exercise) }
+            #expect(throws: Never.self) { try Validation.notes(set.notes) }
+        }
+    }
+
     @Test func strongSemicolonDialectWithAUnitColumn() throws {
         let text = #"""
             Date;Workout Name;Exercise Name;Set Order;Weight;Weight Unit;Reps;RPE;Distance;Distance Unit;Seconds;Notes;Workout Notes

@@ -153,27 +153,35 @@ struct ConnectionLimitTests {
 
     // MARK: Input the server must refuse or keep exactly (item 7)
 
-    @Test("control characters in names are 400 naming the field; notes keep line breaks exactly")
+    @Test("control and bidi characters in names are 422 naming the field; notes keep line breaks exactly")
     func controlCharacters() async throws {
         let server = try await Self.server()
         try await stopping(server) { server in
-            let nul = try await server.send(
-                .POST, Route.workouts, json: Fixtures.workout(name: "Bench\u{0}Press"), key: UUID().uuidString)
-            #expect(nul.status == 400)
-            #expect(try nul.decode(Problem.self).field == "name")
-            #expect(nul.contentType == "application/problem+json")
+            // NUL, an ESC that would recolour a listing, a right-to-left override, a C1 control.
+            for name in ["Bench\u{0}Press", "Push \u{1B}[31mred", "\u{200B}\u{202E}Push", "Pull\u{2067}", "Legs\u{85}"]
+            {
+                let refused = try await server.send(
+                    .POST, Route.workouts, json: Fixtures.workout(name: name), key: UUID().uuidString)
+                #expect(refused.status == 422, "\(name.unicodeScalars.map(\.value))")
+                let problem = try refused.decode(Problem.self)
+                #expect(problem.field == "name")
+                #expect(problem.detail.contains("must not contain control characters"))
+                #expect(refused.contentType == "application/problem+json")
+            }
 
             let workoutID = try await server.createWorkout()
-            for (field, value) in [("exercise", "Bench\u{0}Press"), ("exercise", "Bench\tPress"), ("notes", "a\u{0}b")]
-            {
+            for (field, value) in [
+                ("exercise", "Bench\u{0}Press"), ("exercise", "Bench\tPress"), ("notes", "a\u{0}b"),
+                ("notes", "left\u{202E}right"),
+            ] {
                 let response = try await server.send(
                     .POST, Route.sets, json: Fixtures.set(workoutID: workoutID, extra: [field: .string(value)]),
                     key: UUID().uuidString)
-                #expect(response.status == 400, "\(field)")
+                #expect(response.status == 422, "\(field)")
                 #expect(try response.decode(Problem.self).field == field)
             }
             let favorite = try await server.send(.PUT, Route.favorites + "/Bench%00Press")
-            #expect(favorite.status == 400)
+            #expect(favorite.status == 422)
             #expect(try favorite.decode(Problem.self).field == "exercise")
             #expect(try await server.store.favorites(user: "alice").isEmpty)
             #expect(try await server.store.allSets(user: "alice").isEmpty)

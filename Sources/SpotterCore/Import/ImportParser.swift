@@ -42,6 +42,9 @@ public struct ParsedImport: Sendable, Equatable {
     /// The unit weights were read in because the file does not say (Strong without a Weight
     /// Unit column); nil when every weight's unit came from the file.
     public var assumedUnit: WeightUnit?
+    /// The lines whose names or notes held control or bidi characters, imported without them
+    /// (`ImportParser.cleaned`): said, so nothing changes without a word.
+    public var cleanedLines: [Int] = []
 
     public init(
         format: ImportFormat, sets: [ImportedSet], problems: [ImportProblem], repaired: Int = 0,
@@ -92,6 +95,7 @@ public enum ImportParser {
         var sets: [ImportedSet] = []
         var problems: [ImportProblem] = []
         var repaired = 0
+        var cleanedLines: [Int] = []
         for var record in records.dropFirst() {
             if record.fields.count > columns.count, let merged = mergeParenthesised(record.fields),
                 merged.count == columns.count
@@ -114,7 +118,8 @@ public enum ImportParser {
                 case .hevy: set = try reader.hevy(record)
                 case .fitnotes: set = try reader.fitnotes(record)
                 }
-                if let set {
+                if var set {
+                    if clean(&set) { cleanedLines.append(set.line) }
                     try validate(set)
                     sets.append(set)
                 }
@@ -122,9 +127,34 @@ public enum ImportParser {
                 problems.append(ImportProblem(line: record.line, message: error.description))
             }
         }
-        return ParsedImport(
+        var parsed = ParsedImport(
             format: format, sets: sets, problems: problems, repaired: repaired,
             assumedUnit: reader.usedDefaultUnit ? defaultUnit : nil)
+        parsed.cleanedLines = cleanedLines
+        return parsed
+    }
+
+    /// Takes out of a row's names and notes what no device or server stores (`Validation`'s
+    /// control characters): a bidi control is dropped, any other control becomes a space, and a
+    /// name left empty is "Workout". Returns whether anything changed.
+    static func clean(_ set: inout ImportedSet) -> Bool {
+        func cleaned(_ text: String, singleLine: Bool) -> String {
+            guard Validation.controlCharacter(in: text, singleLine: singleLine) != nil else { return text }
+            var scalars = String.UnicodeScalarView()
+            for scalar in text.unicodeScalars {
+                if DisplayText.isBidiControl(scalar) { continue }
+                let keep = !singleLine && (scalar == "\t" || scalar == "\n" || scalar == "\r")
+                scalars.append(DisplayText.isControl(scalar) && !keep ? " " : scalar)
+            }
+            return Validation.trimmed(String(scalars))
+        }
+        let before = set
+        set.workoutName = cleaned(set.workoutName, singleLine: true)
+        if set.workoutName.isEmpty { set.workoutName = "Workout" }
+        set.exercise = cleaned(set.exercise, singleLine: true)
+        set.workoutNotes = set.workoutNotes.map { cleaned($0, singleLine: false) }
+        set.notes = set.notes.map { cleaned($0, singleLine: false) }
+        return set != before
     }
 
     /// Joins fields split by a comma inside parentheses ("Press (Each Side", " Dumbbells)") back
