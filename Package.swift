@@ -118,7 +118,11 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "SpotterTUITests", dependencies: ["SpotterCore", "SpotterStore", "SpotterSync", "SpotterTUI"]),
+            name: "SpotterTUITests",
+            dependencies: [
+                "SpotterCore", "SpotterStore", "SpotterSync", "SpotterTUI",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
         .testTarget(
             name: "SpotterEndToEndTests",
             dependencies: [

@@ -109,6 +109,8 @@ public enum DisplayText {
             let value = scalar.value
             if value == 0xFE0E || value == 0xFE0F { continue }
             if isEmoji, value == 0x200D { break }
+            // A joiner left at the end of a cell would make tmux join the next cell's character.
+            if value == 0x200D || value == 0x200C { continue }
             if isEmoji, scalar.properties.isEmojiModifier { continue }
             let width = DisplayWidth.of(scalar)
             if width < 0 || isControl(scalar) || isBidiControl(scalar) { continue }
