@@ -93,7 +93,7 @@ enum Render {
 
     static func operationLine(_ op: OutboxOperation) -> String {
         var line =
-            "\(op.opID)  \(op.kind.rawValue) \(op.entityType.rawValue) \(op.entityID.prefix(8))  \(op.state.rawValue)"
+            "\(op.opID)  \(op.kind.rawValue) \(op.entityType.rawValue) \(op.entityID)  \(op.state.rawValue)"
         line += "  attempts \(op.attemptCount)"
         if let status = op.lastStatus { line += "  last \(status)" }
         if let error = op.lastError { line += "  \(error)" }

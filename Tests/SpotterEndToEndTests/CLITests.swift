@@ -26,6 +26,11 @@ struct CLITests {
             #expect(ops[0].keys.contains(key), "outbox --json has \(key)")
         }
 
+        // The text listing names each entity by its whole id: a version-7 id's first digits are
+        // its time, the same for a workout and the set logged with it.
+        let text = try await SpotterBinary.run(["outbox"], db: db).stdout
+        #expect(text.contains("create set \(setID)"), "\(text)")
+
         let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
         let rows = try #require(sets["sets"] as? [[String: Any]])
         #expect(rows.count == 1)
