@@ -101,6 +101,12 @@ public enum Renderer {
             return StyledText(
                 "\(g.syncing) Syncing\(g.ellipsis) \(state.counts.pending) \(spin)", .colored(.cyan, bold: true))
         }
+        // Nothing is "Synced" while an operation waits behind a failed one, or for another account.
+        if state.counts.blocked > 0 {
+            return StyledText("\(g.warning) \(state.counts.blocked) blocked", .colored(.red, bold: true))
+        }
+        let stranded = state.stranded.reduce(0) { $0 + $1.operations }
+        if stranded > 0 { return StyledText("\(stranded) queued for another account", .colored(.yellow, bold: true)) }
         return StyledText("\(g.synced) Synced", .colored(.green, bold: true))
     }
 
