@@ -104,7 +104,7 @@ extension AppState {
         case .history(let view):
             return reduceHistory(view, action)
         case .help:
-            if action == .closeHelp { overlay = .none }
+            reduceHelp(action)
             return []
         case .routinePicker(let picker):
             return reduceRoutinePicker(picker, action)
@@ -128,6 +128,7 @@ extension AppState {
             shouldQuit = true
         case .showHelp:
             overlay = .help
+            helpScroll = 0
         case .logSet:
             return openLogForm(intoSelected: false)
         case .logSetIntoSelected:
@@ -311,6 +312,24 @@ extension AppState {
         }
         let id = row.set.id.wireString
         return [retry ? .retry(entityType: .set, entityID: id) : .discard(entityType: .set, entityID: id)]
+    }
+
+    // MARK: Help
+
+    /// The help box scrolls when the terminal is too short for it; its border stays whole.
+    private mutating func reduceHelp(_ action: KeyAction?) {
+        let page = max(1, helpRowsShown - 1)
+        switch action {
+        case .closeHelp: overlay = .none
+        case .moveDown: helpScroll += 1
+        case .moveUp: helpScroll -= 1
+        case .pageDown: helpScroll += page
+        case .pageUp: helpScroll -= page
+        case .moveToFirst: helpScroll = 0
+        case .moveToLast: helpScroll = helpScrollLimit
+        default: break
+        }
+        helpScroll = min(max(0, helpScroll), helpScrollLimit)
     }
 
     // MARK: Filter

@@ -689,17 +689,23 @@ public enum Renderer {
         let g = state.glyphs
         // As wide as the longest line (key column, text, borders), within the screen.
         let width = min((helpLines.map { DisplayWidth.of($0.text) }.max() ?? 40) + 19, state.columns - 4)
-        let height = helpLines.count + 4
+        // As many lines as fit between the header and the bottom bar; j/k scroll the rest.
+        let shown = state.helpRowsShown
+        let first = min(state.helpScroll, state.helpScrollLimit)
+        let height = shown + 4
         let x = (state.columns - width) / 2
         let y = max(1, (state.rows - height) / 2)
         for row in y..<(y + height) { buffer.fill(x: x, y: row, count: width) }
         drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: "Help", focused: true)
-        for (index, line) in helpLines.enumerated() {
+        for (index, line) in helpLines[first..<(first + shown)].enumerated() {
             let shownKey = g == .ascii ? line.key.replacingOccurrences(of: "↑ ↓", with: "up dn") : line.key
             buffer.put(shownKey.padded(to: 12), x: x + 2, y: y + 1 + index, style: .bold)
             buffer.put(line.text.clipped(to: width - 17, ellipsis: g.ellipsis), x: x + 15, y: y + 1 + index)
         }
-        buffer.put(KeyMap.hints(.help), x: x + 2, y: y + height - 2, style: .dim)
+        let footer =
+            state.helpScrollLimit > 0
+            ? "\(first + 1)-\(first + shown) of \(helpLines.count)  \(KeyMap.hints(.help))" : KeyMap.hints(.help)
+        buffer.put(footer.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + height - 2, style: .dim)
     }
 
     static func drawTooSmall(_ state: AppState, _ buffer: inout ScreenBuffer) {
