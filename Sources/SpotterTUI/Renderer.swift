@@ -411,7 +411,7 @@ public enum Renderer {
         )
         let inner = width - 2
         let opWidth = 8
-        let entityWidth = 14
+        let entityWidth = 16
         let kindWidth = 6
         let stateWidth = 16
         let attemptsWidth = 3
@@ -442,10 +442,11 @@ public enum Renderer {
             } else {
                 next = "-"
             }
-            let entity =
-                "\(op.entityType.rawValue) \(op.entityID.prefix(max(4, entityWidth - op.entityType.rawValue.count - 1)))"
+            // The tail of each id: its head is the time it was made, the same for a burst of rows.
+            let entity = "\(op.entityType.rawValue) \(AppState.distinctPart(of: op.entityID))"
             let text = line(
-                String(op.opID.prefix(8)), entity, op.kind.rawValue, op.state.rawValue, String(op.attemptCount), next,
+                AppState.distinctPart(of: op.opID), entity, op.kind.rawValue, op.state.rawValue,
+                String(op.attemptCount), next,
                 op.lastStatus.map(String.init) ?? "-", op.lastError ?? "")
             let style: CellStyle
             switch op.state {

@@ -74,4 +74,34 @@ struct SmallScreenTests {
         for line in lines { #expect(tall.screen.contains(line.text), "\(line.text)") }
         try Self.expectWholeBorder(tall.screen)
     }
+
+    @Test("D: each row's op and entity read apart, though their ids were made in the same second")
+    func debugPaneIDsAreDistinct() throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.workoutLog.createWorkout(name: "Burst")
+        for index in 0..<12 {
+            try fixture.store.workoutLog.logSet(
+                LogSetInput(
+                    exercise: "Bench Press (Barbell)", weight: 60 + Double(index), reps: 10,
+                    workout: .existing(workout.id)))
+        }
+        let operations = try fixture.store.queries.outbox(limit: 20)
+        #expect(operations.count == 13)
+        let app = fixture.controller(columns: 80, rows: 24)
+        app.handle(.character("D"))
+        let screen = app.screen
+        let rows = (0..<screen.height).map(screen.line).filter { $0.contains(" create ") }
+        #expect(rows.count == operations.count, "\(screen)")
+        let cells = rows.map { $0.split(separator: " ").map(String.init) }
+        // "│", op, entity type, entity id, kind, state, …
+        let ops = cells.map { $0[1] }
+        let entities = cells.map { "\($0[2]) \($0[3])" }
+        #expect(Set(ops).count == rows.count, "op ids read apart:\n\(rows.joined(separator: "\n"))")
+        #expect(Set(entities).count == rows.count, "entity ids read apart:\n\(rows.joined(separator: "\n"))")
+        for (op, entity) in zip(ops, entities) {
+            let match = operations.first { $0.opID.hasSuffix(op) }
+            #expect(match != nil, "\(op) is the end of an operation's id")
+            if let match { #expect(entity == "\(match.entityType.rawValue) \(match.entityID.suffix(8))") }
+        }
+    }
 }
