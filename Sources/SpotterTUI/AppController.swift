@@ -171,6 +171,11 @@ public final class AppController {
         case .loadMoreWorkouts:
             loadedWorkouts += Self.workoutLimit
             reloadAll()
+        case .loadAllWorkouts:
+            let before = state.currentWorkout?.id
+            loadedWorkouts = max(loadedWorkouts, try store.queries.workoutCount())
+            reloadAll()
+            if state.currentWorkout?.id != before { state.selectedSet = 0 }
         case .loadAllWorkoutsSelectingOldest:
             loadedWorkouts = max(loadedWorkouts, try store.queries.workoutCount())
             reloadAll()

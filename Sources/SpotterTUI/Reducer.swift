@@ -8,6 +8,8 @@ public enum AppEffect: Sendable, Equatable {
     case loadSets(workoutID: UUID?)
     /// Load the next page of older workouts (the list was scrolled near its end).
     case loadMoreWorkouts
+    /// Every workout (a workout filter looks through them all).
+    case loadAllWorkouts
     /// Every workout, then the oldest selected (G / End with older ones not loaded yet).
     case loadAllWorkoutsSelectingOldest
     /// Fill the history view with the sessions of its exercise from `offset`.
@@ -362,6 +364,9 @@ extension AppState {
             setFilter = input.text
         } else {
             workoutFilter = input.text
+            // The filter looks through every workout, not only the newest page loaded: "no
+            // workout matches" must be true of the whole list.
+            if moreWorkouts, !input.text.isEmpty { return [.loadAllWorkouts] }
             if currentWorkout?.id != before { return [.loadSets(workoutID: currentWorkout?.id)] }
         }
         return []

@@ -198,7 +198,7 @@ public enum Renderer {
         let visibleRows = height - 2
         let items = state.visibleWorkouts
         if items.isEmpty {
-            let text = state.workoutFilter.isEmpty ? "No workouts yet" : "No match"
+            let text = state.workoutFilter.isEmpty ? "No workouts yet" : "No workout matches '\(state.workoutFilter)'"
             buffer.put(" " + text, x: x + 1, y: y + 1, style: .dim, maxWidth: inner)
             return
         }
@@ -300,6 +300,8 @@ public enum Renderer {
             let text: String
             if !state.setFilter.isEmpty {
                 text = "No set matches /\(state.setFilter)"
+            } else if state.currentWorkout == nil, !state.workoutFilter.isEmpty {
+                text = "No workout matches '\(state.workoutFilter)'. Esc clears the filter."
             } else if state.currentWorkout == nil {
                 text =
                     "No workouts yet. Press \(KeyMap.name(of: .logSet)) to log a set, \(KeyMap.name(of: .startWorkout)) to start a workout."

@@ -75,6 +75,39 @@ struct SmallScreenTests {
         try Self.expectWholeBorder(tall.screen)
     }
 
+    @Test("a workout filter matching nothing says so, not 'No workouts yet'")
+    func emptyWorkoutFilter() throws {
+        let fixture = try Fixture()
+        for name in ["Push", "Pull", "Legs"] { try fixture.store.workoutLog.createWorkout(name: name) }
+        let app = fixture.controller()
+        app.handle(.tab)
+        app.handle(.character("/"))
+        app.type("xyz")
+        let screen = app.screen
+        #expect(screen.contains("No workout matches 'xyz'"), "\(screen)")
+        #expect(!screen.contains("No workouts yet"), "\(screen)")
+        app.handle(.escape)
+        #expect(app.screen.contains("Push") && !app.screen.contains("No workout matches"))
+    }
+
+    @Test("a workout filter looks beyond the first page of workouts")
+    func filterSearchesEveryWorkout() throws {
+        let fixture = try Fixture()
+        try fixture.store.workoutLog.createWorkout(
+            name: "Ancient Session", startedAt: fixture.clock.now().addingTimeInterval(-400 * 86_400))
+        for index in 0..<AppController.workoutLimit {
+            try fixture.store.workoutLog.createWorkout(
+                name: "Session \(index)", startedAt: fixture.clock.now().addingTimeInterval(-Double(index) * 3_600))
+        }
+        let app = fixture.controller()
+        #expect(app.state.moreWorkouts)
+        app.handle(.tab)
+        app.handle(.character("/"))
+        app.type("ancient")
+        #expect(app.screen.contains("Ancient Session"), "\(app.screen)")
+        #expect(!app.screen.contains("No workout matches"))
+    }
+
     @Test("D: each row's op and entity read apart, though their ids were made in the same second")
     func debugPaneIDsAreDistinct() throws {
         let fixture = try Fixture()
