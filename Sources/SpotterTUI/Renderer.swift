@@ -417,7 +417,7 @@ public enum Renderer {
         let kindWidth = 6
         let stateWidth = 16
         let attemptsWidth = 3
-        let nextWidth = 8
+        let nextWidth = 6  // "in 59s", "in 59m", "in 3h", "now": the entity column took the other two
         let statusWidth = 4
         func line(
             _ op: String, _ entity: String, _ kind: String, _ state: String, _ attempts: String, _ next: String,
