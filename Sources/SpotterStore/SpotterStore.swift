@@ -53,6 +53,9 @@ public struct SpotterStore: Sendable {
     /// Whether a batch's plain answers are recorded in bulk (`OutboxQueue.recordInBulk`); tests
     /// turn it off to compare with the one-by-one path.
     public var recordsInBulk = true
+    /// Tells whether anything committed to the file since last asked (`changeToken()`); shared by
+    /// the copies of this store, so it opens its connection once.
+    let changeWatch: ChangeWatch
 
     /// Opens (creating if needed) a database file in WAL mode and migrates it.
     ///
@@ -142,6 +145,7 @@ public struct SpotterStore: Sendable {
         self.writer = writer
         self.userID = userID
         self.clock = clock
+        changeWatch = ChangeWatch()
         try Schema.migrator.migrate(writer)
     }
 
@@ -163,12 +167,14 @@ public struct SpotterStore: Sendable {
         self.writer = writer
         self.userID = userID
         self.clock = clock
+        changeWatch = ChangeWatch()
     }
 
     private init(sharing other: SpotterStore, userID: String) {
         writer = other.writer
         self.userID = userID
         clock = other.clock
+        changeWatch = other.changeWatch
         onUnreadable = other.onUnreadable
         recordsInBulk = other.recordsInBulk
     }

@@ -17,6 +17,10 @@ public final class AppController {
     /// of the list loads the next page, so every workout is reachable.
     public static let workoutLimit = 200
     private var loadedWorkouts = AppController.workoutLimit
+    /// The store's change token when the screen was last re-read: the database as the screen
+    /// shows it. Another process's commit (a CLI command, a second UI, `spotter sync`) moves the
+    /// token, and `followDatabase()` re-reads.
+    private var shownChangeToken: Int?
     private let calendar = Calendar.current
     private let weekdayFormatter: DateFormatter
     private let dayMonthFormatter: DateFormatter
@@ -114,6 +118,31 @@ public final class AppController {
         if state.debugVisible { loadOutbox() }
     }
 
+    /// Re-reads the screen when anything committed to the database since it was last read, by
+    /// whoever wrote it; returns whether it did. Cheap when nothing did (one pragma), so the
+    /// input loop calls it several times a second. Operations another process queued are
+    /// handed to the engine at once rather than at its next periodic run.
+    @discardableResult
+    public func followDatabase() -> Bool {
+        guard let token = store.changeToken(), token != shownChangeToken else { return false }
+        let pendingBefore = state.counts.pending
+        let wasAirplane = state.airplane
+        // Switched from the command line too (`spotter airplane on`): the badge says what holds.
+        state.airplane = store.preferences.airplaneIsOn()
+        if state.airplane {
+            state.connectivity = .airplane
+        } else if state.connectivity == .airplane {
+            state.connectivity = nil
+        }
+        reloadAll()
+        if wasAirplane, !state.airplane {
+            sync?.trigger(.airplaneOff)
+        } else if state.counts.pending > pendingBefore, !state.airplane {
+            sync?.trigger(.enqueue)
+        }
+        return true
+    }
+
     /// The process came back from a suspend (SIGCONT) or the terminal regained focus.
     public func resumed() {
         run(.resumed)
@@ -142,6 +171,11 @@ public final class AppController {
         case .loadMoreWorkouts:
             loadedWorkouts += Self.workoutLimit
             reloadAll()
+        case .loadAllWorkouts:
+            let before = state.currentWorkout?.id
+            loadedWorkouts = max(loadedWorkouts, try store.queries.workoutCount())
+            reloadAll()
+            if state.currentWorkout?.id != before { state.selectedSet = 0 }
         case .loadAllWorkoutsSelectingOldest:
             loadedWorkouts = max(loadedWorkouts, try store.queries.workoutCount())
             reloadAll()
@@ -199,7 +233,11 @@ public final class AppController {
             switch state.sets.first(where: { $0.set.id == logged.set.id })?.record {
             case .oneRepMax: state.say("New PR! \(described) (est. 1RM record)")
             case .reps: state.say("New rep record! \(described)")
-            case nil: state.say("Logged \(described)")
+            case nil:
+                // `n` with the workout in progress ended elsewhere meanwhile: say where the set went.
+                state.say(
+                    logged.createdWorkout
+                        ? "Logged \(described) in a new workout, \(logged.workout.name)" : "Logged \(described)")
             }
         case .editSet(let id, let changes):
             try store.workoutLog.editSet(id: id, changes: changes)
@@ -221,11 +259,10 @@ public final class AppController {
             state.focus = .sets
             state.say("Started \(workout.name)")
         case .setAirplane(let on):
-            if let sync {
-                sync.setAirplane(on)
-            } else {
-                try store.preferences.setAirplane(on)
-            }
+            // Saved here, before the engine (which saves it too, on its own queue) gets to it:
+            // a re-read of the screen in between must not find the switch as it was.
+            try store.preferences.setAirplane(on)
+            sync?.setAirplane(on)
             state.airplane = on
             if !on, state.connectivity == .airplane { state.connectivity = nil }
         case .toggleFavorite(let exercise):
@@ -350,6 +387,9 @@ public final class AppController {
     /// badge counts and (when open) the debug pane. Never the whole database.
     public func reloadAll(selectWorkout: UUID? = nil, selectSet: UUID? = nil, selectPlanned: UUID? = nil) {
         do {
+            // Taken before reading: a commit that lands during the reads moves the token again,
+            // so the next `followDatabase()` reads once more rather than keep a half-old screen.
+            shownChangeToken = store.changeToken()
             let now = clock.now()
             state.now = now
             let previousWorkout = selectWorkout ?? state.currentWorkout?.id
@@ -370,13 +410,30 @@ public final class AppController {
             } else if let previousSet, let index = state.visibleSets.firstIndex(where: { $0.set.id == previousSet }) {
                 state.selectedSet = index
             }
+            // The badge is what the outbox holds now, not what the engine last said: another
+            // process may have queued, sent or discarded since.
             state.counts = try store.queries.queueCounts()
+            state.stranded = try store.accounts.strandedQueues()
             state.nextRetryAt = try store.queue.nextRetryAt()
+            refreshOpenLogForm()
             if state.debugVisible { loadOutbox() }
         } catch {
             logger.error("reload failed: \(error)")
             state.say("Could not read the database: \(error)", isError: true, seconds: 8)
         }
+    }
+
+    /// An open `n` form names the workout its set will go into: after a re-read that may be
+    /// another one (the workout in progress was ended or deleted elsewhere: a new one is started).
+    /// The store decides again when the set is saved; this keeps the title from promising otherwise.
+    private func refreshOpenLogForm() {
+        guard case .setForm(var form) = state.overlay, case .log(nil, let name) = form.purpose else { return }
+        let current = state.workoutInProgress
+        let shown = current?.summary.workout.name ?? "new workout"
+        guard name != shown || form.targetWorkoutID != current?.id else { return }
+        form.purpose = .log(workoutID: nil, workoutName: shown)
+        form.targetWorkoutID = current?.id
+        state.overlay = .setForm(form)
     }
 
     /// Loads a workout's sets into the sets pane, and counts them for the list's item: the one

@@ -316,6 +316,8 @@ public struct AppState: Sendable, Equatable {
     public var outbox: [OutboxOperation] = []
 
     public var overlay: Overlay = .none
+    /// The first help line shown when the help does not fit the terminal (j/k scroll it).
+    public var helpScroll = 0
     public var message: StatusMessage?
     public var shouldQuit = false
 
@@ -348,6 +350,21 @@ public struct AppState: Sendable, Equatable {
 
     public var currentSet: SetRow? {
         visibleSets.indices.contains(selectedSet) ? visibleSets[selectedSet] : nil
+    }
+
+    /// Help lines the help box shows at once: all of them when the terminal is tall enough, else
+    /// what fits between the header and the bottom bar with the box's borders and footer.
+    public var helpRowsShown: Int { max(1, min(KeyMap.helpLines.count, rows - 6)) }
+
+    /// The furthest the help scrolls: its last line then sits on the box's last row.
+    public var helpScrollLimit: Int { max(0, KeyMap.helpLines.count - helpRowsShown) }
+
+    /// The part of an id that tells rows apart, for the debug pane. Ids are version-7 UUIDs,
+    /// whose leading digits are the time they were made (the same for every row of a burst) and
+    /// whose last ones are random: the last 8 hex digits. Other ids (a favorite's exercise) whole.
+    public static func distinctPart(of id: String) -> String {
+        guard id.count == 36, UUID(uuidString: id) != nil else { return id }
+        return String(id.suffix(8))
     }
 
     /// Seconds of rest left, nil when no rest timer runs.

@@ -311,7 +311,13 @@ public enum KeyMap {
             [c("n"), c("N"), .escape, c("q")], .confirmDiscard, .keepEditing,
             hints: [Hint(bar: .confirmDiscard, text: "n keep editing")]),
 
-        // Help.
+        // Help: scrolls when the terminal is shorter than it.
+        KeyBinding([c("j"), .down], .help, .moveDown, hints: [Hint(bar: .help, text: "j/k scroll")]),
+        KeyBinding([c("k"), .up], .help, .moveUp),
+        KeyBinding([.pageDown, c(" ")], .help, .pageDown),
+        KeyBinding([.pageUp], .help, .pageUp),
+        KeyBinding([c("g"), .home], .help, .moveToFirst),
+        KeyBinding([c("G"), .end], .help, .moveToLast),
         KeyBinding(
             [.escape, c("?"), c("q"), .enter], .help, .closeHelp, hints: [Hint(bar: .help, text: "Esc or ? closes")]),
 

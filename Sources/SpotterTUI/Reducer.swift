@@ -8,6 +8,8 @@ public enum AppEffect: Sendable, Equatable {
     case loadSets(workoutID: UUID?)
     /// Load the next page of older workouts (the list was scrolled near its end).
     case loadMoreWorkouts
+    /// Every workout (a workout filter looks through them all).
+    case loadAllWorkouts
     /// Every workout, then the oldest selected (G / End with older ones not loaded yet).
     case loadAllWorkoutsSelectingOldest
     /// Fill the history view with the sessions of its exercise from `offset`.
@@ -104,7 +106,7 @@ extension AppState {
         case .history(let view):
             return reduceHistory(view, action)
         case .help:
-            if action == .closeHelp { overlay = .none }
+            reduceHelp(action)
             return []
         case .routinePicker(let picker):
             return reduceRoutinePicker(picker, action)
@@ -128,6 +130,7 @@ extension AppState {
             shouldQuit = true
         case .showHelp:
             overlay = .help
+            helpScroll = 0
         case .logSet:
             return openLogForm(intoSelected: false)
         case .logSetIntoSelected:
@@ -313,6 +316,24 @@ extension AppState {
         return [retry ? .retry(entityType: .set, entityID: id) : .discard(entityType: .set, entityID: id)]
     }
 
+    // MARK: Help
+
+    /// The help box scrolls when the terminal is too short for it; its border stays whole.
+    private mutating func reduceHelp(_ action: KeyAction?) {
+        let page = max(1, helpRowsShown - 1)
+        switch action {
+        case .closeHelp: overlay = .none
+        case .moveDown: helpScroll += 1
+        case .moveUp: helpScroll -= 1
+        case .pageDown: helpScroll += page
+        case .pageUp: helpScroll -= page
+        case .moveToFirst: helpScroll = 0
+        case .moveToLast: helpScroll = helpScrollLimit
+        default: break
+        }
+        helpScroll = min(max(0, helpScroll), helpScrollLimit)
+    }
+
     // MARK: Filter
 
     private mutating func reduceFilter(_ key: Key, _ action: KeyAction?) -> [AppEffect] {
@@ -343,6 +364,9 @@ extension AppState {
             setFilter = input.text
         } else {
             workoutFilter = input.text
+            // The filter looks through every workout, not only the newest page loaded: "no
+            // workout matches" must be true of the whole list.
+            if moreWorkouts, !input.text.isEmpty { return [.loadAllWorkouts] }
             if currentWorkout?.id != before { return [.loadSets(workoutID: currentWorkout?.id)] }
         }
         return []

@@ -101,6 +101,12 @@ public enum Renderer {
             return StyledText(
                 "\(g.syncing) Syncing\(g.ellipsis) \(state.counts.pending) \(spin)", .colored(.cyan, bold: true))
         }
+        // Nothing is "Synced" while an operation waits behind a failed one, or for another account.
+        if state.counts.blocked > 0 {
+            return StyledText("\(g.warning) \(state.counts.blocked) blocked", .colored(.red, bold: true))
+        }
+        let stranded = state.stranded.reduce(0) { $0 + $1.operations }
+        if stranded > 0 { return StyledText("\(stranded) queued for another account", .colored(.yellow, bold: true)) }
         return StyledText("\(g.synced) Synced", .colored(.green, bold: true))
     }
 
@@ -192,7 +198,7 @@ public enum Renderer {
         let visibleRows = height - 2
         let items = state.visibleWorkouts
         if items.isEmpty {
-            let text = state.workoutFilter.isEmpty ? "No workouts yet" : "No match"
+            let text = state.workoutFilter.isEmpty ? "No workouts yet" : "No workout matches '\(state.workoutFilter)'"
             buffer.put(" " + text, x: x + 1, y: y + 1, style: .dim, maxWidth: inner)
             return
         }
@@ -294,6 +300,8 @@ public enum Renderer {
             let text: String
             if !state.setFilter.isEmpty {
                 text = "No set matches /\(state.setFilter)"
+            } else if state.currentWorkout == nil, !state.workoutFilter.isEmpty {
+                text = "No workout matches '\(state.workoutFilter)'. Esc clears the filter."
             } else if state.currentWorkout == nil {
                 text =
                     "No workouts yet. Press \(KeyMap.name(of: .logSet)) to log a set, \(KeyMap.name(of: .startWorkout)) to start a workout."
@@ -405,11 +413,11 @@ public enum Renderer {
         )
         let inner = width - 2
         let opWidth = 8
-        let entityWidth = 14
+        let entityWidth = 16
         let kindWidth = 6
         let stateWidth = 16
         let attemptsWidth = 3
-        let nextWidth = 8
+        let nextWidth = 6  // "in 59s", "in 59m", "in 3h", "now": the entity column took the other two
         let statusWidth = 4
         func line(
             _ op: String, _ entity: String, _ kind: String, _ state: String, _ attempts: String, _ next: String,
@@ -436,10 +444,11 @@ public enum Renderer {
             } else {
                 next = "-"
             }
-            let entity =
-                "\(op.entityType.rawValue) \(op.entityID.prefix(max(4, entityWidth - op.entityType.rawValue.count - 1)))"
+            // The tail of each id: its head is the time it was made, the same for a burst of rows.
+            let entity = "\(op.entityType.rawValue) \(AppState.distinctPart(of: op.entityID))"
             let text = line(
-                String(op.opID.prefix(8)), entity, op.kind.rawValue, op.state.rawValue, String(op.attemptCount), next,
+                AppState.distinctPart(of: op.opID), entity, op.kind.rawValue, op.state.rawValue,
+                String(op.attemptCount), next,
                 op.lastStatus.map(String.init) ?? "-", op.lastError ?? "")
             let style: CellStyle
             switch op.state {
@@ -683,17 +692,23 @@ public enum Renderer {
         let g = state.glyphs
         // As wide as the longest line (key column, text, borders), within the screen.
         let width = min((helpLines.map { DisplayWidth.of($0.text) }.max() ?? 40) + 19, state.columns - 4)
-        let height = helpLines.count + 4
+        // As many lines as fit between the header and the bottom bar; j/k scroll the rest.
+        let shown = state.helpRowsShown
+        let first = min(state.helpScroll, state.helpScrollLimit)
+        let height = shown + 4
         let x = (state.columns - width) / 2
         let y = max(1, (state.rows - height) / 2)
         for row in y..<(y + height) { buffer.fill(x: x, y: row, count: width) }
         drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: "Help", focused: true)
-        for (index, line) in helpLines.enumerated() {
+        for (index, line) in helpLines[first..<(first + shown)].enumerated() {
             let shownKey = g == .ascii ? line.key.replacingOccurrences(of: "↑ ↓", with: "up dn") : line.key
             buffer.put(shownKey.padded(to: 12), x: x + 2, y: y + 1 + index, style: .bold)
             buffer.put(line.text.clipped(to: width - 17, ellipsis: g.ellipsis), x: x + 15, y: y + 1 + index)
         }
-        buffer.put(KeyMap.hints(.help), x: x + 2, y: y + height - 2, style: .dim)
+        let footer =
+            state.helpScrollLimit > 0
+            ? "\(first + 1)-\(first + shown) of \(helpLines.count)  \(KeyMap.hints(.help))" : KeyMap.hints(.help)
+        buffer.put(footer.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + height - 2, style: .dim)
     }
 
     static func drawTooSmall(_ state: AppState, _ buffer: inout ScreenBuffer) {

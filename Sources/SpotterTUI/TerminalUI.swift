@@ -86,8 +86,10 @@ public func runTerminalUI(_ options: TerminalUIOptions) -> Int32 {
     return code
 }
 
-/// The UI thread's loop: sleep in poll() on stdin, the engine's wake pipe and the signal pipe
-/// (plus a timer only while something animates), handle what woke it, redraw at once.
+/// The UI thread's loop: sleep in poll() on stdin, the engine's wake pipe and the signal pipe,
+/// waking also every `watchInterval` to see whether the database changed (a commit by another
+/// process wakes no descriptor) and as often as something animates; handle what woke it,
+/// redraw when anything changed.
 final class InputLoop {
     let controller: AppController
     let terminal: CursesTerminal
@@ -96,6 +98,12 @@ final class InputLoop {
     let logger: Logger
     private var buffer = ScreenBuffer(width: 0, height: 0)
     private var lastTick = Date.distantPast
+    /// When the database was last looked at, on the monotonic clock (the app's clock may be a
+    /// test's, standing still).
+    private var lastWatch: UInt64 = 0
+    /// How often the database is asked whether it changed: well within the quarter second in
+    /// which another process's commit must be on screen.
+    static let watchInterval = 150
 
     init(
         controller: AppController, terminal: CursesTerminal, signals: SignalPipe, events: SyncEventChannel,
@@ -108,12 +116,18 @@ final class InputLoop {
         self.logger = logger
     }
 
-    /// Milliseconds until the next frame that changes by itself; -1 sleeps until input.
+    /// Milliseconds until the next frame that changes by itself; -1: none does.
     private var timeout: Int32 {
         let state = controller.state
         guard state.needsTicks else { return -1 }
         let animating = state.syncing || (state.counts.pending > 0 && state.syncAvailable && !state.airplane)
         return animating ? 120 : 500
+    }
+
+    /// How long poll() may sleep: until the next animated frame or the next look at the database.
+    private var pollTimeout: Int32 {
+        let frame = timeout
+        return frame < 0 ? Int32(Self.watchInterval) : min(frame, Int32(Self.watchInterval))
     }
 
     func run() -> Int32 {
@@ -132,7 +146,7 @@ final class InputLoop {
                 pollfd(fd: events.wakeDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: signals.readEnd, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            let ready = poll(&fds, nfds_t(fds.count), pollTimeout)
             if ready < 0, errno != EINTR {
                 logger.error("poll failed: errno \(errno)")
                 return 1
@@ -179,6 +193,12 @@ final class InputLoop {
                 if controller.shouldQuit { break }
             }
             let now = controller.clock.now()
+            let uptime = DispatchTime.now().uptimeNanoseconds
+            // A little early rather than a whole interval late: poll() may wake a hair before.
+            if uptime &- lastWatch >= UInt64(Self.watchInterval - 30) * 1_000_000 {
+                lastWatch = uptime
+                if controller.followDatabase() { dirty = true }
+            }
             if controller.state.needsTicks, now.timeIntervalSince(lastTick) * 1000 >= Double(max(timeout, 100)) {
                 lastTick = now
                 controller.tick()

@@ -145,17 +145,24 @@ struct LayoutTests {
         for y in 0..<screen.height { #expect(screen.line(y).count == screen.width, "row \(y) keeps its width") }
     }
 
-    @Test("help shows every line whole, at 80x24 and at 120 columns", arguments: [80, 120])
+    @Test(
+        "help shows every line whole, at 80x24 and at 120 columns (scrolled to, when below the box)",
+        arguments: [80, 120])
     func helpIsNotClipped(columns: Int) throws {
         let fixture = try Fixture()
         let app = fixture.controller(columns: columns, rows: 24)
         app.handle(.character("?"))
-        let screen = app.screen
-        let top = try #require(screen.row(containing: "Help"))
-        for text in Renderer.helpLines.map(\.text) {
-            #expect(screen.contains(text), "'\(text)' whole at \(columns) columns")
+        let top = try #require(app.screen.row(containing: "Help"))
+        #expect(!app.screen.line(top + 1).contains("…"))
+        // Every page of the help, from its first line to its last (j scrolls one line).
+        var pages = [app.screen]
+        for _ in 0..<app.state.helpScrollLimit {
+            app.handle(.character("j"))
+            pages.append(app.screen)
         }
-        #expect(!screen.line(top + 1).contains("…"))
+        for text in Renderer.helpLines.map(\.text) {
+            #expect(pages.contains { $0.contains(text) }, "'\(text)' whole at \(columns) columns")
+        }
     }
 
     @Test("wide characters take two cells and never break the column grid")

@@ -1,0 +1,51 @@
+import Foundation
+import GRDB
+
+/// A connection of its own on the database file that only asks SQLite whether anything was
+/// committed since it last asked (`PRAGMA data_version`), so a screen can follow the file
+/// whoever wrote it: a CLI command, a second UI, `spotter sync`, this process's sync engine.
+///
+/// SQLite answers `data_version` per connection: the number changes when *another* connection
+/// commits, and never because of the connection it is read on. So it is always read on this
+/// one connection, opened read-only the first time it is asked and kept. The store's own
+/// connections cannot serve: the pool's readers are handed out in turn (each has its own
+/// count), and the writer is busy for as long as any write of the sync engine runs.
+final class ChangeWatch: @unchecked Sendable {
+    // @unchecked Sendable: `connection` and `failed` are only touched under `lock`.
+    private let lock = NSLock()
+    private var connection: DatabaseQueue?
+    /// Set once opening failed, so a file that cannot be watched is not reopened on every tick.
+    private var failed = false
+
+    /// The current count on the watching connection, or nil when it cannot be read now (an
+    /// in-memory database, a file that cannot be opened, SQLite busy recovering the WAL).
+    func version(path: String) -> Int? {
+        lock.withLock {
+            if connection == nil {
+                guard !failed, !path.isEmpty, path != ":memory:", !path.hasPrefix("file::memory:") else { return nil }
+                var configuration = Configuration()
+                configuration.readonly = true
+                // Only a WAL recovery by another connection can keep it waiting, and that is short.
+                configuration.busyMode = .timeout(0.05)
+                do {
+                    connection = try DatabaseQueue(path: path, configuration: configuration)
+                } catch {
+                    failed = true
+                    return nil
+                }
+            }
+            return try? connection?.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+        }
+    }
+}
+
+extension SpotterStore {
+    /// A number that changes whenever a transaction commits to the database file — from another
+    /// process, another store on the same file, or this store's own writes — and stays the same
+    /// while nothing does. Cheap (no table is read), never waits for a writer: a screen reads it
+    /// on every tick and re-reads what it shows only when it moved. Nil when it cannot be told;
+    /// then nothing is known to have changed.
+    public func changeToken() -> Int? {
+        changeWatch.version(path: writer.path)
+    }
+}
