@@ -48,10 +48,20 @@ struct PostgresPoolTests {
     @Test("a transaction that ends after the pool closed has its connection closed, not dropped open")
     func aTransactionEndingAfterCloseClosesItsConnection() async throws {
         let pool = try await pool()
+        let started = StartedSessions()
         let running = (0..<2).map { _ in
-            Task { try await pool.withSession { session in try session.query("SELECT pg_sleep(0.5)").rows.count } }
+            Task {
+                try await pool.withSession { session in
+                    started.add()
+                    return try session.query("SELECT pg_sleep(0.5)").rows.count
+                }
+            }
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // Both transactions hold their connections before the pool closes (a fixed sleep was not
+        // enough on a loaded machine: they had not started, and found the pool closed).
+        let deadline = Date().addingTimeInterval(30)
+        while started.count < 2, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(started.count == 2)
         await pool.close()
         for task in running { #expect(try await task.value == 1) }
         try await Task.sleep(for: .milliseconds(500))
@@ -60,4 +70,13 @@ struct PostgresPoolTests {
         }
         await drop(pool)
     }
+}
+
+/// How many sessions have started running their work.
+// @unchecked Sendable: `value` is only read and written under `lock`.
+final class StartedSessions: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func add() { lock.withLock { value += 1 } }
+    var count: Int { lock.withLock { value } }
 }
