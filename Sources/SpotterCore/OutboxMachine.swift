@@ -199,6 +199,11 @@ public enum OutboxMachine {
                 .succeeded,
                 [.recordAnswer(status: nil, error: nil), .complete, .settleEarlierFailures, .removeDeletedEntity])
 
+        // An edit answered 404 because another device had deleted the entity: the delete won (the
+        // server recorded the edit as a conflict, which the user sees), so nothing is left to send.
+        case (.seenDeletedOnServer, .failedPermanent) where facts.kind == .update && facts.lastStatus == 404:
+            return Transition(.succeeded, [.recordAnswer(status: 404, error: nil), .complete])
+
         case (.retry, .failedPermanent):
             if isRefusal(status: facts.lastStatus) {
                 // Resending the same key would only replay the refusal: a new intent, a new key.

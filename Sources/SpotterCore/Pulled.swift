@@ -22,12 +22,15 @@ public enum PulledEntity: Sendable, Equatable, Codable {
     case deletedSet(UUID, ServerStamp)
     case routine(Routine, ServerStamp)
     case deletedRoutine(UUID, ServerStamp)
+    /// A value the server's merge overrode (see `ConflictRecord`): kept on the device and shown.
+    case conflict(ConflictRecord, ServerStamp)
 
     public var entityType: EntityType {
         switch self {
         case .workout, .deletedWorkout: .workout
         case .set, .deletedSet: .set
         case .routine, .deletedRoutine: .routine
+        case .conflict(let record, _): record.entityType
         }
     }
 
@@ -37,13 +40,14 @@ public enum PulledEntity: Sendable, Equatable, Codable {
         case .set(let set, _): set.id.wireString
         case .routine(let routine, _): routine.id.wireString
         case .deletedWorkout(let id, _), .deletedSet(let id, _), .deletedRoutine(let id, _): id.wireString
+        case .conflict(let record, _): record.id.wireString
         }
     }
 
     public var stamp: ServerStamp {
         switch self {
         case .workout(_, let stamp), .set(_, let stamp), .deletedWorkout(_, let stamp), .deletedSet(_, let stamp),
-            .routine(_, let stamp), .deletedRoutine(_, let stamp):
+            .routine(_, let stamp), .deletedRoutine(_, let stamp), .conflict(_, let stamp):
             stamp
         }
     }

@@ -344,8 +344,12 @@ public enum WireChange: WireCodable, Equatable {
     case workout(WireWorkout)
     case set(WireSet)
     case routine(WireRoutine)
+    /// A value the merge overrode (`WireConflict`).
+    case conflict(WireConflict)
 
     static let entityTypeField = "entity_type"
+    /// The `entity_type` and key of a conflict entry.
+    public static let conflictKey = "conflict"
 
     public init(json: JSONValue) throws(WireError) {
         if let row = json[EntityType.workout.rawValue], !row.isNull {
@@ -354,6 +358,8 @@ public enum WireChange: WireCodable, Equatable {
             self = .set(try WireSet(json: row))
         } else if let row = json[EntityType.routine.rawValue], !row.isNull {
             self = .routine(try WireRoutine(json: row))
+        } else if let row = json[Self.conflictKey], !row.isNull {
+            self = .conflict(try WireConflict(json: row))
         } else {
             throw WireError(field: "change", expected: "a workout or a set")
         }
@@ -371,6 +377,8 @@ public enum WireChange: WireCodable, Equatable {
             .object([
                 Self.entityTypeField: .string(EntityType.routine.rawValue), EntityType.routine.rawValue: routine.json,
             ])
+        case .conflict(let conflict):
+            .object([Self.entityTypeField: .string(Self.conflictKey), Self.conflictKey: conflict.json])
         }
     }
 
@@ -385,6 +393,8 @@ public enum WireChange: WireCodable, Equatable {
             return row.deleted == true ? .deletedSet(row.id, stamp) : .set(row.set, stamp)
         case .routine(let row):
             return row.pulled
+        case .conflict(let row):
+            return .conflict(row.record, ServerStamp(serverVersion: row.serverVersion, updatedAt: nil))
         }
     }
 

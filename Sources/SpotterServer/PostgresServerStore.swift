@@ -167,7 +167,8 @@ public struct PostgresServerStore: ServerStore {
                     """
                 ).rows.map { WireChange.set(try StoredEntity.set($0.makeRandomAccess())) }
                 let routines = try Self.routineChanges(session, user: user, after: version, limit: limit)
-                let merged = (workouts + sets + routines).sorted { $0.serverVersion < $1.serverVersion }
+                let conflicts = try PostgresSchema.conflictChanges(session, user: user, after: version, limit: limit)
+                let merged = (workouts + sets + routines + conflicts).sorted { $0.serverVersion < $1.serverVersion }
                 return ChangeSlice(changes: Array(merged.prefix(limit)), hasMore: merged.count > limit)
             }
         }
@@ -549,6 +550,7 @@ enum PostgresSchema {
         ),
         routineMigration,
         workoutPlanMigration,
+        mergeMigration,
     ]
 
     /// Applies the migrations not yet recorded, all in one transaction under an advisory lock:

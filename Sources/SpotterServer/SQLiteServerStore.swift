@@ -182,6 +182,7 @@ public struct SQLiteServerStore: ServerStore {
                     """)
         }
         registerRoutineMigrations(&migrator)
+        registerMergeMigrations(&migrator)
         return migrator
     }
 
@@ -313,13 +314,14 @@ public struct SQLiteServerStore: ServerStore {
             changes += try rows("workouts").map { WireChange.workout(try StoredEntity.workout($0)) }
             changes += try rows("sets").map { WireChange.set(try StoredEntity.set($0)) }
             changes += try rows("routines").map { WireChange.routine(try StoredEntity.routine($0)) }
+            changes += try rows("conflicts").map { WireChange.conflict(try StoredEntity.conflict($0)) }
             changes.sort { $0.serverVersion < $1.serverVersion }
             return ChangeSlice(changes: changes, hasMore: versions.count > limit)
         }
     }
 
     /// The tables the change feed reads, each indexed on (owner, server_version).
-    static let feedTables = ["workouts", "sets", "routines"]
+    static let feedTables = ["workouts", "sets", "routines", "conflicts"]
 
     public func ping() async throws {
         _ = try await dbWriter.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
@@ -336,6 +338,7 @@ extension WireChange {
         case .workout(let workout): workout.serverVersion ?? 0
         case .set(let set): set.serverVersion ?? 0
         case .routine(let routine): routine.serverVersion ?? 0
+        case .conflict(let conflict): conflict.serverVersion
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SpotterCore
 import SpotterProtocol
 
 /// Where an idempotency record lives: the same key from two users, or on two routes, is two records.
@@ -99,6 +100,12 @@ public protocol ServerTransaction {
     /// The routine `owner` has under `id`, deleted or not (per-user, like workouts).
     func routine(id: String, owner: String) throws -> WireRoutine?
     func saveRoutine(_ routine: WireRoutine, owner: String) throws
+    /// Each field's last write of an entity (a field not edited since the create has none).
+    func fieldClocks(_ type: EntityType, id: String, owner: String) throws -> [String: FieldClock]
+    /// Stores the clocks of the fields a write changed.
+    func saveFieldClocks(_ clocks: [String: FieldClock], type: EntityType, id: String, owner: String) throws
+    /// Records a value the merge overrode, as an entry of the user's change feed.
+    func saveConflict(_ conflict: WireConflict, owner: String) throws
     /// Marks the claimed record completed with the response; throws `IdempotencyClaimLost`
     /// when the record no longer carries `token`.
     func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws

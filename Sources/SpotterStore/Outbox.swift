@@ -27,6 +27,10 @@ public struct OutboxOperation: Sendable, Equatable {
     public var firstSentAt: Date?
     /// The process holding the lease (pid and start time), while one does.
     var leaseOwner: String?
+    /// An update's clock stamp: when its (latest) edit was made, for the server's merge.
+    public var clockStamp: String?
+    /// The entity's server version the update was made on.
+    public var baseVersion: Int64?
 
     /// Reads an `outbox` row. A row that cannot be read (a BLOB payload, an unknown kind or
     /// state) throws `UnreadableRow`: syncing made-up defaults would send an empty create.
@@ -68,6 +72,8 @@ public struct OutboxOperation: Sendable, Equatable {
         completedAt = (try cells.value("completed_at") as Double?).map(Date.init(timeIntervalSince1970:))
         firstSentAt = (try cells.value("first_sent_at") as Double?).map(Date.init(timeIntervalSince1970:))
         leaseOwner = try cells.value("lease_owner")
+        clockStamp = try cells.value("clock_stamp")
+        baseVersion = try cells.value("base_version")
     }
 }
 
@@ -100,6 +106,8 @@ extension OutboxOperation: FetchableRecord, PersistableRecord {
         public static let updatedAt = Column("updated_at")
         public static let completedAt = Column("completed_at")
         public static let firstSentAt = Column("first_sent_at")
+        public static let clockStamp = Column("clock_stamp")
+        public static let baseVersion = Column("base_version")
     }
 
     public func encode(to container: inout PersistenceContainer) {
@@ -124,6 +132,8 @@ extension OutboxOperation: FetchableRecord, PersistableRecord {
         container[Columns.updatedAt] = updatedAt.timeIntervalSince1970
         container[Columns.completedAt] = completedAt?.timeIntervalSince1970
         container[Columns.firstSentAt] = firstSentAt?.timeIntervalSince1970
+        container[Columns.clockStamp] = clockStamp
+        container[Columns.baseVersion] = baseVersion
     }
 }
 
@@ -206,17 +216,20 @@ enum Outbox {
         payload: [String: JSONValue], before: [String: JSONValue], dependsOn: String?, blocked: Bool, now: Date
     ) throws -> String {
         let opID = UUID.timeOrdered().wireString
+        // An update says when it was made and on which version, for the server's field merge.
+        let clock = kind == .update ? try editClock(db, type: type, id: id, now: now) : nil
         try db.cachedStatement(
             sql: """
                 INSERT INTO outbox (op_id, user_id, entity_type, entity_id, kind, payload, before, idempotency_key,
-                    state, attempt_count, depends_on, last_error, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+                    state, attempt_count, depends_on, last_error, created_at, updated_at, clock_stamp, base_version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             opID, user, type.rawValue, id, kind.rawValue, JSONValue.object(payload).canonicalString,
             before.isEmpty ? nil : JSONValue.object(before).canonicalString, UUID.timeOrdered().wireString,
             blocked ? OperationState.blocked.rawValue : OperationState.pending.rawValue, dependsOn,
             blocked ? "waiting on a rejected operation" : nil, now.timeIntervalSince1970, now.timeIntervalSince1970,
+            clock?.stamp, clock?.base,
         ])
         return opID
     }
@@ -235,16 +248,19 @@ enum Outbox {
         case .rewrite(let newKind, let newPayload, let newBefore):
             let opID = existing!.opID
             let newKey = newKind != existing!.kind
+            // A rewritten update carries its latest edit's stamp; its base stays the first edit's.
+            let clock = newKind == .update ? try editClock(db, type: type, id: id, now: now) : nil
             try db.cachedStatement(
                 sql: """
                     UPDATE outbox SET kind = ?, payload = ?, before = ?, updated_at = ?,
-                        idempotency_key = CASE WHEN ? THEN ? ELSE idempotency_key END
+                        idempotency_key = CASE WHEN ? THEN ? ELSE idempotency_key END,
+                        clock_stamp = ?, base_version = COALESCE(base_version, ?)
                     WHERE op_id = ?
                     """
             ).execute(arguments: [
                 newKind.rawValue, JSONValue.object(newPayload).canonicalString,
                 newBefore.isEmpty ? nil : JSONValue.object(newBefore).canonicalString, now.timeIntervalSince1970,
-                newKey, UUID.timeOrdered().wireString, opID,
+                newKey, UUID.timeOrdered().wireString, clock?.stamp, clock?.base, opID,
             ])
             return .rewritten(opID: opID)
         case .cancel:
@@ -258,6 +274,28 @@ enum Outbox {
                 blocked: blocked, now: now)
             return .appended(opID: opID)
         }
+    }
+
+    /// The clock stamp and base version of an update queued now (see `SpotterStore.editClock`).
+    static func editClock(
+        _ db: Database, type: EntityType, id: String, now: Date
+    ) throws -> (
+        stamp: String, base: Int64?
+    ) {
+        let device =
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.deviceID])
+            ?? QueueOwner.deviceID
+        let last = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT value FROM meta WHERE key = ?"), arguments: [SpotterStore.clockKey]
+        ).flatMap(ClockStamp.init)
+        let stamp = ClockStamp.next(after: last, now: now, device: device)
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").execute(arguments: [
+            SpotterStore.clockKey, stamp.description,
+        ])
+        guard let table = EntityTable.table(type) else { return (stamp.description, nil) }
+        let base = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT server_version FROM \(table) WHERE id = ?"), arguments: [id])
+        return (stamp.description, base)
     }
 
     /// Whether an operation queued behind `parent` must wait as blocked: the parent is a create

@@ -112,7 +112,7 @@ extension SpotterStore {
         case .workout(let workout, _): canonical = workout.wireFields
         case .set(let set, _): canonical = set.wireFields
         case .routine(let routine, _): canonical = routine.wireFields
-        case .deletedWorkout, .deletedSet, .deletedRoutine, nil: return
+        case .deletedWorkout, .deletedSet, .deletedRoutine, .conflict, nil: return
         }
         let touched = canonical.filter { op.payload[$0.key] != nil && $0.key != "id" }
         var extra: [String: DatabaseValue] = [:]

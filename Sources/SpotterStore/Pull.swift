@@ -7,6 +7,8 @@ extension SpotterStore {
 
     /// Applies one server row here, or keeps it waiting. Returns whether anything changed here.
     func applyPulled(_ entity: PulledEntity, db: Database, now: String, seen: inout PageLookups) throws -> Bool {
+        // A conflict is no entity of this device's: it is kept, whatever is queued here.
+        if case .conflict(let record, _) = entity { return try saveConflict(record, db: db) }
         let id = entity.entityID
         if seen.anythingLocal, try locallyOwned(entity.entityType, id, db: db) {
             try keepWaiting(entity, parent: nil, db: db)
@@ -54,6 +56,8 @@ extension SpotterStore {
             try upsert(routine, stamp: stamp, db: db, now: now)
             try forgetWaiting(.routine, id, db: db, seen: seen)
             return true
+        case .conflict:
+            return false
         case .deletedRoutine:
             try settleGivenUpDeletes(.routine, id, db: db)
             try forgetWaiting(.routine, id, db: db, seen: seen)
@@ -63,13 +67,15 @@ extension SpotterStore {
     }
 
     /// A tombstone in the feed answers a delete here that gave up without an answer (its replies
-    /// were dropped, the server was away): the machine settles it, so nothing says "failed" for an
-    /// entity that is gone everywhere. A refused delete is left as it is: the machine refuses.
+    /// were dropped, the server was away), and an edit refused 404 because another device deleted
+    /// the entity (the server listed it as a conflict): the machine settles them, so nothing says
+    /// "failed" for an entity that is gone everywhere. A refused delete is left as it is.
     fileprivate func settleGivenUpDeletes(_ type: EntityType, _ id: String, db: Database) throws {
         let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = \(OperationKind.delete.sql)
+                    SELECT * FROM outbox WHERE entity_type = ? AND entity_id = ?
+                        AND kind IN (\(OperationKind.delete.sql), \(OperationKind.update.sql))
                         AND state = \(OperationState.failedPermanent.sql)
                     """), arguments: [type.rawValue, id])
         for row in rows {

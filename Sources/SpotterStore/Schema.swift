@@ -187,6 +187,7 @@ enum Schema {
                     """)
         }
         RoutineSchema.register(&migrator)
+        ConflictSchema.register(&migrator)
         return migrator
     }
 }

@@ -50,8 +50,17 @@ public enum OperationRequest {
         case (.workout, .create): try WireWorkout(json: .object(op.payload)).json
         case (.set, .create): try WireSet(json: .object(op.payload)).json
         case (.routine, .create): try WireRoutine(json: .object(op.payload)).json
-        case (_, .update): .object(op.payload)
+        case (_, .update): .object(editBody(op))
         }
+    }
+
+    /// An update's fields, with when the edit was made and the version it was made on, which the
+    /// server's field merge reads (absent in rows queued before updates carried them).
+    static func editBody(_ op: OutboxOperation) -> [String: JSONValue] {
+        var body = op.payload
+        if let stamp = op.clockStamp { body[EditClockField.stamp] = .string(stamp) }
+        if let base = op.baseVersion { body[EditClockField.baseVersion] = .int(base) }
+        return body
     }
 
     static func route(_ op: OutboxOperation) -> Endpoint {

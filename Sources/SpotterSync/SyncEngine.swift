@@ -646,6 +646,12 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             let changed = try store.pull.mergePulled(page.entities, cursor: page.cursor)
             metricDeltas[.pulled, default: 0] += changed
             if changed > 0 { events.post(.pulled(count: changed)) }
+            // A value the merge overrode is said at once, on every screen of the user's.
+            if page.entities.contains(where: { if case .conflict = $0 { true } else { false } }) {
+                for sentence in try store.conflicts.takeAnnouncements() {
+                    events.post(.notice("Conflict: \(sentence) (C: conflicts)"))
+                }
+            }
         } catch {
             pullFailure = "changes from the server not saved: \(StoreError.oneLine(error))"
             surface(

@@ -297,6 +297,8 @@ public final class AppController {
             loadOutbox()
         case .resumed:
             sync?.trigger(.resumed)
+        case .takeConflict, .dismissConflict:
+            try performConflict(effect)
         }
     }
 
@@ -414,6 +416,7 @@ public final class AppController {
             // process may have queued, sent or discarded since.
             state.counts = try store.queries.queueCounts()
             state.stranded = try store.accounts.strandedQueues()
+            state.conflicts = try store.conflicts.list()
             state.nextRetryAt = try store.queue.nextRetryAt()
             refreshOpenLogForm()
             if state.debugVisible { loadOutbox() }

@@ -223,6 +223,8 @@ public enum Overlay: Sendable, Equatable {
     case routineEditor(RoutineEditor)
     /// `n` / `r` in the routine list: a routine's name being typed.
     case routineName(RoutineNameInput)
+    /// `C`: the values another device's edit replaced.
+    case conflicts(ConflictsView)
 
     /// The name dialog with `name` typed, the cursor at its end.
     public static func newWorkout(name: String) -> Overlay {
@@ -289,6 +291,8 @@ public struct AppState: Sendable, Equatable {
     public var filterInput: FilterInput?
 
     public var counts = QueueCounts()
+    /// The open conflicts (values another device's edit replaced), newest first.
+    public var conflicts: [StoredConflict] = []
     /// Where this UI syncs, for the header: "alice@sync.example", "this device only".
     public var account = ""
     /// When the engine next retries (persisted), so "offline" can count down to it.

@@ -32,6 +32,8 @@ public enum KeyContext: Sendable, Equatable, Hashable, CaseIterable {
     case confirmDiscard
     /// The terminal is below 80x24: only the "too small" notice is on screen.
     case tooSmall
+    /// `C`: the values another device's edit replaced.
+    case conflicts
 }
 
 /// What a key does, whatever key it is.
@@ -57,6 +59,8 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     case editRoutine, newRoutine, renameRoutine, deleteRoutine
     case editRoutineRow, addExercise, addPlannedSet, removeRoutineRow, moveExerciseDown, moveExerciseUp
     case saveRoutine, discardChanges, keepEditing
+    // Conflicts.
+    case showConflicts, takeConflict, dismissConflict
 }
 
 /// A line of hints a binding shows up in.
@@ -76,6 +80,8 @@ public enum HintBar: Sendable, Equatable, Hashable, CaseIterable {
     /// The routine list's footer, the editor's bottom bar, its form's last line, the routine
     /// name dialog's, and the bottom bar asking what to do with unsaved changes.
     case routinePicker, routineEditor, routineForm, routineName, confirmDiscard
+    /// The conflicts list's footer.
+    case conflicts
 }
 
 /// A binding's text on one hint bar: "n log set".
@@ -131,6 +137,14 @@ public enum KeyMap {
 
     /// In the order the hint bars and the help screen list them.
     public static let bindings: [KeyBinding] = [
+        KeyBinding(
+            [c("C")], .browse, .showConflicts,
+            help: .line(key: "C", text: "conflicts: edits another device replaced (Enter takes back)")),
+        KeyBinding([.enter], .conflicts, .takeConflict, hints: [Hint(bar: .conflicts, text: "Enter take back")]),
+        KeyBinding([c("x")], .conflicts, .dismissConflict, hints: [Hint(bar: .conflicts, text: "x dismiss")]),
+        KeyBinding([c("j"), .down], .conflicts, .moveDown, hints: [Hint(bar: .conflicts, text: "j/k move")]),
+        KeyBinding([c("k"), .up], .conflicts, .moveUp),
+        KeyBinding([.escape, c("q"), c("C")], .conflicts, .cancel, hints: [Hint(bar: .conflicts, text: "Esc close")]),
         // The panes.
         KeyBinding(
             [c("n")], .browse, .logSet,

@@ -50,6 +50,9 @@ public enum AppEffect: Sendable, Equatable {
     case loadOutbox
     /// The terminal came back (focus-in, SIGCONT): an "app resumed" sync trigger.
     case resumed
+    /// Take a conflict's overridden value back (a new edit), or dismiss the conflict.
+    case takeConflict(id: UUID)
+    case dismissConflict(id: UUID)
 }
 
 extension AppState {
@@ -81,6 +84,7 @@ extension AppState {
                 [.routineEditor]
             }
         case .routineName: [.routineName, .textField]
+        case .conflicts: [.conflicts]
         case .none: filterInput == nil ? [.browse] : [.filter, .textField]
         }
     }
@@ -114,6 +118,8 @@ extension AppState {
             return reduceRoutineEditor(editor, key, action)
         case .routineName(let input):
             return reduceRoutineName(input, key, action)
+        case .conflicts(let view):
+            return reduceConflicts(view, action)
         case .none:
             break
         }
@@ -131,6 +137,8 @@ extension AppState {
         case .showHelp:
             overlay = .help
             helpScroll = 0
+        case .showConflicts:
+            overlay = .conflicts(ConflictsView())
         case .logSet:
             return openLogForm(intoSelected: false)
         case .logSetIntoSelected:

@@ -62,6 +62,7 @@ public enum Renderer {
         case .routinePicker(let picker): drawRoutinePicker(picker, state, &buffer)
         case .routineEditor(let editor): drawRoutineEditor(editor, state, &buffer)
         case .routineName(let input): drawRoutineName(input, state, &buffer)
+        case .conflicts(let view): drawConflicts(view, state, &buffer)
         case .confirmDelete, .newWorkout, .none: break
         }
         // Messages and names carry symbols of their own ("100 kg × 5", "Log set · new workout",
@@ -141,6 +142,11 @@ public enum Renderer {
         // When the badge says "offline" itself, the connectivity label would only repeat it.
         if !badgeSaysOffline(state) { segments.append(connectivityLabel(state)) }
         segments.append(badge(state))
+        if !state.conflicts.isEmpty {
+            let count = state.conflicts.count
+            segments.append(
+                StyledText("\(g.warning) \(count) conflict\(count == 1 ? "" : "s") (C)", .colored(.yellow, bold: true)))
+        }
         if let rest = state.restRemaining {
             segments.append(
                 StyledText(String(format: "rest %02d:%02d", rest / 60, rest % 60), .colored(.magenta, bold: true)))

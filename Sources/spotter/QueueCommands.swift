@@ -21,6 +21,7 @@ struct Status: AsyncParsableCommand {
         let airplane = AirplaneSwitch.read(store)
         let lastSync = try store.preferences.meta(MetaKey.lastSyncAt)
         let metrics = try store.queries.syncMetrics()
+        let conflicts = try store.conflicts.openCount()
         let server = store.owner.server ?? "embedded"
         if json {
             var metricFields = metrics.counters.mapValues { JSONValue.int(Int64($0)) }
@@ -33,6 +34,7 @@ struct Status: AsyncParsableCommand {
                     "stranded": .int(Int64(strandedCount)), "stranded_for": .array(stranded.map(Render.strandedJSON)),
                     "account": Render.ownerJSON(store.owner), "airplane": .bool(airplane),
                     "last_sync_at": JSONValue(lastSync), "server": .string(server), "metrics": .object(metricFields),
+                    "conflicts": .int(Int64(conflicts)),
                 ]))
             return
         }
@@ -44,6 +46,7 @@ struct Status: AsyncParsableCommand {
         for queue in stranded {
             print("  \(queue.operations) wait for \(queue.owner): \(resolveHint(for: queue.owner))")
         }
+        if conflicts > 0 { print("conflicts  \(conflicts) (spotter conflicts)") }
         print("airplane   \(airplane ? "on" : "off")")
         print("last sync  \(lastSync ?? "never")")
         print("server     \(server)")
@@ -201,6 +204,12 @@ struct Sync: AsyncParsableCommand {
         print(
             "pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked), stranded \(stranded.reduce(0) { $0 + $1.operations })"
         )
+        // Values another device's edit replaced: everything is sent, but the user should know.
+        let conflicts = try store.conflicts.list()
+        if !conflicts.isEmpty {
+            print("\(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s") (spotter conflicts):")
+            for conflict in conflicts.prefix(5) { print("  \(conflict.sentence())") }
+        }
         // All is sent only when nothing the user can see waits, failed or is stranded.
         // Why the queued ones are still here, as their last try met it ("connection refused").
         let lastError = try store.queries.outbox(limit: 100).first {

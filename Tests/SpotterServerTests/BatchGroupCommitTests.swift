@@ -115,4 +115,11 @@ struct PoisonedTransaction: ServerTransaction {
     func savepoint(_ work: () throws -> Bool) throws { try base.savepoint(work) }
     func routine(id: String, owner: String) throws -> WireRoutine? { try base.routine(id: id, owner: owner) }
     func saveRoutine(_ routine: WireRoutine, owner: String) throws { try base.saveRoutine(routine, owner: owner) }
+    func fieldClocks(_ type: EntityType, id: String, owner: String) throws -> [String: FieldClock] {
+        try base.fieldClocks(type, id: id, owner: owner)
+    }
+    func saveFieldClocks(_ clocks: [String: FieldClock], type: EntityType, id: String, owner: String) throws {
+        try base.saveFieldClocks(clocks, type: type, id: id, owner: owner)
+    }
+    func saveConflict(_ conflict: WireConflict, owner: String) throws { try base.saveConflict(conflict, owner: owner) }
 }

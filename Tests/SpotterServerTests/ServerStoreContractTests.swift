@@ -315,4 +315,198 @@ struct ServerStoreContractTests {
         try await first.close()
         try await second.close()
     }
+
+    // MARK: The field merge (one rule, both stores)
+
+    /// Runs one route through the entity handlers in one write of `store`, at `now`.
+    private func handle(
+        _ store: any ServerStore, _ route: APIRoute, _ fields: [String: JSONValue], at now: Date
+    ) async throws -> (status: Int, body: JSONValue?) {
+        let response = try await store.write { tx in
+            try EntityHandlers(transaction: tx, user: "alice", now: now).handle(route, fields: fields)
+        }
+        return (response.status, response.body.flatMap { JSONValue.parse($0) })
+    }
+
+    /// Every conflict in alice's feed.
+    private func conflicts(_ store: any ServerStore) async throws -> [WireConflict] {
+        try await store.changes(user: "alice", after: 0, limit: 1000).changes.compactMap {
+            if case .conflict(let conflict) = $0 { conflict } else { nil }
+        }
+    }
+
+    private func stamp(_ date: Date, _ device: String) -> JSONValue {
+        .string(ClockStamp(milliseconds: Int64(date.timeIntervalSince1970 * 1000), device: device).description)
+    }
+
+    /// A workout and one set in it (100 kg × 5), created through the routes; the set's version.
+    private func workoutAndSet(_ store: any ServerStore) async throws -> (set: WireSet, version: Int64) {
+        let workout = workout(at: start)
+        _ = try await handle(store, .createWorkout, workout.json.objectValue!, at: start)
+        let row = set(workout: workout.id, position: 1, at: start)
+        let created = try await handle(store, .createSet, row.json.objectValue!, at: start)
+        let stored = try WireSet(json: try #require(created.body))
+        return (stored, try #require(stored.serverVersion))
+    }
+
+    @Test(
+        "an older offline edit loses to a newer one field by field, its other fields are kept, and the loss is a conflict",
+        arguments: StoreBackend.available)
+    func olderEditLosesPerField(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let (row, base) = try await workoutAndSet(store)
+            let id = row.id.wireString
+            // The laptop sets reps 7 at 10:05; the phone had set reps 6 and a note at 10:04, offline,
+            // on the same base, and syncs after.
+            let laptop = try await handle(
+                store, .updateSet(id: id),
+                ["reps": .int(7), "stamp": stamp(start.addingTimeInterval(65), "laptop"), "base_version": .int(base)],
+                at: start.addingTimeInterval(66))
+            #expect(laptop.status == 200)
+            let phone = try await handle(
+                store, .updateSet(id: id),
+                [
+                    "reps": .int(6), "notes": .string("felt heavy"),
+                    "stamp": stamp(start.addingTimeInterval(4), "phone"),
+                    "base_version": .int(base),
+                ], at: start.addingTimeInterval(120))
+            #expect(phone.status == 200)
+            let answered = try WireSet(json: try #require(phone.body))
+            #expect(answered.reps == 7, "the later edit's value stays")
+            #expect(answered.notes == "felt heavy", "the phone's other field is kept")
+            let stored = try #require(try await store.sets(user: "alice", workoutID: nil, includeDeleted: false).first)
+            #expect(stored.reps == 7 && stored.notes == "felt heavy")
+            let recorded = try await conflicts(store)
+            #expect(recorded.count == 1)
+            let conflict = try #require(recorded.first).record
+            #expect(conflict.entityType == .set && conflict.entityID == row.id && conflict.field == "reps")
+            #expect(conflict.kept == .int(7) && conflict.overridden == .int(6))
+            #expect(conflict.keptStamp.device == "laptop" && conflict.overriddenStamp.device == "phone")
+            #expect(conflict.label == "Bench Press (Barbell) set in 'Push'")
+            // A conflict is an entry of the feed, after the writes it explains.
+            let feed = try await store.changes(user: "alice", after: 0, limit: 1000).changes
+            #expect(feed.map(\.serverVersion) == feed.map(\.serverVersion).sorted())
+        }
+    }
+
+    @Test(
+        "a newer edit wins over an older one already stored, and the value it replaced is the conflict",
+        arguments: StoreBackend.available)
+    func newerEditWins(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let (row, base) = try await workoutAndSet(store)
+            let id = row.id.wireString
+            _ = try await handle(
+                store, .updateSet(id: id),
+                ["reps": .int(6), "stamp": stamp(start.addingTimeInterval(4), "phone"), "base_version": .int(base)],
+                at: start.addingTimeInterval(5))
+            let later = try await handle(
+                store, .updateSet(id: id),
+                ["reps": .int(7), "stamp": stamp(start.addingTimeInterval(65), "laptop"), "base_version": .int(base)],
+                at: start.addingTimeInterval(66))
+            #expect(try WireSet(json: try #require(later.body)).reps == 7)
+            let conflict = try #require(try await conflicts(store).first).record
+            #expect(conflict.kept == .int(7) && conflict.overridden == .int(6))
+            #expect(conflict.keptStamp.device == "laptop")
+        }
+    }
+
+    @Test(
+        "an edit based on the other write changes it with no conflict; an edit of a field nobody else touched is no conflict",
+        arguments: StoreBackend.available)
+    func causalEditsAreNoConflict(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let (row, base) = try await workoutAndSet(store)
+            let id = row.id.wireString
+            let first = try await handle(
+                store, .updateSet(id: id),
+                ["reps": .int(6), "stamp": stamp(start.addingTimeInterval(60), "phone"), "base_version": .int(base)],
+                at: start.addingTimeInterval(61))
+            let seen = try WireSet(json: try #require(first.body)).serverVersion!
+            // The laptop saw reps 6 (its base is that version) and its clock is behind: still wins.
+            let second = try await handle(
+                store, .updateSet(id: id),
+                ["reps": .int(8), "stamp": stamp(start.addingTimeInterval(10), "laptop"), "base_version": .int(seen)],
+                at: start.addingTimeInterval(62))
+            #expect(try WireSet(json: try #require(second.body)).reps == 8)
+            // A field only the phone touches, on the old base: taken.
+            let third = try await handle(
+                store, .updateSet(id: id),
+                ["rpe": .double(8), "stamp": stamp(start.addingTimeInterval(5), "phone"), "base_version": .int(base)],
+                at: start.addingTimeInterval(63))
+            let answered = try WireSet(json: try #require(third.body))
+            #expect(answered.reps == 8 && answered.rpe == 8)
+            #expect(try await conflicts(store).isEmpty)
+        }
+    }
+
+    @Test(
+        "weight and unit merge as one: 105 kg from one device and 220 lb from another never make 105 lb",
+        arguments: StoreBackend.available)
+    func weightAndUnitTogether(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let (row, base) = try await workoutAndSet(store)
+            let id = row.id.wireString
+            _ = try await handle(
+                store, .updateSet(id: id),
+                [
+                    "weight": .double(105), "stamp": stamp(start.addingTimeInterval(60), "laptop"),
+                    "base_version": .int(base),
+                ],
+                at: start.addingTimeInterval(61))
+            let phone = try await handle(
+                store, .updateSet(id: id),
+                [
+                    "weight": .double(220), "unit": .string("lb"),
+                    "stamp": stamp(start.addingTimeInterval(30), "phone"),
+                    "base_version": .int(base),
+                ], at: start.addingTimeInterval(62))
+            let answered = try WireSet(json: try #require(phone.body))
+            #expect(answered.weight == 105 && answered.unit == .kg)
+            let conflict = try #require(try await conflicts(store).first).record
+            #expect(conflict.field == "weight")
+            #expect(conflict.overridden == .object(["weight": .double(220), "unit": .string("lb")]))
+        }
+    }
+
+    @Test(
+        "a clock days ahead is held to the server's time plus a minute: an honest later edit still wins",
+        arguments: StoreBackend.available)
+    func clockAheadCannotWinForever(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let (row, base) = try await workoutAndSet(store)
+            let id = row.id.wireString
+            _ = try await handle(
+                store, .updateSet(id: id),
+                [
+                    "reps": .int(3), "stamp": stamp(start.addingTimeInterval(3 * Self.day), "skewed"),
+                    "base_version": .int(base),
+                ],
+                at: start.addingTimeInterval(10))
+            let honest = try await handle(
+                store, .updateSet(id: id),
+                ["reps": .int(9), "stamp": stamp(start.addingTimeInterval(300), "laptop"), "base_version": .int(base)],
+                at: start.addingTimeInterval(300))
+            #expect(try WireSet(json: try #require(honest.body)).reps == 9)
+        }
+    }
+
+    @Test(
+        "an edit that reaches a set another device deleted is 404, and the dropped edit is a conflict",
+        arguments: StoreBackend.available)
+    func deleteWinsOverEdit(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let (row, base) = try await workoutAndSet(store)
+            let id = row.id.wireString
+            #expect(try await handle(store, .deleteSet(id: id), [:], at: start.addingTimeInterval(10)).status == 204)
+            let edit = try await handle(
+                store, .updateSet(id: id),
+                ["reps": .int(6), "stamp": stamp(start.addingTimeInterval(5), "phone"), "base_version": .int(base)],
+                at: start.addingTimeInterval(20))
+            #expect(edit.status == 404)
+            let conflict = try #require(try await conflicts(store).first).record
+            #expect(conflict.isDeleteOverEdit)
+            #expect(conflict.overridden == .object(["reps": .int(6)]))
+        }
+    }
 }

@@ -19,7 +19,7 @@ struct KeyMapTests {
         for overlay: Overlay in [
             .newWorkout(name: ""), .help, .history(HistoryView(exercise: "Squat (Barbell)")),
             .confirmDelete(.set(id: UUID(), description: "Squat")), .routinePicker(RoutinePicker()),
-            .routineName(RoutineNameInput(purpose: .create)),
+            .routineName(RoutineNameInput(purpose: .create)), .conflicts(ConflictsView()),
         ] {
             var state = base
             state.overlay = overlay
@@ -116,7 +116,21 @@ struct KeyMapTests {
     func helpListsTheBindings(columns: Int) throws {
         var state = AppState(columns: columns, rows: 24, syncAvailable: true, now: Date(timeIntervalSince1970: 0))
         _ = state.reduce(.character("?"))
-        let screen = Renderer.render(state)
+        // Help scrolls at 24 rows: every page of it, one after the other (each line drawn whole).
+        var screen = Renderer.render(state)
+        var pages = [screen.text]
+        for _ in 0..<40 {
+            _ = state.reduce(.character("j"))
+            let page = Renderer.render(state)
+            if page.text == pages.last { break }
+            pages.append(page.text)
+        }
+        screen = ScreenBuffer(width: columns, height: pages.count * 24)
+        for (index, line) in pages.joined(separator: "\n").split(separator: "\n", omittingEmptySubsequences: false)
+            .enumerated()
+        {
+            screen.put(String(line), x: 0, y: index)
+        }
         for binding in KeyMap.bindings {
             if binding.context == .browse {
                 #expect(binding.help != nil, "\(binding.keys) (\(binding.action)) is missing from help")

@@ -1,0 +1,128 @@
+import Foundation
+import SpotterCore
+import SpotterProtocol
+
+/// The fields an update merges one by one, with the fields that only mean something together
+/// merged as one (a weight and its unit: 105 from one device and "lb" from another would make a
+/// weight nobody lifted).
+enum MergeFields {
+    static let set: [[String]] = [
+        [WireSet.Field.workoutID], [WireSet.Field.exercise], [WireSet.Field.position], [WireSet.Field.kind],
+        [WireSet.Field.weight, WireSet.Field.unit], [WireSet.Field.reps], [WireSet.Field.rpe],
+        [WireSet.Field.distanceM], [WireSet.Field.durationS], [WireSet.Field.notes], [WireSet.Field.performedAt],
+    ]
+    static let workout: [[String]] = [
+        [WireWorkout.Field.name], [WireWorkout.Field.startedAt], [WireWorkout.Field.endedAt],
+        [WireWorkout.Field.notes],
+    ]
+
+    /// The merge's view of an entity: one value per group (the group's first field names it; a
+    /// group of several holds an object of their values).
+    static func values(_ json: JSONValue, groups: [[String]], only sent: Set<String>? = nil) -> [String: JSONValue] {
+        let fields = json.objectValue ?? [:]
+        var values: [String: JSONValue] = [:]
+        for group in groups {
+            if let sent, !group.contains(where: sent.contains) { continue }
+            if group.count == 1 {
+                values[group[0]] = fields[group[0]] ?? .null
+            } else {
+                values[group[0]] = .object(Dictionary(uniqueKeysWithValues: group.map { ($0, fields[$0] ?? .null) }))
+            }
+        }
+        return values
+    }
+
+    /// Group values back into the fields of a patch.
+    static func patch(_ values: [String: JSONValue], groups: [[String]]) -> [String: JSONValue] {
+        var patch: [String: JSONValue] = [:]
+        for group in groups {
+            guard let value = values[group[0]] else { continue }
+            if group.count == 1 {
+                patch[group[0]] = value
+            } else {
+                for field in group { patch[field] = value.objectValue?[field] ?? .null }
+            }
+        }
+        return patch
+    }
+}
+
+extension EntityHandlers {
+    /// When the edit was made and what it was based on, from its fields. An update from a client
+    /// that sends no stamp is taken as made now (last to arrive wins, as before the merge), and
+    /// a stamp from a clock far ahead is held back to the server's time plus a bound.
+    func editClock(_ fields: [String: JSONValue]) -> (stamp: ClockStamp, base: Int64?) {
+        let serverNow = ClockStamp(
+            milliseconds: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)), device: "server")
+        let sent = fields[EditClockField.stamp]?.stringValue.flatMap(ClockStamp.init)
+        let base = fields[EditClockField.baseVersion]?.intValue.map(Int64.init)
+        return ((sent ?? serverNow).clamped(serverNow: now), base)
+    }
+
+    /// Merges the fields an edit sent (already applied to `patched`, so canonical) into what is
+    /// stored (`before`): the patch of what is written, and the conflicts.
+    func merge(
+        _ type: EntityType, id: String, sentFields: [String: JSONValue], before: JSONValue, patched: JSONValue,
+        groups: [[String]]
+    ) throws -> (patch: [String: JSONValue], clock: ClockStamp, conflicts: [FieldMerge.FieldConflict]) {
+        let clock = editClock(sentFields)
+        let sent = Set(sentFields.keys)
+        let result = FieldMerge.merge(
+            patch: MergeFields.values(patched, groups: groups, only: sent), stamp: clock.stamp, baseVersion: clock.base,
+            stored: MergeFields.values(before, groups: groups, only: sent),
+            clocks: try transaction.fieldClocks(type, id: id, owner: user))
+        return (MergeFields.patch(result.writes, groups: groups), clock.stamp, result.conflicts)
+    }
+
+    /// Stores the clocks of the fields written and records every conflict, each a feed entry.
+    func recordMerge(
+        _ type: EntityType, id: UUID, written: [String: JSONValue], groups: [[String]], clock: ClockStamp,
+        version: Int64?, conflicts: [FieldMerge.FieldConflict], label: String
+    ) throws {
+        if let version {
+            var clocks: [String: FieldClock] = [:]
+            for group in groups where group.contains(where: { written[$0] != nil }) {
+                clocks[group[0]] = FieldClock(stamp: clock, version: version)
+            }
+            try transaction.saveFieldClocks(clocks, type: type, id: id.wireString, owner: user)
+        }
+        for conflict in conflicts {
+            try saveConflict(
+                ConflictRecord(
+                    id: UUID.timeOrdered(at: now), entityType: type, entityID: id, field: conflict.field,
+                    kept: conflict.kept, overridden: conflict.overridden, keptStamp: conflict.keptStamp,
+                    overriddenStamp: conflict.overriddenStamp, label: label, recordedAt: now))
+        }
+    }
+
+    /// An edit that reached an entity another device deleted: the delete wins, and the edit is
+    /// recorded as overridden by it.
+    func recordDeleteOverEdit(
+        _ type: EntityType, id: UUID, sentFields: [String: JSONValue], groups: [[String]], deletedAt: Date?,
+        label: String
+    ) throws {
+        let edited = MergeFields.patch(
+            MergeFields.values(.object(sentFields), groups: groups, only: Set(sentFields.keys)), groups: groups)
+        guard !edited.isEmpty else { return }
+        let deleteStamp = ClockStamp(
+            milliseconds: Int64(((deletedAt ?? now).timeIntervalSince1970 * 1000).rounded(.down)), device: "server")
+        try saveConflict(
+            ConflictRecord(
+                id: UUID.timeOrdered(at: now), entityType: type, entityID: id, field: ConflictRecord.deletedField,
+                kept: .bool(true), overridden: .object(edited), keptStamp: deleteStamp,
+                overriddenStamp: editClock(sentFields).stamp, label: label, recordedAt: now))
+    }
+
+    private func saveConflict(_ record: ConflictRecord) throws {
+        try transaction.saveConflict(
+            WireConflict(record: record, serverVersion: try transaction.nextChangeVersion(owner: user)), owner: user)
+    }
+
+    /// "Bench Press (Barbell) set in 'Push Day'": what a conflict names.
+    func label(of set: WireSet) throws -> String {
+        let workout = try transaction.workout(id: set.workoutID.wireString, owner: user)
+        return "\(set.exercise) set" + (workout.map { " in '\($0.name)'" } ?? "")
+    }
+
+    func label(of workout: WireWorkout) -> String { "workout '\(workout.name)'" }
+}

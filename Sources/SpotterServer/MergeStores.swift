@@ -1,0 +1,209 @@
+import Foundation
+import GRDB
+import SpotterCore
+import SpotterProtocol
+
+// Where the field-level merge keeps its state, on SQLite and PostgreSQL alike: each field's last
+// write (`field_clocks`: the edit's clock stamp and the change version it was stored under), and
+// the conflicts the merge recorded (`conflicts`), which are entries of the user's change feed.
+
+extension SQLiteServerStore {
+    static func registerMergeMigrations(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v5-field-clocks-and-conflicts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE field_clocks (
+                        owner TEXT NOT NULL,
+                        entity_type TEXT NOT NULL,
+                        entity_id TEXT NOT NULL,
+                        field TEXT NOT NULL,
+                        stamp TEXT NOT NULL,
+                        version INTEGER NOT NULL,
+                        PRIMARY KEY (owner, entity_type, entity_id, field)
+                    );
+                    CREATE TABLE conflicts (
+                        owner TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        entity_type TEXT NOT NULL,
+                        entity_id TEXT NOT NULL,
+                        field TEXT NOT NULL,
+                        kept TEXT NOT NULL,
+                        overridden TEXT NOT NULL,
+                        kept_stamp TEXT NOT NULL,
+                        overridden_stamp TEXT NOT NULL,
+                        label TEXT NOT NULL,
+                        recorded_at TEXT NOT NULL,
+                        server_version INTEGER NOT NULL,
+                        PRIMARY KEY (owner, id)
+                    );
+                    CREATE INDEX conflicts_by_owner_version ON conflicts(owner, server_version);
+                    """)
+        }
+    }
+}
+
+extension SQLiteServerTransaction {
+    func fieldClocks(_ type: EntityType, id: String, owner: String) throws -> [String: FieldClock] {
+        let rows = try NamedRow.fetchAll(
+            db.cachedStatement(
+                sql:
+                    "SELECT field, stamp, version FROM field_clocks WHERE owner = ? AND entity_type = ? AND entity_id = ?"
+            ), arguments: [owner, type.rawValue, id])
+        return try StoredEntity.fieldClocks(rows)
+    }
+
+    func saveFieldClocks(_ clocks: [String: FieldClock], type: EntityType, id: String, owner: String) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO field_clocks (owner, entity_type, entity_id, field, stamp, version)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """)
+        for (field, clock) in clocks {
+            try statement.execute(arguments: [owner, type.rawValue, id, field, clock.stamp.description, clock.version])
+        }
+    }
+
+    func saveConflict(_ conflict: WireConflict, owner: String) throws {
+        let record = conflict.record
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO conflicts (owner, id, entity_type, entity_id, field, kept, overridden, kept_stamp,
+                    overridden_stamp, label, recorded_at, server_version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            owner, record.id.wireString, record.entityType.rawValue, record.entityID.wireString, record.field,
+            record.kept.canonicalString, record.overridden.canonicalString, record.keptStamp.description,
+            record.overriddenStamp.description, record.label, Timestamp.format(record.recordedAt),
+            conflict.serverVersion,
+        ])
+    }
+}
+
+extension PostgresSchema {
+    static let mergeMigration: (name: String, statements: [String]) = (
+        "v5-field-clocks-and-conflicts",
+        [
+            """
+            CREATE TABLE field_clocks (
+                owner TEXT COLLATE "C" NOT NULL,
+                entity_type TEXT COLLATE "C" NOT NULL,
+                entity_id TEXT COLLATE "C" NOT NULL,
+                field TEXT COLLATE "C" NOT NULL,
+                stamp TEXT COLLATE "C" NOT NULL,
+                version BIGINT NOT NULL,
+                PRIMARY KEY (owner, entity_type, entity_id, field)
+            )
+            """,
+            """
+            CREATE TABLE conflicts (
+                owner TEXT COLLATE "C" NOT NULL,
+                id TEXT COLLATE "C" NOT NULL,
+                entity_type TEXT NOT NULL,
+                entity_id TEXT COLLATE "C" NOT NULL,
+                field TEXT NOT NULL,
+                kept TEXT NOT NULL,
+                overridden TEXT NOT NULL,
+                kept_stamp TEXT NOT NULL,
+                overridden_stamp TEXT NOT NULL,
+                label TEXT NOT NULL,
+                recorded_at TEXT NOT NULL,
+                server_version BIGINT NOT NULL,
+                PRIMARY KEY (owner, id)
+            )
+            """,
+            "CREATE INDEX conflicts_by_owner_version ON conflicts (owner, server_version)",
+        ]
+    )
+
+    /// The conflicts of `user` after `version` in the feed's order, for one page.
+    static func conflictChanges(
+        _ session: PostgresSession, user: String, after version: Int64, limit: Int
+    ) throws -> [WireChange] {
+        try session.query(
+            """
+            SELECT * FROM conflicts WHERE owner = \(user) AND server_version > \(version)
+            ORDER BY server_version LIMIT \(limit + 1)
+            """
+        ).rows.map { WireChange.conflict(try StoredEntity.conflict($0.makeRandomAccess())) }
+    }
+}
+
+extension PostgresServerTransaction {
+    func fieldClocks(_ type: EntityType, id: String, owner: String) throws -> [String: FieldClock] {
+        try serialize(owner)
+        let rows = try session.query(
+            """
+            SELECT field, stamp, version FROM field_clocks
+            WHERE owner = \(owner) AND entity_type = \(type.rawValue) AND entity_id = \(id)
+            """
+        ).rows.map { $0.makeRandomAccess() }
+        return try StoredEntity.fieldClocks(rows)
+    }
+
+    func saveFieldClocks(_ clocks: [String: FieldClock], type: EntityType, id: String, owner: String) throws {
+        try serialize(owner)
+        for (field, clock) in clocks {
+            try session.query(
+                """
+                INSERT INTO field_clocks (owner, entity_type, entity_id, field, stamp, version)
+                VALUES (\(owner), \(type.rawValue), \(id), \(field), \(clock.stamp.description), \(clock.version))
+                ON CONFLICT (owner, entity_type, entity_id, field) DO UPDATE SET
+                    stamp = EXCLUDED.stamp, version = EXCLUDED.version
+                """)
+        }
+    }
+
+    func saveConflict(_ conflict: WireConflict, owner: String) throws {
+        try serialize(owner)
+        let record = conflict.record
+        try session.query(
+            """
+            INSERT INTO conflicts (owner, id, entity_type, entity_id, field, kept, overridden, kept_stamp,
+                overridden_stamp, label, recorded_at, server_version)
+            VALUES (\(owner), \(record.id.wireString), \(record.entityType.rawValue), \(record.entityID.wireString),
+                \(record.field), \(record.kept.canonicalString), \(record.overridden.canonicalString),
+                \(record.keptStamp.description), \(record.overriddenStamp.description), \(record.label),
+                \(Timestamp.format(record.recordedAt)), \(conflict.serverVersion))
+            """)
+    }
+}
+
+extension StoredEntity {
+    static func fieldClocks(_ rows: [some StoredRow]) throws -> [String: FieldClock] {
+        var clocks: [String: FieldClock] = [:]
+        for row in rows {
+            let field = try StoredCell.required(row.text("field"), "field")
+            let text = try row.text("stamp") ?? ""
+            guard let stamp = ClockStamp(text) else { throw StoredCell.Unreadable(column: "stamp", value: text) }
+            clocks[field] = FieldClock(
+                stamp: stamp, version: try StoredCell.required(row.integer("version"), "version"))
+        }
+        return clocks
+    }
+
+    static func conflict(_ row: some StoredRow) throws -> WireConflict {
+        func json(_ column: String) throws -> JSONValue {
+            let text = try StoredCell.required(row.text(column), column)
+            guard let value = JSONValue.parse(Data(text.utf8)) else {
+                throw StoredCell.Unreadable(column: column, value: text)
+            }
+            return value
+        }
+        func stamp(_ column: String) throws -> ClockStamp {
+            let text = try row.text(column) ?? ""
+            guard let stamp = ClockStamp(text) else { throw StoredCell.Unreadable(column: column, value: text) }
+            return stamp
+        }
+        return WireConflict(
+            record: ConflictRecord(
+                id: try StoredCell.uuid(row, "id"), entityType: try StoredCell.enumeration(row, "entity_type"),
+                entityID: try StoredCell.uuid(row, "entity_id"),
+                field: try StoredCell.required(row.text("field"), "field"), kept: try json("kept"),
+                overridden: try json("overridden"), keptStamp: try stamp("kept_stamp"),
+                overriddenStamp: try stamp("overridden_stamp"),
+                label: try StoredCell.required(row.text("label"), "label"),
+                recordedAt: try StoredCell.date(row, "recorded_at")),
+            serverVersion: try StoredCell.required(row.integer("server_version"), "server_version"))
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import SpotterCore
+import SpotterStore
+
+/// `C`: the values another device's edit replaced (or a delete dropped), one line each; Enter
+/// takes the selected one back (a new edit that syncs), `x` dismisses it.
+public struct ConflictsView: Sendable, Equatable {
+    public var selected = 0
+
+    public init() {}
+}
+
+extension AppState {
+    mutating func reduceConflicts(_ view: ConflictsView, _ action: KeyAction?) -> [AppEffect] {
+        var view = view
+        let count = conflicts.count
+        switch action {
+        case .cancel, .showConflicts:
+            overlay = .none
+            return []
+        case .moveDown:
+            view.selected = min(max(0, count - 1), view.selected + 1)
+        case .moveUp:
+            view.selected = max(0, view.selected - 1)
+        case .takeConflict:
+            guard conflicts.indices.contains(view.selected) else { return [] }
+            return [.takeConflict(id: conflicts[view.selected].record.id)]
+        case .dismissConflict:
+            guard conflicts.indices.contains(view.selected) else { return [] }
+            return [.dismissConflict(id: conflicts[view.selected].record.id)]
+        default:
+            return []
+        }
+        overlay = .conflicts(view)
+        return []
+    }
+}
+
+extension AppController {
+    func performConflict(_ effect: AppEffect) throws {
+        switch effect {
+        case .takeConflict(let id):
+            let taken = try store.conflicts.takeBack(id.wireString)
+            state.say(
+                "Took back \(StoredConflict.fieldName(taken.record.field)) \(StoredConflict.shown(taken.record.overridden)) for \(taken.record.label)"
+            )
+            afterLocalWrite()
+        case .dismissConflict(let id):
+            try store.conflicts.dismiss(id.wireString)
+            reloadAll()
+        default:
+            break
+        }
+        if case .conflicts(var view) = state.overlay {
+            if state.conflicts.isEmpty {
+                state.overlay = .none
+            } else {
+                view.selected = min(view.selected, state.conflicts.count - 1)
+                state.overlay = .conflicts(view)
+            }
+        }
+    }
+}
+
+extension Renderer {
+    static func drawConflicts(_ view: ConflictsView, _ state: AppState, _ buffer: inout ScreenBuffer) {
+        let g = state.glyphs
+        let width = min(max(72, state.columns * 3 / 4), state.columns - 4)
+        let listRows = max(1, min(max(1, state.conflicts.count), state.rows - 8))
+        let height = listRows + 4
+        let x = (state.columns - width) / 2
+        let y = max(1, (state.rows - height) / 2)
+        for row in y..<(y + height) { buffer.fill(x: x, y: row, count: width) }
+        drawBox(
+            &buffer, g, x: x, y: y, width: width, height: height,
+            title: "Conflicts \(g.middleDot) \(state.conflicts.count) open", focused: true)
+        if state.conflicts.isEmpty {
+            buffer.put(
+                "No open conflicts: no edit of yours was replaced".clipped(to: width - 4, ellipsis: g.ellipsis),
+                x: x + 2, y: y + 1, style: .dim)
+        }
+        let offset = scrollOffset(selected: view.selected, count: state.conflicts.count, visibleRows: listRows)
+        for index in offset..<min(state.conflicts.count, offset + listRows) {
+            let selected = index == view.selected
+            let line = "\(selected ? g.selected : " ") \(state.conflicts[index].sentence())"
+            buffer.put(
+                line.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + 1 + index - offset,
+                style: selected ? .reverse : .plain)
+        }
+        buffer.put(
+            KeyMap.hints(.conflicts).clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + height - 2,
+            style: .dim)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+
+/// Two devices of one user, the real binary against a real `spotter serve` on loopback: an edit
+/// made offline earlier never silently replaces a later one, and whatever the merge overrode is
+/// listed on the devices, where it can be taken back.
+@Suite("Conflicts between two devices", .serialized, .enabled(if: SpotterBinary.exists, "build the binary first"))
+struct ConflictTests {
+    /// A device: its own database, signed in to `server` as alice.
+    struct Device {
+        let db: String
+        let server: ServerProcess
+
+        init(_ server: ServerProcess) {
+            db = SpotterBinary.temporaryDatabase()
+            self.server = server
+        }
+
+        @discardableResult
+        func run(_ arguments: [String], expecting status: Int32 = 0) async throws -> SpotterBinary.Result {
+            let result = try await SpotterBinary.run(
+                arguments + ["--server", server.url, "--token", ServerProcess.token], db: db)
+            #expect(result.status == status, "\(arguments): \(result.stdout) \(result.stderr)")
+            return result
+        }
+
+        func sets() async throws -> [[String: Any]] {
+            try SpotterBinary.json(try await run(["sets", "--json"]).stdout)["sets"] as? [[String: Any]] ?? []
+        }
+
+        func conflicts(all: Bool = false) async throws -> [[String: Any]] {
+            let listed = try await run(["conflicts", "list", "--json"] + (all ? ["--all"] : []))
+            return try SpotterBinary.json(listed.stdout)["conflicts"] as? [[String: Any]] ?? []
+        }
+    }
+
+    static func startServer() async throws -> ServerProcess {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        return try await offThePool { try ServerProcess(db: directory.appendingPathComponent("server.db").path) }
+    }
+
+    /// Two devices that both hold one set (100 kg × 5), synced; the set's id.
+    static func twoDevicesWithOneSet(_ server: ServerProcess) async throws -> (Device, Device, String) {
+        let phone = Device(server)
+        let laptop = Device(server)
+        let logged = try await phone.run(
+            ["log", "--exercise", "Bench Press (Barbell)", "--weight", "100", "--reps", "5", "--new-workout", "Push"])
+        let setID = logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        #expect(try await laptop.sets().map { $0["id"] as? String } == [setID])
+        return (phone, laptop, setID)
+    }
+
+    @Test("an older offline edit does not replace a newer one: both end at 7 reps, and the phone lists the 6 it lost")
+    func olderOfflineEditLoses() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let (phone, laptop, setID) = try await Self.twoDevicesWithOneSet(server)
+
+        // The phone goes offline and sets 6 reps; a moment later the laptop sets 7 and syncs.
+        try await phone.run(["airplane", "on"])
+        try await phone.run(["edit", setID, "--reps", "6"])
+        try await Task.sleep(for: .milliseconds(20))
+        try await laptop.run(["edit", setID, "--reps", "7"])
+        try await laptop.run(["sync"])
+        // The phone comes back.
+        try await phone.run(["airplane", "off"])
+        let synced = try await phone.run(["sync"])
+        #expect(synced.stdout.contains("1 conflict (spotter conflicts)"), "\(synced.stdout)")
+        #expect(synced.stdout.contains("reps 6 from this device was replaced by 7 from another device"))
+        try await laptop.run(["sync"])
+
+        for device in [phone, laptop] {
+            #expect(try await device.sets().first?["reps"] as? Int == 7, "both devices end at the later edit")
+        }
+        let listed = try await phone.conflicts()
+        #expect(listed.count == 1)
+        let conflict = try #require(listed.first)
+        #expect(conflict["field"] as? String == "reps")
+        #expect(conflict["overridden"] as? Int == 6 && conflict["kept"] as? Int == 7)
+        #expect(conflict["overridden_here"] as? Bool == true)
+        #expect(conflict["entity_id"] as? String == setID)
+        // The laptop hears of it too, as another device's value its edit replaced.
+        let onLaptop = try #require(try await laptop.conflicts().first)
+        #expect(onLaptop["overridden_here"] as? Bool == false)
+        #expect(
+            (onLaptop["sentence"] as? String)?.contains("reps 6 from another device was replaced by 7 from this device")
+                == true)
+        let status = try SpotterBinary.json(try await phone.run(["status", "--json"]).stdout)
+        #expect(status["conflicts"] as? Int == 1)
+
+        // Taking it back is a new edit: it syncs, and wins, on every device.
+        let id = try #require(conflict["id"] as? String)
+        let taken = try await phone.run(["conflicts", "take", String(id.suffix(12))])
+        #expect(taken.stdout.contains("took back reps 6"), "\(taken.stdout)")
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        for device in [phone, laptop] {
+            #expect(try await device.sets().first?["reps"] as? Int == 6, "the value taken back is everywhere")
+        }
+        #expect(try await phone.conflicts().isEmpty, "a conflict taken back is no longer open")
+        #expect(try await phone.conflicts(all: true).first?["status"] as? String == "taken")
+        // The laptop dismisses its copy.
+        let dismissed = try await laptop.run(["conflicts", "dismiss", "--all"])
+        #expect(dismissed.stdout.contains("dismissed"))
+        #expect(try await laptop.conflicts().isEmpty)
+    }
+
+    @Test("fields merge one by one: the phone's offline note and the laptop's later reps both survive, no conflict")
+    func differentFieldsBothSurvive() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let (phone, laptop, setID) = try await Self.twoDevicesWithOneSet(server)
+        try await phone.run(["airplane", "on"])
+        try await phone.run(["edit", setID, "--notes", "paused at the bottom"])
+        try await laptop.run(["edit", setID, "--reps", "8"])
+        try await laptop.run(["sync"])
+        try await phone.run(["airplane", "off"])
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        for device in [phone, laptop] {
+            let set = try #require(try await device.sets().first)
+            #expect(set["reps"] as? Int == 8)
+            #expect(set["notes"] as? String == "paused at the bottom")
+            #expect(try await device.conflicts().isEmpty)
+        }
+    }
+
+    @Test("an edit of a set another device deleted: the delete wins, and the dropped edit is listed")
+    func deleteWinsAndIsListed() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let (phone, laptop, setID) = try await Self.twoDevicesWithOneSet(server)
+        try await phone.run(["airplane", "on"])
+        try await phone.run(["edit", setID, "--reps", "6"])
+        try await laptop.run(["delete", setID])
+        try await laptop.run(["sync"])
+        try await phone.run(["airplane", "off"])
+        // The phone's edit is answered 404 (the set is gone): nothing of it is left unsent.
+        try await phone.run(["sync"])
+        #expect(try await phone.sets().isEmpty, "the set is deleted on the phone too")
+        let conflict = try #require(try await phone.conflicts().first)
+        #expect(conflict["field"] as? String == "deleted")
+        #expect((conflict["sentence"] as? String)?.contains("was dropped") == true, "\(conflict)")
+        // Nothing to take back into: said, and nothing changes.
+        let refused = try await phone.run(
+            ["conflicts", "take", try #require(conflict["id"] as? String)], expecting: 1)
+        #expect(refused.stderr.contains("deleted on another device"), "\(refused.stderr)")
+    }
+}
