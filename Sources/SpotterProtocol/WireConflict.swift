@@ -68,4 +68,7 @@ public enum EditClockField {
     public static let stamp = "stamp"
     /// The `server_version` of the entity the device had when the edit was made.
     public static let baseVersion = "base_version"
+    /// A routine's planned exercises as they were when the edit was made: the base its list is
+    /// merged against, row by row (`RoutineMerge`).
+    public static let baseExercises = "base_exercises"
 }

@@ -11,6 +11,9 @@ enum MergeFields {
         [WireSet.Field.weight, WireSet.Field.unit], [WireSet.Field.reps], [WireSet.Field.rpe],
         [WireSet.Field.distanceM], [WireSet.Field.durationS], [WireSet.Field.notes], [WireSet.Field.performedAt],
     ]
+    static let routine: [[String]] = [
+        [Routine.Field.name], [Routine.Field.notes], [Routine.Field.restSeconds], [Routine.Field.exercises],
+    ]
     static let workout: [[String]] = [
         [WireWorkout.Field.name], [WireWorkout.Field.startedAt], [WireWorkout.Field.endedAt],
         [WireWorkout.Field.notes],
@@ -125,4 +128,6 @@ extension EntityHandlers {
     }
 
     func label(of workout: WireWorkout) -> String { "workout '\(workout.name)'" }
+
+    func label(of routine: WireRoutine) -> String { "routine '\(routine.routine.name)'" }
 }

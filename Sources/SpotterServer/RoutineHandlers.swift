@@ -64,15 +64,58 @@ extension EntityHandlers {
     }
 
     func updateRoutine(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
-        guard var routine = try liveRoutine(id) else { return .problem(Problems.notFound("no routine \(id)")) }
-        let before = routine
-        do { try EntityRules.patchRoutine(&routine, with: fields) } catch {
+        guard let before = try transaction.routine(id: id, owner: user) else {
+            return .problem(Problems.notFound("no routine \(id)"))
+        }
+        if before.deleted == true {
+            try recordDeleteOverEdit(
+                .routine, id: before.routine.id, sentFields: fields, groups: MergeFields.routine,
+                deletedAt: before.updatedAt, label: label(of: before))
+            return .problem(Problems.notFound("no routine \(id)"))
+        }
+        var patched = before
+        do { try EntityRules.patchRoutine(&patched, with: fields) } catch {
             return .problem(Problems.validation(error))
         }
-        if routine.routine == before.routine { return .json(200, before) }
-        try stampRoutine(&routine, deleted: false)
-        try transaction.saveRoutine(routine, owner: user)
-        return .json(200, routine)
+        if patched.routine == before.routine { return .json(200, before) }
+        // Name, notes and rest merge as a set's fields do; the planned exercises row by row
+        // against the list the edit was made on (sent as base_exercises).
+        var sent = fields
+        let clocks = try transaction.fieldClocks(.routine, id: id, owner: user)
+        var rowConflicts: [FieldMerge.FieldConflict] = []
+        var mergedExercises: JSONValue?
+        let patchedJSON = patched.json.objectValue ?? [:]
+        if let base = fields[EditClockField.baseExercises], base.arrayValue != nil,
+            let local = patchedJSON[Routine.Field.exercises], let remote = before.json.objectValue?[Routine.Field.exercises]
+        {
+            sent.removeValue(forKey: Routine.Field.exercises)
+            let stamp = editClock(fields).stamp
+            let result = RoutineMerge.merge(
+                base: base, local: local, remote: remote, localStamp: stamp,
+                remoteStamp: clocks[Routine.Field.exercises]?.stamp ?? .origin)
+            mergedExercises = result.exercises
+            rowConflicts = result.conflicts
+        }
+        let merged = try merge(
+            .routine, id: id, sentFields: sent, before: before.json, patched: patched.json, groups: MergeFields.routine)
+        var patch = merged.patch
+        if let mergedExercises, mergedExercises != before.json.objectValue?[Routine.Field.exercises] {
+            patch[Routine.Field.exercises] = mergedExercises
+        }
+        var routine = before
+        do { try EntityRules.patchRoutine(&routine, with: patch) } catch {
+            return .problem(Problems.validation(error))
+        }
+        var version: Int64?
+        if routine.routine != before.routine {
+            try stampRoutine(&routine, deleted: false)
+            version = routine.serverVersion
+            try transaction.saveRoutine(routine, owner: user)
+        }
+        try recordMerge(
+            .routine, id: before.routine.id, written: patch, groups: MergeFields.routine, clock: merged.clock,
+            version: version, conflicts: merged.conflicts + rowConflicts, label: label(of: version == nil ? before : routine))
+        return .json(200, version == nil ? before : routine)
     }
 
     func deleteRoutine(id: String) throws -> APIResponse {

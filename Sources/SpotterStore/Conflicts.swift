@@ -49,7 +49,8 @@ public struct StoredConflict: Sendable, Equatable {
 
     /// How a field is called to a person.
     public static func fieldName(_ field: String) -> String {
-        switch field {
+        if field.hasPrefix(RoutineMerge.exercisesField + "/") { return RoutineMerge.readable(field) }
+        return switch field {
         case "distance_m": "distance"
         case "duration_s": "duration"
         case "performed_at": "time"
@@ -248,6 +249,17 @@ extension ConflictLog {
             var patch: [String: JSONValue] = [:]
             if case .object(let fields) = record.overridden, record.field == "weight" {
                 patch = fields
+            } else if record.field.hasPrefix(RoutineMerge.exercisesField + "/") {
+                // A routine's planned row: its field set back in the list the routine has now.
+                guard
+                    let current = try EntityTable.wireFields(.routine, id: record.entityID.wireString, db: db)?[
+                        RoutineMerge.exercisesField],
+                    let list = RoutineMerge.setting(record.field, to: record.overridden, in: current)
+                else {
+                    throw StoreError.notAllowed(
+                        "\(StoredConflict.fieldName(record.field)) is no longer in \(record.label): edit the routine instead")
+                }
+                patch[RoutineMerge.exercisesField] = list
             } else {
                 patch[record.field] = record.overridden
             }

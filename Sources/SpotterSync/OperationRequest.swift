@@ -60,6 +60,14 @@ public enum OperationRequest {
         var body = op.payload
         if let stamp = op.clockStamp { body[EditClockField.stamp] = .string(stamp) }
         if let base = op.baseVersion { body[EditClockField.baseVersion] = .int(base) }
+        // A routine's list is merged row by row against the list the edit was made on.
+        // (The before image holds the column as stored: the list's JSON text.)
+        if op.entityType == .routine, op.payload[Routine.Field.exercises] != nil,
+            let before = op.before[Routine.Field.exercises]
+        {
+            let list = before.stringValue.flatMap { JSONValue.parse($0) } ?? before
+            if list.arrayValue != nil { body[EditClockField.baseExercises] = list }
+        }
         return body
     }
 

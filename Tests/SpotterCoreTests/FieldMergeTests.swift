@@ -125,3 +125,66 @@ struct FieldMergeTests {
         }
     }
 }
+
+@Suite("A routine's plan merges row by row, field by field")
+struct RoutineMergeTests {
+    let early = ClockStamp(milliseconds: 1000, device: "phone")
+    let late = ClockStamp(milliseconds: 2000, device: "laptop")
+
+    func exercise(_ name: String, reps: [Int], notes: String? = nil) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "exercise": .string(name), "unit": .string("kg"),
+            "sets": .array(reps.map { .object(["kind": .string("normal"), "reps": .int(Int64($0))]) }),
+        ]
+        if let notes { fields["notes"] = .string(notes) }
+        return .object(fields)
+    }
+
+    @Test("rows changed on one side each keep their change: one device adds a lift, the other removes one")
+    func disjointRowEdits() {
+        let base: JSONValue = .array([exercise("Squat", reps: [5, 5]), exercise("Bench", reps: [5])])
+        let local: JSONValue = .array([
+            exercise("Squat", reps: [5, 5]), exercise("Bench", reps: [5]), exercise("Row", reps: [8]),
+        ])
+        let remote: JSONValue = .array([exercise("Bench", reps: [5])])
+        let result = RoutineMerge.merge(base: base, local: local, remote: remote, localStamp: early, remoteStamp: late)
+        #expect(result.exercises == .array([exercise("Bench", reps: [5]), exercise("Row", reps: [8])]))
+        #expect(result.conflicts.isEmpty)
+    }
+
+    @Test(
+        "the same planned set's reps changed on both: the later stamp keeps its value, the other is a conflict by path")
+    func sameFieldBothSides() {
+        let base: JSONValue = .array([exercise("Squat", reps: [5, 5])])
+        let local: JSONValue = .array([exercise("Squat", reps: [5, 3], notes: "pause")])
+        let remote: JSONValue = .array([exercise("Squat", reps: [5, 8])])
+        let result = RoutineMerge.merge(base: base, local: local, remote: remote, localStamp: early, remoteStamp: late)
+        #expect(result.exercises == .array([exercise("Squat", reps: [5, 8], notes: "pause")]))
+        #expect(result.conflicts.count == 1)
+        let conflict = result.conflicts[0]
+        #expect(conflict.field == "exercises/Squat/sets/1/reps")
+        #expect(conflict.kept == .int(8) && conflict.overridden == .int(3))
+        #expect(conflict.keptStamp == late)
+        #expect(RoutineMerge.readable(conflict.field) == "Squat set 2 reps")
+        // Taken back, the value goes where the path says.
+        #expect(
+            RoutineMerge.setting(conflict.field, to: conflict.overridden, in: result.exercises)
+                == .array([exercise("Squat", reps: [5, 3], notes: "pause")]))
+        // With the stamps the other way round, the other value wins.
+        let flipped = RoutineMerge.merge(base: base, local: local, remote: remote, localStamp: late, remoteStamp: early)
+        #expect(flipped.exercises == .array([exercise("Squat", reps: [5, 3], notes: "pause")]))
+    }
+
+    @Test("a row removed on one side and changed on the other is removed, and the change is the conflict")
+    func removalWinsOverEdit() {
+        let base: JSONValue = .array([exercise("Squat", reps: [5]), exercise("Bench", reps: [5])])
+        let local: JSONValue = .array([exercise("Squat", reps: [5]), exercise("Bench", reps: [6])])
+        let remote: JSONValue = .array([exercise("Squat", reps: [5])])
+        let result = RoutineMerge.merge(base: base, local: local, remote: remote, localStamp: late, remoteStamp: early)
+        #expect(result.exercises == .array([exercise("Squat", reps: [5])]))
+        #expect(result.conflicts.count == 1)
+        #expect(result.conflicts[0].field == "exercises/Bench")
+        #expect(result.conflicts[0].kept == .null && result.conflicts[0].overridden == exercise("Bench", reps: [6]))
+        #expect(RoutineMerge.setting("exercises/Bench/sets/0/reps", to: .int(6), in: result.exercises) == nil)
+    }
+}

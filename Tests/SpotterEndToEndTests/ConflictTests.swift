@@ -148,4 +148,55 @@ struct ConflictTests {
             ["conflicts", "take", try #require(conflict["id"] as? String)], expecting: 1)
         #expect(refused.stderr.contains("deleted on another device"), "\(refused.stderr)")
     }
+
+    static func routine(_ device: Device) async throws -> [String: Any] {
+        let listed = try SpotterBinary.json(try await device.run(["routine", "list", "--json"]).stdout)
+        let routines = listed["routines"] as? [[String: Any]] ?? []
+        return try #require(routines.first)
+    }
+
+    @Test("a routine edited on two offline devices merges row by row; the name both changed is a conflict")
+    func routineMergesRowByRow() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let phone = Device(server)
+        let laptop = Device(server)
+        try await phone.run(["routine", "create", "Push A"])
+        try await phone.run([
+            "routine", "add", "Push A", "--exercise", "Squat (Barbell)", "--reps", "5", "--weight", "100",
+        ])
+        try await phone.run([
+            "routine", "add", "Push A", "--exercise", "Bench Press (Barbell)", "--reps", "5", "--weight", "80",
+        ])
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        // Offline, the phone adds a lift and renames the routine; the laptop, later, drops the
+        // squat and renames it too, and syncs first.
+        try await phone.run(["airplane", "on"])
+        try await phone.run([
+            "routine", "add", "Push A", "--exercise", "Overhead Press (Barbell)", "--reps", "8", "--weight", "40",
+        ])
+        try await phone.run(["routine", "rename", "Push A", "Push light"])
+        try await Task.sleep(for: .milliseconds(20))
+        try await laptop.run(["routine", "remove", "Push A", "--exercise", "Squat (Barbell)"])
+        try await laptop.run(["routine", "rename", "Push A", "Push heavy"])
+        try await laptop.run(["sync"])
+        try await phone.run(["airplane", "off"])
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+
+        for device in [phone, laptop] {
+            let routine = try await Self.routine(device)
+            #expect(routine["name"] as? String == "Push heavy", "the later rename wins")
+            let names = (routine["exercises"] as? [[String: Any]] ?? []).compactMap { $0["exercise"] as? String }
+            #expect(
+                names == ["Bench Press (Barbell)", "Overhead Press (Barbell)"],
+                "the laptop's removal and the phone's addition both stand: \(names)")
+        }
+        let conflicts = try await phone.conflicts()
+        #expect(conflicts.count == 1, "\(conflicts)")
+        #expect(conflicts.first?["field"] as? String == "name")
+        #expect(conflicts.first?["overridden"] as? String == "Push light")
+        #expect(conflicts.first?["entity_type"] as? String == "routine")
+    }
 }

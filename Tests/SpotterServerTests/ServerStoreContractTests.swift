@@ -509,4 +509,41 @@ struct ServerStoreContractTests {
             #expect(conflict.overridden == .object(["reps": .int(6)]))
         }
     }
+
+    @Test(
+        "a routine's plan merges row by row on the store: one device's added lift and the other's removal both stand",
+        arguments: StoreBackend.available)
+    func routineRowsMerge(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            func exercise(_ name: String) -> RoutineExercise {
+                RoutineExercise(exercise: name, sets: [PlannedSet(weight: 100, reps: 5)])
+            }
+            let routine = Routine(
+                name: "Push A", exercises: [exercise("Squat (Barbell)"), exercise("Bench Press (Barbell)")])
+            let created = try await handle(store, .createRoutine, routine.wireFields, at: start)
+            let createdBody = try #require(created.body)
+            let base = try #require(try WireRoutine(json: createdBody).serverVersion)
+            let baseList = Routine.exercisesJSON(routine.exercises)
+            let id = routine.id.wireString
+            // The laptop drops the squat, later; the phone, offline and earlier, adds a row.
+            _ = try await handle(
+                store, .updateRoutine(id: id),
+                [
+                    "exercises": Routine.exercisesJSON([exercise("Bench Press (Barbell)")]), "base_exercises": baseList,
+                    "stamp": stamp(start.addingTimeInterval(60), "laptop"), "base_version": .int(base),
+                ], at: start.addingTimeInterval(61))
+            let phone = try await handle(
+                store, .updateRoutine(id: id),
+                [
+                    "exercises": Routine.exercisesJSON(routine.exercises + [exercise("Row (Cable)")]),
+                    "base_exercises": baseList, "stamp": stamp(start.addingTimeInterval(30), "phone"),
+                    "base_version": .int(base),
+                ], at: start.addingTimeInterval(62))
+            let merged = try WireRoutine(json: try #require(phone.body)).routine
+            #expect(merged.exercises.map(\.exercise) == ["Bench Press (Barbell)", "Row (Cable)"])
+            #expect(try await conflicts(store).isEmpty)
+            let stored = try #require(try await store.routines(user: "alice", includeDeleted: false).first)
+            #expect(stored.routine == merged)
+        }
+    }
 }
