@@ -74,6 +74,27 @@ extension SpotterStore {
             default: break
             }
         }
+        // Those that gave up without an answer, and what waits on them, are no refusal: counted apart.
+        if counts.failed > 0 || counts.blocked > 0 {
+            let gaveUp =
+                try Int.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT COUNT(*) FROM outbox WHERE user_id = ? AND state = \(OperationState.failedPermanent.sql)
+                                AND no_answer = 1
+                            """), arguments: [userID]) ?? 0
+            counts.failed -= gaveUp
+            counts.gaveUp = gaveUp
+        }
+        if counts.blocked > 0 {
+            let blocked = try String.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT depends_on FROM outbox WHERE user_id = ? AND state = \(OperationState.blocked.sql)"),
+                arguments: [userID])
+            let waiting = try blocked.filter { try Outbox.waitsOnNoAnswer($0, db: db) }.count
+            counts.blocked -= waiting
+            counts.blockedOnNoAnswer = waiting
+        }
         return counts
     }
 
@@ -322,8 +343,11 @@ extension Preferences {
         }
     }
 
+    /// Turning airplane mode off also puts back in the queue what gave up without an answer
+    /// (the network is back: it may well go through now).
     public func setAirplane(_ on: Bool) throws {
         try setMeta(MetaKey.airplane, on ? "1" : "0")
+        if !on { try store.queue.requeueNoAnswer() }
     }
 }
 

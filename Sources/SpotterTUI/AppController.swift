@@ -74,9 +74,10 @@ public final class AppController {
         var dataChanged = false
         for event in events {
             switch event {
-            case .outboxChanged(let pending, let failed):
+            case .outboxChanged(let pending, let failed, let gaveUp):
                 state.counts.pending = pending
                 state.counts.failed = failed
+                state.counts.gaveUp = gaveUp
                 dataChanged = true
             case .connectivity(let connectivity):
                 state.connectivity = connectivity

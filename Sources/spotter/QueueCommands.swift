@@ -30,6 +30,8 @@ struct Status: AsyncParsableCommand {
                 .object([
                     "pending": .int(Int64(counts.pending)), "in_flight": .int(Int64(counts.inFlight)),
                     "failed": .int(Int64(counts.failed)), "blocked": .int(Int64(counts.blocked)),
+                    "gave_up_no_answer": .int(Int64(counts.gaveUp)),
+                    "waiting_on_no_answer": .int(Int64(counts.blockedOnNoAnswer)),
                     "stranded": .int(Int64(strandedCount)), "stranded_for": .array(stranded.map(Render.strandedJSON)),
                     "account": Render.ownerJSON(store.owner), "airplane": .bool(airplane),
                     "last_sync_at": JSONValue(lastSync), "server": .string(server), "metrics": .object(metricFields),
@@ -40,6 +42,12 @@ struct Status: AsyncParsableCommand {
         print("pending    \(counts.pending)\(counts.inFlight > 0 ? " (\(counts.inFlight) in flight)" : "")")
         print("failed     \(counts.failed)")
         print("blocked    \(counts.blocked)")
+        if counts.gaveUp + counts.blockedOnNoAnswer > 0 {
+            print(
+                "\(OutboxMachine.gaveUpPrefix) \(counts.gaveUp)"
+                    + (counts.blockedOnNoAnswer > 0 ? " (and \(counts.blockedOnNoAnswer) waiting on them)" : "")
+                    + ": queued again when the server next answers")
+        }
         print("stranded   \(strandedCount)")
         for queue in stranded {
             print("  \(queue.operations) wait for \(queue.owner): \(resolveHint(for: queue.owner))")
@@ -199,7 +207,7 @@ struct Sync: AsyncParsableCommand {
         let counts = try store.queries.queueCounts()
         let stranded = try store.accounts.strandedQueues()
         print(
-            "pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked), stranded \(stranded.reduce(0) { $0 + $1.operations })"
+            "pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked), \(OutboxMachine.gaveUpPrefix) \(counts.gaveUp + counts.blockedOnNoAnswer), stranded \(stranded.reduce(0) { $0 + $1.operations })"
         )
         // All is sent only when nothing the user can see waits, failed or is stranded.
         // Why the queued ones are still here, as their last try met it ("connection refused").
@@ -239,6 +247,11 @@ struct Sync: AsyncParsableCommand {
             reasons.append("\(counts.failed) failed permanently (spotter outbox; spotter retry --all-failed)")
         }
         if counts.blocked > 0 { reasons.append("\(counts.blocked) blocked behind a rejected operation") }
+        if counts.gaveUp + counts.blockedOnNoAnswer > 0 {
+            reasons.append(
+                "\(counts.gaveUp + counts.blockedOnNoAnswer) \(OutboxMachine.gaveUpPrefix) (queued again when the server next answers; spotter retry --all-failed sends them now)"
+            )
+        }
         for queue in stranded {
             reasons.append("\(queue.operations) wait for \(queue.owner) (\(resolveHint(for: queue.owner)))")
         }

@@ -1,0 +1,57 @@
+import AsyncHTTPClient
+import Foundation
+import Testing
+
+/// No edit and no set is lost without a word: the real binary against a real `spotter serve`.
+@Suite("Nothing lost without a word", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+struct NoSilentLossTests {
+    static let quickGiveUp = ["SPOTTER_MAX_ATTEMPTS": "3", "SPOTTER_RETRY_BASE_SECONDS": "0.05"]
+
+    static func logArguments(workout: String? = nil) -> [String] {
+        ["log", "--exercise", "Bench Press (Barbell)", "--weight", "100", "--reps", "5"]
+            + (workout.map { ["--new-workout", $0] } ?? [])
+    }
+
+    static func liveRows(_ page: [String: Any], _ key: String) -> [[String: Any]] {
+        (page[key] as? [[String: Any]] ?? []).filter { ($0["deleted"] as? Bool) != true }
+    }
+
+    /// A workout create whose replies were dropped after the server committed it, then tried
+    /// against a server that is down, gives up: that is no rejection. Everything says "gave up
+    /// (no answer)", the set logged into it waits on it, and both go back to the queue by
+    /// themselves once the server answers again — no `spotter retry`.
+    @Test func aGiveUpWithoutAnswerRecoversByItselfAndIsNeverCalledRejected() async throws {
+        var fleet = try await Fleet.start(extra: ["--chaos-drop", "1", "--chaos-seed", "7"])
+        let logged = try await fleet.run("a", Self.logArguments(workout: "u11w"), environment: Self.quickGiveUp)
+        #expect(logged.status == 0, "log: \(logged.stderr)")
+        fleet.server.stop()
+        let offline = try await fleet.run("a", ["sync", "--timeout", "5"], environment: Self.quickGiveUp)
+        #expect(offline.status == 3, "nothing was sent: \(offline.stdout) \(offline.stderr)")
+        #expect(offline.stderr.contains("gave up (no answer)"), "\(offline.stderr)")
+        for command in [["status"], ["sets"], ["workouts"], ["outbox"], ["status", "--json"], ["sets", "--json"]] {
+            let shown = try await fleet.run("a", command)
+            #expect(!shown.stdout.lowercased().contains("rejected"), "\(command): \(shown.stdout)")
+        }
+        let status = try await fleet.run("a", ["status"])
+        #expect(status.stdout.contains("gave up (no answer)"), "\(status.stdout)")
+        #expect(status.stdout.contains("failed     0"), "\(status.stdout)")
+        let sets = try await fleet.run("a", ["sets"])
+        #expect(sets.stdout.contains("which gave up (no answer)"), "the set waits on it: \(sets.stdout)")
+        let outbox = try await fleet.run("a", ["outbox"])
+        #expect(outbox.stdout.contains("gave up (no answer)"), "\(outbox.stdout)")
+
+        // The server answers again: no retry command, one sync sends both (the same keys).
+        let (db, port) = (fleet.serverDB, fleet.port)
+        fleet.server = try await offThePool { try ServerProcess(db: db, port: port) }
+        let back = try await fleet.run("a", ["sync", "--timeout", "30"], environment: Self.quickGiveUp)
+        #expect(back.status == 0, "sync: \(back.stdout) \(back.stderr)")
+        let workouts = Self.liveRows(try await fleet.serverGet("/v1/workouts"), "workouts")
+        #expect(workouts.map { $0["name"] as? String } == ["u11w"], "\(workouts)")
+        let serverSets = Self.liveRows(try await fleet.serverGet("/v1/sets"), "sets")
+        #expect(serverSets.count == 1, "\(serverSets)")
+        let after = try SpotterBinary.json(try await fleet.run("a", ["status", "--json"]).stdout)
+        #expect(after["failed"] as? Int == 0 && after["pending"] as? Int == 0 && after["blocked"] as? Int == 0)
+        #expect(after["gave_up_no_answer"] as? Int == 0)
+        fleet.server.stop()
+    }
+}
