@@ -115,6 +115,8 @@ public enum OutboxMachine {
         case releaseDependants
         /// The server never had the entity: it goes here, with every operation about it.
         case discardEntity
+        /// What waited on a create that is discarded without an answer stays queued, waiting on nothing.
+        case keepDependantsQueued
         case removeOperation
         /// An update was refused: the fields it touched return to their before-image.
         case rollBack(String)
@@ -247,6 +249,11 @@ public enum OutboxMachine {
             // The engine gave up without a definite answer: the same key, since it may have landed.
             return Transition(
                 .pending, [.startAfresh, .recordAnswer(status: facts.lastStatus, error: nil), .releaseDependants])
+
+        case (.discard, .failedPermanent) where facts.kind == .create && facts.gaveUpWithoutAnswer:
+            // No answer came: it may exist on the server. Only the create stops; what waits on
+            // it is sent after all (and lands if the entity is there).
+            return Transition(nil, [.keepDependantsQueued, .removeOperation, .settleWaitingChange])
 
         case (.discard, .failedPermanent), (.discard, .blocked):
             if facts.kind == .create { return Transition(nil, [.discardEntity, .settleWaitingChange]) }

@@ -273,6 +273,10 @@ extension SpotterStore {
             return [StoreNotice("Delete of \(label) was rejected; it is back: \(reason)")]
         case .requeueAsNewIntent:
             try requeueAsNewIntent(op, db: db, now: now)
+        case .keepDependantsQueued:
+            try releaseBlocked(behind: op.opID, db: db, now: now)
+            try db.cachedStatement(sql: "UPDATE outbox SET depends_on = NULL WHERE depends_on = ?").execute(
+                arguments: [op.opID])
         case .settleWaitingChange:
             try settleWaiting(op.entityType, op.entityID, db: db)
         case .settleEarlierFailures:

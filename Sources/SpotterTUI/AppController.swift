@@ -282,6 +282,13 @@ public final class AppController {
             try store.queue.retry(opID: op.opID)
             afterLocalWrite()
             state.say("Queued again")
+        case .askDiscard(let type, let id):
+            guard let op = try store.queries.failedOperation(entityType: type, entityID: id) else {
+                state.say("Nothing to discard for this \(type.rawValue)", isError: true)
+                return
+            }
+            let preview = try store.queries.discardPreview(opID: op.opID)
+            state.overlay = .confirmDelete(.discard(entityType: type, entityID: id, description: preview.summary))
         case .discard(let type, let id):
             guard let op = try store.queries.failedOperation(entityType: type, entityID: id) else {
                 state.say("Nothing to discard for this \(type.rawValue)", isError: true)

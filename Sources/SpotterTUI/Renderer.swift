@@ -499,6 +499,8 @@ public enum Renderer {
                 question = "Delete workout \(name) and its \(count) set\(count == 1 ? "" : "s")?"
             case .routine(_, let name):
                 question = "Delete routine \(name)? Workouts started from it stay."
+            case .discard(_, _, let description):
+                question = "This \(description). Discard?"
             }
             buffer.fill(x: 0, y: y, count: width, style: CellStyle(color: .red, bold: true, reverse: true))
             buffer.put(

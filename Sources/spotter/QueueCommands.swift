@@ -136,14 +136,38 @@ struct Retry: AsyncParsableCommand {
 struct Discard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "discard",
-        abstract: "Give up on a failed operation; a rejected set or workout is removed locally.")
+        abstract:
+            "Give up on a failed operation (names what goes and asks; --yes without a terminal); a rejected set or workout is removed locally."
+    )
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The operation's id.") var opID: String
+    @Flag(help: "Do not ask: discard what it names (needed without a terminal).") var yes = false
 
     func run() async throws {
         let store = try global.openStore()
-        try store.queue.discard(opID: opID.lowercased())
+        let opID = opID.lowercased()
+        // Everything that goes is named first; nothing goes unasked.
+        let preview = try store.queries.discardPreview(opID: opID)
+        if !yes {
+            guard isatty(STDIN_FILENO) == 1 else {
+                FileHandle.standardError.write(
+                    Data("spotter: this \(preview.summary)\nspotter: not discarded: pass --yes to confirm\n".utf8))
+                throw ExitCode(2)
+            }
+            print("This \(preview.summary).")
+            FileHandle.standardOutput.write(Data("Discard? [y/N] ".utf8))
+            guard let answer = readLine(),
+                ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces))
+            else {
+                print("nothing discarded")
+                return
+            }
+        }
+        try store.queue.discard(opID: opID)
+        let done = preview.summary.replacingFirst("discards", "discarded").replacingFirst(
+            "stops sending", "stopped sending")
+        print(done.prefix(1).uppercased() + done.dropFirst())
     }
 }
 
@@ -256,5 +280,13 @@ struct Sync: AsyncParsableCommand {
             reasons.append("\(queue.operations) wait for \(queue.owner) (\(resolveHint(for: queue.owner)))")
         }
         return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+}
+
+extension String {
+    /// The text with the first `target` replaced (the past tense of a summary once it is done).
+    fileprivate func replacingFirst(_ target: String, _ replacement: String) -> String {
+        guard let range = range(of: target) else { return self }
+        return replacingCharacters(in: range, with: replacement)
     }
 }

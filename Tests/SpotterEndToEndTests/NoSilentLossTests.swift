@@ -54,4 +54,51 @@ struct NoSilentLossTests {
         #expect(after["gave_up_no_answer"] as? Int == 0)
         fleet.server.stop()
     }
+
+    /// `discard` of a workout create names the set that would go with it, refuses without a
+    /// terminal unless told `--yes`, and — the create got no answer, so the workout may be on the
+    /// server — keeps the set queued: once the server answers, the set is there, in that workout.
+    @Test func discardNamesWhatGoesAsksAndKeepsWhatMayExistOnTheServer() async throws {
+        var fleet = try await Fleet.start(extra: ["--chaos-drop", "1", "--chaos-seed", "11"])
+        let logged = try await fleet.run("a", Self.logArguments(workout: "u11w"), environment: Self.quickGiveUp)
+        #expect(logged.status == 0, "log: \(logged.stderr)")
+        let setID = logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        fleet.server.stop()
+        _ = try await fleet.run("a", ["sync", "--timeout", "5"], environment: Self.quickGiveUp)
+        let outbox = try SpotterBinary.json(try await fleet.run("a", ["outbox", "--json"]).stdout)
+        let ops = outbox["operations"] as? [[String: Any]] ?? []
+        let create = try #require(
+            ops.first { $0["entity_type"] as? String == "workout" && $0["kind"] as? String == "create" },
+            "\(ops)")
+        let opID = try #require(create["op_id"] as? String)
+        #expect(create["no_answer"] as? Bool == true, "\(create)")
+
+        // No terminal, no --yes: nothing goes, and it says what would have.
+        let refused = try await fleet.run("a", ["discard", opID])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--yes"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("workout 'u11w'"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("Bench Press (Barbell) 100 kg × 5"), "\(refused.stderr)")
+        #expect(try await fleet.sets("a")[setID] != nil)
+
+        let discarded = try await fleet.run("a", ["discard", opID, "--yes"])
+        #expect(discarded.status == 0, "\(discarded.stderr)")
+        #expect(discarded.stdout.contains("workout 'u11w'"), "\(discarded.stdout)")
+        #expect(discarded.stdout.contains("1 set logged into it"), "\(discarded.stdout)")
+        #expect(discarded.stdout.contains("Bench Press (Barbell) 100 kg × 5"), "\(discarded.stdout)")
+        #expect(try await fleet.sets("a")[setID] != nil, "the set was never named by the user: it stays")
+
+        // The server answers again: the workout was there all along, and so is the set now.
+        let (db, port) = (fleet.serverDB, fleet.port)
+        fleet.server = try await offThePool { try ServerProcess(db: db, port: port) }
+        let back = try await fleet.run("a", ["sync", "--timeout", "30"], environment: Self.quickGiveUp)
+        #expect(back.status == 0, "sync: \(back.stdout) \(back.stderr)")
+        let workouts = Self.liveRows(try await fleet.serverGet("/v1/workouts"), "workouts")
+        let workoutID = try #require(workouts.first { $0["name"] as? String == "u11w" }?["id"] as? String)
+        let serverSets = Self.liveRows(try await fleet.serverGet("/v1/sets"), "sets")
+        #expect(serverSets.map { $0["id"] as? String } == [setID], "\(serverSets)")
+        #expect(serverSets.first?["workout_id"] as? String == workoutID)
+        #expect(try await fleet.sets("a")[setID] != nil)
+        fleet.server.stop()
+    }
 }
