@@ -39,6 +39,25 @@ extension SpotterStore {
             syncState: try cells.enumeration("sync_state"), syncError: try cells.value("sync_error"))
     }
 
+    /// A listed row still under a waiting owner says so (pending: it has not been sent).
+    func markedSetRow(_ row: Row) throws -> SetRow {
+        var set = try Self.setRow(row)
+        if !waitingOwners.isEmpty, let owner = row["account"] as String?, waitingOwners.contains(owner) {
+            set.syncState = .pending
+            set.syncError = Self.waitingForTokenCheck
+        }
+        return set
+    }
+
+    func markedWorkoutSummary(_ row: Row) throws -> WorkoutSummary {
+        var summary = try Self.workoutSummary(row)
+        if !waitingOwners.isEmpty, let owner = row["account"] as String?, waitingOwners.contains(owner) {
+            summary.syncState = .pending
+            summary.syncError = Self.waitingForTokenCheck
+        }
+        return summary
+    }
+
     static func setRow(_ row: Row) throws -> SetRow {
         let cells = RowCells(row, table: "sets")
         let record = RecordKind(rawValue: try cells.value("is_pr") as Int? ?? 0)
@@ -146,7 +165,7 @@ extension Queries {
             try Row.fetchAll(
                 db.cachedStatement(sql: workoutSummariesSQL(countingSets: countingSets)), arguments: [limit]
             )
-            .compactMap { try store.readable([$0], SpotterStore.workoutSummary).first }
+            .compactMap { try store.readable([$0], store.markedWorkoutSummary).first }
         }
     }
 
@@ -156,7 +175,7 @@ extension Queries {
             ? "(SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL)" : "NULL"
         return """
             SELECT w.*, \(setCount) AS set_count
-            FROM workouts w WHERE w.deleted_at IS NULL AND \(store.visible("w.")) ORDER BY w.started_at DESC LIMIT ?
+            FROM workouts w WHERE w.deleted_at IS NULL AND \(store.listed("w.")) ORDER BY w.started_at DESC LIMIT ?
             """
     }
 
@@ -178,18 +197,18 @@ extension Queries {
                 rows = try Row.fetchAll(
                     db.cachedStatement(
                         sql:
-                            "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL AND \(store.visible()) ORDER BY position"
+                            "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL AND \(store.listed()) ORDER BY position"
                     ),
                     arguments: [workoutID.wireString])
             } else {
                 rows = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT * FROM sets WHERE deleted_at IS NULL AND \(store.visible())
+                        SELECT * FROM sets WHERE deleted_at IS NULL AND \(store.listed())
                         ORDER BY performed_at, workout_id, position
                         """)
             }
-            return try store.readable(rows, SpotterStore.setRow)
+            return try store.readable(rows, store.markedSetRow)
         }
     }
 

@@ -101,4 +101,51 @@ struct NoSilentLossTests {
         #expect(try await fleet.sets("a")[setID] != nil)
         fleet.server.stop()
     }
+
+    /// A `log` killed after its token was checked but before the device's rows moved to the
+    /// account leaves a set under the unverified token. `sets` and `workouts` list it, marked,
+    /// and the next sync sends it; another account's rows are never listed.
+    @Test func setsListsASetQueuedUnderAnUnverifiedTokenMarked() async throws {
+        let fleet = try await Fleet.start()
+        let first = try await fleet.run("a", Self.logArguments(workout: "Push"))
+        #expect(first.status == 0, "\(first.stderr)")
+        let stranded = try await fleet.run(
+            "a", ["log", "--exercise", "Squat (Barbell)", "--weight", "140", "--reps", "3"])
+        let setID = stranded.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // What the kill leaves: the set and its operation under the token's unverified owner, and
+        // another account's set on the same device.
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            key = db.execute("SELECT key FROM meta WHERE key LIKE 'token|%'").fetchone()[0]
+            _, server, fingerprint = key.split("|", 2)
+            owner = "unverified|%s|%s" % (server, fingerprint)
+            db.execute("UPDATE sets SET account = ? WHERE id = ?", (owner, sys.argv[2]))
+            db.execute("UPDATE outbox SET user_id = ? WHERE entity_id = ?", (owner, sys.argv[2]))
+            db.execute("INSERT INTO workouts (id, name, started_at, updated_at, sync_state, account) SELECT '01900000-0000-7000-8000-00000000b0b0', 'Bobs', started_at, updated_at, 'synced', ? FROM workouts LIMIT 1", (server + "|bob",))
+            db.commit()
+            """
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", script, fleet.device("a"), setID]
+        try python.run()
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0)
+
+        let listed = try await fleet.run("a", ["sets"])
+        let line = listed.stdout.split(separator: "\n").first { $0.contains(setID) }
+        #expect(line?.contains("(waiting for the token to be checked)") == true, "\(listed.stdout)")
+        let json = try await fleet.sets("a")
+        #expect(json[setID]?["sync_error"] as? String == "waiting for the token to be checked")
+        let workouts = try await fleet.run("a", ["workouts"])
+        #expect(!workouts.stdout.contains("Bobs"), "another account's workout is never listed: \(workouts.stdout)")
+
+        let synced = try await fleet.run("a", ["sync"])
+        #expect(synced.status == 0, "\(synced.stdout) \(synced.stderr)")
+        let serverSets = Self.liveRows(try await fleet.serverGet("/v1/sets"), "sets")
+        #expect(serverSets.contains { $0["id"] as? String == setID })
+        let after = try await fleet.run("a", ["sets"])
+        #expect(after.stdout.contains(setID) && !after.stdout.contains("waiting for the token"), "\(after.stdout)")
+        fleet.server.stop()
+    }
 }
