@@ -22,10 +22,14 @@ public enum OutboxMachine {
         public var entityDeletedLocally: Bool
         /// Another operation on the same entity is queued after this one.
         public var laterQueued: Bool
+        /// The engine gave up on it after tries that got no definite answer (timeouts, broken
+        /// connections, 5xx): it may have landed, and the server never refused it.
+        public var gaveUpWithoutAnswer: Bool
 
         public init(
             kind: OperationKind, state: OperationState, attemptCount: Int = 0, everSent: Bool? = nil,
-            lastStatus: Int? = nil, entityDeletedLocally: Bool = false, laterQueued: Bool = false
+            lastStatus: Int? = nil, entityDeletedLocally: Bool = false, laterQueued: Bool = false,
+            gaveUpWithoutAnswer: Bool = false
         ) {
             self.kind = kind
             self.state = state
@@ -34,7 +38,11 @@ public enum OutboxMachine {
             self.lastStatus = lastStatus
             self.entityDeletedLocally = entityDeletedLocally
             self.laterQueued = laterQueued
+            self.gaveUpWithoutAnswer = gaveUpWithoutAnswer
         }
+
+        /// The server answered it with a definite refusal (a 4xx), as opposed to no answer.
+        public var refused: Bool { !gaveUpWithoutAnswer && isRefusal(status: lastStatus) }
     }
 
     /// What happened to an operation.
@@ -49,12 +57,21 @@ public enum OutboxMachine {
         case succeeded(status: Int)
         /// Try again later (408, 409 key in use, 425, 429, 5xx, no answer).
         case transient(status: Int?, error: String, retryAt: Date)
-        /// It will not be sent again: the server refused it, or the engine gave up.
+        /// It will not be sent again: the server refused it (a definite 4xx).
         case permanent(status: Int?, error: String)
+        /// The engine stopped trying after tries that got no definite answer (timeouts, dropped
+        /// connections, 5xx, 429): it may have landed. Never a refusal; it goes back to the
+        /// queue by itself when the server next answers (`noAnswerRequeue`).
+        case gaveUp(status: Int?, error: String)
         /// Its row cannot be read: sending it would send made-up fields.
         case unreadable(reason: String)
         /// The operation it depends on failed for good.
         case dependencyFailed(reason: String)
+        /// The operation it depends on gave up without an answer: this one waits for it, unrefused.
+        case dependencyGaveUp(reason: String)
+        /// The server answered a request again (or airplane mode went off): an operation that
+        /// gave up without an answer goes back to the queue, with the same key.
+        case noAnswerRequeue
         /// The operation it depends on is queued again.
         case dependencyRequeued
         /// The server's change feed shows the entity deleted: a delete that gave up without a
@@ -90,10 +107,16 @@ public enum OutboxMachine {
         /// after the create still go out, as an update.
         case resendLaterEdits
         case markEntityRejected(String)
+        /// The entity waits without having been refused: it says why ("gave up (no answer): …").
+        case markEntityWaiting(String)
+        /// Remember that the operation ended without a definite answer (it is not a refusal).
+        case markNoAnswer
         case blockDependants(String)
         case releaseDependants
         /// The server never had the entity: it goes here, with every operation about it.
         case discardEntity
+        /// What waited on a create that is discarded without an answer stays queued, waiting on nothing.
+        case keepDependantsQueued
         case removeOperation
         /// An update was refused: the fields it touched return to their before-image.
         case rollBack(String)
@@ -142,8 +165,16 @@ public enum OutboxMachine {
     public static func createNeverAccepted(_ facts: Facts) -> Bool {
         facts.kind == .create
             && (facts.state == .blocked || facts.state == .failedPermanent)
-            && (!facts.everSent || isRefusal(status: facts.lastStatus))
+            && (!facts.everSent || facts.refused)
     }
+
+    /// What an operation's entity says while the operation gave up without an answer.
+    public static func gaveUpText(_ error: String) -> String {
+        error.hasPrefix(gaveUpPrefix) ? error : "\(gaveUpPrefix): \(error)"
+    }
+
+    /// The words every listing uses for a give-up without an answer (never "rejected").
+    public static let gaveUpPrefix = "gave up (no answer)"
 
     /// The transition for `event` on an operation described by `facts`.
     public static func apply(_ event: Event, to facts: Facts) throws(NotAllowed) -> Transition {
@@ -176,6 +207,13 @@ public enum OutboxMachine {
         case (.permanent(let status, let error), let state) where state.awaitsAnswer:
             return Transition(.failedPermanent, permanentEffects(facts, status: status, error: error))
 
+        case (.gaveUp(let status, let error), let state) where state.awaitsAnswer:
+            return Transition(.failedPermanent, gaveUpEffects(facts, status: status, error: gaveUpText(error)))
+
+        case (.noAnswerRequeue, .failedPermanent) where facts.gaveUpWithoutAnswer:
+            return Transition(
+                .pending, [.startAfresh, .recordAnswer(status: facts.lastStatus, error: nil), .releaseDependants])
+
         case (.unreadable(let reason), let state) where state != .succeeded:
             let message = "unreadable operation: \(reason)"
             return Transition(
@@ -190,11 +228,15 @@ public enum OutboxMachine {
             (.dependencyFailed(let reason), .blocked):
             return Transition(.blocked, [.recordAnswer(status: nil, error: reason), .markEntityRejected(reason)])
 
+        case (.dependencyGaveUp(let reason), .pending), (.dependencyGaveUp(let reason), .failedTransient),
+            (.dependencyGaveUp(let reason), .blocked):
+            return Transition(.blocked, [.recordAnswer(status: nil, error: reason), .markEntityWaiting(reason)])
+
         case (.dependencyRequeued, .blocked):
             return Transition(.pending, [.recordAnswer(status: nil, error: nil)])
 
         case (.seenDeletedOnServer, .failedPermanent)
-        where facts.kind == .delete && !isRefusal(status: facts.lastStatus):
+        where facts.kind == .delete && !facts.refused:
             return Transition(
                 .succeeded,
                 [.recordAnswer(status: nil, error: nil), .complete, .settleEarlierFailures, .removeDeletedEntity])
@@ -205,13 +247,18 @@ public enum OutboxMachine {
             return Transition(.succeeded, [.recordAnswer(status: 404, error: nil), .complete])
 
         case (.retry, .failedPermanent):
-            if isRefusal(status: facts.lastStatus) {
+            if facts.refused {
                 // Resending the same key would only replay the refusal: a new intent, a new key.
                 return Transition(nil, [.requeueAsNewIntent])
             }
             // The engine gave up without a definite answer: the same key, since it may have landed.
             return Transition(
                 .pending, [.startAfresh, .recordAnswer(status: facts.lastStatus, error: nil), .releaseDependants])
+
+        case (.discard, .failedPermanent) where facts.kind == .create && facts.gaveUpWithoutAnswer:
+            // No answer came: it may exist on the server. Only the create stops; what waits on
+            // it is sent after all (and lands if the entity is there).
+            return Transition(nil, [.keepDependantsQueued, .removeOperation, .settleWaitingChange])
 
         case (.discard, .failedPermanent), (.discard, .blocked):
             if facts.kind == .create { return Transition(nil, [.discardEntity, .settleWaitingChange]) }
@@ -243,6 +290,21 @@ public enum OutboxMachine {
         return effects
     }
 
+    /// Giving up without an answer: nothing is rolled back or restored (it may have landed), the
+    /// entity and what waits on it say so, and none of it is called rejected.
+    private static func gaveUpEffects(_ facts: Facts, status: Int?, error: String) -> [Effect] {
+        var effects: [Effect] = [.recordAnswer(status: status, error: error), .complete, .markNoAnswer]
+        if facts.kind == .create && facts.entityDeletedLocally {
+            // The delete queued behind it must still go out, in its place.
+            effects.append(.removeOperation)
+        } else {
+            effects.append(.markEntityWaiting(error))
+            if facts.kind == .create { effects.append(.blockDependants(error)) }
+        }
+        effects.append(.settleWaitingChange)
+        return effects
+    }
+
     private static func name(of event: Event) -> String {
         switch event {
         case .claimed: "claimed"
@@ -251,6 +313,9 @@ public enum OutboxMachine {
         case .succeeded: "completed"
         case .transient: "retried later"
         case .permanent: "failed"
+        case .gaveUp: "given up"
+        case .dependencyGaveUp: "held"
+        case .noAnswerRequeue: "queued again after no answer"
         case .unreadable: "marked unreadable"
         case .dependencyFailed: "blocked"
         case .dependencyRequeued: "released"

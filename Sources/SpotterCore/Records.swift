@@ -37,3 +37,26 @@ public struct RecordTracker: Sendable {
         return record
     }
 }
+
+/// The order sets were performed in, which decides who holds a record: the earlier set holds a
+/// tie. Time first, then the workout and the place in it (an imported workout's sets share one
+/// time), then the id, so that two devices with the same rows always pick the same set.
+public enum PerformedOrder {
+    /// The `ORDER BY` terms over the `sets` table's columns.
+    public static let sql = "performed_at, workout_id, position, id"
+
+    /// Whether `a` was performed before `b` (the same order as `sql`).
+    public static func precedes(_ a: WorkoutSet, _ b: WorkoutSet) -> Bool {
+        let left = (Timestamp.format(a.performedAt), a.workoutID.wireString, a.position, a.id.wireString)
+        let right = (Timestamp.format(b.performedAt), b.workoutID.wireString, b.position, b.id.wireString)
+        return left < right
+    }
+
+    /// The set that holds a record of `value` among `sets`: the first performed of those that reach
+    /// it (within the tolerance the record walk uses), or nil when none does.
+    public static func holder(
+        of value: Double, among sets: [WorkoutSet], measure: (WorkoutSet) -> Double?
+    ) -> WorkoutSet? {
+        sets.filter { (measure($0) ?? -.infinity) >= value - 1e-9 }.min(by: precedes)
+    }
+}

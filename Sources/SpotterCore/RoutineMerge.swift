@@ -24,7 +24,8 @@ public enum RoutineMerge {
         base: JSONValue, local: JSONValue, remote: JSONValue, localStamp: ClockStamp, remoteStamp: ClockStamp
     ) -> Result {
         var merger = Merger(localWins: localStamp > remoteStamp, localStamp: localStamp, remoteStamp: remoteStamp)
-        let merged = merger.exercises(base: base.arrayValue ?? [], local: local.arrayValue ?? [], remote: remote.arrayValue ?? [])
+        let merged = merger.exercises(
+            base: base.arrayValue ?? [], local: local.arrayValue ?? [], remote: remote.arrayValue ?? [])
         return Result(exercises: .array(merged), conflicts: merger.conflicts)
     }
 
@@ -95,7 +96,8 @@ public enum RoutineMerge {
             if case .object(let localFields) = local, case .object(let remoteFields) = remote {
                 return .object(object(base?.objectValue, localFields, remoteFields, path: path))
             }
-            conflict(path, kept: localWins ? local : remote, overridden: localWins ? remote : local, keptIsLocal: localWins)
+            conflict(
+                path, kept: localWins ? local : remote, overridden: localWins ? remote : local, keptIsLocal: localWins)
             return localWins ? local : remote
         }
 
@@ -107,7 +109,8 @@ public enum RoutineMerge {
                 let child = "\(path)/\(key)"
                 if key == "sets" {
                     merged[key] = .array(
-                        rows(base?[key]?.arrayValue ?? [], local[key]?.arrayValue ?? [], remote[key]?.arrayValue ?? [],
+                        rows(
+                            base?[key]?.arrayValue ?? [], local[key]?.arrayValue ?? [], remote[key]?.arrayValue ?? [],
                             path: child))
                 } else if let value = value(base?[key], local[key], remote[key], path: child) {
                     merged[key] = value
@@ -117,8 +120,9 @@ public enum RoutineMerge {
         }
 
         /// Planned sets, by place.
-        mutating func rows(_ base: [JSONValue], _ local: [JSONValue], _ remote: [JSONValue], path: String) -> [JSONValue]
-        {
+        mutating func rows(
+            _ base: [JSONValue], _ local: [JSONValue], _ remote: [JSONValue], path: String
+        ) -> [JSONValue] {
             var merged: [JSONValue] = []
             for index in 0..<max(base.count, local.count, remote.count) {
                 func at(_ list: [JSONValue]) -> JSONValue? { list.indices.contains(index) ? list[index] : nil }
@@ -143,7 +147,8 @@ public enum RoutineMerge {
             }
             var merged: [JSONValue] = []
             for key in order {
-                let name = (localByKey[key] ?? remoteByKey[key]).flatMap { $0.objectValue?["exercise"]?.stringValue } ?? key
+                let name =
+                    (localByKey[key] ?? remoteByKey[key]).flatMap { $0.objectValue?["exercise"]?.stringValue } ?? key
                 if let exercise = value(
                     baseByKey[key], localByKey[key], remoteByKey[key], path: "\(exercisesField)/\(name)")
                 {

@@ -86,7 +86,8 @@ extension EntityHandlers {
         var mergedExercises: JSONValue?
         let patchedJSON = patched.json.objectValue ?? [:]
         if let base = fields[EditClockField.baseExercises], base.arrayValue != nil,
-            let local = patchedJSON[Routine.Field.exercises], let remote = before.json.objectValue?[Routine.Field.exercises]
+            let local = patchedJSON[Routine.Field.exercises],
+            let remote = before.json.objectValue?[Routine.Field.exercises]
         {
             sent.removeValue(forKey: Routine.Field.exercises)
             let stamp = editClock(fields).stamp
@@ -114,7 +115,8 @@ extension EntityHandlers {
         }
         try recordMerge(
             .routine, id: before.routine.id, written: patch, groups: MergeFields.routine, clock: merged.clock,
-            version: version, conflicts: merged.conflicts + rowConflicts, label: label(of: version == nil ? before : routine))
+            version: version, conflicts: merged.conflicts + rowConflicts,
+            label: label(of: version == nil ? before : routine))
         return .json(200, version == nil ? before : routine)
     }
 

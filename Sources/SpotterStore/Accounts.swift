@@ -35,6 +35,15 @@ extension SpotterStore {
     /// so cached statements stay per owner. `+` keeps SQLite off the account index here: a device
     /// holds one or two owners, so the list's own indexes (by start, by workout) stay the fast path;
     /// the account index is for moving an owner's rows.
+    /// `visible`, plus the rows of `waitingOwners`: for listings only (never for edits).
+    func listed(_ alias: String = "") -> String {
+        guard !waitingOwners.isEmpty else { return visible(alias) }
+        let owners = ([QueueOwner.deviceID, userID] + waitingOwners).map {
+            "'" + $0.replacingOccurrences(of: "'", with: "''") + "'"
+        }
+        return "+\(alias)account IN (\(owners.joined(separator: ", ")))"
+    }
+
     func visible(_ alias: String = "") -> String {
         let quoted = "'" + userID.replacingOccurrences(of: "'", with: "''") + "'"
         return "+\(alias)account IN ('\(QueueOwner.deviceID)', \(quoted))"

@@ -182,10 +182,14 @@ extension SpotterStore {
         let (opID, blocked) = try Outbox.appendCreate(
             db, user: userID, type: .set, id: setKey, payload: set.wireFields, dependency: workoutCreate, now: now)
         if blocked {
-            try db.cachedStatement(
-                sql:
-                    "UPDATE sets SET sync_state = \(SyncState.rejected.sql), sync_error = 'waiting on a rejected workout' WHERE id = ?"
-            ).execute(arguments: [setKey])
+            // Behind a refused workout it is rejected too; behind one that gave up without an
+            // answer it only waits (that workout goes back to the queue by itself).
+            let noAnswer = try Outbox.waitsOnNoAnswer(workoutCreate, db: db)
+            try db.cachedStatement(sql: "UPDATE sets SET sync_state = ?, sync_error = ? WHERE id = ?").execute(
+                arguments: [
+                    (noAnswer ? SyncState.pending : .rejected).rawValue,
+                    noAnswer ? try Outbox.waitReason(workoutCreate, db: db) : "waiting on a rejected workout", setKey,
+                ])
         }
         return (opID, isPR)
     }

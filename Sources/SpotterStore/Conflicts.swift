@@ -257,7 +257,8 @@ extension ConflictLog {
                     let list = RoutineMerge.setting(record.field, to: record.overridden, in: current)
                 else {
                     throw StoreError.notAllowed(
-                        "\(StoredConflict.fieldName(record.field)) is no longer in \(record.label): edit the routine instead")
+                        "\(StoredConflict.fieldName(record.field)) is no longer in \(record.label): edit the routine instead"
+                    )
                 }
                 patch[RoutineMerge.exercisesField] = list
             } else {

@@ -31,6 +31,8 @@ public struct OutboxOperation: Sendable, Equatable {
     public var clockStamp: String?
     /// The entity's server version the update was made on.
     public var baseVersion: Int64?
+    /// It failed because the engine gave up without a definite answer (not a refusal).
+    public var noAnswer = false
 
     /// Reads an `outbox` row. A row that cannot be read (a BLOB payload, an unknown kind or
     /// state) throws `UnreadableRow`: syncing made-up defaults would send an empty create.
@@ -74,6 +76,7 @@ public struct OutboxOperation: Sendable, Equatable {
         leaseOwner = try cells.value("lease_owner")
         clockStamp = try cells.value("clock_stamp")
         baseVersion = try cells.value("base_version")
+        noAnswer = (try cells.value("no_answer") as Int?) == 1
     }
 }
 
@@ -108,6 +111,7 @@ extension OutboxOperation: FetchableRecord, PersistableRecord {
         public static let firstSentAt = Column("first_sent_at")
         public static let clockStamp = Column("clock_stamp")
         public static let baseVersion = Column("base_version")
+        public static let noAnswer = Column("no_answer")
     }
 
     public func encode(to container: inout PersistenceContainer) {
@@ -134,6 +138,7 @@ extension OutboxOperation: FetchableRecord, PersistableRecord {
         container[Columns.firstSentAt] = firstSentAt?.timeIntervalSince1970
         container[Columns.clockStamp] = clockStamp
         container[Columns.baseVersion] = baseVersion
+        container[Columns.noAnswer] = noAnswer ? 1 : 0
     }
 }
 
@@ -197,7 +202,7 @@ enum Outbox {
             return OutboxMachine.createNeverAccepted(
                 .init(
                     kind: op.kind, state: op.state, attemptCount: op.attemptCount, everSent: op.firstSentAt != nil,
-                    lastStatus: op.lastStatus))
+                    lastStatus: op.lastStatus, gaveUpWithoutAnswer: op.noAnswer))
         }
     }
 
@@ -228,7 +233,7 @@ enum Outbox {
             opID, user, type.rawValue, id, kind.rawValue, JSONValue.object(payload).canonicalString,
             before.isEmpty ? nil : JSONValue.object(before).canonicalString, UUID.timeOrdered().wireString,
             blocked ? OperationState.blocked.rawValue : OperationState.pending.rawValue, dependsOn,
-            blocked ? "waiting on a rejected operation" : nil, now.timeIntervalSince1970, now.timeIntervalSince1970,
+            blocked ? try waitReason(dependsOn, db: db) : nil, now.timeIntervalSince1970, now.timeIntervalSince1970,
             clock?.stamp, clock?.base,
         ])
         return opID
@@ -308,6 +313,39 @@ enum Outbox {
         let state: String = row["state"]
         return state == OperationState.blocked.rawValue
             || (state == OperationState.failedPermanent.rawValue && row["kind"] == OperationKind.create.rawValue)
+    }
+
+    /// The create a blocked operation ultimately waits on (following blocked parents up), if any.
+    static func blockingCreate(_ parent: String?, db: Database) throws -> OutboxOperation? {
+        var next = parent
+        var seen: Set<String> = []
+        while let current = next, seen.insert(current).inserted {
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM outbox WHERE op_id = ?"), arguments: [current])
+            else { return nil }
+            let op = try OutboxOperation(row: row)
+            if op.state == .failedPermanent { return op }
+            guard op.state == .blocked else { return nil }
+            next = op.dependsOn
+        }
+        return nil
+    }
+
+    /// Why an operation queued behind `parent` waits: a refused create, or one that gave up
+    /// without an answer (which is not a refusal, and goes back to the queue by itself).
+    static func waitReason(_ parent: String?, db: Database) throws -> String {
+        let root = try blockingCreate(parent, db: db)
+        if let root, root.noAnswer {
+            return
+                "waiting on \(root.entityType.rawValue) \(root.entityID.prefix(8)), which \(OutboxMachine.gaveUpPrefix)"
+        }
+        return "waiting on a rejected operation"
+    }
+
+    /// Whether what waits behind `parent` waits on a give-up without an answer rather than a refusal.
+    static func waitsOnNoAnswer(_ parent: String?, db: Database) throws -> Bool {
+        try blockingCreate(parent, db: db)?.noAnswer ?? false
     }
 
     /// Queues the create of a brand-new entity: nothing can be queued for it yet, so there is

@@ -8,8 +8,11 @@ public enum OperationResult: Sendable, Equatable {
     case succeeded(status: Int, row: PulledEntity?)
     /// Try again at `retryAt`.
     case transient(status: Int?, error: String, retryAt: Date)
-    /// The server refused it (or the engine gave up): it will not be sent again.
+    /// The server refused it (a definite 4xx): it will not be sent again.
     case permanent(status: Int?, error: String)
+    /// The engine stopped trying without a definite answer (timeouts, no connection, 5xx): not a
+    /// refusal; it goes back to the queue when the server next answers.
+    case gaveUp(status: Int?, error: String)
 }
 
 /// How one try of one operation ended: what the engine hands the store to record.
@@ -28,8 +31,14 @@ public struct QueueCounts: Sendable, Equatable {
     /// Not yet succeeded, failed or blocked (pending, in flight and waiting to retry).
     public var pending = 0
     public var inFlight = 0
+    /// Failed for good: refused by the server (a 4xx), or unreadable.
     public var failed = 0
+    /// Given up without an answer: they go back to the queue when the server next answers.
+    public var gaveUp = 0
+    /// Blocked behind a refused (or unreadable) create.
     public var blocked = 0
+    /// Blocked behind a create that gave up without an answer: they wait with it.
+    public var blockedOnNoAnswer = 0
     public init() {}
 }
 
@@ -206,6 +215,23 @@ extension SpotterStore {
         case .routine:
             return try routineLabel(id, db: db)
         }
+    }
+
+    func requeueNoAnswer(db: Database, now: Date) throws -> Int {
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT * FROM outbox WHERE user_id = ? AND state = \(OperationState.failedPermanent.sql)
+                        AND no_answer = 1 ORDER BY seq
+                    """),
+            arguments: [userID])
+        var count = 0
+        for row in rows {
+            guard let op = try operationOrFailUnreadable(row, db: db, now: now) else { continue }
+            try transition(op, .noAnswerRequeue, db: db, now: now)
+            count += 1
+        }
+        return count
     }
 
     fileprivate func retryFailed(_ op: OutboxOperation, db: Database, now: Date) throws {
@@ -435,6 +461,8 @@ extension OutboxQueue {
                 event = .transient(status: status, error: error, retryAt: retryAt)
             case .permanent(let status, let error):
                 event = .permanent(status: status, error: error)
+            case .gaveUp(let status, let error):
+                event = .gaveUp(status: status, error: error)
             }
             guard (try? OutboxMachine.apply(event, to: .init(kind: op.kind, state: op.state))) != nil else {
                 continue  // already answered (a late duplicate), or no longer waiting for one
@@ -523,6 +551,25 @@ extension OutboxQueue {
             for row in rows { try store.retryFailed(try OutboxOperation(row: row), db: db, now: now) }
             return rows.count
         }
+    }
+
+    /// Puts every operation of this user that gave up without an answer back in the queue
+    /// (same key: it may have landed), with what waits on it: the server answers again, or
+    /// airplane mode went off. Returns how many.
+    @discardableResult
+    public func requeueNoAnswer() throws -> Int {
+        let now = self.now
+        // Read first: the engine asks after every answer, and there is usually nothing to do.
+        let any = try writer.read { db in
+            try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT EXISTS(SELECT 1 FROM outbox WHERE user_id = ? AND state = \(OperationState.failedPermanent.sql)
+                            AND no_answer = 1)
+                        """), arguments: [userID]) ?? false
+        }
+        guard any else { return 0 }
+        return try writer.write { db in try store.requeueNoAnswer(db: db, now: now) }
     }
 
     /// Gives up on a failed or blocked operation. A create the server never accepted takes its

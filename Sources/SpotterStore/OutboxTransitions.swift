@@ -34,6 +34,7 @@ extension OutboxOperation {
         compare(Columns.updatedAt, updatedAt.timeIntervalSince1970, updatedAt != old.updatedAt)
         compare(Columns.completedAt, completedAt?.timeIntervalSince1970, completedAt != old.completedAt)
         compare(Columns.firstSentAt, firstSentAt?.timeIntervalSince1970, firstSentAt != old.firstSentAt)
+        compare(Columns.noAnswer, noAnswer ? 1 : 0, noAnswer != old.noAnswer)
         guard !assignments.isEmpty else { return }
         arguments.append(seq)
         try db.cachedStatement(
@@ -49,11 +50,11 @@ extension SpotterStore {
     func facts(of op: OutboxOperation, for event: OutboxMachine.Event, db: Database) throws -> OutboxMachine.Facts {
         var facts = OutboxMachine.Facts(
             kind: op.kind, state: op.state, attemptCount: op.attemptCount, everSent: op.firstSentAt != nil,
-            lastStatus: op.lastStatus)
+            lastStatus: op.lastStatus, gaveUpWithoutAnswer: op.noAnswer)
         switch event {
         case .succeeded:
             facts.laterQueued = try Outbox.hasQueued(db, type: op.entityType, id: op.entityID, excluding: op.opID)
-        case .permanent where op.kind == .create:
+        case .permanent where op.kind == .create, .gaveUp where op.kind == .create:
             if let table = EntityTable.table(op.entityType) {
                 facts.entityDeletedLocally =
                     try Bool.fetchOne(
@@ -95,7 +96,10 @@ extension SpotterStore {
                 if row.attemptCount <= 1 { row.firstSentAt = nil }
                 row.attemptCount = max(0, row.attemptCount - 1)
                 row.releaseLease()
+            case .markNoAnswer:
+                row.noAnswer = true
             case .startAfresh:
+                row.noAnswer = false
                 row.attemptCount = 0
                 row.nextAttemptAt = nil
                 row.completedAt = nil
@@ -153,7 +157,8 @@ extension SpotterStore {
     ) throws -> [StoreNotice] {
         let table = EntityTable.table(op.entityType)
         switch effect {
-        case .startTry, .undoTry, .startAfresh, .scheduleRetry, .recordAnswer, .complete, .resendLaterEdits:
+        case .startTry, .undoTry, .startAfresh, .scheduleRetry, .recordAnswer, .complete, .resendLaterEdits,
+            .markNoAnswer:
             break  // the row's own changes, made in `transition`
         case .takeServerRow:
             if op.entityType == .favorite {
@@ -192,10 +197,30 @@ extension SpotterStore {
                     return [StoreNotice("\(label.capitalizedFirst) was rejected: \(reason)")]
                 }
             }
+        case .markEntityWaiting(let reason):
+            // Not refused: the entity stays pending and says why it has not gone yet.
+            if let table, op.entityType != .favorite {
+                try db.cachedStatement(
+                    sql: "UPDATE \(table) SET sync_state = \(SyncState.pending.sql), sync_error = ? WHERE id = ?"
+                ).execute(arguments: [reason, op.entityID])
+            }
+            if case .gaveUp = event {
+                let label = try describe(type: op.entityType, id: op.entityID, db: db)
+                return [
+                    StoreNotice(
+                        "\(label.capitalizedFirst): \(reason); it goes back to the queue when the server answers")
+                ]
+            }
         case .blockDependants(let reason):
             let label = try describe(type: op.entityType, id: op.entityID, db: db)
-            let why = if case .permanent = event { "waiting on rejected \(label)" } else { reason }
-            try blockDependants(of: op.opID, reason: why, db: db, now: now)
+            if case .gaveUp = event {
+                try blockDependants(
+                    of: op.opID, reason: "waiting on \(label), which \(OutboxMachine.gaveUpPrefix)", noAnswer: true,
+                    db: db, now: now)
+            } else {
+                let why = if case .permanent = event { "waiting on rejected \(label)" } else { reason }
+                try blockDependants(of: op.opID, reason: why, db: db, now: now)
+            }
         case .releaseDependants:
             try releaseBlocked(behind: op.opID, db: db, now: now)
             if let table {
@@ -248,6 +273,10 @@ extension SpotterStore {
             return [StoreNotice("Delete of \(label) was rejected; it is back: \(reason)")]
         case .requeueAsNewIntent:
             try requeueAsNewIntent(op, db: db, now: now)
+        case .keepDependantsQueued:
+            try releaseBlocked(behind: op.opID, db: db, now: now)
+            try db.cachedStatement(sql: "UPDATE outbox SET depends_on = NULL WHERE depends_on = ?").execute(
+                arguments: [op.opID])
         case .settleWaitingChange:
             try settleWaiting(op.entityType, op.entityID, db: db)
         case .settleEarlierFailures:
@@ -297,7 +326,9 @@ extension SpotterStore {
     }
 
     /// Marks every operation waiting on `opID`, directly or not, as blocked.
-    func blockDependants(of opID: String, reason: String, db: Database, now: Date) throws {
+    func blockDependants(
+        of opID: String, reason: String, noAnswer: Bool = false, db: Database, now: Date
+    ) throws {
         var frontier = [opID]
         while let current = frontier.popLast() {
             let rows = try Row.fetchAll(
@@ -310,7 +341,9 @@ extension SpotterStore {
                 // A dependant that cannot be read fails for good itself (and blocks its own
                 // dependants) rather than aborting the claim that found its parent broken.
                 guard let dependant = try operationOrFailUnreadable(row, db: db, now: now) else { continue }
-                try transition(dependant, .dependencyFailed(reason: reason), db: db, now: now)
+                try transition(
+                    dependant, noAnswer ? .dependencyGaveUp(reason: reason) : .dependencyFailed(reason: reason), db: db,
+                    now: now)
                 frontier.append(dependant.opID)
             }
         }

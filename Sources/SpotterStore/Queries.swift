@@ -39,6 +39,25 @@ extension SpotterStore {
             syncState: try cells.enumeration("sync_state"), syncError: try cells.value("sync_error"))
     }
 
+    /// A listed row still under a waiting owner says so (pending: it has not been sent).
+    func markedSetRow(_ row: Row) throws -> SetRow {
+        var set = try Self.setRow(row)
+        if !waitingOwners.isEmpty, let owner = row["account"] as String?, waitingOwners.contains(owner) {
+            set.syncState = .pending
+            set.syncError = Self.waitingForTokenCheck
+        }
+        return set
+    }
+
+    func markedWorkoutSummary(_ row: Row) throws -> WorkoutSummary {
+        var summary = try Self.workoutSummary(row)
+        if !waitingOwners.isEmpty, let owner = row["account"] as String?, waitingOwners.contains(owner) {
+            summary.syncState = .pending
+            summary.syncError = Self.waitingForTokenCheck
+        }
+        return summary
+    }
+
     static func setRow(_ row: Row) throws -> SetRow {
         let cells = RowCells(row, table: "sets")
         let record = RecordKind(rawValue: try cells.value("is_pr") as Int? ?? 0)
@@ -73,6 +92,27 @@ extension SpotterStore {
             case .blocked: counts.blocked += n
             default: break
             }
+        }
+        // Those that gave up without an answer, and what waits on them, are no refusal: counted apart.
+        if counts.failed > 0 || counts.blocked > 0 {
+            let gaveUp =
+                try Int.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT COUNT(*) FROM outbox WHERE user_id = ? AND state = \(OperationState.failedPermanent.sql)
+                                AND no_answer = 1
+                            """), arguments: [userID]) ?? 0
+            counts.failed -= gaveUp
+            counts.gaveUp = gaveUp
+        }
+        if counts.blocked > 0 {
+            let blocked = try String.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT depends_on FROM outbox WHERE user_id = ? AND state = \(OperationState.blocked.sql)"),
+                arguments: [userID])
+            let waiting = try blocked.filter { try Outbox.waitsOnNoAnswer($0, db: db) }.count
+            counts.blocked -= waiting
+            counts.blockedOnNoAnswer = waiting
         }
         return counts
     }
@@ -125,7 +165,7 @@ extension Queries {
             try Row.fetchAll(
                 db.cachedStatement(sql: workoutSummariesSQL(countingSets: countingSets)), arguments: [limit]
             )
-            .compactMap { try store.readable([$0], SpotterStore.workoutSummary).first }
+            .compactMap { try store.readable([$0], store.markedWorkoutSummary).first }
         }
     }
 
@@ -135,7 +175,7 @@ extension Queries {
             ? "(SELECT COUNT(*) FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL)" : "NULL"
         return """
             SELECT w.*, \(setCount) AS set_count
-            FROM workouts w WHERE w.deleted_at IS NULL AND \(store.visible("w.")) ORDER BY w.started_at DESC LIMIT ?
+            FROM workouts w WHERE w.deleted_at IS NULL AND \(store.listed("w.")) ORDER BY w.started_at DESC LIMIT ?
             """
     }
 
@@ -157,18 +197,18 @@ extension Queries {
                 rows = try Row.fetchAll(
                     db.cachedStatement(
                         sql:
-                            "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL AND \(store.visible()) ORDER BY position"
+                            "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL AND \(store.listed()) ORDER BY position"
                     ),
                     arguments: [workoutID.wireString])
             } else {
                 rows = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT * FROM sets WHERE deleted_at IS NULL AND \(store.visible())
+                        SELECT * FROM sets WHERE deleted_at IS NULL AND \(store.listed())
                         ORDER BY performed_at, workout_id, position
                         """)
             }
-            return try store.readable(rows, SpotterStore.setRow)
+            return try store.readable(rows, store.markedSetRow)
         }
     }
 
@@ -322,8 +362,11 @@ extension Preferences {
         }
     }
 
+    /// Turning airplane mode off also puts back in the queue what gave up without an answer
+    /// (the network is back: it may well go through now).
     public func setAirplane(_ on: Bool) throws {
         try setMeta(MetaKey.airplane, on ? "1" : "0")
+        if !on { try store.queue.requeueNoAnswer() }
     }
 }
 

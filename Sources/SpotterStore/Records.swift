@@ -5,8 +5,8 @@ import SpotterCore
 extension SpotterStore {
     /// Recomputes the records of every exercise whose sets changed since (marked by the
     /// `records_dirty` triggers): one walk per exercise, in the order the sets were performed
-    /// (time, then workout, then position — Hevy files list newest first, so file order means
-    /// nothing). Called before sets are read; a read-only database keeps the stored marks.
+    /// (`PerformedOrder`: time, then workout, then position, then id — Hevy files list newest first,
+    /// so file order means nothing; the id makes the order the same on every device). Called before sets are read; a read-only database keeps the stored marks.
     public func refreshRecords() throws {
         let dirty = try writer.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM records_dirty)") ?? false
@@ -27,7 +27,7 @@ extension SpotterStore {
             db.cachedStatement(
                 sql: """
                     SELECT id, weight, unit, reps, kind, is_pr FROM sets WHERE exercise = ? AND deleted_at IS NULL
-                    ORDER BY performed_at, workout_id, position
+                    ORDER BY \(PerformedOrder.sql)
                     """), arguments: [exercise])
         var tracker = RecordTracker()
         var changes: [RecordChange] = []
@@ -51,7 +51,7 @@ extension SpotterStore {
 
     /// The record a new set sets when it comes after every other set of its exercise (the
     /// usual case: logging now), from indexed lookups rather than a walk. Nil when it does not
-    /// come last, or the exercise awaits a recompute anyway.
+    /// come last (a set of the same time may sort either side of it: the walk decides), or the exercise awaits a recompute anyway.
     static func appendedRecord(_ set: WorkoutSet, db: Database) throws -> RecordKind?? {
         let performed = Timestamp.format(set.performedAt)
         let pending =
@@ -62,8 +62,9 @@ extension SpotterStore {
             try Bool.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND performed_at > ?)
-                        """), arguments: [set.exercise, performed]) ?? true
+                        SELECT EXISTS(SELECT 1 FROM sets WHERE exercise = ? AND deleted_at IS NULL AND performed_at >= ?
+                            AND id != ?)
+                        """), arguments: [set.exercise, performed, set.id.wireString]) ?? true
         guard !pending, !later else { return nil }
         let weightKg = set.weight * set.unit.kilograms
         guard set.kind != .warmup, set.reps > 0, weightKg >= 0 else { return .some(nil) }

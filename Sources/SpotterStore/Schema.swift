@@ -188,6 +188,17 @@ enum Schema {
         }
         RoutineSchema.register(&migrator)
         ConflictSchema.register(&migrator)
+        // A give-up without a definite answer (timeouts, dropped replies, 5xx) is not a refusal:
+        // the operation says so, so that nothing calls it rejected and it goes back to the queue
+        // when the server answers again. Rows written before knew it only by their message.
+        migrator.registerMigration("v9-no-answer") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE outbox ADD COLUMN no_answer INTEGER NOT NULL DEFAULT 0;
+                    UPDATE outbox SET no_answer = 1
+                        WHERE state = 'failed_permanent' AND last_error LIKE 'gave up after %';
+                    """)
+        }
         return migrator
     }
 }

@@ -56,6 +56,17 @@ public struct SpotterStore: Sendable {
     /// Tells whether anything committed to the file since last asked (`changeToken()`); shared by
     /// the copies of this store, so it opens its connection once.
     let changeWatch: ChangeWatch
+    /// Owners whose rows are this account's under another name, not yet moved to it (a token
+    /// queued with before the server named its user): listings show their rows, marked, so what
+    /// is on the device is always listed. Never another account's.
+    public private(set) var waitingOwners: [String] = []
+
+    /// This store, listing the rows of `owners` too (see `waitingOwners`).
+    public func listing(waitingFor owners: [String]) -> SpotterStore {
+        var copy = self
+        copy.waitingOwners = owners.filter { $0 != userID && $0 != QueueOwner.deviceID }
+        return copy
+    }
 
     /// Opens (creating if needed) a database file in WAL mode and migrates it.
     ///
@@ -178,6 +189,9 @@ public struct SpotterStore: Sendable {
         onUnreadable = other.onUnreadable
         recordsInBulk = other.recordsInBulk
     }
+
+    /// What a listing says of a row still under a waiting owner.
+    public static let waitingForTokenCheck = "waiting for the token to be checked"
 
     /// The default report of an unreadable row: one line on stderr.
     public static let reportOnStandardError: @Sendable (UnreadableRow) -> Void = { row in

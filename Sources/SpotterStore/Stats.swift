@@ -39,15 +39,19 @@ extension Queries {
                 let name: String = row["exercise"]
                 // An unreadable best set is reported and left out, like every other read: one
                 // mistyped cell never takes the whole of `stats` down.
-                let bestSet = try store.readable(
-                    Row.fetchAll(
-                        db,
-                        sql: """
-                            SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql)
-                            AND \(store.visible()) AND reps <= \(OneRepMax.maxReps) AND e1rm_kg IS NOT NULL
-                            ORDER BY e1rm_kg DESC LIMIT 1
-                            """, arguments: [name]), WorkoutSet.init(row:)
-                ).first
+                // A tie is held by the set performed first, on every device (`PerformedOrder`).
+                let best: Double? = row["best"]
+                let bestSet = try best.flatMap { best in
+                    try store.readable(
+                        Row.fetchAll(
+                            db,
+                            sql: """
+                                SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql)
+                                AND \(store.visible()) AND reps <= \(OneRepMax.maxReps) AND e1rm_kg >= ?
+                                ORDER BY \(PerformedOrder.sql) LIMIT 1
+                                """, arguments: [name, best - 1e-9]), WorkoutSet.init(row:)
+                    ).first
+                }
                 return ExerciseStats(
                     exercise: name, sets: row["n"], bestOneRepMaxKg: row["best"], bestOneRepMaxSet: bestSet,
                     heaviestKg: row["heaviest"])

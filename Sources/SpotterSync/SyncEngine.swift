@@ -513,6 +513,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             }
         }
         if rows.contains(where: { $0.status != 401 }) && !authPaused { post(connectivity: .online) }
+        if rows.contains(where: { Self.isDefiniteAnswer($0.status) }) { serverAnswered() }
         return (results, !progressed)
     }
 
@@ -525,13 +526,36 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         if policy.shouldGiveUp(attempts: op.attemptCount, createdAt: op.createdAt, now: now) {
             metricDeltas[.gaveUp, default: 0] += 1
             metricDeltas[.permanentFailures, default: 0] += 1
-            let message = "gave up after \(op.attemptCount) attempts: \(error)"
+            // Only timeouts, broken connections and 5xx came back: no refusal. It waits, unsent,
+            // until the server next answers a request (see `serverAnswered`).
+            let message = "\(OutboxMachine.gaveUpPrefix) after \(op.attemptCount) attempts: \(error)"
             events.post(.opFailed(opID: op.opID, reason: message))
-            return OperationOutcome(opID: op.opID, result: .permanent(status: status, error: message))
+            return OperationOutcome(opID: op.opID, result: .gaveUp(status: status, error: message))
         }
         let delay = retryAfter ?? policy.delay(afterAttempt: op.attemptCount, unitRandom: random())
         return OperationOutcome(
             opID: op.opID, result: .transient(status: status, error: error, retryAt: now.addingTimeInterval(delay)))
+    }
+
+    /// Whether a status is the server answering for itself (not an overload, a timeout or a
+    /// failure of its own): what puts operations that gave up without an answer back in the queue.
+    static func isDefiniteAnswer(_ status: Int) -> Bool {
+        status < 500 && ![408, 425, 429].contains(status)
+    }
+
+    /// The server answers again: what gave up without an answer (it may have landed) goes back
+    /// to the queue by itself, with what waits on it, and leaves in this flush or the next.
+    private func serverAnswered() {
+        do {
+            let requeued = try store.queue.requeueNoAnswer()
+            if requeued > 0 {
+                if running { rerunRequested = true }
+                events.post(.notice("\(requeued) operation(s) that got no answer are queued again"))
+                postCounts()
+            }
+        } catch {
+            logger.error("operations that gave up without an answer not requeued: \(error)")
+        }
     }
 
     /// No answer at all: offline (not a try; the operations go back untouched) or a broken
@@ -636,6 +660,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             return
         }
         if page.unreadable > 0 { logger.warning("skipped \(page.unreadable) unreadable changes") }
+        serverAnswered()
         if !authPaused { post(connectivity: .online) }
         // The next page is asked for before this one is merged: the server reads it and the
         // network carries it while SQLite writes this one. Should this merge fail, its answer is
@@ -802,7 +827,10 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         lastCountsPostedAt = now
         do {
             let counts = try store.queries.queueCounts()
-            events.post(.outboxChanged(pending: counts.pending, failed: counts.failed + counts.blocked))
+            events.post(
+                .outboxChanged(
+                    pending: counts.pending, failed: counts.failed + counts.blocked,
+                    gaveUp: counts.gaveUp + counts.blockedOnNoAnswer))
         } catch {
             logger.error("outbox counts unreadable: \(error)")
         }

@@ -19,7 +19,9 @@ public enum SyncTrigger: String, Sendable {
 
 /// A change the engine tells the UI about.
 public enum SyncEvent: Sendable, Equatable {
-    case outboxChanged(pending: Int, failed: Int)
+    /// Queue counts: `failed` is refused (and what is blocked behind it); `gaveUp` gave up without
+    /// an answer (and what waits on it), which is no refusal and goes back to the queue by itself.
+    case outboxChanged(pending: Int, failed: Int, gaveUp: Int = 0)
     case connectivity(Connectivity)
     case syncing(Bool)
     case opSucceeded(opID: String)

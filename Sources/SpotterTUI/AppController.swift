@@ -74,9 +74,10 @@ public final class AppController {
         var dataChanged = false
         for event in events {
             switch event {
-            case .outboxChanged(let pending, let failed):
+            case .outboxChanged(let pending, let failed, let gaveUp):
                 state.counts.pending = pending
                 state.counts.failed = failed
+                state.counts.gaveUp = gaveUp
                 dataChanged = true
             case .connectivity(let connectivity):
                 state.connectivity = connectivity
@@ -281,6 +282,13 @@ public final class AppController {
             try store.queue.retry(opID: op.opID)
             afterLocalWrite()
             state.say("Queued again")
+        case .askDiscard(let type, let id):
+            guard let op = try store.queries.failedOperation(entityType: type, entityID: id) else {
+                state.say("Nothing to discard for this \(type.rawValue)", isError: true)
+                return
+            }
+            let preview = try store.queries.discardPreview(opID: op.opID)
+            state.overlay = .confirmDelete(.discard(entityType: type, entityID: id, description: preview.summary))
         case .discard(let type, let id):
             guard let op = try store.queries.failedOperation(entityType: type, entityID: id) else {
                 state.say("Nothing to discard for this \(type.rawValue)", isError: true)

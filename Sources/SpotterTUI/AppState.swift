@@ -206,6 +206,8 @@ public enum DeleteTarget: Sendable, Equatable {
     case workout(id: UUID, name: String, setCount: Int)
     /// From the routine list (`d`); keeping it goes back to the list.
     case routine(id: UUID, name: String)
+    /// `x` on a rejected set or workout: what discarding its failed operation takes, named.
+    case discard(entityType: EntityType, entityID: String, description: String)
 }
 
 /// The modal layer over the panes; at most one at a time.

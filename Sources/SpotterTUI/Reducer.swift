@@ -30,6 +30,8 @@ public enum AppEffect: Sendable, Equatable {
     case syncNow
     case retry(entityType: EntityType, entityID: String)
     case discard(entityType: EntityType, entityID: String)
+    /// Name what discarding would take and ask (`x`); `y` then discards.
+    case askDiscard(entityType: EntityType, entityID: String)
     /// Fill the routine list (`R`).
     case loadRoutines
     /// Start today's workout from a routine.
@@ -313,7 +315,7 @@ extension AppState {
             return [
                 retry
                     ? .retry(entityType: .workout, entityID: item.id.wireString)
-                    : .discard(entityType: .workout, entityID: item.id.wireString)
+                    : .askDiscard(entityType: .workout, entityID: item.id.wireString)
             ]
         }
         guard let row = currentSet, row.syncState == .rejected else {
@@ -321,7 +323,7 @@ extension AppState {
             return []
         }
         let id = row.set.id.wireString
-        return [retry ? .retry(entityType: .set, entityID: id) : .discard(entityType: .set, entityID: id)]
+        return [retry ? .retry(entityType: .set, entityID: id) : .askDiscard(entityType: .set, entityID: id)]
     }
 
     // MARK: Help
@@ -439,6 +441,7 @@ extension AppState {
             case .set(let id, _): return [.deleteSet(id: id)]
             case .workout(let id, _, _): return [.deleteWorkout(id: id)]
             case .routine(let id, _): return [.deleteRoutine(id: id)]
+            case .discard(let type, let id, _): return [.discard(entityType: type, entityID: id)]
             }
         case .keepItem:
             overlay = .none

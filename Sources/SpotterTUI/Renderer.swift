@@ -82,6 +82,12 @@ public enum Renderer {
         if state.counts.failed > 0 {
             return StyledText("\(g.warning) \(state.counts.failed) failed", .colored(.red, bold: true))
         }
+        // Not refused: no answer came. They go back to the queue when the server answers.
+        let gaveUp = state.counts.gaveUp + state.counts.blockedOnNoAnswer
+        if gaveUp > 0 && state.counts.pending == 0 {
+            return StyledText(
+                "\(g.warning) \(gaveUp) \(OutboxMachine.gaveUpPrefix)", .colored(.yellow, bold: true))
+        }
         if state.airplane {
             return StyledText(
                 "\(g.airplane) Airplane \(g.middleDot) \(state.counts.pending) queued", .colored(.yellow, bold: true)
@@ -386,7 +392,9 @@ public enum Renderer {
             status = g.synced
             statusStyle = .colored(.green)
         case .pending:
-            status = g.pending
+            // A pending set that says why (it gave up without an answer, or waits on a workout
+            // that did, or for the token to be checked) shows it.
+            status = g.pending + (row.syncError.map { " " + $0 } ?? "")
             statusStyle = .colored(.yellow)
         case .rejected:
             status = g.rejected + " " + (row.syncError ?? "rejected")
@@ -413,7 +421,7 @@ public enum Renderer {
         let hasBottom = height >= 23
         let counts = state.counts
         let title =
-            "Debug \(g.middleDot) outbox, newest 20 \(g.middleDot) \(counts.pending) queued, \(counts.inFlight) in flight, \(counts.failed) failed, \(counts.blocked) blocked"
+            "Debug \(g.middleDot) outbox, newest 20 \(g.middleDot) \(counts.pending) queued, \(counts.inFlight) in flight, \(counts.failed) failed, \(counts.gaveUp + counts.blockedOnNoAnswer) gave up (no answer), \(counts.blocked) blocked"
         drawBox(
             &buffer, g, x: 0, y: top, width: width, height: height, title: title, focused: true, bottomBorder: hasBottom
         )
@@ -497,6 +505,8 @@ public enum Renderer {
                 question = "Delete workout \(name) and its \(count) set\(count == 1 ? "" : "s")?"
             case .routine(_, let name):
                 question = "Delete routine \(name)? Workouts started from it stay."
+            case .discard(_, _, let description):
+                question = "This \(description). Discard?"
             }
             buffer.fill(x: 0, y: y, count: width, style: CellStyle(color: .red, bold: true, reverse: true))
             buffer.put(

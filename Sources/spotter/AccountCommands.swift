@@ -50,7 +50,7 @@ struct Login: AsyncParsableCommand {
                     + "(\(adoption.sets) sets and \(adoption.workouts) workouts logged on this device)")
         }
         let queued = try account.queries.queueCounts()
-        if queued.pending + queued.failed + queued.blocked > 0 {
+        if queued.pending + queued.failed + queued.blocked + queued.gaveUp + queued.blockedOnNoAnswer > 0 {
             print("\(queued.pending) queued for \(user); run `spotter sync` to send them")
         } else if try account.preferences.meta(account.pullCursorKey) == nil {
             // Nothing of this account has been fetched on this device yet: say how to get it.
@@ -84,7 +84,7 @@ struct Logout: AsyncParsableCommand {
         print("logged out of \(owner)")
         let store = try SpotterStore.open(path: global.databasePath, userID: owner.storedID)
         let counts = try store.queries.queueCounts()
-        let waiting = counts.pending + counts.failed + counts.blocked
+        let waiting = counts.pending + counts.failed + counts.blocked + counts.gaveUp + counts.blockedOnNoAnswer
         if waiting > 0 {
             print("\(waiting) operations wait for \(config.user): \(resolveHint(for: owner))")
         }

@@ -112,7 +112,17 @@ struct GlobalOptions: ParsableArguments {
         } catch {
             throw CLIError("cannot open database \(databasePath): \(StoreError.oneLine(error))")
         }
-        return base.forUser(try owner(of: target, store: base).storedID)
+        let owner = try owner(of: target, store: base)
+        let store = base.forUser(owner.storedID)
+        // What this account will adopt on its next sync (its token before the server named the
+        // user, refused tokens of this server, an older version's owners) is on this device:
+        // listings show it, marked, instead of hiding it until then.
+        guard case .account(let server, _) = owner else { return store }
+        let fingerprint = QueueOwner.fingerprint(token: target.token ?? "")
+        let waiting =
+            [QueueOwner.unverified(server: server, tokenFingerprint: fingerprint).storedID]
+            + ((try? store.accounts.refusedTokenOwners(server: server)) ?? []) + legacyOwners(of: target)
+        return store.listing(waitingFor: waiting)
     }
 }
 

@@ -31,6 +31,8 @@ struct Status: AsyncParsableCommand {
                 .object([
                     "pending": .int(Int64(counts.pending)), "in_flight": .int(Int64(counts.inFlight)),
                     "failed": .int(Int64(counts.failed)), "blocked": .int(Int64(counts.blocked)),
+                    "gave_up_no_answer": .int(Int64(counts.gaveUp)),
+                    "waiting_on_no_answer": .int(Int64(counts.blockedOnNoAnswer)),
                     "stranded": .int(Int64(strandedCount)), "stranded_for": .array(stranded.map(Render.strandedJSON)),
                     "account": Render.ownerJSON(store.owner), "airplane": .bool(airplane),
                     "last_sync_at": JSONValue(lastSync), "server": .string(server), "metrics": .object(metricFields),
@@ -42,6 +44,12 @@ struct Status: AsyncParsableCommand {
         print("pending    \(counts.pending)\(counts.inFlight > 0 ? " (\(counts.inFlight) in flight)" : "")")
         print("failed     \(counts.failed)")
         print("blocked    \(counts.blocked)")
+        if counts.gaveUp + counts.blockedOnNoAnswer > 0 {
+            print(
+                "\(OutboxMachine.gaveUpPrefix) \(counts.gaveUp)"
+                    + (counts.blockedOnNoAnswer > 0 ? " (and \(counts.blockedOnNoAnswer) waiting on them)" : "")
+                    + ": queued again when the server next answers")
+        }
         print("stranded   \(strandedCount)")
         for queue in stranded {
             print("  \(queue.operations) wait for \(queue.owner): \(resolveHint(for: queue.owner))")
@@ -131,14 +139,38 @@ struct Retry: AsyncParsableCommand {
 struct Discard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "discard",
-        abstract: "Give up on a failed operation; a rejected set or workout is removed locally.")
+        abstract:
+            "Give up on a failed operation (names what goes and asks; --yes without a terminal); a rejected set or workout is removed locally."
+    )
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The operation's id.") var opID: String
+    @Flag(help: "Do not ask: discard what it names (needed without a terminal).") var yes = false
 
     func run() async throws {
         let store = try global.openStore()
-        try store.queue.discard(opID: opID.lowercased())
+        let opID = opID.lowercased()
+        // Everything that goes is named first; nothing goes unasked.
+        let preview = try store.queries.discardPreview(opID: opID)
+        if !yes {
+            guard isatty(STDIN_FILENO) == 1 else {
+                FileHandle.standardError.write(
+                    Data("spotter: this \(preview.summary)\nspotter: not discarded: pass --yes to confirm\n".utf8))
+                throw ExitCode(2)
+            }
+            print("This \(preview.summary).")
+            FileHandle.standardOutput.write(Data("Discard? [y/N] ".utf8))
+            guard let answer = readLine(),
+                ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces))
+            else {
+                print("nothing discarded")
+                return
+            }
+        }
+        try store.queue.discard(opID: opID)
+        let done = preview.summary.replacingFirst("discards", "discarded").replacingFirst(
+            "stops sending", "stopped sending")
+        print(done.prefix(1).uppercased() + done.dropFirst())
     }
 }
 
@@ -202,7 +234,7 @@ struct Sync: AsyncParsableCommand {
         let counts = try store.queries.queueCounts()
         let stranded = try store.accounts.strandedQueues()
         print(
-            "pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked), stranded \(stranded.reduce(0) { $0 + $1.operations })"
+            "pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked), \(OutboxMachine.gaveUpPrefix) \(counts.gaveUp + counts.blockedOnNoAnswer), stranded \(stranded.reduce(0) { $0 + $1.operations })"
         )
         // Values another device's edit replaced: everything is sent, but the user should know.
         let conflicts = try store.conflicts.list()
@@ -248,9 +280,22 @@ struct Sync: AsyncParsableCommand {
             reasons.append("\(counts.failed) failed permanently (spotter outbox; spotter retry --all-failed)")
         }
         if counts.blocked > 0 { reasons.append("\(counts.blocked) blocked behind a rejected operation") }
+        if counts.gaveUp + counts.blockedOnNoAnswer > 0 {
+            reasons.append(
+                "\(counts.gaveUp + counts.blockedOnNoAnswer) \(OutboxMachine.gaveUpPrefix) (queued again when the server next answers; spotter retry --all-failed sends them now)"
+            )
+        }
         for queue in stranded {
             reasons.append("\(queue.operations) wait for \(queue.owner) (\(resolveHint(for: queue.owner)))")
         }
         return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+}
+
+extension String {
+    /// The text with the first `target` replaced (the past tense of a summary once it is done).
+    fileprivate func replacingFirst(_ target: String, _ replacement: String) -> String {
+        guard let range = range(of: target) else { return self }
+        return replacingCharacters(in: range, with: replacement)
     }
 }

@@ -57,7 +57,8 @@ enum Render {
         }
         switch row.syncState {
         case .synced: break
-        case .pending: line += "  (pending)"
+        // Pending and saying why: it gave up without an answer (never "rejected"), or waits on one.
+        case .pending: line += "  (\(row.syncError ?? "pending"))"
         case .rejected: line += "  (rejected: \(row.syncError ?? "unknown reason"))"
         }
         return line
@@ -87,13 +88,14 @@ enum Render {
             "kind": .string(op.kind.rawValue), "state": .string(op.state.rawValue),
             "attempt_count": .int(Int64(op.attemptCount)), "next_attempt_at": date(op.nextAttemptAt),
             "last_status": JSONValue(op.lastStatus), "last_error": JSONValue(op.lastError),
+            "no_answer": .bool(op.noAnswer),
             "idempotency_key": .string(op.idempotencyKey), "created_at": .string(Timestamp.format(op.createdAt)),
         ])
     }
 
     static func operationLine(_ op: OutboxOperation) -> String {
         var line =
-            "\(op.opID)  \(op.kind.rawValue) \(op.entityType.rawValue) \(op.entityID)  \(op.state.rawValue)"
+            "\(op.opID)  \(op.kind.rawValue) \(op.entityType.rawValue) \(op.entityID)  \(op.noAnswer ? OutboxMachine.gaveUpPrefix : op.state.rawValue)"
         line += "  attempts \(op.attemptCount)"
         if let status = op.lastStatus { line += "  last \(status)" }
         if let error = op.lastError { line += "  \(error)" }

@@ -9,7 +9,8 @@ struct OutboxMachineTests {
         .claimed, .notSent, .leaseLost, .succeeded(status: 200), .transient(status: 503, error: "busy", retryAt: later),
         .permanent(status: 422, error: "reps: too many"), .unreadable(reason: "payload holds a BLOB"),
         .dependencyFailed(reason: "waiting on rejected workout"), .dependencyRequeued, .seenDeletedOnServer, .retry,
-        .discard,
+        .discard, .gaveUp(status: nil, error: "timed out"), .dependencyGaveUp(reason: "waiting on workout"),
+        .noAnswerRequeue,
     ]
 
     /// Which state each (state, event) pair leads to for an update; `nil` means the row goes away,
@@ -18,19 +19,21 @@ struct OutboxMachineTests {
         .pending: [
             "claimed": "in_flight", "unreadable": "failed_permanent", "dependencyFailed": "blocked",
             "succeeded": "succeeded", "transient": "failed_transient", "permanent": "failed_permanent",
+            "gaveUp": "failed_permanent", "dependencyGaveUp": "blocked",
         ],
         .inFlight: [
             "notSent": "pending", "leaseLost": "pending", "succeeded": "succeeded", "transient": "failed_transient",
-            "permanent": "failed_permanent", "unreadable": "failed_permanent",
+            "permanent": "failed_permanent", "unreadable": "failed_permanent", "gaveUp": "failed_permanent",
         ],
         .failedTransient: [
             "claimed": "in_flight", "unreadable": "failed_permanent", "dependencyFailed": "blocked",
             "succeeded": "succeeded", "transient": "failed_transient", "permanent": "failed_permanent",
+            "gaveUp": "failed_permanent", "dependencyGaveUp": "blocked",
         ],
         .failedPermanent: ["unreadable": "failed_permanent", "retry": "removed", "discard": "removed"],
         .blocked: [
             "unreadable": "failed_permanent", "dependencyFailed": "blocked", "dependencyRequeued": "pending",
-            "discard": "removed",
+            "discard": "removed", "dependencyGaveUp": "blocked",
         ],
         .succeeded: [:],
     ]
@@ -49,6 +52,9 @@ struct OutboxMachineTests {
         case .seenDeletedOnServer: "seenDeletedOnServer"
         case .retry: "retry"
         case .discard: "discard"
+        case .gaveUp: "gaveUp"
+        case .dependencyGaveUp: "dependencyGaveUp"
+        case .noAnswerRequeue: "noAnswerRequeue"
         }
     }
 
@@ -65,6 +71,34 @@ struct OutboxMachineTests {
                     try OutboxMachine.apply(event, to: facts)
                 }
             }
+        }
+    }
+
+    @Test func aGiveUpWithoutAnswerIsNoRefusalAndGoesBackToTheQueue() throws {
+        let gaveUp = try OutboxMachine.apply(
+            .gaveUp(status: nil, error: "gave up after 3 attempts: timed out"),
+            to: .init(kind: .create, state: .inFlight))
+        #expect(gaveUp.state == .failedPermanent)
+        #expect(gaveUp.effects.contains(.markNoAnswer))
+        #expect(!gaveUp.effects.contains { if case .markEntityRejected = $0 { true } else { false } })
+        #expect(gaveUp.effects.contains(.markEntityWaiting("gave up (no answer): gave up after 3 attempts: timed out")))
+        let stored = OutboxMachine.Facts(
+            kind: .create, state: .failedPermanent, attemptCount: 3, lastStatus: 409, gaveUpWithoutAnswer: true)
+        #expect(!stored.refused, "a 409 'key in use' before giving up is no refusal")
+        #expect(!OutboxMachine.createNeverAccepted(stored), "it may exist on the server")
+        let back = try OutboxMachine.apply(.noAnswerRequeue, to: stored)
+        #expect(back.state == .pending)
+        #expect(back.effects.contains(.releaseDependants) && back.effects.contains(.startAfresh))
+        // A definite refusal never goes back by itself.
+        let refused = OutboxMachine.Facts(kind: .create, state: .failedPermanent, attemptCount: 1, lastStatus: 422)
+        #expect(throws: OutboxMachine.NotAllowed.self) { try OutboxMachine.apply(.noAnswerRequeue, to: refused) }
+        // An update or a delete that gave up is neither rolled back nor restored: it may have landed.
+        for kind in [OperationKind.update, .delete] {
+            let effects = try OutboxMachine.apply(
+                .gaveUp(status: 503, error: "x"), to: .init(kind: kind, state: .inFlight)
+            ).effects
+            #expect(!effects.contains { if case .rollBack = $0 { true } else { false } })
+            #expect(!effects.contains { if case .restoreEntity = $0 { true } else { false } })
         }
     }
 

@@ -172,7 +172,7 @@ struct ConvergenceTests {
         let outbox = try SpotterBinary.json(try await fleet.run("a", ["outbox", "--json"]).stdout)
         let refused = try #require(
             (outbox["operations"] as? [[String: Any]])?.first { $0["entity_id"] as? String == lateID })
-        #expect(try await fleet.run("a", ["discard", try #require(refused["op_id"] as? String)]).status == 0)
+        #expect(try await fleet.run("a", ["discard", try #require(refused["op_id"] as? String), "--yes"]).status == 0)
         #expect(try await fleet.run("a", ["sync", "--timeout", "30"]).status == 0)
         #expect(try await fleet.workouts("a").isEmpty, "with its refused set discarded, the workout goes too")
     }

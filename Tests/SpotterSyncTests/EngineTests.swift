@@ -106,8 +106,8 @@ struct EngineTests {
         let op = try rig.op(.workout)
         #expect(op.state == .failedPermanent)
         #expect(op.attemptCount == 20)
-        #expect(op.lastError?.hasPrefix("gave up after 20 attempts") == true)
-        #expect(try rig.store.queries.queueCounts().failed == 1, "shown, never dropped")
+        #expect(op.lastError?.hasPrefix("gave up (no answer) after 20 attempts") == true)
+        #expect(try rig.store.queries.queueCounts().gaveUp == 1, "shown, never dropped")
     }
 
     @Test func theSafetyValveGivesUpAfterSevenDays() async throws {

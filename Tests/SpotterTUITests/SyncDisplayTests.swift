@@ -85,7 +85,7 @@ struct SyncDisplayTests {
         #expect(app.screen.line(23).contains("r retry"))
     }
 
-    @Test("r retries a rejected set as a new operation; x discards it")
+    @Test("r retries a rejected set as a new operation; x names what goes, asks, and y discards it")
     func retryAndDiscard() throws {
         let fixture = try Fixture()
         let workout = try fixture.store.workoutLog.createWorkout(name: "Legs")
@@ -104,6 +104,11 @@ struct SyncDisplayTests {
         try fixture.completeAll { _ in .permanent(status: 422, error: "still too heavy") }
         app.reloadAll()
         app.handle(.character("x"))
+        #expect(!(try fixture.store.queries.sets(workoutID: nil).isEmpty), "nothing goes before the answer")
+        let question = (0..<24).map { app.screen.line($0) }.joined(separator: "\n")
+        #expect(question.contains("discards the set Squat (Barbell) 900 kg × 1"), "\(question)")
+        #expect(question.contains("Discard?"))
+        app.handle(.character("y"))
         #expect(try fixture.store.queries.sets(workoutID: nil).isEmpty)
         #expect(app.screen.line(0).contains("✓ Synced"))
     }
