@@ -233,8 +233,12 @@ struct Sync: AsyncParsableCommand {
         }
         let counts = try store.queries.queueCounts()
         let stranded = try store.accounts.strandedQueues()
+        // Operations that gave up without an answer are named only when there are some.
+        let gaveUp = counts.gaveUp + counts.blockedOnNoAnswer
         print(
-            "pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked), \(OutboxMachine.gaveUpPrefix) \(counts.gaveUp + counts.blockedOnNoAnswer), stranded \(stranded.reduce(0) { $0 + $1.operations })"
+            "pending \(counts.pending), failed \(counts.failed), blocked \(counts.blocked), "
+                + (gaveUp > 0 ? "\(OutboxMachine.gaveUpPrefix) \(gaveUp), " : "")
+                + "stranded \(stranded.reduce(0) { $0 + $1.operations })"
         )
         // Values another device's edit replaced: everything is sent, but the user should know.
         let conflicts = try store.conflicts.list()
