@@ -29,8 +29,15 @@ public struct StoredConflict: Sendable, Equatable {
     /// Whether the kept value came from this device.
     public var keptFromHere: Bool
 
-    /// "reps 6 from this device was replaced by 7 from another device, 10:05", in `timeZone`.
+    /// "Bench Press (Barbell) set in 'Push': reps 6 from this device was replaced by 7 from
+    /// another device, 10:05", in `timeZone`.
     public func sentence(timeZone: TimeZone = .current) -> String {
+        "\(record.label): \(change(timeZone: timeZone))"
+    }
+
+    /// What happened, without naming the entity: "reps 6 from this device was replaced by 7 from
+    /// another device, 10:05".
+    public func change(timeZone: TimeZone = .current) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_GB")
         formatter.timeZone = timeZone
@@ -40,10 +47,10 @@ public struct StoredConflict: Sendable, Equatable {
         let overriddenFrom = overriddenHere ? "this device" : "another device"
         let keptFrom = keptFromHere ? "this device" : "another device"
         if record.isDeleteOverEdit {
-            return "\(record.label): your edit (\(Self.shown(record.overridden))) from \(overriddenFrom) was dropped:"
+            return "your edit (\(Self.shown(record.overridden))) from \(overriddenFrom) was dropped:"
                 + " it was deleted on \(keptFrom == "this device" ? "this device" : "another device"), \(when)"
         }
-        return "\(record.label): \(Self.fieldName(record.field)) \(Self.shown(record.overridden)) from "
+        return "\(Self.fieldName(record.field)) \(Self.shown(record.overridden)) from "
             + "\(overriddenFrom) was replaced by \(Self.shown(record.kept)) from \(keptFrom), \(when)"
     }
 

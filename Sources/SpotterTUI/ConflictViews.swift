@@ -66,7 +66,9 @@ extension Renderer {
     static func drawConflicts(_ view: ConflictsView, _ state: AppState, _ buffer: inout ScreenBuffer) {
         let g = state.glyphs
         let width = min(max(72, state.columns * 3 / 4), state.columns - 4)
-        let listRows = max(1, min(max(1, state.conflicts.count), state.rows - 8))
+        // Two rows a conflict: what it is, then what happened.
+        let perPage = max(1, (state.rows - 8) / 2)
+        let listRows = max(1, min(max(1, state.conflicts.count), perPage)) * 2
         let height = listRows + 4
         let x = (state.columns - width) / 2
         let y = max(1, (state.rows - height) / 2)
@@ -79,13 +81,17 @@ extension Renderer {
                 "No open conflicts: no edit of yours was replaced".clipped(to: width - 4, ellipsis: g.ellipsis),
                 x: x + 2, y: y + 1, style: .dim)
         }
-        let offset = scrollOffset(selected: view.selected, count: state.conflicts.count, visibleRows: listRows)
-        for index in offset..<min(state.conflicts.count, offset + listRows) {
+        let offset = scrollOffset(selected: view.selected, count: state.conflicts.count, visibleRows: listRows / 2)
+        for index in offset..<min(state.conflicts.count, offset + listRows / 2) {
             let selected = index == view.selected
-            let line = "\(selected ? g.selected : " ") \(state.conflicts[index].sentence())"
+            let conflict = state.conflicts[index]
+            let row = y + 1 + (index - offset) * 2
             buffer.put(
-                line.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + 1 + index - offset,
-                style: selected ? .reverse : .plain)
+                "\(selected ? g.selected : " ") \(conflict.record.label)".clipped(to: width - 4, ellipsis: g.ellipsis),
+                x: x + 2, y: row, style: selected ? .reverse : .bold)
+            buffer.put(
+                "   \(conflict.change())".clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row + 1,
+                style: selected ? .plain : .dim)
         }
         buffer.put(
             KeyMap.hints(.conflicts).clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + height - 2,

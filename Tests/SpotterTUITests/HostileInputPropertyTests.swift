@@ -35,6 +35,7 @@ enum HostileStep: CustomStringConvertible {
     static let keys: [Key] = [
         .character("n"), .character("N"), .character("w"), .character("/"), .character("?"), .character("D"),
         .character("h"), .character("e"), .character("j"), .character("k"), .character("R"), .character("u"),
+        .character("C"), .character("x"),
         .tab, .backTab, .enter, .escape, .backspace, .delete, .left, .right, .home, .end, .up, .down, .pageDown,
         .control("u"), .control("o"),
     ]
