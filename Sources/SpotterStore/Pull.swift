@@ -13,7 +13,8 @@ extension SpotterStore {
         if seen.anythingLocal, try locallyOwned(entity.entityType, id, db: db) {
             try keepWaiting(entity, parent: nil, db: db)
             seen.anythingWaiting = true
-            return false
+            // The fields no queued edit touches are shown at once.
+            return try mergeUntouchedFields(entity, db: db)
         }
         switch entity {
         case .workout(let workout, let stamp):

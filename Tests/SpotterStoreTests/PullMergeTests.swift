@@ -53,7 +53,10 @@ struct PullMergeTests {
         // Meanwhile another device set the reps; the server's row now has both changes (v4).
         try store.pull.mergePulled(
             [try pulledSet(serverRow(logged.set, version: 4, reps: 6, notes: "paused"))], cursor: "4")
-        #expect(try store.queries.set(id: logged.set.id)?.set.reps == 5, "queued wins locally while it is queued")
+        // Reps, which no queued edit touches, show the other device's value at once; the notes
+        // being sent stay this device's until answered.
+        #expect(try store.queries.set(id: logged.set.id)?.set.reps == 6, "an untouched field follows at once")
+        #expect(try store.queries.set(id: logged.set.id)?.set.notes == "paused")
         // The edit's reply had been dropped; its retry replays the answer of the time (v3).
         try store.queue.complete(
             opID: edit.opID, result: .succeeded(status: 200, row: serverRow(logged.set, version: 3, notes: "paused")))
@@ -327,5 +330,25 @@ struct UncertainOutcomeTests {
         }
         #expect(try store.queue.releaseExpiredLeases() == 1, "only the dead holder's lease is released")
         #expect(try store.queue.claimEligible(limit: 10).map(\.opID) == [claimed[0].opID])
+    }
+
+    @Test("a pulled change over a queued edit: untouched fields follow at once, the edited field stays until answered")
+    func untouchedFieldsFollowAtOnce() throws {
+        let store = try makeStore()
+        let logged = try store.log()
+        try acknowledgeAll(store, logged: logged)  // workout v1, set v2
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 8))
+        // Another device changed the notes and, concurrently, the reps.
+        let changed = try store.pull.mergePulled(
+            [serverRow(logged.set, version: 4, reps: 6, notes: "wide grip")], cursor: "4")
+        #expect(changed == 1, "the screen is told")
+        let shown = try #require(try store.queries.set(id: logged.set.id))
+        #expect(shown.set.notes == "wide grip")
+        #expect(shown.set.reps == 8, "the queued edit's value stays until the server merges it")
+        #expect(shown.syncState == .pending)
+        // A queued create owns the whole row: nothing is merged into it.
+        let fresh = try store.log()
+        try store.pull.mergePulled([serverRow(fresh.set, version: 9, notes: "from elsewhere")], cursor: "9")
+        #expect(try store.queries.set(id: fresh.set.id)?.set.notes == nil)
     }
 }
