@@ -128,9 +128,28 @@ struct HostileTextTUITests {
         try tmux.type("🇺🇸")
         try tmux.press("BSpace")
         try tmux.type("12")
+        // RPE: hard text typed, then cleared and a real value typed.
+        try tmux.press("Tab")
+        try tmux.type("💪🏽 e\u{301}")
+        try tmux.press("C-u")
+        try tmux.type("8")
         try tmux.press("Enter")
         step = try await tmux.waitFor { $0.contains("Café curl") && !$0.contains("Log set") }
         #expect(step.ok, "the set logged:\n\(step.screen)")
+
+        // A routine's name, in the routine list's name prompt.
+        try tmux.press("R")
+        step = try await tmux.waitFor("Start routine")
+        #expect(step.ok, "routine list:\n\(step.screen)")
+        try tmux.press("n")
+        try tmux.type("Push 💪")
+        try tmux.type("🏽 Cafe\u{301}")
+        try tmux.press("Enter")
+        step = try await tmux.waitFor("Edit routine")
+        #expect(step.ok, "the routine editor opens on the new routine:\n\(step.screen)")
+        try tmux.press("Escape")
+        _ = try await tmux.waitFor { !$0.contains("Edit routine") }
+        try tmux.press("Escape")
 
         // Still alive: it answers a key, and quits cleanly.
         try tmux.press("?")
@@ -149,6 +168,11 @@ struct HostileTextTUITests {
         #expect(rows.count == 1)
         #expect((rows.first?["exercise"] as? String) == "Cafe\u{301} curl")
         #expect((rows.first?["reps"] as? Int) == 12)
+        #expect((rows.first?["rpe"] as? Double) == 8)
+        let routines = try SpotterBinary.json(
+            try await SpotterBinary.run(["routine", "list", "--json"], db: workspace.database).stdout)
+        let routineNames = (routines["routines"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(routineNames == ["Push 💪🏽 Cafe\u{301}"], "\(routineNames)")
     }
 
     @Test("a crash under the UI gives the terminal back: the backtrace prints and the shell echoes again")
