@@ -31,7 +31,9 @@ extension Queries {
                         """), arguments: [name, limit, offset])
             return try workouts.compactMap { row -> ExerciseSession? in
                 let workoutKey: String = row["workout_id"]
-                guard let workoutID = UUID(uuidString: workoutKey) else { return nil }
+                guard let workoutID = UUID(uuidString: workoutKey) else {
+                    throw UnreadableRow(table: "sets", id: workoutKey, reason: "workout_id is not a UUID")
+                }
                 let sets = try Row.fetchAll(
                     db.cachedStatement(
                         sql: """
@@ -40,9 +42,13 @@ extension Queries {
                             """), arguments: [workoutKey, name]
                 ).map(SpotterStore.setRow)
                 let work = sets.map(\.set).filter { $0.kind != .warmup }
+                // A session's date is its first set's time; one that does not read is an error
+                // naming the workout, never a made-up 1970.
+                guard let date = Timestamp.parse(row["at"]) ?? sets.first?.set.performedAt else {
+                    throw UnreadableRow(table: "sets", id: workoutKey, reason: "performed_at is not a time")
+                }
                 return ExerciseSession(
-                    workoutID: workoutID, workoutName: row["name"],
-                    date: Timestamp.parse(row["at"]) ?? sets.first?.set.performedAt ?? Date(timeIntervalSince1970: 0),
+                    workoutID: workoutID, workoutName: row["name"], date: date,
                     sets: sets.map(\.set), bestOneRepMaxKg: work.compactMap(\.estimatedOneRepMaxKg).max(),
                     records: Dictionary(
                         uniqueKeysWithValues: sets.compactMap { row in row.record.map { (row.set.id, $0) } }))

@@ -265,7 +265,13 @@ extension PlannedRow {
                     SELECT id, exercise, kind, weight, unit, reps FROM sets
                     WHERE workout_id = ? AND deleted_at IS NULL ORDER BY position, performed_at, id
                     """), arguments: [workoutID.wireString]
-        ).filter { !claimed.contains(UUID(wire: $0["id"] ?? "") ?? UUID()) }
+        ).filter { row in
+            // An id that does not read is an error naming the row, never a made-up id.
+            guard let id = UUID(wire: row["id"] ?? "") else {
+                throw UnreadableRow(table: "sets", id: row["id"] ?? "?", reason: "id is not a UUID")
+            }
+            return !claimed.contains(id)
+        }
         let open = rows.indices.filter { rows[$0].status == .planned }
         let found = fillOpen(
             open.map {
