@@ -142,6 +142,20 @@ extension SpotterStore {
 extension Queries {
     /// The spelling a name is stored under ("squat" is Squat (Barbell)); the name as given when
     /// the list lacks it. Nothing is added to the list.
+    /// The stored spelling of a known exercise (catalogue, alias or custom); nil when none is known.
+    public func knownExercise(_ name: String) throws -> String? {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try writer.read { db in
+            if let stored = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE"),
+                arguments: [trimmed])
+            {
+                return stored
+            }
+            return Catalog.aliases[Catalog.aliasKey(trimmed)]
+        }
+    }
+
     public func exerciseName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         return try writer.read { db in try SpotterStore.canonicalExercise(trimmed, db: db) }

@@ -68,8 +68,10 @@ public struct SetForm: Sendable, Equatable {
     public var suggestions: [String] = []
     public var starred: Set<String> = []
     public var highlighted: Int = 0
-    /// The user moved through the suggestions with the arrows, so Enter takes the highlighted one.
+    /// The user moved through the suggestions with the arrows.
     public var browsedSuggestions = false
+    /// The exercise chosen is a new custom one (typed, nothing highlighted): said before saving.
+    public var newCustomExercise: String?
     /// The exercise whose last set filled the numbers, so they are refilled only when it changes.
     public var prefilledFrom: String?
     /// Where the numbers came from, with the date ("set 2 of your Bench Press (Barbell) on Thu 9 Apr");

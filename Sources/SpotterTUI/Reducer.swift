@@ -519,9 +519,10 @@ extension AppState {
             return []
         case .submit:
             var effects: [AppEffect] = []
-            if form.focus == .exercise, form.browsedSuggestions, form.suggestions.indices.contains(form.highlighted) {
-                form.exercise = form.suggestions[form.highlighted]
-                form.browsedSuggestions = false
+            // Enter takes what is highlighted, as Tab does (never the bare text while a
+            // suggestion is highlighted).
+            if form.focus == .exercise {
+                Self.takeChoice(&form)
             }
             // Choosing another exercise with Enter fills its numbers first (and moves to them);
             // the next Enter saves. Saving with the previous exercise's numbers would be wrong.
@@ -548,13 +549,11 @@ extension AppState {
         case .previousField:
             return leave(&form, forward: false)
         case .nextSuggestion:
-            if !form.suggestions.isEmpty {
-                form.highlighted = min(form.highlighted + 1, form.suggestions.count - 1)
-                form.browsedSuggestions = true
-            }
+            form.highlighted = TypeAhead.next(form.highlighted, suggestions: form.suggestions)
+            form.browsedSuggestions = true
             return []
         case .previousSuggestion:
-            form.highlighted = max(form.highlighted - 1, 0)
+            form.highlighted = TypeAhead.previous(form.highlighted, typed: form.exercise, suggestions: form.suggestions)
             form.browsedSuggestions = true
             return []
         case .formHistory:
@@ -623,17 +622,22 @@ extension AppState {
 
     /// Tab / Shift-Tab: leaving the exercise field takes the highlighted suggestion (when the
     /// text names no catalogue exercise exactly) and prefills from that exercise's last set.
+    /// The exercise field's choice (`TypeAhead.choice`) written into the form; a new custom
+    /// exercise is remembered, so the form can say so before anything is saved.
+    static func takeChoice(_ form: inout SetForm) {
+        if let choice = TypeAhead.choice(
+            typed: form.exercise, suggestions: form.suggestions, highlighted: form.highlighted)
+        {
+            form.exercise = choice.name
+            form.newCustomExercise = choice.isNew ? choice.name : nil
+        }
+        form.browsedSuggestions = false
+    }
+
     private mutating func leave(_ form: inout SetForm, forward: Bool) -> [AppEffect] {
         var effects: [AppEffect] = []
         if form.focus == .exercise {
-            let typed = form.exercise.trimmingCharacters(in: .whitespaces)
-            let exact = form.suggestions.first { $0.caseInsensitiveCompare(typed) == .orderedSame }
-            if let exact {
-                form.exercise = exact
-            } else if !typed.isEmpty || form.browsedSuggestions, form.suggestions.indices.contains(form.highlighted) {
-                form.exercise = form.suggestions[form.highlighted]
-            }
-            form.browsedSuggestions = false
+            Self.takeChoice(&form)
             if case .log = form.purpose, !form.exercise.isEmpty,
                 form.prefilledFrom?.caseInsensitiveCompare(form.exercise) != .orderedSame
             {

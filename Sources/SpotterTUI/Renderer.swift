@@ -623,7 +623,11 @@ public enum Renderer {
         field(.exercise, row: row, value: form.exercise)
         row += 1
         if form.focus == .exercise {
-            for (index, name) in form.suggestions.prefix(suggestionRows).enumerated() {
+            // Typed text no suggestion spells is offered as a new custom exercise, on the last row:
+            // highlighted when nothing matched or the lifter moved above the first suggestion.
+            let offersCustom = TypeAhead.offersCustom(typed: form.exercise, suggestions: form.suggestions)
+            let shown = form.suggestions.prefix(offersCustom ? suggestionRows - 1 : suggestionRows)
+            for (index, name) in shown.enumerated() {
                 let highlighted = index == form.highlighted
                 let star = form.starred.contains(name.lowercased()) ? g.star : " "
                 let text = "\(highlighted ? g.selected : " ") \(star) \(name)"
@@ -631,8 +635,19 @@ public enum Renderer {
                     text.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX - 2, y: row + index,
                     style: highlighted ? .reverse : .plain)
             }
+            if offersCustom {
+                let highlighted = !form.suggestions.indices.contains(form.highlighted)
+                let typed = form.exercise.trimmingCharacters(in: .whitespaces)
+                buffer.put(
+                    "\(highlighted ? g.selected : " ") + new custom exercise '\(typed)'".clipped(
+                        to: valueWidth, ellipsis: g.ellipsis), x: valueX - 2, y: row + shown.count,
+                    style: highlighted ? .reverse : .dim)
+            }
         } else if let prefilled = form.prefilledFrom, form.purpose.logsNewSet {
             var note = form.prefillNote.map { "prefilled: \($0)" } ?? "no earlier \(prefilled) set: type the numbers"
+            if let new = form.newCustomExercise, new == prefilled {
+                note = "new custom exercise '\(new)': saving adds it (type the numbers)"
+            }
             if case .logPlanned = form.purpose { note = form.prefillNote ?? "" }
             buffer.put(note.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: row, style: .dim)
         }

@@ -519,12 +519,11 @@ extension AppState {
             // Tabbing into a filled field selects it: typing replaces, as in the set form.
             if !form[input: form.focus].isEmpty { form[input: form.focus].isSelected = true }
         case .nextSuggestion:
-            if !form.suggestions.isEmpty {
-                form.highlighted = min(form.highlighted + 1, form.suggestions.count - 1)
-                form.browsedSuggestions = true
-            }
+            form.highlighted = TypeAhead.next(form.highlighted, suggestions: form.suggestions)
+            form.browsedSuggestions = true
         case .previousSuggestion:
-            form.highlighted = max(form.highlighted - 1, 0)
+            form.highlighted = TypeAhead.previous(
+                form.highlighted, typed: form[input: .exercise].text, suggestions: form.suggestions)
             form.browsedSuggestions = true
         case .previousKind, .nextKind:
             cycleChoice(&form, by: action == .nextKind ? 1 : -1)
@@ -555,11 +554,10 @@ extension AppState {
     /// Leaving the exercise field takes the catalogue's spelling, or the highlighted match
     /// (as the set form does), so "bench" becomes "Bench Press (Barbell)".
     private func takeSuggestion(_ form: inout RoutineRowForm) {
-        let typed = form[input: .exercise].text.trimmingCharacters(in: .whitespaces)
-        if let exact = form.suggestions.first(where: { $0.caseInsensitiveCompare(typed) == .orderedSame }) {
-            form[input: .exercise].set(exact)
-        } else if !typed.isEmpty || form.browsedSuggestions, form.suggestions.indices.contains(form.highlighted) {
-            form[input: .exercise].set(form.suggestions[form.highlighted])
+        if let choice = TypeAhead.choice(
+            typed: form[input: .exercise].text, suggestions: form.suggestions, highlighted: form.highlighted)
+        {
+            form[input: .exercise].set(choice.name)
         }
         form.browsedSuggestions = false
     }

@@ -186,11 +186,23 @@ extension Renderer {
             row += 1
             if field == .exercise {
                 if focused {
-                    for (index, name) in form.suggestions.prefix(suggestionRows).enumerated() {
+                    let typed = form[input: .exercise].text
+                    let offersCustom = TypeAhead.offersCustom(typed: typed, suggestions: form.suggestions)
+                    let shown = form.suggestions.prefix(offersCustom ? suggestionRows - 1 : suggestionRows)
+                    for (index, name) in shown.enumerated() {
                         let highlighted = index == form.highlighted
                         buffer.put(
-                            "\(highlighted ? g.selected : " ") \(name)".clipped(to: width - labelWidth - 4),
+                            "\(highlighted ? g.selected : " ") \(name)".clipped(
+                                to: width - labelWidth - 4, ellipsis: g.ellipsis),
                             x: valueX - 2, y: row + index, style: highlighted ? .reverse : .plain)
+                    }
+                    if offersCustom {
+                        let highlighted = !form.suggestions.indices.contains(form.highlighted)
+                        let name = typed.trimmingCharacters(in: .whitespaces)
+                        buffer.put(
+                            "\(highlighted ? g.selected : " ") + new custom exercise '\(name)'".clipped(
+                                to: width - labelWidth - 4, ellipsis: g.ellipsis),
+                            x: valueX - 2, y: row + shown.count, style: highlighted ? .reverse : .dim)
                     }
                 }
                 row += suggestionRows

@@ -24,8 +24,12 @@ struct Log: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "log", abstract: "Log a set; prints its id.")
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: "Exercise name (catalogue lookup is case-insensitive; unknown names become custom exercises).")
+    @Option(
+        help:
+            "Exercise name: a catalogue name (any case), an alias or a custom exercise; a part of a name that matches one lift takes it."
+    )
     var exercise: String
+    @Flag(help: "Make --exercise a new custom exercise, even where it matches catalogue lifts.") var custom = false
     // Unconditional: "-5" is the value (refused below with the reason), not an unknown flag.
     @Option(parsing: .unconditional, help: "Weight, in --unit.") var weight: Double
     @Option(parsing: .unconditional, help: "Repetitions.") var reps: Int
@@ -50,9 +54,10 @@ struct Log: AsyncParsableCommand {
             choice = .current
         }
         let store = try global.openStore()
+        let name = try ExerciseArgument.resolve(exercise, custom: custom, store: store)
         let logged = try store.workoutLog.logSet(
             LogSetInput(
-                exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, kind: kind, notes: notes,
+                exercise: name, weight: weight, unit: unit, reps: reps, rpe: rpe, kind: kind, notes: notes,
                 workout: choice))
         print(logged.set.id.wireString)
         try await EagerSync.attempt(global: global, store: store)
@@ -169,4 +174,36 @@ struct WorkoutsCommand: AsyncParsableCommand {
 
 func printJSON(_ value: JSONValue) {
     print(value.canonicalString)
+}
+
+/// An exercise named on the command line, taken as the UI's type-ahead takes it: a known name (the
+/// catalogue's, an alias, a custom exercise) as it is; a part of a name that matches exactly one
+/// lift, that lift; one that matches several is refused with the candidates (exit 2), so "bench"
+/// never silently becomes a new lift; a name that matches nothing, or `--custom`, is a new custom
+/// exercise, said on stderr.
+enum ExerciseArgument {
+    static func resolve(_ raw: String, custom: Bool, store: SpotterStore) throws -> String {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The rules first: a pasted tab must not turn "Bench\tPress" into a lift by alias.
+        do { try Validation.exercise(name) } catch { throw StoreError.invalid(error) }
+        if let known = try store.queries.knownExercise(name) { return known }
+        if custom {
+            FileHandle.standardError.write(Data("spotter: new custom exercise '\(name)'\n".utf8))
+            return name
+        }
+        let matches = try store.queries.exercises(matching: name, limit: 11)
+        switch matches.count {
+        case 0:
+            FileHandle.standardError.write(
+                Data("spotter: new custom exercise '\(name)' (no exercise matches it)\n".utf8))
+            return name
+        case 1:
+            return matches[0]
+        default:
+            let listed = matches.prefix(10).joined(separator: "; ") + (matches.count > 10 ? "; …" : "")
+            throw CLIError(
+                "'\(name)' matches several exercises: \(listed). Name one, or pass --custom to make '\(name)' a new exercise",
+                code: 2)
+        }
+    }
 }

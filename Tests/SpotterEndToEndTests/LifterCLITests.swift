@@ -157,4 +157,28 @@ struct LifterCLITests {
             try await SpotterBinary.run(["exercises", "list", "--custom", "--json"], db: db).stdout)
         #expect((custom["exercises"] as? [Any])?.isEmpty == true)
     }
+
+    @Test("log --exercise: a name matching several lifts exits 2 listing them; one match is taken; --custom makes one")
+    func ambiguousExerciseNames() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        let ambiguous = try await SpotterBinary.run(
+            ["log", "--exercise", "bench", "--weight", "60", "--reps", "5"], db: db)
+        #expect(ambiguous.status == 2)
+        #expect(ambiguous.stderr.contains("'bench' matches several exercises"), "\(ambiguous.stderr)")
+        #expect(ambiguous.stderr.contains("Bench Press (Barbell)") && ambiguous.stderr.contains("--custom"))
+        let exercises = try await SpotterBinary.run(["exercises", "--custom", "--json"], db: db)
+        #expect(!exercises.stdout.contains("\"bench\""), "nothing was made: \(exercises.stdout)")
+        // One match is that lift.
+        let one = try await SpotterBinary.run(
+            ["log", "--exercise", "hip thrust", "--weight", "60", "--reps", "5"], db: db)
+        #expect(one.status == 0, "\(one.stderr)")
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        #expect((sets["sets"] as? [[String: Any]])?.first?["exercise"] as? String == "Hip Thrust (Barbell)")
+        // --custom makes the new lift on purpose, and says so.
+        let custom = try await SpotterBinary.run(
+            ["log", "--exercise", "bench", "--custom", "--weight", "20", "--reps", "10"], db: db)
+        #expect(custom.status == 0)
+        #expect(custom.stderr.contains("new custom exercise 'bench'"))
+    }
 }

@@ -89,8 +89,7 @@ struct LifterSessionTests {
         #expect(try Self.form(app).exercise == "Squat (Barbell)")
         app.handle(.backTab)
         app.type("bench pr")
-        app.handle(.up)  // browse the suggestions: Enter takes the highlighted one
-        app.handle(.enter)
+        app.handle(.enter)  // Enter takes the highlighted suggestion (the first)
         let form = try Self.form(app)
         #expect(form.exercise == "Bench Press (Barbell)")
         #expect(form.focus == .weight, "Enter on a new exercise fills its numbers, it does not save")
@@ -365,5 +364,43 @@ struct LifterSessionTests {
         #expect(fromSet.exercise == "Squat (Barbell)" && fromSet.lines.first?.contains("PR") == true)
         app.handle(.escape)
         #expect(app.state.overlay == .none)
+    }
+
+    @Test(
+        "Enter on a highlighted suggestion takes it; a custom exercise is made only from the 'new custom exercise' row")
+    func enterTakesTheHighlightedSuggestion() throws {
+        let fixture = try Fixture()
+        // A lifter's history: bench pressed before, so it is the first match for "bench".
+        try fixture.log("Bench Press (Barbell)", 80, 5)
+        try fixture.log("Squat (Barbell)", 60, 10)
+        let app = fixture.controller(columns: 120, rows: 40)
+        app.handle(.character("j"))  // the squat set: the form opens on squats
+        app.handle(.character("n"))
+        app.handle(.backTab)
+        app.type("bench")
+        #expect(app.screen.contains("▸   Bench Press (Barbell)"), "\(app.screen)")
+        #expect(app.screen.contains("+ new custom exercise 'bench'"), "the typed text is offered, not taken")
+        app.handle(.enter)
+        var form = try Self.form(app)
+        #expect(form.exercise == "Bench Press (Barbell)")
+        #expect(form.newCustomExercise == nil)
+        app.type("60")
+        app.handle(.tab)
+        app.type("5")
+        app.handle(.enter)
+        #expect(try fixture.store.queries.exercises(matching: "bench").first == "Bench Press (Barbell)")
+        #expect(try !fixture.store.queries.exercises(matching: "bench").contains("bench"), "no junk exercise")
+
+        // Up from the first suggestion is the custom row: Enter then makes the new lift, and the
+        // form says so before anything is saved.
+        app.handle(.character("n"))
+        app.handle(.backTab)
+        app.type("bench spoto")
+        app.handle(.up)
+        app.handle(.enter)
+        form = try Self.form(app)
+        #expect(form.exercise == "bench spoto")
+        #expect(form.newCustomExercise == "bench spoto")
+        #expect(app.screen.contains("new custom exercise 'bench spoto': saving adds it"), "\(app.screen)")
     }
 }
