@@ -272,6 +272,21 @@ extension Queries {
         try writer.read { db in try SpotterStore.countQueue(db, userID: userID) }
     }
 
+    /// The exercise's last set in one workout (by place), or nil: what the next set of it there
+    /// is prefilled from.
+    public func lastSet(exercise: String, workoutID: UUID) throws -> WorkoutSet? {
+        try writer.read { db in
+            try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM sets WHERE workout_id = ? AND exercise = ? AND deleted_at IS NULL
+                            AND \(store.visible())
+                        ORDER BY position DESC, performed_at DESC LIMIT 1
+                        """), arguments: [workoutID.wireString, try SpotterStore.canonicalExercise(exercise, db: db)]
+            ).flatMap { try store.readable([$0]) { try WorkoutSet(row: $0) }.first }
+        }
+    }
+
     /// The last set logged of an exercise, to prefill the form.
     public func lastSet(exercise: String) throws -> WorkoutSet? {
         try writer.read { db in

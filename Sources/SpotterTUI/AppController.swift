@@ -198,11 +198,7 @@ public final class AppController {
             state.overlay = .setForm(form)
         case .prefill(let exercise, let workoutID):
             guard case .setForm(var form) = state.overlay else { return }
-            if let previous = try store.queries.previousSet(exercise: exercise, workoutID: workoutID) {
-                form.prefill(from: previous.set, note: prefillNote(previous), display: state.displayUnit)
-            } else {
-                form.clearPrefill(exercise: exercise)
-            }
+            try prefill(&form, exercise: exercise, workoutID: workoutID)
             let sessions = try store.queries.exerciseSessions(exercise: exercise, limit: 12)
             form.history =
                 sessions.isEmpty
@@ -311,6 +307,52 @@ public final class AppController {
     }
 
     /// "set 2/3 on Thu 9 Apr · Bench Press (Barbell)": which set filled the form, and when.
+    /// The form's numbers for the next set of `exercise` in `workoutID`, following the session:
+    /// the routine's plan for it when one is open (its kind too); else the set just logged of it
+    /// in this workout, when that was a work set; else the matching set of its last session.
+    /// The kind is `normal` unless the plan says otherwise: a warm-up or a drop set is never
+    /// copied. Last session's set stays in the note, as Strong's "previous" column.
+    private func prefill(_ form: inout SetForm, exercise: String, workoutID: UUID?) throws {
+        let previous = try store.queries.previousSet(exercise: exercise, workoutID: workoutID)
+        let previousNote = previous.map { "previous: \(shortSet($0.set)) \(prefillNote($0))" }
+        let name = try store.queries.exerciseName(exercise)
+        if let workoutID,
+            let planned = try store.queries.plannedRows(workoutID: workoutID).first(where: {
+                $0.status == .planned && $0.exercise.caseInsensitiveCompare(name) == .orderedSame
+            })
+        {
+            var target = WorkoutSet(
+                workoutID: workoutID, exercise: name, position: 0, kind: planned.kind, weight: planned.weight,
+                unit: planned.unit, reps: planned.reps, rpe: planned.rpe, performedAt: clock.now())
+            target.notes = nil
+            form.prefill(
+                from: target, kind: planned.kind,
+                note: "planned: \(shortSet(target))" + (previousNote.map { " · \($0)" } ?? ""),
+                display: state.displayUnit)
+            return
+        }
+        if let workoutID, let justLogged = try store.queries.lastSet(exercise: name, workoutID: workoutID),
+            justLogged.kind != .warmup || previous == nil
+        {
+            form.prefill(
+                from: justLogged, kind: .normal,
+                note: "as your last set · " + (previousNote ?? "no earlier session"), display: state.displayUnit)
+            return
+        }
+        if let previous {
+            form.prefill(from: previous.set, kind: .normal, note: prefillNote(previous), display: state.displayUnit)
+        } else {
+            form.clearPrefill(exercise: exercise)
+        }
+    }
+
+    /// "100×5" in the lifter's display unit ("100 kg×5" when it differs from the form's).
+    private func shortSet(_ set: WorkoutSet) -> String {
+        let unit = state.displayUnit ?? set.unit
+        let weight = Formatting.number(Formatting.converted(set.weight, from: set.unit, to: unit))
+        return "\(weight) \(unit.rawValue) × \(set.reps)" + (set.kind == .normal ? "" : " (\(set.kind.rawValue))")
+    }
+
     private func prefillNote(_ previous: PreviousSet) -> String {
         let day = day(previous.set.performedAt)
         if let ordinal = previous.ordinal, let count = previous.sessionSetCount {

@@ -478,16 +478,19 @@ extension AppState {
             form = SetForm(purpose: .log(workoutID: nil, workoutName: "new workout"))
         }
         // Between sets the next one is most often the same exercise: start from the selected
-        // (or last) set on screen, so `n` then Enter logs it again.
-        let template = currentSet ?? sets.last
+        // (or last) set on screen, so `n` then Enter logs it again; in a routine's workout with
+        // nothing logged yet, from the selected (or first open) planned row.
+        let template =
+            currentSet?.set.exercise ?? currentPlanned?.exercise ?? sets.last?.set.exercise
+            ?? planned.first(where: { $0.status == .planned })?.exercise
         if let template {
-            form.exerciseInput = TextField(template.set.exercise, selected: true)
+            form.exerciseInput = TextField(template, selected: true)
             form.focus = .weight
         }
         overlay = .setForm(form)
         var effects: [AppEffect] = [.loadSuggestions(query: form.exercise)]
         if let template {
-            effects.append(.prefill(exercise: template.set.exercise, workoutID: form.targetWorkoutID))
+            effects.append(.prefill(exercise: template, workoutID: form.targetWorkoutID))
         }
         return effects
     }
@@ -735,7 +738,11 @@ extension SetForm {
     /// Fills the numbers from a set of the exercise's last session (Strong's "previous"
     /// column), its weight in `display` when the lifter chose a unit; `note` says which set
     /// and when. The filled fields are selected: typing replaces them.
-    public mutating func prefill(from set: WorkoutSet, note: String?, display: WeightUnit? = nil) {
+    /// - Parameter kind: the kind the new set starts as (normal unless a plan says otherwise: the
+    ///   kind of the set the numbers came from is never copied).
+    public mutating func prefill(
+        from set: WorkoutSet, kind: SetKind = .normal, note: String?, display: WeightUnit? = nil
+    ) {
         let shownUnit = display ?? set.unit
         // The number alone (the unit is shown beside it): Backspace edits digits, never "kg".
         weightInput = TextField(
@@ -744,7 +751,7 @@ extension SetForm {
         storedWeight = WeightAmount(weight: set.weight, unit: set.unit)
         repsInput = TextField(String(set.reps), selected: true)
         rpeInput = TextField(set.rpe.map(Formatting.number) ?? "", selected: true)
-        kind = set.kind
+        self.kind = kind
         prefilledFrom = set.exercise
         prefillNote = note
     }

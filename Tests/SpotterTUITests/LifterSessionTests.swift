@@ -93,8 +93,10 @@ struct LifterSessionTests {
         let form = try Self.form(app)
         #expect(form.exercise == "Bench Press (Barbell)")
         #expect(form.focus == .weight, "Enter on a new exercise fills its numbers, it does not save")
-        #expect(
-            form.weight == "105" && form.unit == .kg && form.reps == "3", "the second bench set of the last session")
+        // Bench was pressed today already: the next set follows the set just logged (100×5), and
+        // last session's second set (105×3) stays in the note, as Strong's "previous" column.
+        #expect(form.weight == "100" && form.unit == .kg && form.reps == "5", "the set just logged")
+        #expect(form.kind == .normal)
         let note = try #require(form.prefillNote)
         #expect(note.contains("set 2/2") && note.contains("Bench Press (Barbell)"))
         let oldDate = fixture.clock.now().addingTimeInterval(-200 * 86_400)
@@ -103,10 +105,10 @@ struct LifterSessionTests {
             Calendar.current.component(.year, from: oldDate)
             == Calendar.current.component(.year, from: fixture.clock.now())
         #expect(sameYear || note.contains(year), "a date of another year shows the year: \(note)")
-        #expect(app.screen.contains("prefilled: set 2/2"))
+        #expect(app.screen.contains("previous: 105 kg × 3 set 2/2"), "\(app.screen)")
         app.handle(.enter)
         let sets = try fixture.store.queries.sets(workoutID: try #require(app.state.workoutInProgress).id)
-        #expect(sets.last?.set.exercise == "Bench Press (Barbell)" && sets.last?.set.weight == 105)
+        #expect(sets.last?.set.exercise == "Bench Press (Barbell)" && sets.last?.set.weight == 100)
     }
 
     @Test("Tab to an exercise without history clears the previous exercise's numbers")
@@ -402,5 +404,76 @@ struct LifterSessionTests {
         #expect(form.exercise == "bench spoto")
         #expect(form.newCustomExercise == "bench spoto")
         #expect(app.screen.contains("new custom exercise 'bench spoto': saving adds it"), "\(app.screen)")
+    }
+
+    @Test("after warm-ups and after a drop set the next set is normal; a weight change is followed by the next set")
+    func prefillFollowsTheSession() throws {
+        let fixture = try Fixture()
+        // Last session: w20, w40, w50, then 65×4.
+        let old = try fixture.store.workoutLog.createWorkout(
+            name: "Push", startedAt: fixture.clock.now().addingTimeInterval(-3 * 86_400))
+        for (weight, reps, kind) in [(20.0, 10, SetKind.warmup), (40, 5, .warmup), (50, 3, .warmup), (65, 4, .normal)] {
+            fixture.clock.advance(by: 60)
+            _ = try fixture.store.workoutLog.logSet(
+                LogSetInput(
+                    exercise: "Bench Press (Barbell)", weight: weight, reps: reps, kind: kind,
+                    workout: .existing(old.id)))
+        }
+        let app = fixture.controller(columns: 120, rows: 40)
+        // Today's first set opens on bench (the selected workout's last set); last session's
+        // first set was a warm-up: its numbers come, its kind does not.
+        app.handle(.character("n"))
+        var form = try Self.form(app)
+        #expect(form.exercise == "Bench Press (Barbell)")
+        #expect(form.kind == .normal, "a warm-up of last session is not copied")
+        app.handle(.character("6"))
+        app.handle(.character("0"))
+        app.handle(.tab)
+        app.type("5")
+        app.handle(.enter)
+        app.handle(.character("n"))
+        form = try Self.form(app)
+        #expect(form.weight == "60" && form.reps == "5" && form.kind == .normal, "follows the set just logged")
+        // Change the weight once: the next set needs only n and Enter.
+        app.type("70")
+        app.handle(.enter)
+        app.handle(.character("n"))
+        form = try Self.form(app)
+        #expect(form.weight == "70" && form.kind == .normal)
+        app.handle(.enter)
+        let today = try #require(app.state.workoutInProgress)
+        let logged = try fixture.store.queries.sets(workoutID: today.id).map(\.set)
+        #expect(logged.map(\.weight) == [60, 70, 70])
+        #expect(logged.allSatisfy { $0.kind == .normal })
+        // After a drop set, the next is normal again.
+        app.handle(.character("n"))
+        app.handle(.tab)
+        app.handle(.tab)
+        app.handle(.tab)
+        app.handle(.character("d"))
+        app.handle(.enter)
+        #expect(try fixture.store.queries.sets(workoutID: today.id).last?.set.kind == .drop)
+        app.handle(.character("n"))
+        #expect(try Self.form(app).kind == .normal, "a drop set is not copied")
+    }
+
+    @Test("inside a routine's workout, n on a planned exercise takes the plan's target, not last session's")
+    func planTargetWinsThePrefill() throws {
+        let fixture = try Fixture()
+        // Last session: 80 kg.
+        let old = try fixture.store.workoutLog.createWorkout(
+            name: "Legs", startedAt: fixture.clock.now().addingTimeInterval(-3 * 86_400))
+        try fixture.log("Squat (Barbell)", 80, 5, workout: old.id)
+        _ = try fixture.store.workoutLog.createRoutine(
+            name: "Legs A",
+            exercises: [RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(weight: 82.5, reps: 5)])])
+        fixture.clock.advance(by: 60)
+        _ = try fixture.store.workoutLog.startRoutine("Legs A")
+        let app = fixture.controller(columns: 120, rows: 40)
+        app.handle(.character("n"))
+        let form = try Self.form(app)
+        #expect(form.exercise == "Squat (Barbell)")
+        #expect(form.weight == "82.5" && form.reps == "5", "the plan's target: \(form.weight)×\(form.reps)")
+        #expect(form.prefillNote?.contains("planned") == true)
     }
 }
