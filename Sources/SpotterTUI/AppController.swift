@@ -303,6 +303,8 @@ public final class AppController {
             sync?.trigger(.resumed)
         case .takeConflict, .dismissConflict:
             try performConflict(effect)
+        case .editWorkout, .finishWorkout:
+            try performWorkout(effect)
         }
     }
 

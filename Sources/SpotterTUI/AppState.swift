@@ -229,6 +229,10 @@ public enum Overlay: Sendable, Equatable {
     case routineName(RoutineNameInput)
     /// `C`: the values another device's edit replaced.
     case conflicts(ConflictsView)
+    /// `e` on the workouts pane: the workout's name and notes.
+    case workoutEdit(WorkoutEditForm)
+    /// `F`: what the workout just finished came to.
+    case workoutSummary(WorkoutSummaryView)
 
     /// The name dialog with `name` typed, the cursor at its end.
     public static func newWorkout(name: String) -> Overlay {

@@ -34,6 +34,10 @@ public enum KeyContext: Sendable, Equatable, Hashable, CaseIterable {
     case tooSmall
     /// `C`: the values another device's edit replaced.
     case conflicts
+    /// `e` on the workouts pane: its name and notes.
+    case workoutEdit
+    /// A finished workout's summary.
+    case workoutSummary
 }
 
 /// What a key does, whatever key it is.
@@ -61,6 +65,8 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     case saveRoutine, discardChanges, keepEditing
     // Conflicts.
     case showConflicts, takeConflict, dismissConflict
+    // A workout's name, notes and end.
+    case finishWorkout
 }
 
 /// A line of hints a binding shows up in.
@@ -82,6 +88,8 @@ public enum HintBar: Sendable, Equatable, Hashable, CaseIterable {
     case routinePicker, routineEditor, routineForm, routineName, confirmDiscard
     /// The conflicts list's footer.
     case conflicts
+    /// The workout form's and the finished workout's last lines.
+    case workoutEdit, workoutSummary
 }
 
 /// A binding's text on one hint bar: "n log set".
@@ -137,6 +145,16 @@ public enum KeyMap {
 
     /// In the order the hint bars and the help screen list them.
     public static let bindings: [KeyBinding] = [
+        KeyBinding(
+            [c("F")], .browse, .finishWorkout,
+            help: .line(key: "F", text: "finish the workout (e on a workout: name, notes)")),
+        KeyBinding([.enter], .workoutEdit, .submit, hints: [Hint(bar: .workoutEdit, text: "Enter save")]),
+        KeyBinding(
+            [.tab, .backTab], .workoutEdit, .nextField, hints: [Hint(bar: .workoutEdit, text: "Tab name/notes")]),
+        KeyBinding([.escape], .workoutEdit, .cancel, hints: [Hint(bar: .workoutEdit, text: "Esc cancel")]),
+        KeyBinding(
+            [.enter, .escape, c("q")], .workoutSummary, .cancel,
+            hints: [Hint(bar: .workoutSummary, text: "Enter or Esc close")]),
         KeyBinding(
             [c("C")], .browse, .showConflicts,
             help: .line(key: "C", text: "conflicts: edits another device replaced (Enter takes back)")),

@@ -55,6 +55,10 @@ public enum AppEffect: Sendable, Equatable {
     /// Take a conflict's overridden value back (a new edit), or dismiss the conflict.
     case takeConflict(id: UUID)
     case dismissConflict(id: UUID)
+    /// A workout's name and notes, as the workout form left them.
+    case editWorkout(id: UUID, name: String, notes: String)
+    /// The workout ends now; its summary is shown.
+    case finishWorkout(id: UUID)
 }
 
 extension AppState {
@@ -87,6 +91,8 @@ extension AppState {
             }
         case .routineName: [.routineName, .textField]
         case .conflicts: [.conflicts]
+        case .workoutEdit: [.workoutEdit, .textField]
+        case .workoutSummary: [.workoutSummary]
         case .none: filterInput == nil ? [.browse] : [.filter, .textField]
         }
     }
@@ -122,6 +128,11 @@ extension AppState {
             return reduceRoutineName(input, key, action)
         case .conflicts(let view):
             return reduceConflicts(view, action)
+        case .workoutEdit(let form):
+            return reduceWorkoutEdit(form, key, action)
+        case .workoutSummary:
+            if action == .cancel { overlay = .none }
+            return []
         case .none:
             break
         }
@@ -146,8 +157,11 @@ extension AppState {
         case .logSetIntoSelected:
             return openLogForm(intoSelected: true)
         case .editSet:
+            if focus == .workouts { return openWorkoutEdit() }
             if currentPlanned != nil { return openPlannedForm() }
             return openEditForm()
+        case .finishWorkout:
+            return finishWorkout()
         case .startRoutine:
             return openRoutinePicker()
         case .saveAsRoutine:

@@ -63,6 +63,8 @@ public enum Renderer {
         case .routineEditor(let editor): drawRoutineEditor(editor, state, &buffer)
         case .routineName(let input): drawRoutineName(input, state, &buffer)
         case .conflicts(let view): drawConflicts(view, state, &buffer)
+        case .workoutEdit(let form): drawWorkoutEdit(form, state, &buffer)
+        case .workoutSummary(let view): drawWorkoutSummary(view, state, &buffer)
         case .confirmDelete, .newWorkout, .none: break
         }
         // Messages and names carry symbols of their own ("100 kg × 5", "Log set · new workout",

@@ -20,6 +20,8 @@ struct KeyMapTests {
             .newWorkout(name: ""), .help, .history(HistoryView(exercise: "Squat (Barbell)")),
             .confirmDelete(.set(id: UUID(), description: "Squat")), .routinePicker(RoutinePicker()),
             .routineName(RoutineNameInput(purpose: .create)), .conflicts(ConflictsView()),
+            .workoutEdit(WorkoutEditForm(workoutID: UUID(), name: "Push", notes: nil)),
+            .workoutSummary(WorkoutSummaryView(name: "Push", lines: [])),
         ] {
             var state = base
             state.overlay = overlay

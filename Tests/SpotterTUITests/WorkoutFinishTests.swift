@@ -1,0 +1,64 @@
+import Foundation
+import SpotterCore
+import SpotterStore
+import Testing
+
+@testable import SpotterTUI
+
+@Suite("A workout is renamed, annotated and finished in the UI")
+struct WorkoutFinishTests {
+    @Test("e on the workouts pane edits the name and notes; they are saved and queued like any edit")
+    func renameAndNotes() throws {
+        let fixture = try Fixture()
+        let logged = try fixture.log("Squat (Barbell)", 140, 5)
+        let sync = RecordingSync()
+        let app = fixture.controller(columns: 100, rows: 30, sync: sync)
+        app.handle(.tab)  // the workouts pane
+        app.handle(.character("e"))
+        #expect(app.screen.contains("Workout"), "\(app.screen)")
+        app.type("Leg day 🦵")  // the selected name is replaced
+        app.handle(.tab)
+        app.type("knees felt good")
+        app.handle(.enter)
+        let workout = try #require(
+            try fixture.store.queries.workoutSummaries().first { $0.workout.id == logged.workout.id })
+        #expect(workout.workout.name == "Leg day 🦵")
+        #expect(workout.workout.notes == "knees felt good")
+        #expect(workout.syncState == .pending)
+        #expect(sync.calls.contains(.trigger(.enqueue)))
+        // An empty name is refused in the form, and nothing is saved.
+        app.handle(.character("e"))
+        app.handle(.control("u"))
+        app.handle(.enter)
+        #expect(app.screen.contains("A workout needs a name"))
+        app.handle(.escape)
+        #expect(try fixture.store.queries.workoutSummaries().first?.workout.name == "Leg day 🦵")
+    }
+
+    @Test("F finishes the workout now and shows what it came to; a second F says it is finished")
+    func finishShowsTheSummary() throws {
+        let fixture = try Fixture()
+        try fixture.log("Squat (Barbell)", 60, 10)
+        try fixture.log("Squat (Barbell)", 140, 5)
+        let logged = try fixture.log("Bench Press (Barbell)", 100, 5)
+        fixture.clock.advance(by: 3600)
+        let app = fixture.controller(columns: 100, rows: 30)
+        app.handle(.character("F"))
+        let screen = app.screen
+        #expect(screen.contains("Finished · Afternoon Workout"), "\(screen)")
+        #expect(screen.contains("Sets      3"))
+        #expect(screen.contains("Volume    1800 kg"))
+        #expect(screen.contains("Exercises 2"))
+        #expect(screen.contains("Duration  1 h"))
+        let ended = try #require(
+            try fixture.store.queries.workoutSummaries().first { $0.workout.id == logged.workout.id })
+        #expect(ended.workout.endedAt != nil)
+        app.handle(.enter)
+        #expect(app.state.overlay == .none)
+        app.handle(.character("F"))
+        #expect(app.screen.contains("is finished already"))
+        // n now starts a new workout: the finished one takes no more sets.
+        app.handle(.character("n"))
+        #expect(app.screen.contains("Log set · new workout"))
+    }
+}
