@@ -445,6 +445,18 @@ extension WorkoutLog {
             if let notes = changes.notes { workout.notes = notes.isEmpty ? nil : notes }
             if let endedAt = changes.endedAt { workout.endedAt = Timestamp.truncated(endedAt) }
             try store.checked { () throws(ValidationError) in try Validation.workout(workout) }
+            if current != workout {
+                let what =
+                    current.endedAt == nil && workout.endedAt != nil
+                    ? "finished" : current.name != workout.name ? "renamed" : "edited"
+                try store.journal(
+                    .edited, .workout, id: key,
+                    before: current.wireFields.merging(
+                        // Fields the edit cleared come back too (a finish is undone to "not ended").
+                        Dictionary(uniqueKeysWithValues: ["ended_at", "notes"].map { ($0, JSONValue.null) }),
+                        uniquingKeysWith: { kept, _ in kept }),
+                    description: "\(what) the workout '\(current.name)'", db: db, now: now)
+            }
             try store.applyChanges(
                 type: .workout, id: key, from: current.wireFields, to: workout.wireFields, db: db,
                 now: now)
@@ -480,7 +492,14 @@ extension WorkoutLog {
         } catch {
             throw StoreError.invalid(error)
         }
-        return try writer.write { db in try store.logValidatedSet(input, id: id, db: db, now: now) }
+        return try writer.write { db in
+            let logged = try store.logValidatedSet(input, id: id, db: db, now: now)
+            try store.journal(
+                .created, .set, id: logged.set.id.wireString, before: nil,
+                workoutCreated: logged.createdWorkout ? logged.workout.id.wireString : nil,
+                description: "logged \(SpotterStore.describe(logged.set))", db: db, now: now)
+            return logged
+        }
     }
 }
 
@@ -551,6 +570,12 @@ extension WorkoutLog {
             if let distance = changes.distanceM { updated.distanceM = distance }
             if let duration = changes.durationS { updated.durationS = duration }
             try store.checked { () throws(ValidationError) in try Validation.set(updated) }
+            if current != updated {
+                try store.journal(
+                    .edited, .set, id: key, before: current.wireFields,
+                    description: "edited \(SpotterStore.describe(updated)) (back to \(SpotterStore.describe(current)))",
+                    db: db, now: now)
+            }
             try store.applyChanges(
                 type: .set, id: key, from: current.wireFields, to: updated.wireFields, db: db, now: now)
             // Records follow at once: a reading command may open the file read-only and could not.
@@ -563,6 +588,15 @@ extension WorkoutLog {
         let now = self.now
         let key = id.wireString
         try writer.write { db in
+            if let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM sets WHERE id = ? AND deleted_at IS NULL"), arguments: [key]),
+                let set = try? WorkoutSet(row: row)
+            {
+                try store.journal(
+                    .deleted, .set, id: key,
+                    beforeText: String(decoding: try JSONEncoder().encode(set), as: UTF8.self),
+                    description: "deleted \(SpotterStore.describe(set))", db: db, now: now)
+            }
             if try !store.queueDelete(type: .set, id: key, db: db, now: now) {
                 try db.cachedStatement(
                     sql:

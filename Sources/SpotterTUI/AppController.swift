@@ -305,6 +305,13 @@ public final class AppController {
             try performConflict(effect)
         case .editWorkout, .finishWorkout:
             try performWorkout(effect)
+        case .undo:
+            if let undone = try store.workoutLog.undoLast() {
+                state.say("Undid: \(undone.description)")
+                afterLocalWrite()
+            } else {
+                state.say("Nothing to undo")
+            }
         }
     }
 

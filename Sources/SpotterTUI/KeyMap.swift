@@ -67,6 +67,8 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     case showConflicts, takeConflict, dismissConflict
     // A workout's name, notes and end.
     case finishWorkout
+    /// Take back this device's last action (again: the one before).
+    case undo
 }
 
 /// A line of hints a binding shows up in.
@@ -145,6 +147,9 @@ public enum KeyMap {
 
     /// In the order the hint bars and the help screen list them.
     public static let bindings: [KeyBinding] = [
+        KeyBinding(
+            [c("U")], .browse, .undo,
+            help: .line(key: "U", text: "undo this device's last log, edit, delete or finish")),
         KeyBinding(
             [c("F")], .browse, .finishWorkout,
             help: .line(key: "F", text: "finish the workout (e on a workout: name, notes)")),

@@ -59,6 +59,8 @@ public enum AppEffect: Sendable, Equatable {
     case editWorkout(id: UUID, name: String, notes: String)
     /// The workout ends now; its summary is shown.
     case finishWorkout(id: UUID)
+    /// Take back this device's last action.
+    case undo
 }
 
 extension AppState {
@@ -162,6 +164,8 @@ extension AppState {
             return openEditForm()
         case .finishWorkout:
             return finishWorkout()
+        case .undo:
+            return [.undo]
         case .startRoutine:
             return openRoutinePicker()
         case .saveAsRoutine:

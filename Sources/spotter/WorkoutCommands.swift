@@ -57,3 +57,22 @@ struct WorkoutCommand: AsyncParsableCommand {
         try await EagerSync.attempt(global: global, store: store)
     }
 }
+
+/// `spotter undo`: takes back this device's last action (the UI's U); again, the one before.
+struct Undo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "undo",
+        abstract: "Take back this device's last log, edit, delete, rename or finish (as edits that sync).")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let store = try global.openStore()
+        guard let undone = try store.workoutLog.undoLast() else {
+            print("nothing to undo")
+            return
+        }
+        print("undid: \(undone.description)")
+        try await EagerSync.attempt(global: global, store: store)
+    }
+}

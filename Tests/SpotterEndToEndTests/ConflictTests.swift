@@ -199,4 +199,24 @@ struct ConflictTests {
         #expect(conflicts.first?["overridden"] as? String == "Push light")
         #expect(conflicts.first?["entity_type"] as? String == "routine")
     }
+
+    @Test("spotter undo takes back the last set on this device and, after sync, on the server and the other device")
+    func undoReachesTheServer() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let (phone, laptop, setID) = try await Self.twoDevicesWithOneSet(server)
+        let second = try await phone.run(
+            ["log", "--exercise", "Bench Press (Barbell)", "--weight", "105", "--reps", "3"])
+        let secondID = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await phone.run(["sync"])
+        let undone = try await phone.run(["undo"])
+        #expect(undone.stdout.contains("undid: logged Bench Press (Barbell) 105 kg × 3"), "\(undone.stdout)")
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        for device in [phone, laptop] {
+            let ids = try await device.sets().compactMap { $0["id"] as? String }
+            #expect(ids == [setID], "the undone set is gone everywhere, the first stays: \(ids)")
+            #expect(!ids.contains(secondID))
+        }
+    }
 }
