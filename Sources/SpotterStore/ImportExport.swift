@@ -8,6 +8,16 @@ public struct ImportResult: Sendable, Equatable {
     /// Rows already in the database (an earlier import of the same file, or an export of these sets).
     public var alreadyPresent = 0
     public var workoutsAdded = 0
+    /// Names of the file taken as another name (an alias of a catalogue lift), with how many rows:
+    /// said, so no lift is merged into another without a word.
+    public var mapped: [String: MappedName] = [:]
+    /// Custom exercises the import made (names no catalogue lift or alias matched), in file order.
+    public var customCreated: [String] = []
+
+    public struct MappedName: Sendable, Equatable {
+        public var to: String
+        public var rows: Int
+    }
 }
 
 extension SpotterStore {
@@ -87,7 +97,7 @@ extension SpotterStore {
             ?? 0
         var occurrences: [String: Int] = [:]
         for row in rows {
-            let exercise = try resolveImportedExercise(row.exercise, db: db)
+            let exercise = try resolveImportedExercise(row.exercise, db: db, result: &result)
             let content = [
                 exercise, row.kind.rawValue, Formatting.number(row.weight), row.unit.rawValue, "\(row.reps)",
                 row.rpe.map(Formatting.number) ?? "", row.distanceM.map(Formatting.number) ?? "",
@@ -137,7 +147,7 @@ extension SpotterStore {
 
     /// The catalogue's name for an exported name: the catalogue's own spelling first, then the
     /// alias table (FitNotes' "Barbell Squat" is "Squat (Barbell)"), else a custom exercise.
-    func resolveImportedExercise(_ raw: String, db: Database) throws -> String {
+    func resolveImportedExercise(_ raw: String, db: Database, result: inout ImportResult) throws -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         if let known = try String.fetchOne(
             db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE AND is_custom = 0"),
@@ -145,8 +155,18 @@ extension SpotterStore {
         {
             return known
         }
-        if let alias = Catalog.aliases[Catalog.aliasKey(name)] { return try resolveExercise(alias, db: db) }
-        return try resolveExercise(name, db: db)
+        if let alias = Catalog.aliases[Catalog.aliasKey(name)] {
+            let resolved = try resolveExercise(alias, db: db)
+            result.mapped[name, default: ImportResult.MappedName(to: resolved, rows: 0)].rows += 1
+            return resolved
+        }
+        let existed =
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM exercises WHERE name = ? COLLATE NOCASE)"),
+                arguments: [name]) ?? false
+        let resolved = try resolveExercise(name, db: db)
+        if !existed, !result.customCreated.contains(resolved) { result.customCreated.append(resolved) }
+        return resolved
     }
 }
 
@@ -154,16 +174,28 @@ extension WorkoutLog {
     /// Stores imported sets as if logged, grouped into their workouts, each with its outbox
     /// operation so they sync like any other (in batches). Ids derive from the rows' content,
     /// so importing the same file twice adds nothing.
-    public func importSets(_ sets: [ImportedSet], chunkSize: Int = 2_000) throws -> ImportResult {
-        var result = ImportResult()
-        // Group into workouts (name + start), keeping file order within each.
-        var order: [String] = []
-        var groups: [String: [ImportedSet]] = [:]
-        for set in sets {
-            let key = "\(Timestamp.format(set.workoutStart))|\(set.workoutName)"
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(set)
+    /// - Parameter dryRun: read, map and count everything in one transaction, then roll it back:
+    ///   the report of an import, with nothing written.
+    /// - Parameter progress: told the rows done after each chunk.
+    public func importSets(
+        _ sets: [ImportedSet], chunkSize: Int = 2_000, dryRun: Bool = false,
+        progress: ((_ done: Int, _ total: Int) -> Void)? = nil
+    ) throws -> ImportResult {
+        if dryRun {
+            var result = ImportResult()
+            let now = self.now
+            try writer.writeWithoutTransaction { db in
+                try db.inTransaction {
+                    for group in Self.importGroups(sets) {
+                        try store.importWorkout(key: group.key, rows: group.rows, db: db, now: now, result: &result)
+                    }
+                    return .rollback
+                }
+            }
+            return result
         }
+        var result = ImportResult()
+        var done = 0
         var pending: [ImportGroup] = []
         var pendingCount = 0
         func flush() throws {
@@ -175,27 +207,64 @@ extension WorkoutLog {
                     try store.importWorkout(key: group.key, rows: group.rows, db: db, now: now, result: &result)
                 }
             }
+            done += pendingCount
+            progress?(done, sets.count)
             pending.removeAll()
             pendingCount = 0
         }
-        for key in order {
-            var rows = groups[key]!
-            // Hevy lists newest first and numbers sets per exercise; keep a stable, natural order.
-            if rows.contains(where: { $0.setOrder != nil }) {
-                rows = rows.enumerated().sorted { lhs, rhs in
-                    lhs.element.exercise == rhs.element.exercise && lhs.element.setOrder != nil
-                        && rhs.element.setOrder != nil
-                        ? lhs.element.setOrder! < rhs.element.setOrder! : lhs.offset < rhs.offset
-                }.map(\.element)
-            }
-            pending.append(ImportGroup(key: key, rows: rows))
-            pendingCount += rows.count
+        for group in Self.importGroups(sets) {
+            pending.append(group)
+            pendingCount += group.rows.count
             if pendingCount >= chunkSize { try flush() }
         }
         try flush()
         // Imported sets come in file order, not performed order: recompute their exercises now.
         try store.refreshRecords()
         return result
+    }
+}
+
+extension WorkoutLog {
+    /// The rows grouped into their workouts (name and start), in file order, each workout's sets
+    /// in file order with every block of an exercise in set-number order.
+    static func importGroups(_ sets: [ImportedSet]) -> [ImportGroup] {
+        var order: [String] = []
+        var groups: [String: [ImportedSet]] = [:]
+        for set in sets {
+            let key = "\(Timestamp.format(set.workoutStart))|\(set.workoutName)"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(set)
+        }
+        return order.map { key in
+            var rows = groups[key]!
+            // Sets keep the file's order; within one block of an exercise (a run of its rows) they
+            // follow its set numbers. A block repeated later in the workout stays where it is.
+            if rows.contains(where: { $0.setOrder != nil }) { rows = orderedWithinBlocks(rows) }
+            return ImportGroup(key: key, rows: rows)
+        }
+    }
+
+    /// `rows` in file order, each run of one exercise sorted by set number (stable; rows without
+    /// a number keep their place after the numbered ones of their run).
+    static func orderedWithinBlocks(_ rows: [ImportedSet]) -> [ImportedSet] {
+        var ordered: [ImportedSet] = []
+        ordered.reserveCapacity(rows.count)
+        var start = 0
+        while start < rows.count {
+            var end = start + 1
+            while end < rows.count, rows[end].exercise == rows[start].exercise { end += 1 }
+            let block = rows[start..<end].enumerated().sorted { lhs, rhs in
+                switch (lhs.element.setOrder, rhs.element.setOrder) {
+                case (let left?, let right?): left != right ? left < right : lhs.offset < rhs.offset
+                case (.some, nil): true
+                case (nil, .some): false
+                case (nil, nil): lhs.offset < rhs.offset
+                }
+            }
+            ordered += block.map(\.element)
+            start = end
+        }
+        return ordered
     }
 }
 
@@ -221,7 +290,7 @@ extension Queries {
 }
 
 /// The rows of one imported workout (its start and name are the key), written together.
-private struct ImportGroup {
+struct ImportGroup {
     let key: String
     let rows: [ImportedSet]
 }

@@ -16,6 +16,10 @@ struct Import: AsyncParsableCommand {
     @Option(help: "strong, hevy, fitnotes or auto (from the header).") var format: ImportFormat = .auto
     @Option(help: "Unit for weights whose column does not say (Strong without a Weight Unit column).")
     var unit: WeightUnit = .kg
+    @Flag(
+        name: .customLong("dry-run"),
+        help: "Print what the import would do (sets, workouts, names mapped, exercises made) and write nothing.")
+    var dryRun = false
 
     func run() async throws {
         let text: String
@@ -31,12 +35,16 @@ struct Import: AsyncParsableCommand {
             throw CLIError("\(file): \(error.description)", code: error.isFormatMismatch ? 2 : 1)
         }
         let store = try global.openStore()
-        let result = try store.workoutLog.importSets(parsed.sets)
+        let progress = ImportProgress()
+        let result = try store.workoutLog.importSets(
+            parsed.sets, dryRun: dryRun, progress: { done, total in progress.report(done: done, total: total) })
+        progress.finish()
         for problem in parsed.problems {
             FileHandle.standardError.write(Data("spotter: \(file): \(problem.description) (skipped)\n".utf8))
         }
         print(
-            "imported \(result.added) sets into \(result.workoutsAdded) new workouts from \(parsed.format.rawValue) export"
+            (dryRun ? "would import" : "imported")
+                + " \(result.added) sets into \(result.workoutsAdded) new workouts from \(parsed.format.rawValue) export"
                 + (result.alreadyPresent > 0 ? "; \(result.alreadyPresent) already present" : "")
                 + (parsed.repaired == 0
                     ? "" : "; \(parsed.repaired) rows with a comma in an exercise name repaired")
@@ -47,8 +55,42 @@ struct Import: AsyncParsableCommand {
                         + " \(parsed.cleanedLines.prefix(5).map(String.init).joined(separator: ", "))"
                         + "\(parsed.cleanedLines.count > 5 ? ", …" : ""))")
                 + (parsed.assumedUnit.map { "; weights read as \($0.rawValue) (the file names no unit: --unit)" } ?? "")
+                + (parsed.defaultUnitRows > 0
+                    ? "; \(parsed.defaultUnitRows) rows without a unit read as \(unit.rawValue) (--unit)" : "")
         )
+        // Every name taken as another, and every exercise made: nothing merged without a word.
+        for (name, mapped) in result.mapped.sorted(by: { $0.key < $1.key }) {
+            print("  \(name) → \(mapped.to) (\(mapped.rows) \(mapped.rows == 1 ? "set" : "sets"))")
+        }
+        if !result.customCreated.isEmpty {
+            print(
+                "  \(dryRun ? "would make" : "made") \(result.customCreated.count) custom exercise"
+                    + "\(result.customCreated.count == 1 ? "" : "s"): \(result.customCreated.joined(separator: "; "))")
+        }
+        if dryRun { return }
         try await EagerSync.attempt(global: global, store: store)
+    }
+}
+
+/// The import's progress on stderr, only when it is a terminal and the import runs longer than a
+/// second: "imported 40 000 of 100 000 rows, 35 000 rows/s, 2 s left".
+final class ImportProgress {
+    private let started = Date()
+    private let terminal = isatty(STDERR_FILENO) == 1
+    private var shown = false
+
+    func report(done: Int, total: Int) {
+        let elapsed = Date().timeIntervalSince(started)
+        guard terminal, elapsed > 1, total > 0 else { return }
+        let rate = Double(done) / max(elapsed, 0.001)
+        let left = rate > 0 ? Double(total - done) / rate : 0
+        let line = "\rimported \(done) of \(total) rows, \(Int(rate)) rows/s, \(Int(left.rounded(.up))) s left   "
+        FileHandle.standardError.write(Data(line.utf8))
+        shown = true
+    }
+
+    func finish() {
+        if shown { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }
 

@@ -181,4 +181,77 @@ struct LifterCLITests {
         #expect(custom.status == 0)
         #expect(custom.stderr.contains("new custom exercise 'bench'"))
     }
+
+    static let variantsCSV = #"""
+        "title","start_time","end_time","description","exercise_title","superset_id","exercise_notes","set_index","set_type","weight_kg","reps","distance_km","duration_seconds","rpe"
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Power Snatch","","","0","normal","50","3","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Snatch (Barbell)","","","0","normal","60","2","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Pull Up (Weighted)","","","0","normal","10","5","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Crunch (Machine)","","","0","normal","40","12","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Hanging Knee Raise","","","0","normal","","12","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Seated Cable Row - V Grip (Cable)","","","0","normal","60","10","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Seated Cable Row - Bar Grip","","","0","normal","55","10","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Bench Press","","","0","normal","80","5","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Triceps Rope Pushdown","","","0","normal","20","12","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Triceps Rope Pushdown","","","1","dropset","15","10","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Squat (Barbell)","","","0","normal","100","5","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Triceps Rope Pushdown","","","0","normal","25","8","","",""
+        """#
+
+    @Test(
+        "import keeps different lifts apart, names every mapping and every exercise it makes; --dry-run writes nothing")
+    func importSaysWhatItDid() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        let file = URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("hevy.csv").path
+        try Self.variantsCSV.write(toFile: file, atomically: true, encoding: .utf8)
+
+        let dry = try await SpotterBinary.run(["import", file, "--dry-run"], db: db)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("would import 12 sets into 1 new workouts"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("Bench Press → Bench Press (Barbell) (1 set)"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("would make"), "\(dry.stdout)")
+        let nothing = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        #expect((nothing["sets"] as? [[String: Any]])?.isEmpty == true, "a dry run writes nothing")
+
+        let real = try await SpotterBinary.run(["import", file], db: db)
+        #expect(real.stdout.contains("imported 12 sets"), "\(real.stdout)")
+        for variant in [
+            "Power Snatch", "Pull Up (Weighted)", "Crunch (Machine)", "Hanging Knee Raise",
+            "Seated Cable Row - V Grip (Cable)", "Seated Cable Row - Bar Grip",
+        ] {
+            #expect(real.stdout.contains(variant), "\(variant) is named as made: \(real.stdout)")
+        }
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        let rows = sets["sets"] as? [[String: Any]] ?? []
+        let exercises = Set(rows.compactMap { $0["exercise"] as? String })
+        #expect(
+            exercises.contains("Power Snatch") && exercises.contains("Snatch (Barbell)"), "kept apart: \(exercises)")
+        #expect(
+            !exercises.contains("Pull Up") && !exercises.contains("Crunch") && !exercises.contains("Hanging Leg Raise"))
+        // The repeated pushdown block stays where it was: its drop set right after its first set.
+        let pushdowns = rows.filter { $0["exercise"] as? String == "Triceps Rope Pushdown" }
+            .sorted { ($0["position"] as? Int ?? 0) < ($1["position"] as? Int ?? 0) }
+        #expect(pushdowns.map { $0["weight"] as? Double } == [20, 15, 25], "\(pushdowns)")
+    }
+
+    @Test("a Strong file with a Weight Unit column keeps each row's unit; only blank rows take --unit, counted")
+    func mixedUnitsAreTrue() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        let file = URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("strong.csv").path
+        try """
+        Date,Workout Name,Exercise Name,Set Order,Weight,Weight Unit,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+        2026-03-02 18:00:00,Legs,Squat (Barbell),1,100,kg,5,0,0,,,
+        2026-03-02 18:00:00,Legs,Squat (Barbell),2,225,lbs,5,0,0,,,
+        2026-03-02 18:00:00,Legs,Plank,1,0,,0,0,60,,,
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let imported = try await SpotterBinary.run(["import", file], db: db)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(!imported.stdout.contains("the file names no unit"), "\(imported.stdout)")
+        #expect(imported.stdout.contains("1 rows without a unit read as kg"), "\(imported.stdout)")
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        let units = (sets["sets"] as? [[String: Any]] ?? []).compactMap { $0["unit"] as? String }
+        #expect(units.sorted() == ["kg", "kg", "lb"])
+    }
 }

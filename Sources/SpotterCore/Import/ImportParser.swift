@@ -45,6 +45,9 @@ public struct ParsedImport: Sendable, Equatable {
     /// The lines whose names or notes held control or bidi characters, imported without them
     /// (`ImportParser.cleaned`): said, so nothing changes without a word.
     public var cleanedLines: [Int] = []
+    /// Rows read in the default unit although the file has a unit column (a plank's blank
+    /// unit): counted, since the rest of the file's units came from the file.
+    public var defaultUnitRows = 0
 
     public init(
         format: ImportFormat, sets: [ImportedSet], problems: [ImportProblem], repaired: Int = 0,
@@ -127,9 +130,12 @@ public enum ImportParser {
                 problems.append(ImportProblem(line: record.line, message: error.description))
             }
         }
+        // "The file names no unit" only when it has no unit at all; a file with a unit column
+        // whose few blank cells took the default says how many.
         var parsed = ParsedImport(
             format: format, sets: sets, problems: problems, repaired: repaired,
-            assumedUnit: reader.usedDefaultUnit ? defaultUnit : nil)
+            assumedUnit: reader.defaultUnitRows > 0 && !reader.hasUnitColumn ? defaultUnit : nil)
+        parsed.defaultUnitRows = reader.hasUnitColumn ? reader.defaultUnitRows : 0
         parsed.cleanedLines = cleanedLines
         return parsed
     }
@@ -228,8 +234,10 @@ struct RowReader {
     let defaultUnit: WeightUnit
     let timeZone: TimeZone
     private var formatters: [String: DateFormatter] = [:]
-    /// A weight was read in `defaultUnit` because neither a column nor the header named its unit.
-    var usedDefaultUnit = false
+    /// Rows whose weight was read in `defaultUnit` because neither a cell nor the header named its unit.
+    var defaultUnitRows = 0
+    /// The file has a "Weight Unit" column (some of its cells may still be blank).
+    var hasUnitColumn: Bool { index["weight unit"] != nil }
 
     init(columns: [String], defaultUnit: WeightUnit, timeZone: TimeZone) {
         self.columns = columns
@@ -345,7 +353,7 @@ struct RowReader {
         if let weightColumn, weightColumn.contains("(lb") { unit = .lb }
         if let weightColumn, weightColumn.contains("(kg") { unit = .kg }
         if stated == nil, let weightColumn, !weightColumn.contains("(lb"), !weightColumn.contains("(kg") {
-            usedDefaultUnit = true
+            defaultUnitRows += 1
         }
         let weight = try number(weightColumn.flatMap { value(record, $0) }, field: "Weight") ?? 0
         let reps = try wholeNumber(value(record, "reps"), field: "Reps") ?? 0
@@ -406,7 +414,7 @@ struct RowReader {
         if let weightColumn, weightColumn.contains("(lb") { unit = .lb }
         if let weightColumn, weightColumn.contains("(kg") { unit = .kg }
         if stated == nil, let weightColumn, !weightColumn.contains("(lb"), !weightColumn.contains("(kg") {
-            usedDefaultUnit = true
+            defaultUnitRows += 1
         }
         let distance = try metres(
             number(value(record, "distance"), field: "Distance"), unit: value(record, "distance unit"))
