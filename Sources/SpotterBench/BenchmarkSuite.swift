@@ -72,6 +72,10 @@ public enum BenchmarkSuite {
             log("startup: open \(options.quick ? 20_000 : 1_000_000) sets and render the first frame")
             result["startup"] = try startupBench(options, probe: probe)
         }
+        if options.wants("import") {
+            log("import: a Strong export of \(options.quick ? 2_000 : 100_000) rows, beside the bare bulk insert")
+            result["import"] = try await importBench(options)
+        }
         if options.wants("server") {
             log("server: idempotent creates, replays and health checks per second")
             result["server"] = try await serverBench(options)

@@ -12,7 +12,8 @@ struct Bench: AsyncParsableCommand {
 
     @Flag(help: "One JSON document on stdout.") var json = false
     @Flag(help: "Run every part small, only to prove it works.") var quick = false
-    @Option(help: "Comma-separated parts to run (write, frame, drain, limit, pull, startup, server); default all.")
+    @Option(
+        help: "Comma-separated parts to run (write, frame, drain, limit, pull, startup, server, import); default all.")
     var only: String?
     @Option(
         name: .customLong("database-url"),
@@ -29,7 +30,7 @@ struct Bench: AsyncParsableCommand {
         options.serverDatabaseURL = databaseURL
         if let only {
             options.parts = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            let known: Set<String> = ["write", "frame", "drain", "limit", "pull", "startup", "server"]
+            let known: Set<String> = ["write", "frame", "drain", "limit", "pull", "startup", "server", "import"]
             if let unknown = options.parts.subtracting(known).first {
                 throw CLIError(
                     "unknown bench part '\(unknown)'; choose from \(known.sorted().joined(separator: ", "))", code: 2)
