@@ -325,11 +325,13 @@ public enum Renderer {
             buffer.put(" " + text, x: x + 1, y: y + 2, style: .dim, maxWidth: inner)
             return
         }
+        let numbers = setNumbers(state.sets)
         for row in 0..<min(visibleRows, total - offset) {
             let index = offset + row
             if index < rows.count {
                 drawSetRow(
-                    rows[index], weight: weights[row], selected: index == state.selectedSet,
+                    rows[index], number: numbers[rows[index].set.id] ?? rows[index].set.position, weight: weights[row],
+                    selected: index == state.selectedSet,
                     focused: state.focus == .sets, columns: columns, g, &buffer, x: x + 1, y: y + 2 + row, inner: inner)
             } else {
                 drawPlannedRow(
@@ -363,16 +365,29 @@ public enum Renderer {
             + (rpe.map(Formatting.number) ?? "").padded(to: columns.rpe) + " "
     }
 
+    /// Each set's number within its exercise in the workout, as Strong and Hevy count them: the
+    /// work sets 1, 2, 3 in the order performed, warm-ups (shown as W) not counted.
+    static func setNumbers(_ rows: [SetRow]) -> [UUID: Int] {
+        var counts: [String: Int] = [:]
+        var numbers: [UUID: Int] = [:]
+        for row in rows.sorted(by: { ($0.set.position, $0.set.performedAt) < ($1.set.position, $1.set.performedAt) })
+        where row.set.kind != .warmup {
+            counts[row.set.exercise, default: 0] += 1
+            numbers[row.set.id] = counts[row.set.exercise]
+        }
+        return numbers
+    }
+
     /// One row of the sets table; `weight` is the set's weight as shown (in the lifter's unit).
     static func drawSetRow(
-        _ row: SetRow, weight: String, selected: Bool, focused: Bool, columns: SetColumns, _ g: Glyphs,
+        _ row: SetRow, number: Int, weight: String, selected: Bool, focused: Bool, columns: SetColumns, _ g: Glyphs,
         _ buffer: inout ScreenBuffer, x: Int, y: Int, inner: Int
     ) {
         let set = row.set
         let base: CellStyle = selected ? (focused ? .reverse : .bold) : .plain
         buffer.fill(x: x, y: y, count: inner, style: base)
         let text = rowText(
-            position: kindLabel(set.kind, normal: String(set.position)), exercise: set.exercise, weight: weight,
+            position: kindLabel(set.kind, normal: String(number)), exercise: set.exercise, weight: weight,
             reps: String(set.reps), rpe: set.rpe, columns: columns, g)
         var column = x + buffer.put(text, x: x, y: y, style: base, maxWidth: inner)
         var prStyle = CellStyle.colored(.yellow, bold: true)

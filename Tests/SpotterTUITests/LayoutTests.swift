@@ -94,10 +94,12 @@ struct LayoutTests {
         #expect(screen.line(1).hasPrefix("┌ Workouts "))
         #expect(screen.line(58).hasPrefix("└") && screen.line(58).hasSuffix("┘"))
         #expect(screen.line(59).contains("? help"))
-        // The last set is selected and visible after G.
-        let last = try #require(screen.row(containing: " 40 Lat Pulldown (Cable)"))
+        // The last set is selected and visible after G: the 20th set of its exercise (sets are
+        // numbered per exercise, as Strong and Hevy number them).
+        let last = try #require(screen.row(containing: " 20 Lat Pulldown (Cable)"))
+        #expect(screen.line(last).contains("59 kg"))
         #expect(last <= 57)
-        #expect(screen.style(of: "40 Lat Pulldown", onRow: last)?.reverse == true)
+        #expect(screen.style(of: "20 Lat Pulldown", onRow: last)?.reverse == true)
         for y in 0..<60 { #expect(DisplayWidth.of(screen.line(y)) == 200) }
     }
 
