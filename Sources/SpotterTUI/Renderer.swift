@@ -272,10 +272,12 @@ public enum Renderer {
         var pr = 2
         var status: Int
 
-        init(inner: Int, widestWeight: Int = 8) {
+        init(inner: Int, widestWeight: Int = 8, widestReps: Int = 4) {
             weight = min(max(8, widestWeight), 10)
+            // A planned rep range "10–15" shows whole: the column grows to 5 for it.
+            reps = min(max(4, widestReps), 5)
             // Leading space, #, exercise, weight, reps, RPE and PR with one space between each.
-            let fixed = 1 + 3 + 1 + 1 + weight + 1 + 4 + 1 + 3 + 1 + 2 + 1
+            let fixed = 1 + 3 + 1 + 1 + weight + 1 + reps + 1 + 3 + 1 + 2 + 1
             let rest = max(0, inner - fixed)
             exercise = min(max(8, rest - 7), 34)
             status = max(0, rest - exercise)
@@ -307,7 +309,8 @@ public enum Renderer {
             Formatting.weight($0.weight, unit: $0.unit, shownIn: state.displayUnit)
         }
         let columns = SetColumns(
-            inner: inner, widestWeight: (weights + plannedWeights).map(\.count).max() ?? 8)
+            inner: inner, widestWeight: (weights + plannedWeights).map(\.count).max() ?? 8,
+            widestReps: state.visiblePlanned[plannedShown].map { repsText($0.reps, $0.repsMax).count }.max() ?? 4)
         buffer.put(
             " " + columns.header(), x: x + 1, y: y + 1, style: CellStyle(bold: true, underline: false), maxWidth: inner)
         if total == 0 {
@@ -341,6 +344,12 @@ public enum Renderer {
                     x: x + 1, y: y + 2 + row, inner: inner)
             }
         }
+    }
+
+    /// Planned reps as a lifter writes them: "5", or a range "10–15".
+    static func repsText(_ reps: Int, _ repsMax: Int?) -> String {
+        guard let top = repsMax, top != reps else { return String(reps) }
+        return "\(reps)–\(top)"
     }
 
     /// A set's kind in the position column: W, F, D, or `normal` (its position, its superset).

@@ -15,9 +15,9 @@ extension Renderer {
             base.bold = !focused
         }
         buffer.fill(x: x, y: y, count: inner, style: base)
-        // A rep range as a lifter writes it ("8-12"); "8+" only when the range does not fit.
-        let range = row.repsMax.map { "\(row.reps)-\($0)" }
-        let reps = range.map { $0.count <= columns.reps ? $0 : "\(row.reps)+" } ?? String(row.reps)
+        // A rep range as a lifter writes it ("10–15"); the column is as wide as the widest range.
+        let range = repsText(row.reps, row.repsMax)
+        let reps = range.count <= columns.reps ? range : "\(row.reps)+"
         let text =
             rowText(
                 position: kindLabel(row.kind, normal: row.superset.map { "S\($0)" } ?? "·"), exercise: row.exercise,

@@ -57,7 +57,7 @@ struct LayoutTests {
         #expect(app.screen.contains("4409.25 lb") && app.screen.contains("269.52 lb"), "\(app.screen)")
     }
 
-    @Test("80x24: a planned row of a rep range shows the range as written, 8-12")
+    @Test("80x24: a planned row of a rep range shows the range as written, 8–12, and 10–15 whole")
     func plannedRepRangeShowsAsWritten() throws {
         let fixture = try Fixture()
         try fixture.store.workoutLog.createRoutine(
@@ -72,7 +72,21 @@ struct LayoutTests {
         let screen = app.screen
         let row = try #require(
             (0..<screen.height).map(screen.line).first { $0.contains("Bicep Curl (Dumbbell)") }, "\(screen)")
-        #expect(row.contains(" 8-12 "), "\(row)")
+        #expect(row.contains(" 8–12 "), "\(row)")
+        // A two-digit range takes the column's fifth place rather than turning into "10+".
+        try fixture.store.workoutLog.createRoutine(
+            name: "Calves",
+            exercises: [
+                RoutineExercise(
+                    exercise: "Seated Calf Raise (Machine)", sets: [PlannedSet(weight: 40, reps: 10, repsMax: 15)])
+            ])
+        _ = try fixture.store.workoutLog.startRoutine("Calves")
+        let calves = fixture.controller()
+        let calfRow = try #require(
+            (0..<calves.screen.height).map(calves.screen.line).first { $0.contains("Seated Calf Raise") },
+            "\(calves.screen)")
+        #expect(calfRow.contains("10–15"), "\(calfRow)")
+        #expect(!calfRow.contains("10+"))
     }
 
     @Test("200x60: wider panes keep long names whole and the list fills the height")
