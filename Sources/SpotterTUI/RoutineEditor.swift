@@ -476,7 +476,9 @@ extension AppState {
             form.fill(.increment, Formatting.number(exercise.increment))
             form.fill(.rest, exercise.restSeconds.map(String.init) ?? "")
             form.fill(.superset, exercise.superset.map(String.init) ?? "")
-            form.focus = .progression
+            // On the name (selected: typing replaces it), never on a choice field where typed
+            // letters would pick a choice ("f" turning linear into fixed).
+            form.focus = .exercise
             return form
         }
     }

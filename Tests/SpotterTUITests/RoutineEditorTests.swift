@@ -86,6 +86,10 @@ struct RoutineEditorTests {
     func editExerciseSettings() throws {
         var state = Self.editing()
         _ = Self.press(&state, .enter)
+        // It opens on the name: a letter typed there is a name, never a choice of progression.
+        #expect(try Self.editor(state).form?.focus == .exercise)
+        _ = Self.press(&state, .tab)  // unit
+        _ = Self.press(&state, .tab)  // progression
         #expect(try Self.editor(state).form?.focus == .progression)
         _ = Self.type(&state, "d")
         _ = Self.press(&state, .tab)
