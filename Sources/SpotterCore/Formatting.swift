@@ -21,6 +21,31 @@ public enum Formatting {
         return weight(converted(value, from: unit, to: display), unit: display)
     }
 
+    /// `text` with each weight it names ("+2.5 kg", "at 100 kg") in the unit the lifter chose to
+    /// see, so a routine's reason reads "+5.51 lb" in lb mode; unchanged when `display` is nil.
+    public static func weights(in text: String, shownIn display: WeightUnit?) -> String {
+        guard let display else { return text }
+        let other: WeightUnit = display == .kg ? .lb : .kg
+        guard text.contains(" \(other.rawValue)") else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let range = rest.range(of: " \(other.rawValue)") {
+            // The number right before the unit: digits and one point.
+            let before = rest[..<range.lowerBound]
+            let digits = before.reversed().prefix { $0.isNumber || $0 == "." }
+            let after = rest[range.upperBound...]
+            let endsWord = after.first.map { !$0.isLetter } ?? true
+            if let value = Double(String(digits.reversed())), !digits.isEmpty, endsWord {
+                result += before.dropLast(digits.count)
+                result += Formatting.weight(converted(value, from: other, to: display), unit: display)
+            } else {
+                result += rest[..<range.upperBound]
+            }
+            rest = after
+        }
+        return result + rest
+    }
+
     /// `value` in another unit, to the hundredth (200 lb is 90.72 kg, and back to 200 lb).
     public static func converted(_ value: Double, from: WeightUnit, to: WeightUnit) -> Double {
         guard from != to else { return value }

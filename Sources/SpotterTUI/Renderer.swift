@@ -340,8 +340,8 @@ public enum Renderer {
                 drawPlannedRow(
                     state.visiblePlanned[index - rows.count],
                     weight: plannedWeights[index - rows.count - plannedShown.lowerBound],
-                    selected: index == state.selectedSet, focused: state.focus == .sets, columns: columns, g, &buffer,
-                    x: x + 1, y: y + 2 + row, inner: inner)
+                    selected: index == state.selectedSet, focused: state.focus == .sets, columns: columns, g,
+                    display: state.displayUnit, &buffer, x: x + 1, y: y + 2 + row, inner: inner)
             }
         }
     }
@@ -513,7 +513,8 @@ public enum Renderer {
         }
         if let planned = state.currentPlanned {
             let keys = planned.status == .skipped ? "x unskip" : "Enter log  e edit first  x skip"
-            return " \(keys)  \(state.glyphs.middleDot) \(planned.hint ?? "planned")"
+            return
+                " \(keys)  \(state.glyphs.middleDot) \(planned.hint.map { Formatting.weights(in: $0, shownIn: state.displayUnit) } ?? "planned")"
         }
         let full = " " + KeyMap.hints(.browse)
         return full.count <= state.columns ? full : " " + KeyMap.hints(.browseNarrow)

@@ -104,7 +104,7 @@ extension AppState {
         form.prefilledFrom = row.exercise
         form.prefillNote =
             "target \(row.repsMax.map { "\(row.reps) (range to \($0))" } ?? String(row.reps)) reps"
-            + (row.hint.map { " · \($0)" } ?? "")
+            + (row.hint.map { " · \(Formatting.weights(in: $0, shownIn: displayUnit))" } ?? "")
         form.focus = .weight
         form.targetWorkoutID = row.workoutID
         overlay = .setForm(form)
@@ -117,12 +117,13 @@ extension AppState {
         return [.toggleSkipPlanned(id: row.id)]
     }
 
-    /// The status column of a planned row: "planned · +2.5 kg: all 3×5 done on Mon 16 Nov".
-    public static func plannedStatus(_ row: PlannedRow) -> String {
+    /// The status column of a planned row: "planned · +2.5 kg: all 3×5 done on Mon 16 Nov", its
+    /// weights in the unit the lifter chose to see.
+    public static func plannedStatus(_ row: PlannedRow, display: WeightUnit? = nil) -> String {
         switch row.status {
         case .skipped: "skipped"
         case .done: "done"
-        case .planned: "planned" + (row.hint.map { " · \($0)" } ?? "")
+        case .planned: "planned" + (row.hint.map { " · \(Formatting.weights(in: $0, shownIn: display))" } ?? "")
         }
     }
 }

@@ -7,7 +7,7 @@ extension Renderer {
     /// why the targets are what they are) or "skipped" in the status column.
     static func drawPlannedRow(
         _ row: PlannedRow, weight: String, selected: Bool, focused: Bool, columns: SetColumns, _ g: Glyphs,
-        _ buffer: inout ScreenBuffer, x: Int, y: Int, inner: Int
+        display: WeightUnit? = nil, _ buffer: inout ScreenBuffer, x: Int, y: Int, inner: Int
     ) {
         var base = CellStyle.dim
         if selected {
@@ -26,7 +26,8 @@ extension Renderer {
         let room = x + inner - column
         guard room > 0 else { return }
         buffer.put(
-            AppState.plannedStatus(row).clipped(to: room, ellipsis: g.ellipsis), x: column, y: y, style: base,
+            AppState.plannedStatus(row, display: display).clipped(to: room, ellipsis: g.ellipsis), x: column, y: y,
+            style: base,
             maxWidth: room)
     }
 

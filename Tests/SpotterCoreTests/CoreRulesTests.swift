@@ -251,3 +251,20 @@ struct WireIDTests {
         #expect(Set(sameInstant).count == sameInstant.count)
     }
 }
+
+@Suite("Weights named in text follow the unit the lifter chose")
+struct WeightsInTextTests {
+    @Test("a routine's reason in lb mode names pounds; nothing else in the text changes")
+    func reasonsInTheDisplayUnit() {
+        #expect(
+            Formatting.weights(in: "+2.5 kg: all 3×5 done on Mon 16 Nov", shownIn: .lb)
+                == "+5.51 lb: all 3×5 done on Mon 16 Nov")
+        #expect(
+            Formatting.weights(in: "same weight: 3×5 at 100 kg not all done", shownIn: .lb)
+                == "same weight: 3×5 at 220.46 lb not all done")
+        #expect(Formatting.weights(in: "+5 lb, back to 8 reps", shownIn: .kg) == "+2.27 kg, back to 8 reps")
+        #expect(Formatting.weights(in: "+2.5 kg", shownIn: nil) == "+2.5 kg")
+        #expect(Formatting.weights(in: "+2.5 kg", shownIn: .kg) == "+2.5 kg")
+        #expect(Formatting.weights(in: "5 kgs of chalk", shownIn: .lb) == "5 kgs of chalk", "only a whole unit word")
+    }
+}
