@@ -124,7 +124,8 @@ extension SpotterStore {
         try db.cachedStatement(sql: "UPDATE restored_workouts SET untold = untold + ? WHERE workout_id = ?")
             .execute(arguments: [setIDs.count, workoutID])
         return [
-            StoreNotice(RestoredWorkout.sentence(sets: setIDs.count, name: restored.name, restoredName: restored.restoredName))
+            StoreNotice(
+                RestoredWorkout.sentence(sets: setIDs.count, name: restored.name, restoredName: restored.restoredName))
         ]
     }
 
