@@ -63,6 +63,9 @@ public enum OutboxMachine {
         /// connections, 5xx, 429): it may have landed. Never a refusal; it goes back to the
         /// queue by itself when the server next answers (`noAnswerRequeue`).
         case gaveUp(status: Int?, error: String)
+        /// The server refused a set's create or edit because the workout it names is gone (another
+        /// device deleted it): a definite 422, but the set itself is still the user's.
+        case workoutGone(status: Int, error: String)
         /// Its row cannot be read: sending it would send made-up fields.
         case unreadable(reason: String)
         /// The operation it depends on failed for good.
@@ -126,6 +129,10 @@ public enum OutboxMachine {
         case restoreEntity(String)
         /// A refusal retried: the same intent, as a new operation with a new key.
         case requeueAsNewIntent
+        /// The set's workout was deleted on another device: the set (with the workout's other sets
+        /// the server never had) moves into a restored copy of that workout, made here under a new
+        /// id, and its intent goes out again as a new operation naming that copy.
+        case keepInRestoredWorkout
         /// A change from another device that waited for this operation can now be applied.
         case settleWaitingChange
     }
@@ -206,6 +213,14 @@ public enum OutboxMachine {
 
         case (.permanent(let status, let error), let state) where state.awaitsAnswer:
             return Transition(.failedPermanent, permanentEffects(facts, status: status, error: error))
+
+        // A set sent into a workout another device deleted. A set the user deleted here meanwhile
+        // goes as any refused create would; any other is kept, never dropped with the workout.
+        case (.workoutGone(let status, let error), let state) where state.awaitsAnswer:
+            if facts.kind == .create && facts.entityDeletedLocally || facts.kind == .delete {
+                return Transition(.failedPermanent, permanentEffects(facts, status: status, error: error))
+            }
+            return Transition(nil, [.keepInRestoredWorkout])
 
         case (.gaveUp(let status, let error), let state) where state.awaitsAnswer:
             return Transition(.failedPermanent, gaveUpEffects(facts, status: status, error: gaveUpText(error)))
@@ -314,6 +329,7 @@ public enum OutboxMachine {
         case .transient: "retried later"
         case .permanent: "failed"
         case .gaveUp: "given up"
+        case .workoutGone: "kept in a restored workout"
         case .dependencyGaveUp: "held"
         case .noAnswerRequeue: "queued again after no answer"
         case .unreadable: "marked unreadable"

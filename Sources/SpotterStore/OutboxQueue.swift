@@ -10,6 +10,9 @@ public enum OperationResult: Sendable, Equatable {
     case transient(status: Int?, error: String, retryAt: Date)
     /// The server refused it (a definite 4xx): it will not be sent again.
     case permanent(status: Int?, error: String)
+    /// The server refused a set's create or edit because the workout it names is gone (another
+    /// device deleted it): the set is kept in a restored copy of that workout and sent again.
+    case workoutGone(status: Int, error: String)
     /// The engine stopped trying without a definite answer (timeouts, no connection, 5xx): not a
     /// refusal; it goes back to the queue when the server next answers.
     case gaveUp(status: Int?, error: String)
@@ -461,6 +464,8 @@ extension OutboxQueue {
                 event = .transient(status: status, error: error, retryAt: retryAt)
             case .permanent(let status, let error):
                 event = .permanent(status: status, error: error)
+            case .workoutGone(let status, let error):
+                event = .workoutGone(status: status, error: error)
             case .gaveUp(let status, let error):
                 event = .gaveUp(status: status, error: error)
             }

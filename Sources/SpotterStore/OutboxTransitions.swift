@@ -54,7 +54,8 @@ extension SpotterStore {
         switch event {
         case .succeeded:
             facts.laterQueued = try Outbox.hasQueued(db, type: op.entityType, id: op.entityID, excluding: op.opID)
-        case .permanent where op.kind == .create, .gaveUp where op.kind == .create:
+        case .permanent where op.kind == .create, .gaveUp where op.kind == .create,
+            .workoutGone where op.kind == .create:
             if let table = EntityTable.table(op.entityType) {
                 facts.entityDeletedLocally =
                     try Bool.fetchOne(
@@ -256,8 +257,21 @@ extension SpotterStore {
             return [StoreNotice("Edit of \(label) was rejected and rolled back: \(reason)")]
         case .removeEntityLocally:
             let label = try describe(type: op.entityType, id: op.entityID, db: db)
+            // A workout's sets the server never had stay the user's: they move to a restored copy
+            // before the workout goes here (its sets would go with it).
+            let kept =
+                op.entityType == .workout ? try keepSetsOfDeletedWorkout(op.entityID, db: db, now: now) : []
             try discardLocally(type: op.entityType, id: op.entityID, db: db)
             return [StoreNotice("\(label.capitalizedFirst) was deleted on another device; your edit was not applied")]
+                + kept
+        case .keepInRestoredWorkout:
+            // The workout it named: a create's, or the one an edit moved it to.
+            let named =
+                try op.payload["workout_id"]?.stringValue
+                ?? String.fetchOne(
+                    db.cachedStatement(sql: "SELECT workout_id FROM sets WHERE id = ?"), arguments: [op.entityID])
+            guard let named else { return [] }
+            return try keepSetsOfDeletedWorkout(named, answered: op, db: db, now: now)
         case .restoreEntity(let reason):
             guard let table else { return [] }
             let label = try describe(type: op.entityType, id: op.entityID, db: db)
@@ -278,7 +292,7 @@ extension SpotterStore {
             try db.cachedStatement(sql: "UPDATE outbox SET depends_on = NULL WHERE depends_on = ?").execute(
                 arguments: [op.opID])
         case .settleWaitingChange:
-            try settleWaiting(op.entityType, op.entityID, db: db)
+            return try settleWaiting(op.entityType, op.entityID, db: db)
         case .settleEarlierFailures:
             try db.cachedStatement(
                 sql: """

@@ -11,6 +11,12 @@ extension SpotterStore {
         if case .conflict(let record, _) = entity { return try saveConflict(record, db: db) }
         let id = entity.entityID
         if seen.anythingLocal, try locallyOwned(entity.entityType, id, db: db) {
+            if case .deletedWorkout = entity {
+                // The workout waits for what is queued for it; the sets logged into it here that
+                // the server never had are kept now, in a restored copy.
+                try writeHeldSets(db: db, seen: &seen)
+                seen.notices += try keepSetsOfDeletedWorkout(id, db: db, now: self.now)
+            }
             try keepWaiting(entity, parent: nil, db: db)
             seen.anythingWaiting = true
             // The fields no queued edit touches are shown at once.
@@ -46,6 +52,9 @@ extension SpotterStore {
                     arguments: [userID, id])
             }
             seen.workouts[id] = nil
+            // Sets logged into it here that the server never had are kept, in a restored copy;
+            // the rest go with it (or keep it, marked, while their fate is open).
+            if seen.anythingLocal { seen.notices += try keepSetsOfDeletedWorkout(id, db: db, now: self.now) }
             return try mergeWorkoutTombstone(id, db: db)
         case .deletedSet:
             try writeHeldSets(db: db, seen: &seen)
@@ -91,12 +100,14 @@ extension SpotterStore {
 
     /// Applies a waiting change of an entity once nothing local owns it any more. Called when an
     /// operation on it finished, or it was discarded.
-    func settleWaiting(_ type: EntityType, _ id: String, db: Database) throws {
+    /// Returns what to tell the user (sets kept from a workout deleted on another device).
+    func settleWaiting(_ type: EntityType, _ id: String, db: Database) throws -> [StoreNotice] {
         guard type != .favorite, let entity = try waiting(type, id, db: db),
             try !locallyOwned(type, id, db: db)
-        else { return }
+        else { return [] }
         var seen = try PageLookups(db: db)
         _ = try applyPulled(entity, db: db, now: Timestamp.format(self.now), seen: &seen)
+        return seen.notices
     }
 
     /// The change that waits for an entity, if any.
@@ -337,10 +348,19 @@ extension PullMerge {
     /// - Returns: how many entities changed here.
     @discardableResult
     public func mergePulled(_ entities: [PulledEntity], cursor: String) throws -> Int {
+        try mergePage(entities, cursor: cursor).changed
+    }
+
+    /// `mergePulled`, with what to tell the user: sets logged here into a workout another device
+    /// deleted, kept in a restored copy of it.
+    public func mergePage(
+        _ entities: [PulledEntity], cursor: String
+    ) throws -> (changed: Int, notices: [StoreNotice]) {
         let now = Timestamp.format(self.now)
         return try writer.writeWithoutTransaction { db in
             try Self.forBigPage(entities.count, db: db) {
                 var changed = 0
+                var notices: [StoreNotice] = []
                 try db.inTransaction {
                     var seen = try PageLookups(db: db)
                     seen.heldSets = HeldSets()
@@ -348,13 +368,14 @@ extension PullMerge {
                         changed += try store.applyPulled(entity, db: db, now: now, seen: &seen) ? 1 : 0
                     }
                     try store.writeHeldSets(db: db, seen: &seen)
+                    notices = seen.notices
                     try db.cachedStatement(
                         sql:
                             "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
                     ).execute(arguments: [store.pullCursorKey, cursor])
                     return .commit
                 }
-                return changed
+                return (changed, notices)
             }
         }
     }
@@ -399,6 +420,8 @@ struct PageLookups {
     /// Statements whose text names this account, made once per page.
     var workoutUpsert: Statement?
     var fullSetUpsert: Statement?
+    /// What the merge has to tell the user (sets kept from a workout deleted on another device).
+    var notices: [StoreNotice] = []
 
     /// Lookups that ask nothing: for an entity known to have nothing queued here.
     init(nothingLocal: Void) {

@@ -199,6 +199,7 @@ enum Schema {
                         WHERE state = 'failed_permanent' AND last_error LIKE 'gave up after %';
                     """)
         }
+        RestoreSchema.register(&migrator)
         UndoSchema.register(&migrator)
         return migrator
     }

@@ -13,7 +13,7 @@ public struct UndoneAction: Sendable, Equatable {
 /// set logged again under a new id); it is not journalled, so pressing it again goes further back.
 enum UndoSchema {
     static func register(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v10-undo-journal") { db in
+        migrator.registerMigration("v11-undo-journal") { db in
             try db.execute(
                 sql: """
                     CREATE TABLE undo_journal (

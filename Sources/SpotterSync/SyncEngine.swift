@@ -252,6 +252,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         logger.debug("flush", metadata: ["reason": "\(reason.rawValue)"])
         events.post(.syncing(true))
         do { try store.queue.releaseExpiredLeases() } catch { logger.error("lease recovery failed: \(error)") }
+        saving("sets kept from a workout deleted on another device") {
+            for notice in try store.queue.keepSetsRefusedForDeletedWorkouts() { events.post(.notice(notice.message)) }
+        }
         pushNext()
     }
 
@@ -504,6 +507,11 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                         op, status: status, reason: reason,
                         error: OperationRequest.reason(status: status, problem: problem),
                         retryAfter: retry, now: now))
+            case .permanent where Self.workoutGone(op, status: status, problem: problem):
+                // Not a failure of the set: it is kept in a restored copy of its workout and sent again.
+                progressed = true
+                let reason = OperationRequest.reason(status: status, problem: problem)
+                results.append(OperationOutcome(opID: op.opID, result: .workoutGone(status: status, error: reason)))
             case .permanent:
                 progressed = true
                 let reason = OperationRequest.reason(status: status, problem: problem)
@@ -515,6 +523,12 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         if rows.contains(where: { $0.status != 401 }) && !authPaused { post(connectivity: .online) }
         if rows.contains(where: { Self.isDefiniteAnswer($0.status) }) { serverAnswered() }
         return (results, !progressed)
+    }
+
+    /// Whether the server refused a set's create or edit because the workout it names is gone
+    /// (another device deleted it): a 422 about the set's `workout_id`.
+    static func workoutGone(_ op: OutboxOperation, status: Int, problem: Problem?) -> Bool {
+        op.entityType == .set && op.kind != .delete && status == 422 && problem?.field == WireSet.Field.workoutID
     }
 
     private func transient(
@@ -668,9 +682,12 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         let next =
             page.hasMore && !(page.entities.isEmpty && page.unreadable == 0) ? requestPage(since: page.cursor) : nil
         do {
-            let changed = try store.pull.mergePulled(page.entities, cursor: page.cursor)
+            let (changed, notices) = try store.pull.mergePage(page.entities, cursor: page.cursor)
             metricDeltas[.pulled, default: 0] += changed
             if changed > 0 { events.post(.pulled(count: changed)) }
+            for notice in notices { events.post(.notice(notice.message)) }
+            // Sets kept in a restored workout were queued by the merge: they go out after this pull.
+            if !notices.isEmpty { rerunRequested = true }
             // A value the merge overrode is said at once, on every screen of the user's.
             if page.entities.contains(where: { if case .conflict = $0 { true } else { false } }) {
                 for sentence in try store.conflicts.takeAnnouncements() {

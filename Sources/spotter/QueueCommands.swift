@@ -240,6 +240,8 @@ struct Sync: AsyncParsableCommand {
                 + (gaveUp > 0 ? "\(OutboxMachine.gaveUpPrefix) \(gaveUp), " : "")
                 + "stranded \(stranded.reduce(0) { $0 + $1.operations })"
         )
+        // Sets logged here into a workout another device deleted: kept, in a restored copy.
+        for restored in try store.restorations.takeUntold() { print(restored.sentence) }
         // Values another device's edit replaced: everything is sent, but the user should know.
         let conflicts = try store.conflicts.list()
         if !conflicts.isEmpty {

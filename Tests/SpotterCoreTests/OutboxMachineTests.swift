@@ -10,7 +10,7 @@ struct OutboxMachineTests {
         .permanent(status: 422, error: "reps: too many"), .unreadable(reason: "payload holds a BLOB"),
         .dependencyFailed(reason: "waiting on rejected workout"), .dependencyRequeued, .seenDeletedOnServer, .retry,
         .discard, .gaveUp(status: nil, error: "timed out"), .dependencyGaveUp(reason: "waiting on workout"),
-        .noAnswerRequeue,
+        .noAnswerRequeue, .workoutGone(status: 422, error: "workout_id: must name an existing workout of this user"),
     ]
 
     /// Which state each (state, event) pair leads to for an update; `nil` means the row goes away,
@@ -19,15 +19,18 @@ struct OutboxMachineTests {
         .pending: [
             "claimed": "in_flight", "unreadable": "failed_permanent", "dependencyFailed": "blocked",
             "succeeded": "succeeded", "transient": "failed_transient", "permanent": "failed_permanent",
+            "workoutGone": "removed",
             "gaveUp": "failed_permanent", "dependencyGaveUp": "blocked",
         ],
         .inFlight: [
             "notSent": "pending", "leaseLost": "pending", "succeeded": "succeeded", "transient": "failed_transient",
-            "permanent": "failed_permanent", "unreadable": "failed_permanent", "gaveUp": "failed_permanent",
+            "permanent": "failed_permanent", "workoutGone": "removed", "unreadable": "failed_permanent",
+            "gaveUp": "failed_permanent",
         ],
         .failedTransient: [
             "claimed": "in_flight", "unreadable": "failed_permanent", "dependencyFailed": "blocked",
             "succeeded": "succeeded", "transient": "failed_transient", "permanent": "failed_permanent",
+            "workoutGone": "removed",
             "gaveUp": "failed_permanent", "dependencyGaveUp": "blocked",
         ],
         .failedPermanent: ["unreadable": "failed_permanent", "retry": "removed", "discard": "removed"],
@@ -55,6 +58,7 @@ struct OutboxMachineTests {
         case .gaveUp: "gaveUp"
         case .dependencyGaveUp: "dependencyGaveUp"
         case .noAnswerRequeue: "noAnswerRequeue"
+        case .workoutGone: "workoutGone"
         }
     }
 
@@ -100,6 +104,22 @@ struct OutboxMachineTests {
             #expect(!effects.contains { if case .rollBack = $0 { true } else { false } })
             #expect(!effects.contains { if case .restoreEntity = $0 { true } else { false } })
         }
+    }
+
+    /// A set sent into a workout another device deleted is refused 422; it is no rejection of the
+    /// set: it is kept in a restored copy of the workout and sent again. A set the user deleted
+    /// here meanwhile goes as any refused create.
+    @Test func aSetRefusedBecauseItsWorkoutIsGoneIsKept() throws {
+        let gone = OutboxMachine.Event.workoutGone(status: 422, error: "workout_id: must name an existing workout")
+        for kind in [OperationKind.create, .update] {
+            let kept = try OutboxMachine.apply(gone, to: .init(kind: kind, state: .inFlight, attemptCount: 1))
+            #expect(kept == OutboxMachine.Transition(nil, [.keepInRestoredWorkout]), "\(kind)")
+        }
+        let deleted = try OutboxMachine.apply(
+            gone, to: .init(kind: .create, state: .inFlight, attemptCount: 1, entityDeletedLocally: true))
+        #expect(deleted.state == .failedPermanent)
+        #expect(deleted.effects.contains(.discardEntity))
+        #expect(!deleted.effects.contains(.keepInRestoredWorkout))
     }
 
     @Test func successTakesTheServersRowOnlyWhenNothingLaterIsQueued() throws {

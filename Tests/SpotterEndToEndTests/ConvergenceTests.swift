@@ -140,10 +140,10 @@ struct ConvergenceTests {
     }
 
     /// A set logged offline into a workout that another device deletes meanwhile: the server
-    /// refuses the set, and the device keeps the workout visible, marked rejected and saying why,
-    /// so the set is not silently taken away; `workouts --json` carries the reason, `sync` exits
-    /// non-zero, and discarding the set lets the workout go.
-    @Test func aWorkoutDeletedElsewhereStaysVisibleWhileItHoldsARefusedSet() async throws {
+    /// refuses the set (the workout is gone), and the device keeps it — not silently taken away,
+    /// not left rejected — in a copy of the workout, "Legs (restored)", which it sends like any
+    /// workout; the deleted workout itself goes, and `sync` says what was kept and exits 0.
+    @Test func aSetLoggedIntoAWorkoutDeletedElsewhereIsKeptInARestoredCopy() async throws {
         let fleet = try await Fleet.start()
         defer { fleet.server.stop() }
         let first = try await fleet.run(
@@ -161,20 +161,18 @@ struct ConvergenceTests {
         #expect(try await fleet.run("b", ["sync", "--timeout", "30"]).status == 0)
         #expect(try await fleet.run("a", ["airplane", "off"]).status == 0)
         let sync = try await fleet.run("a", ["sync", "--timeout", "30"])
-        #expect(sync.status != 0, "a refused set is not 'all sent': \(sync.stdout) \(sync.stderr)")
+        #expect(sync.status == 0, "the kept set is sent: \(sync.stdout) \(sync.stderr)")
+        #expect(sync.stdout.contains("1 set of 'Legs' was kept in 'Legs (restored)'"), "\(sync.stdout)")
 
-        let kept = try #require(try await fleet.workouts("a").first { $0["id"] as? String == workoutID })
-        #expect(kept["sync_state"] as? String == "rejected")
-        #expect(kept["sync_error"] as? String == "deleted on another device", "\(kept)")
+        let workouts = try await fleet.workouts("a")
+        #expect(!workouts.contains { $0["id"] as? String == workoutID }, "the deleted workout goes: \(workouts)")
+        let copy = try #require(workouts.first { $0["name"] as? String == "Legs (restored)" }, "\(workouts)")
+        #expect(copy["sync_state"] as? String == "synced")
         let lateID = late.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(try await fleet.sets("a")[lateID]?["sync_state"] as? String == "rejected")
-
-        let outbox = try SpotterBinary.json(try await fleet.run("a", ["outbox", "--json"]).stdout)
-        let refused = try #require(
-            (outbox["operations"] as? [[String: Any]])?.first { $0["entity_id"] as? String == lateID })
-        #expect(try await fleet.run("a", ["discard", try #require(refused["op_id"] as? String), "--yes"]).status == 0)
-        #expect(try await fleet.run("a", ["sync", "--timeout", "30"]).status == 0)
-        #expect(try await fleet.workouts("a").isEmpty, "with its refused set discarded, the workout goes too")
+        let lateRow = try #require(try await fleet.sets("a")[lateID], "the late set is never dropped")
+        #expect(lateRow["sync_state"] as? String == "synced")
+        #expect(lateRow["workout_id"] as? String == copy["id"] as? String)
+        #expect(try await fleet.serverSets()[lateID]?["workout_id"] as? String == copy["id"] as? String)
     }
 
     /// A create the engine gave up on (its replies were dropped, yet it had committed) is

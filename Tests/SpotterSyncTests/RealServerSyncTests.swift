@@ -219,7 +219,10 @@ struct RealServerSyncTests {
         await server.server.stop()
     }
 
-    @Test func aRejectionTheClientCannotForeseeIsShownBlocksItsEditAndCanBeDiscarded() async throws {
+    /// The server refuses a set logged into a workout another device deleted, which the client
+    /// cannot foresee offline. The set is not dropped, nor left rejected: it is kept, with the edit
+    /// made after it, in a copy of the workout ("Shared (restored)"), and both reach the server.
+    @Test func aSetLoggedIntoAWorkoutDeletedElsewhereIsKeptWithItsEdit() async throws {
         let server = try await LiveServer.start()
         let deviceA = try Device(server: server)
         let shared = try deviceA.store.workoutLog.createWorkout(name: "Shared")
@@ -249,17 +252,18 @@ struct RealServerSyncTests {
             try onlineStoreB.queries.outbox(limit: 50).filter { $0.entityID == doomed.set.id.wireString }.count == 2)
 
         _ = await deviceB.sync(20)
-        let rejected = try #require(try onlineStoreB.queries.set(id: doomed.set.id))
-        #expect(rejected.syncState == .rejected)
-        #expect(rejected.syncError?.contains("workout") == true, "the server's reason: \(rejected.syncError ?? "")")
-        let ops = try onlineStoreB.queries.outbox(limit: 50).filter { $0.entityID == doomed.set.id.wireString }
-        #expect(ops.map(\.state).sorted { $0.rawValue < $1.rawValue } == [.blocked, .failedPermanent])
+        let kept = try #require(try onlineStoreB.queries.set(id: doomed.set.id), "the set is never dropped")
+        #expect(kept.syncState == .synced)
+        #expect(kept.set.reps == 6, "the edit made after the refused create went out too")
+        let restored = try #require(try onlineStoreB.queries.workout(id: kept.set.workoutID))
+        #expect(restored.workout.name == "Shared (restored)")
+        #expect(restored.workout.id != shared.id)
+        #expect(try onlineStoreB.queries.workout(id: shared.id) == nil)
         #expect(try onlineStoreB.queries.set(id: fine.set.id)?.syncState == .synced, "B's other sets sync")
-        #expect(try await server.sets().map(\.id) == [fine.set.id])
-
-        let failed = try #require(ops.first { $0.state == .failedPermanent })
-        try onlineStoreB.queue.discard(opID: failed.opID)
-        #expect(try onlineStoreB.queries.set(id: doomed.set.id) == nil)
+        let onServer = try await server.sets()
+        #expect(Set(onServer.map(\.id)) == [fine.set.id, doomed.set.id])
+        #expect(onServer.first { $0.id == doomed.set.id }?.workoutID == restored.workout.id)
+        #expect(onServer.first { $0.id == doomed.set.id }?.reps == 6)
         #expect(try onlineStoreB.queries.queueCounts() == QueueCounts())
         await server.server.stop()
     }

@@ -1,0 +1,282 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// Sets logged here into a workout another device deleted are the user's, and are never dropped
+/// with that workout: they move into a restored copy of it (same name with " (restored)", a new
+/// id), which syncs like any workout logged here. What was kept is said, once in the UI (a
+/// notice) and once by `spotter sync`.
+public struct Restorations: StorePart {
+    let store: SpotterStore
+}
+
+extension SpotterStore {
+    public var restorations: Restorations { Restorations(store: self) }
+}
+
+/// One workout deleted on another device whose sets this device kept.
+public struct RestoredWorkout: Sendable, Equatable {
+    /// The deleted workout's name, and the name of the copy made here.
+    public var name: String
+    public var restoredName: String
+    public var restoredID: String
+    /// Sets moved into the copy and not yet told by `spotter sync`.
+    public var sets: Int
+
+    /// "2 sets of 'Push' were kept in 'Push (restored)': the workout was deleted on another device".
+    public var sentence: String { Self.sentence(sets: sets, name: name, restoredName: restoredName) }
+
+    static func sentence(sets: Int, name: String, restoredName: String) -> String {
+        let counted = sets == 1 ? "1 set of '\(name)' was" : "\(sets) sets of '\(name)' were"
+        return "\(counted) kept in '\(restoredName)': the workout was deleted on another device"
+    }
+}
+
+enum RestoreSchema {
+    static func register(_ migrator: inout DatabaseMigrator) {
+        // Which copy holds the sets of a workout deleted on another device (so every set of it
+        // that turns up, now or at a later answer, joins the same copy), and how many moved there
+        // that `spotter sync` has not told yet.
+        migrator.registerMigration("v10-restored-workouts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE restored_workouts (
+                        workout_id TEXT PRIMARY KEY NOT NULL,
+                        restored_id TEXT NOT NULL,
+                        account TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        restored_name TEXT NOT NULL,
+                        untold INTEGER NOT NULL DEFAULT 0
+                    );
+                    """)
+        }
+    }
+}
+
+extension SpotterStore {
+    static let restoredSuffix = " (restored)"
+
+    /// The name of the copy of a deleted workout: its name and " (restored)", within the limit.
+    static func restoredName(_ name: String) -> String {
+        if name.hasSuffix(restoredSuffix) { return name }
+        let room = Validation.maxNameLength - restoredSuffix.unicodeScalars.count
+        var base = String(String.UnicodeScalarView(name.unicodeScalars.prefix(room)))
+        base = base.trimmingCharacters(in: .whitespaces)
+        return (base.isEmpty ? "Workout" : base) + restoredSuffix
+    }
+
+    /// Keeps the sets of `workoutID`, which the server no longer has (another device deleted it),
+    /// that the server never had either: their create is still queued here (not on the wire: its
+    /// answer decides), or gave up without an answer, or was refused because the workout is gone.
+    /// They move into the workout's restored copy (made now, or the one made before), and each
+    /// create goes out again naming the copy: unsent, the same operation rewritten; sent once, a
+    /// new operation with a new key. `answered` is a set's operation the server just refused
+    /// because the workout is gone: it goes out again the same way (an edit as a new update).
+    ///
+    /// Sets with nothing of theirs queued here were on the server and went with the workout
+    /// there: they follow the tombstone. Sets the user deleted here stay deleted, and an imported
+    /// set's id comes from its content: the server's tombstone answers it (see `Coalescing`).
+    /// - Returns: what to tell the user.
+    func keepSetsOfDeletedWorkout(
+        _ workoutID: String, answered: OutboxOperation? = nil, db: Database, now: Date
+    ) throws -> [StoreNotice] {
+        let creates = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT o.* FROM outbox o JOIN sets s ON s.id = o.entity_id
+                    WHERE o.entity_type = \(EntityType.set.sql) AND o.kind = \(OperationKind.create.sql)
+                        AND s.workout_id = ? AND s.deleted_at IS NULL AND s.imported = 0 AND o.op_id != ?
+                        AND (o.state IN \(OperationState.sqlList([.pending, .failedTransient, .blocked]))
+                            OR (o.state = \(OperationState.failedPermanent.sql)
+                                AND (o.no_answer = 1 OR (o.last_status = 422 AND o.last_error LIKE 'workout_id%'))))
+                    ORDER BY o.seq
+                    """), arguments: [workoutID, answered?.opID ?? ""]
+        ).map(OutboxOperation.init(row:))
+        var moving = creates
+        if let answered { moving.append(answered) }
+        guard !moving.isEmpty else { return [] }
+        let restored = try restoredCopy(of: workoutID, holding: moving.map(\.entityID), user: moving[0].userID, db: db)
+        let setIDs = Array(Set(moving.map(\.entityID)))
+        try db.cachedStatement(
+            sql: """
+                UPDATE sets SET workout_id = ?, sync_state = \(SyncState.pending.sql), sync_error = NULL
+                WHERE id IN (\(Placeholders.list(setIDs.count)))
+                """
+        ).execute(arguments: [restored.id] + StatementArguments(setIDs))
+        for op in moving {
+            switch op.kind {
+            case .create:
+                try sendCreateAgain(op, dependsOn: restored.createOp, sent: op.opID == answered?.opID, db: db, now: now)
+            case .update:
+                // The edit goes out again as a new update (a new key, a clock stamp of now), after
+                // the copy's create: the same fields, naming the copy instead.
+                try db.cachedStatement(sql: "DELETE FROM outbox WHERE op_id = ?").execute(arguments: [op.opID])
+                var payload = op.payload
+                payload["workout_id"] = .string(restored.id)
+                _ = try Outbox.enqueue(
+                    db, user: op.userID, type: .set, id: op.entityID, kind: .update, payload: payload,
+                    before: op.before, dependency: restored.createOp, now: now)
+                try Outbox.refreshSyncState(type: .set, id: op.entityID, db: db)
+            case .delete:
+                break
+            }
+        }
+        try db.cachedStatement(sql: "UPDATE restored_workouts SET untold = untold + ? WHERE workout_id = ?")
+            .execute(arguments: [setIDs.count, workoutID])
+        return [
+            StoreNotice(
+                RestoredWorkout.sentence(sets: setIDs.count, name: restored.name, restoredName: restored.restoredName))
+        ]
+    }
+
+    /// The copy that holds the kept sets of `workoutID`: the one made before, while it is still
+    /// here, or a new one — the deleted workout's name with " (restored)", a new id, started when
+    /// the earliest of `sets` was performed, its end and notes copied (an end before that start
+    /// is left out) — queued as a create like any workout logged here.
+    private func restoredCopy(
+        of workoutID: String, holding sets: [String], user: String, db: Database
+    ) throws -> (id: String, createOp: String?, name: String, restoredName: String) {
+        if let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT r.restored_id, r.name, r.restored_name FROM restored_workouts r
+                    JOIN workouts w ON w.id = r.restored_id AND w.deleted_at IS NULL
+                    WHERE r.workout_id = ?
+                    """), arguments: [workoutID])
+        {
+            let id: String = row["restored_id"]
+            return (id, try unfinishedCreate(of: .workout, id, db: db), row["name"], row["restored_name"])
+        }
+        let deleted = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT name, ended_at, notes FROM workouts WHERE id = ?"), arguments: [workoutID])
+        let name: String = deleted?["name"] ?? "Workout"
+        let earliest = try String.fetchOne(
+            db,
+            sql: "SELECT MIN(performed_at) FROM sets WHERE id IN (\(Placeholders.list(sets.count)))",
+            arguments: StatementArguments(sets))
+        let startedAt = earliest.flatMap(Timestamp.parse) ?? now
+        let endedAt = (deleted?["ended_at"] as String?).flatMap(Timestamp.parse).flatMap { $0 >= startedAt ? $0 : nil }
+        let copy = Workout(
+            id: .timeOrdered(), name: Self.restoredName(name), startedAt: Timestamp.truncated(startedAt),
+            endedAt: endedAt, notes: deleted?["notes"])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO workouts (id, name, started_at, ended_at, notes, updated_at, sync_state, account)
+                VALUES (?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?)
+                """
+        ).execute(arguments: [
+            copy.id.wireString, copy.name, Timestamp.format(copy.startedAt), copy.endedAt.map(Timestamp.format),
+            copy.notes, Timestamp.format(now), userID,
+        ])
+        let (createOp, _) = try Outbox.appendCreate(
+            db, user: user, type: .workout, id: copy.id.wireString, payload: copy.wireFields, dependency: nil, now: now)
+        try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO restored_workouts (workout_id, restored_id, account, name, restored_name, untold)
+                VALUES (?, ?, ?, ?, ?, 0)
+                """
+        ).execute(arguments: [workoutID, copy.id.wireString, userID, name, copy.name])
+        return (copy.id.wireString, createOp, name, copy.name)
+    }
+
+    /// An entity's create that has not succeeded yet, if any.
+    private func unfinishedCreate(of type: EntityType, _ id: String, db: Database) throws -> String? {
+        try String.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT op_id FROM outbox WHERE entity_type = ? AND entity_id = ? AND kind = \(OperationKind.create.sql)
+                        AND state != \(OperationState.succeeded.sql) ORDER BY seq DESC LIMIT 1
+                    """), arguments: [type.rawValue, id])
+    }
+
+    /// A kept set's create, naming its new workout and waiting for that workout's create. One that
+    /// never left is rewritten in place (nobody has seen its key); one that did — answered, or
+    /// maybe landed — becomes a new operation with a new key in the same place in the queue, so
+    /// what is queued after it still comes after it, and a late answer to the old one finds nothing.
+    private func sendCreateAgain(
+        _ op: OutboxOperation, dependsOn: String?, sent: Bool, db: Database, now: Date
+    ) throws {
+        guard let fields = try EntityTable.wireFields(.set, id: op.entityID, db: db) else { return }
+        let payload = JSONValue.object(fields).canonicalString
+        let stamp = now.timeIntervalSince1970
+        if !sent && op.firstSentAt == nil && op.state != .failedPermanent {
+            try db.cachedStatement(
+                sql: """
+                    UPDATE outbox SET payload = ?, depends_on = ?, state = \(OperationState.pending.sql),
+                        last_error = NULL, updated_at = ?
+                    WHERE op_id = ?
+                    """
+            ).execute(arguments: [payload, dependsOn, stamp, op.opID])
+            return
+        }
+        let newOp = UUID.timeOrdered().wireString
+        try db.cachedStatement(
+            sql: """
+                UPDATE outbox SET op_id = ?, idempotency_key = ?, payload = ?, depends_on = ?,
+                    state = \(OperationState.pending.sql), attempt_count = 0, first_sent_at = NULL,
+                    next_attempt_at = NULL, lease_expires_at = NULL, lease_owner = NULL, last_status = NULL,
+                    last_error = NULL, completed_at = NULL, no_answer = 0, created_at = ?, updated_at = ?
+                WHERE op_id = ?
+                """
+        ).execute(arguments: [
+            newOp, UUID.timeOrdered().wireString, payload, dependsOn, stamp, stamp, op.opID,
+        ])
+        try db.cachedStatement(sql: "UPDATE outbox SET depends_on = ?, updated_at = ? WHERE depends_on = ?").execute(
+            arguments: [newOp, stamp, op.opID])
+        try releaseBlocked(behind: newOp, db: db, now: now)
+    }
+}
+
+extension Restorations {
+    /// Workouts deleted on another device whose sets were kept here and not yet told by
+    /// `spotter sync`; they count as told once returned.
+    public func takeUntold() throws -> [RestoredWorkout] {
+        try writer.write { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, restored_name, restored_id, untold FROM restored_workouts
+                    WHERE untold > 0 AND \(store.visible())
+                    ORDER BY rowid
+                    """)
+            try db.execute(sql: "UPDATE restored_workouts SET untold = 0 WHERE untold > 0 AND \(store.visible())")
+            return rows.map {
+                RestoredWorkout(
+                    name: $0["name"], restoredName: $0["restored_name"], restoredID: $0["restored_id"],
+                    sets: $0["untold"])
+            }
+        }
+    }
+}
+
+extension OutboxQueue {
+    /// Sets whose create the server refused because their workout was gone, recorded so before
+    /// this device kept such sets (they showed as rejected): they are kept now, as they would be
+    /// today. Returns what to tell the user.
+    public func keepSetsRefusedForDeletedWorkouts() throws -> [StoreNotice] {
+        let any = try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (\(Self.refusedForDeletedWorkout))", arguments: [userID]) ?? false
+        }
+        guard any else { return [] }
+        let now = self.now
+        return try writer.write { db in
+            let workouts = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT s.workout_id FROM (\(Self.refusedForDeletedWorkout)) o JOIN sets s ON s.id = o.entity_id
+                    """, arguments: [userID])
+            var notices: [StoreNotice] = []
+            for workout in workouts {
+                notices += try store.keepSetsOfDeletedWorkout(workout, db: db, now: now)
+                try store.forgetWorkoutDeletedElsewhere(workout, db: db)
+            }
+            return notices
+        }
+    }
+
+    private static let refusedForDeletedWorkout = """
+        SELECT entity_id FROM outbox WHERE user_id = ? AND entity_type = \(EntityType.set.sql)
+            AND kind = \(OperationKind.create.sql) AND state = \(OperationState.failedPermanent.sql)
+            AND last_status = 422 AND last_error LIKE 'workout_id%'
+        """
+}

@@ -1,0 +1,148 @@
+import Foundation
+import GRDB
+import SpotterCore
+import Testing
+
+@testable import SpotterStore
+
+/// A set logged here into a workout another device deleted is kept, in a restored copy of the
+/// workout; a set the server had, with nothing queued here, goes with the workout.
+@Suite("Sets of a workout deleted elsewhere are kept")
+struct RestoredWorkoutTests {
+    /// A synced workout "Push" with one synced set, and a second set logged into it here whose
+    /// create is still queued.
+    static func pushWithAQueuedSet(_ store: SpotterStore) throws -> (synced: LoggedSet, queued: LoggedSet) {
+        let synced = try store.log(workout: .new(name: "Push"))
+        try acknowledgeAll(store, logged: synced)
+        let queued = try store.log("Squat (Barbell)", weight: 140, reps: 3, workout: .existing(synced.workout.id))
+        return (synced, queued)
+    }
+
+    static func tombstone(of workout: Workout, andOf set: WorkoutSet, from version: Int64) -> [PulledEntity] {
+        [
+            .deletedSet(set.id, ServerStamp(serverVersion: version, updatedAt: nil)),
+            .deletedWorkout(workout.id, ServerStamp(serverVersion: version + 1, updatedAt: nil)),
+        ]
+    }
+
+    static func restored(_ store: SpotterStore) throws -> Row? {
+        try store.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM workouts WHERE name = 'Push (restored)'")
+        }
+    }
+
+    @Test func aPulledTombstoneNeverDeletesASetWhoseCreateIsQueuedHere() throws {
+        let store = try makeStore()
+        let (synced, queued) = try Self.pushWithAQueuedSet(store)
+        let merged = try store.pull.mergePage(
+            Self.tombstone(of: synced.workout, andOf: synced.set, from: 10), cursor: "11")
+
+        // The set the server had, with nothing queued here, went with the workout.
+        #expect(try store.queries.set(id: synced.set.id) == nil)
+        #expect(try store.queries.workout(id: synced.workout.id) == nil, "nothing holds the deleted workout here")
+        // The set logged here is kept, in a new workout with the old one's name.
+        let copy = try #require(try Self.restored(store), "a restored workout is made")
+        let copyID: String = copy["id"]
+        #expect(copyID != synced.workout.id.wireString, "the copy has an id of its own")
+        let kept = try #require(try store.queries.set(id: queued.set.id), "the queued set is never deleted")
+        #expect(kept.set.workoutID.wireString == copyID)
+        #expect(kept.syncState == .pending)
+        #expect((copy["started_at"] as String) == Timestamp.format(queued.set.performedAt))
+        #expect(
+            merged.notices.map(\.message) == [
+                "1 set of 'Push' was kept in 'Push (restored)': the workout was deleted on another device"
+            ])
+
+        // Both go out as normal queued operations: the copy's create, then the set's, naming it.
+        let ops = try store.operations().filter { $0.state == .pending }
+        let workoutCreate = try #require(ops.first { $0.entityType == .workout })
+        #expect(workoutCreate.kind == .create && workoutCreate.entityID == copyID)
+        #expect(workoutCreate.payload["name"] == .string("Push (restored)"))
+        let setCreate = try #require(ops.first { $0.entityType == .set })
+        #expect(setCreate.kind == .create && setCreate.entityID == queued.set.id.wireString)
+        #expect(setCreate.payload["workout_id"] == .string(copyID))
+        #expect(setCreate.dependsOn == workoutCreate.opID)
+        #expect(setCreate.opID == queued.opID, "never sent: the same operation, rewritten")
+        let first = try store.queue.claimEligible(limit: 10)
+        #expect(first.map(\.entityType) == [.workout], "the set waits for its new workout's create")
+
+        // `spotter sync` tells it once.
+        #expect(try store.restorations.takeUntold().map(\.sentence) == merged.notices.map(\.message))
+        #expect(try store.restorations.takeUntold().isEmpty)
+    }
+
+    @Test func aSetWithNothingQueuedFollowsTheTombstoneAndNothingIsRestored() throws {
+        let store = try makeStore()
+        let synced = try store.log(workout: .new(name: "Push"))
+        try acknowledgeAll(store, logged: synced)
+        let merged = try store.pull.mergePage(
+            Self.tombstone(of: synced.workout, andOf: synced.set, from: 10), cursor: "11")
+        #expect(try store.queries.set(id: synced.set.id) == nil)
+        #expect(try store.queries.workout(id: synced.workout.id) == nil)
+        #expect(try Self.restored(store) == nil)
+        #expect(merged.notices.isEmpty)
+        #expect(try store.count("SELECT COUNT(*) FROM outbox WHERE state != 'succeeded'") == 0)
+    }
+
+    /// Only the tombstone of the workout (the set's own tombstone is on the same page in the
+    /// feed, but a workout with only sets this device logged has none): the workout still goes.
+    @Test func aSetTheUserDeletedHereStaysDeleted() throws {
+        let store = try makeStore()
+        let (synced, queued) = try Self.pushWithAQueuedSet(store)
+        try store.workoutLog.deleteSet(id: queued.set.id)
+        let merged = try store.pull.mergePage(
+            Self.tombstone(of: synced.workout, andOf: synced.set, from: 10), cursor: "11")
+        #expect(try store.queries.set(id: queued.set.id) == nil)
+        #expect(try Self.restored(store) == nil)
+        #expect(merged.notices.isEmpty)
+    }
+
+    /// The workout has an edit queued here too (a rename): its tombstone waits for that edit, but
+    /// the set is kept at once, and the rename's 404 then takes only the workout.
+    @Test func aTombstoneThatWaitsForTheWorkoutsEditStillKeepsTheSet() throws {
+        let store = try makeStore()
+        let (synced, queued) = try Self.pushWithAQueuedSet(store)
+        try store.workoutLog.editWorkout(id: synced.workout.id, changes: WorkoutChanges(name: "Push day"))
+        let merged = try store.pull.mergePage(
+            Self.tombstone(of: synced.workout, andOf: synced.set, from: 10), cursor: "11")
+        #expect(merged.notices.count == 1)
+        let kept = try #require(try store.queries.set(id: queued.set.id))
+        #expect(kept.set.workoutID != synced.workout.id)
+        let rename = try #require(try store.operations().first { $0.entityType == .workout && $0.kind == .update })
+        _ = try store.queue.claimEligible(limit: 10)
+        try store.queue.complete(opID: rename.opID, result: .permanent(status: 404, error: "no workout"))
+        #expect(try store.queries.workout(id: synced.workout.id) == nil)
+        #expect(try store.queries.set(id: queued.set.id) != nil, "the set stays in the restored workout")
+    }
+
+    /// The create was sent before the pull showed the delete, and the server refused it: the
+    /// workout it names is gone. It is no rejection: the set moves to the restored workout and a
+    /// fresh create (a new key) goes out.
+    @Test func aCreateRefusedBecauseTheWorkoutIsGoneGoesOutAgainInTheRestoredWorkout() throws {
+        let store = try makeStore()
+        let (synced, queued) = try Self.pushWithAQueuedSet(store)
+        let sent = try #require(try store.queue.claimEligible(limit: 10).first)
+        #expect(sent.entityID == queued.set.id.wireString)
+        let notices = try store.queue.complete(
+            opID: sent.opID,
+            result: .workoutGone(status: 422, error: "workout_id: must name an existing workout of this user"))
+        #expect(
+            notices.map(\.message) == [
+                "1 set of 'Push' was kept in 'Push (restored)': the workout was deleted on another device"
+            ])
+        let kept = try #require(try store.queries.set(id: queued.set.id))
+        #expect(kept.syncState == .pending, "never rejected")
+        let copy = try #require(try Self.restored(store))
+        let copyID: String = copy["id"]
+        let create = try #require(try store.operations().first { $0.entityType == .set && $0.state == .pending })
+        #expect(create.kind == .create)
+        #expect(create.payload["workout_id"] == .string(copyID))
+        #expect(create.idempotencyKey != sent.idempotencyKey, "a refusal is sent again under a new key")
+        #expect(create.attemptCount == 0)
+        #expect(try store.queries.queueCounts().failed == 0)
+        // The tombstone comes later: the workout goes, the kept set stays.
+        try store.pull.mergePulled(Self.tombstone(of: synced.workout, andOf: synced.set, from: 10), cursor: "11")
+        #expect(try store.queries.workout(id: synced.workout.id) == nil)
+        #expect(try store.queries.set(id: queued.set.id)?.set.workoutID.wireString == copyID)
+    }
+}
