@@ -244,8 +244,9 @@ extension WorkoutLog {
         }
     }
 
-    /// `rows` in file order, each run of one exercise sorted by set number (stable; rows without
-    /// a number keep their place after the numbered ones of their run).
+    /// `rows` in file order, the numbered rows of each run of one exercise in set-number order
+    /// (stable), in the places numbered rows held: a row without a number (Strong's "W") keeps
+    /// its own place.
     static func orderedWithinBlocks(_ rows: [ImportedSet]) -> [ImportedSet] {
         var ordered: [ImportedSet] = []
         ordered.reserveCapacity(rows.count)
@@ -253,15 +254,14 @@ extension WorkoutLog {
         while start < rows.count {
             var end = start + 1
             while end < rows.count, rows[end].exercise == rows[start].exercise { end += 1 }
-            let block = rows[start..<end].enumerated().sorted { lhs, rhs in
-                switch (lhs.element.setOrder, rhs.element.setOrder) {
-                case (let left?, let right?): left != right ? left < right : lhs.offset < rhs.offset
-                case (.some, nil): true
-                case (nil, .some): false
-                case (nil, nil): lhs.offset < rhs.offset
-                }
-            }
-            ordered += block.map(\.element)
+            var block = Array(rows[start..<end])
+            let slots = block.indices.filter { block[$0].setOrder != nil }
+            let numbered = slots.map { block[$0] }.enumerated().sorted { lhs, rhs in
+                let (left, right) = (lhs.element.setOrder ?? 0, rhs.element.setOrder ?? 0)
+                return left != right ? left < right : lhs.offset < rhs.offset
+            }.map(\.element)
+            for (slot, row) in zip(slots, numbered) { block[slot] = row }
+            ordered += block
             start = end
         }
         return ordered

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+/// The lifter's session with an imported history, in a real terminal: the suggestion picked is
+/// the lift logged, the prefill follows the session, a workout is finished and an action undone.
+@Suite(
+    "The suggestion you pick, a prefill that follows you, finish and undo (tmux)", .serialized,
+    .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+struct LifterSessionTwoTUITests {
+    /// Last bench session: three warm-ups, then one work set; then squats (where `n` opens).
+    static let history = """
+        Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+        2025-03-08 07:00:00,Push,1h,Bench Press (Barbell),W,20,10,0,0,,,
+        2025-03-08 07:00:00,Push,1h,Bench Press (Barbell),W,40,5,0,0,,,
+        2025-03-08 07:00:00,Push,1h,Bench Press (Barbell),W,50,3,0,0,,,
+        2025-03-08 07:00:00,Push,1h,Bench Press (Barbell),1,65,4,0,0,,,
+        2025-03-08 07:00:00,Push,1h,Squat (Barbell),1,100,5,0,0,,,
+
+        """
+
+    @Test("bench + Enter is Bench Press; after warm-ups the set is normal; n Enter repeats a new weight; F; U")
+    func aSessionWithTheSuggestionPrefillFinishAndUndo() async throws {
+        let workspace = try TUIEndToEndTests.Workspace()
+        let file = workspace.directory.appendingPathComponent("strong.csv")
+        try Self.history.write(to: file, atomically: true, encoding: .utf8)
+        #expect(try await SpotterBinary.run(["import", file.path], db: workspace.database).status == 0)
+        #expect(try await SpotterBinary.run(["airplane", "on"], db: workspace.database).status == 0)
+
+        let tmux = try await TUIEndToEndTests.launch(columns: 120, rows: 40, workspace: workspace)
+        try tmux.press("G")  // the squat set: the form opens on squats
+        try tmux.press("n")
+        _ = try await tmux.waitFor("Log set")
+        try tmux.press("BTab")
+        try tmux.type("bench")
+        var step = try await tmux.waitFor("+ new custom exercise 'bench'")
+        #expect(step.ok, "the typed text is offered, not taken:\n\(step.screen)")
+        try tmux.press("Enter")  // the highlighted suggestion
+        step = try await tmux.waitFor("prefilled: set 1/4")
+        #expect(step.ok && step.screen.contains("Bench Press (Barbell)"), "\(step.screen)")
+        #expect(step.screen.contains("Kind      normal"), "a warm-up of last session is not copied:\n\(step.screen)")
+        try tmux.type("60")
+        try tmux.press("Tab")
+        try tmux.type("5")
+        try tmux.press("Enter")
+        // (The message may name a record instead: the row is what counts.)
+        step = try await tmux.waitFor { $0.contains("1 Bench Press (Barbell)") && $0.contains("60 kg    5") }
+        #expect(step.ok, "\(step.screen)")
+
+        // The next set follows the one just logged; a new weight once, then n Enter repeats it.
+        try tmux.press("n")
+        step = try await tmux.waitFor("as your last set")
+        #expect(step.ok && step.screen.contains("Kind      normal"), "\(step.screen)")
+        try tmux.type("70")
+        try tmux.press("Enter")
+        _ = try await tmux.waitFor { $0.contains("2 Bench Press (Barbell)") && $0.contains("70 kg    5") }
+        try tmux.press("n")
+        _ = try await tmux.waitFor("as your last set")
+        try tmux.press("Enter")
+        step = try await tmux.waitFor {
+            $0.contains("Logged Bench Press (Barbell) 70 kg × 5") && $0.contains(" 3 Bench")
+        }
+        #expect(step.ok, "the third set, at 70:\n\(step.screen)")
+
+        // Finish: the summary. Then undo twice: the finish, then the last set.
+        try tmux.press("F")
+        step = try await tmux.waitFor("Finished ·")
+        #expect(
+            step.ok && step.screen.contains("Sets      3") && step.screen.contains("Volume    1000 kg"),
+            "\(step.screen)")
+        try tmux.press("Enter")
+        try tmux.press("U")
+        step = try await tmux.waitFor("Undid: finished the workout")
+        #expect(step.ok, "\(step.screen)")
+        try tmux.press("U")
+        step = try await tmux.waitFor("Undid: logged Bench Press (Barbell) 70 kg × 5")
+        #expect(step.ok, "\(step.screen)")
+        try await TUIEndToEndTests.quitExpectingExitZero(tmux)
+
+        let sets = try SpotterBinary.json(
+            try await SpotterBinary.run(["sets", "--json"], db: workspace.database).stdout)
+        let today = (sets["sets"] as? [[String: Any]] ?? []).filter {
+            ($0["performed_at"] as? String ?? "").hasPrefix("2025") == false
+        }
+        #expect(today.compactMap { $0["weight"] as? Double }.sorted() == [60, 70], "\(today)")
+        #expect(
+            today.allSatisfy {
+                $0["exercise"] as? String == "Bench Press (Barbell)" && $0["kind"] as? String == "normal"
+            })
+        let custom = try await SpotterBinary.run(["exercises", "--custom", "--json"], db: workspace.database)
+        #expect(!custom.stdout.contains("\"bench\""), "no junk exercise: \(custom.stdout)")
+    }
+}
