@@ -17,7 +17,7 @@ public struct BenchOptions: Sendable {
     public var directory: URL
     /// Which parts to run; all when empty.
     public var parts: Set<String> = []
-    /// Renders one full frame of the UI for a database (SPEC 9 `frame` and `startup`).
+    /// Renders one full frame of the UI for a database (the `frame` and `startup` parts).
     public var frameProbe: (any FrameProbe)?
     /// A PostgreSQL database for the `server` part instead of a temporary SQLite file; the bench
     /// adds its own rows there (user "bench", fresh ids and keys) and removes none.
@@ -43,7 +43,7 @@ public protocol FrameSession {
     mutating func pressKeyAndRender() throws
 }
 
-/// The performance suite of SPEC section 9. Every figure names its unit.
+/// The performance suite behind `spotter bench`. Every figure names its unit.
 public enum BenchmarkSuite {
     public static func run(_ options: BenchOptions, log: @Sendable (String) -> Void) async throws -> JSONValue {
         try FileManager.default.createDirectory(at: options.directory, withIntermediateDirectories: true)

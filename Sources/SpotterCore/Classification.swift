@@ -12,7 +12,7 @@ public enum TransientReason: String, Sendable, Codable, CaseIterable {
     case requestTimeout = "request_timeout"
 }
 
-/// What one result means for its operation (the table of SPEC section 4).
+/// What one result means for its operation (see docs/sync-protocol.md).
 public enum ResultClass: Equatable, Sendable {
     case success
     case transient(TransientReason)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the write path should do with a new intent given the entity's newest queued
-/// operation (SPEC section 3). Pure, so every rule is tested without a database.
+/// operation. Pure, so every rule is tested without a database.
 public enum CoalesceDecision: Equatable, Sendable {
     /// Rewrite the existing, never-sent operation in place with this kind and payload.
     case rewrite(kind: OperationKind, payload: [String: JSONValue], before: [String: JSONValue])

@@ -28,7 +28,7 @@ public enum OperationKind: String, Codable, Sendable {
     case create, update, delete
 }
 
-/// The life cycle of one outbox operation (SPEC section 4).
+/// The life cycle of one outbox operation.
 public enum OperationState: String, Codable, Sendable, CaseIterable {
     case pending
     case inFlight = "in_flight"

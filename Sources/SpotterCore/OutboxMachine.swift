@@ -1,6 +1,6 @@
 import Foundation
 
-/// Every state of an outbox operation and every way it moves (SPEC section 4), in one place.
+/// Every state of an outbox operation and every way it moves, in one place.
 ///
 /// The product's promise — an operation is sent until it succeeds or visibly fails, never lost,
 /// never doubled — is written here as values: given what is known of an operation and what

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Exponential backoff with jitter and a safety valve (SPEC section 4).
+/// Exponential backoff with jitter and a safety valve.
 public struct RetryPolicy: Sendable, Equatable {
     public var base: TimeInterval = 1
     public var factor: Double = 2

@@ -20,7 +20,7 @@ public struct ValidationError: Error, Equatable, Sendable, CustomStringConvertib
     }
 }
 
-/// The validation rules of SPEC 5.1, shared by the client (before anything is written)
+/// The validation rules of the sync API, shared by the client (before anything is written)
 /// and the server (before anything is stored).
 public enum Validation {
     public static let maxReps = 1000

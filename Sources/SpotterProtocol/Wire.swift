@@ -9,7 +9,7 @@ public enum HeaderName {
     public static let authorization = "Authorization"
 }
 
-/// Paths of the sync API (SPEC 5.1), built in one place so client and server agree.
+/// Paths of the sync API (see openapi.yaml), built in one place so client and server agree.
 public enum Route {
     public static let workouts = "/v1/workouts"
     public static let sets = "/v1/sets"

@@ -134,7 +134,7 @@ extension WireCodable {
     public func encode(to encoder: any Encoder) throws { try json.encode(to: encoder) }
 }
 
-/// A workout on the wire (SPEC section 5): the client's fields, and the server's stamp on what
+/// A workout on the wire: the client's fields, and the server's stamp on what
 /// the server sends.
 public struct WireWorkout: WireCodable, Equatable {
     public var id: UUID

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import SpotterProtocol
 
-/// One endpoint of SPEC 5.1, as Hummingbird's router resolved it from a method and a path.
+/// One endpoint of the sync API (openapi.yaml), as Hummingbird's router resolved it from a method and a path.
 ///
 /// `all` is the one route table: `ServerRouter` registers it on the HTTP router and on the
 /// router that resolves the operations inside `POST /v1/batch`, so an operation lands on the
@@ -95,12 +95,12 @@ enum APIRoute: Sendable, Equatable {
 
     var takesJSONBody: Bool { requiresIdempotencyKey || self == .batch }
 
-    /// A write on an entity route: what an operation inside `POST /v1/batch` may be (SPEC 5.1).
+    /// A write on an entity route: what an operation inside `POST /v1/batch` may be (see openapi.yaml).
     var isEntityWrite: Bool { isMutating && self != .batch }
 
     /// The path in its one canonical spelling (ids as lower-case UUIDs), whatever case or
     /// spelling the request used: what idempotency scopes and fingerprints are computed over,
-    /// so `/v1/sets/ABC…` and `/v1/sets/abc…` are one resource and one key scope (SPEC 5.2).
+    /// so `/v1/sets/ABC…` and `/v1/sets/abc…` are one resource and one key scope.
     var canonicalPath: String {
         switch self {
         case .createWorkout, .listWorkouts: "/v1/workouts"

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import SpotterCore
 
-/// The rules of the `Idempotency-Key` header and request fingerprint (SPEC 5.2).
+/// The rules of the `Idempotency-Key` header and request fingerprint.
 enum IdempotencyKeyRules {
     static let maxLength = 255
 
@@ -90,7 +90,7 @@ enum ClaimToken {
 }
 
 /// What claiming a key does with the record it found — decided here, once, for every store, so
-/// SQLite and PostgreSQL cannot answer the same history differently (SPEC 5.2).
+/// SQLite and PostgreSQL cannot answer the same history differently.
 enum ClaimDecision: Equatable {
     /// No record, or an expired one: write a fresh in-progress record that is ours.
     case insert

@@ -197,7 +197,7 @@ struct EndpointMiddleware: RouterMiddleware {
     }
 }
 
-/// Fault injection on mutating routes (SPEC 5.3): 503 or 429 before handling, latency, and
+/// Fault injection on mutating routes: 503 or 429 before handling, latency, and
 /// dropping the connection after the effect committed.
 struct ChaosMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext

@@ -4,7 +4,7 @@ import PostgresNIO
 import SpotterCore
 import SpotterProtocol
 
-/// The server store on PostgreSQL, shared by any number of `spotter serve` instances (SPEC 5.6).
+/// The server store on PostgreSQL, shared by any number of `spotter serve` instances.
 ///
 /// Everything that makes the idempotency contract hold lives in the database, never in an
 /// instance's memory:

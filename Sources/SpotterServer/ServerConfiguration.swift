@@ -1,7 +1,7 @@
 import Foundation
 import SpotterCore
 
-/// Fault injection for demos and tests (SPEC 5.3), off by default.
+/// Fault injection for demos and tests, off by default.
 ///
 /// Real networks fail after the server has committed, time out, throttle and stall; these
 /// knobs make the server do each on purpose, reproducibly when a seed is given, so the
@@ -42,7 +42,7 @@ public struct ServerConfiguration: Sendable {
     /// Bearer token → user id.
     public var tokens: [String: String]
     public var chaos = ChaosOptions()
-    /// How long an idempotency record is kept (SPEC 5.2: 8 days, longer than the client's 7-day give-up).
+    /// How long an idempotency record is kept (8 days, longer than the client's 7-day give-up).
     public var idempotencyTTL: TimeInterval = 8 * 24 * 3600
     /// After this long an in-progress record is presumed abandoned (its process died) and may be taken over.
     public var staleInProgressAfter: TimeInterval = 30

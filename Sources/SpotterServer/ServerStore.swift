@@ -78,8 +78,8 @@ public protocol ServerTransaction {
     /// cursor can only move forward (SQLite: one global counter under its single writer;
     /// PostgreSQL: a counter row per user, locked until the transaction ends).
     func nextChangeVersion(owner: String) throws -> Int64
-    /// The workout `owner` has under `id`, deleted or not. Entity ids are scoped per user
-    /// (SPEC 5.2): another user's workout with the same id is a different entity, never seen here.
+    /// The workout `owner` has under `id`, deleted or not. Entity ids are scoped per user:
+    /// another user's workout with the same id is a different entity, never seen here.
     func workout(id: String, owner: String) throws -> WireWorkout?
     /// Whether `owner` has a workout under `id` that is not deleted: what a set's write checks,
     /// without reading the workout.
@@ -133,7 +133,7 @@ public struct ChangeSlice: Sendable, Equatable {
 /// The server's storage: entities, the change sequence and idempotency records.
 ///
 /// A protocol so that SQLite (one file, the default) and PostgreSQL (shared by several
-/// instances, SPEC 5.6) can both sit behind the same handlers. Idempotency claims live
+/// instances) can both sit behind the same handlers. Idempotency claims live
 /// in the database, never in process memory, so a retry that reaches another instance
 /// still finds its record.
 public protocol ServerStore: Sendable {

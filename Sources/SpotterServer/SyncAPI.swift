@@ -147,7 +147,7 @@ struct SyncAPI: Sendable {
     /// THE idempotent write, which every mutating single route and every batch operation runs:
     /// claim (unless held), run the handler, and store its answer with its effect — all inside one
     /// savepoint of `transaction`, so a 5xx, a throw or a claim lost to a takeover undoes this
-    /// write alone and stores nothing for it (SPEC 5.2).
+    /// write alone and stores nothing for it.
     func apply(
         _ mutation: Mutation, claiming step: ClaimStep, in transaction: any ServerTransaction, at stamp: Date
     ) -> WriteOutcome {
@@ -341,7 +341,7 @@ struct SyncAPI: Sendable {
         return responses
     }
 
-    /// Why an operation may not ride in a batch at all (SPEC 5.1: only writes on entity routes),
+    /// Why an operation may not ride in a batch at all (only writes on entity routes),
     /// or nil when it may. `route` is what the router resolved `method` and `path` to, if anything.
     static func batchRefusal(method: String, path: String, route: APIRoute?) -> APIResponse? {
         let what = "\(method) \(path)"

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import SpotterCore
 
-/// Operations waiting for an owner other than the current one (SPEC section 4: "stranded").
+/// Operations waiting for an owner other than the current one ("stranded").
 public struct StrandedQueue: Sendable, Equatable {
     public var owner: QueueOwner
     /// Operations not yet succeeded (queued, failed or blocked).

@@ -239,7 +239,7 @@ enum Outbox {
         return opID
     }
 
-    /// Adds an intent to the queue, coalescing it into a never-sent operation where SPEC section 3 allows.
+    /// Adds an intent to the queue, coalescing it into a never-sent operation where the coalescing rules allow (`Coalescing`).
     /// - Parameter dependency: an operation of another entity this one must follow (a set's workout create).
     static func enqueue(
         _ db: Database, user: String, type: EntityType, id: String, kind: OperationKind,

@@ -430,7 +430,7 @@ extension OutboxQueue {
         }
     }
 
-    /// Records how a try ended and applies it to the entity (SPEC section 4: reconciling
+    /// Records how a try ended and applies it to the entity (reconciling
     /// success, permanent failure handling). Returns notices for the user.
     @discardableResult
     public func complete(opID: String, result: OperationResult) throws -> [StoreNotice] {

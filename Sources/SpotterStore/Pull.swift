@@ -341,7 +341,7 @@ extension SpotterStore {
 extension PullMerge {
     /// Merges a page of the change feed and stores the new cursor, in one transaction.
     ///
-    /// No change is ever dropped (SPEC section 4, merge rule): an entity with no queued
+    /// No change is ever dropped: an entity with no queued
     /// operation takes the server's row (a tombstone deletes it); a change to one with queued
     /// operations waits, and is applied once they complete (or taken over by a newer answer of
     /// the server); a set whose workout has not arrived yet waits for it.

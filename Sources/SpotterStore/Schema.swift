@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// The client schema (SPEC section 2), in one migrator so every database, old or new,
+/// The client schema, in one migrator so every database, old or new,
 /// reaches the same shape before anything reads it.
 enum Schema {
     static var migrator: DatabaseMigrator {
@@ -109,7 +109,7 @@ enum Schema {
             )
         }
         migrator.registerMigration("v2-accounts") { db in
-            // Whose data each row is (SPEC section 4, per-account scoping): the device's own data
+            // Whose data each row is (per-account scoping): the device's own data
             // ('local', adopted by the first login) or an account's. Existing rows are the device's.
             try db.execute(
                 sql: """
@@ -121,7 +121,7 @@ enum Schema {
         }
         migrator.registerMigration("v3: pulled changes wait, leases name their process") { db in
             // Changes from the server that cannot be applied yet: the entity has operations queued
-            // here, or (parent_id) a set whose workout has not arrived. Never dropped (SPEC section 4).
+            // here, or (parent_id) a set whose workout has not arrived. Never dropped.
             try db.execute(
                 sql: """
                     CREATE TABLE pulled_waiting (

@@ -17,7 +17,7 @@ extension StorePart {
 }
 
 /// The user's actions: each validates, writes its entity and queues its outbox operation in one
-/// transaction (SPEC section 3).
+/// transaction.
 public struct WorkoutLog: StorePart {
     let store: SpotterStore
 }

@@ -9,7 +9,7 @@ struct Endpoint: Equatable {
     let path: String
 }
 
-/// How an outbox operation travels: its route, method and body (SPEC 5.1).
+/// How an outbox operation travels: its route, method and body (see openapi.yaml).
 public enum OperationRequest {
     /// The operation as one op of a batch. A create's body is read through the wire model
     /// first: a payload it would not accept (a corrupt row) is an error, never sent.

@@ -63,7 +63,7 @@ final class PageRequest: @unchecked Sendable {
     }
 }
 
-/// Tunables of the engine (SPEC section 4 defaults).
+/// Tunables of the engine.
 public struct SyncConfiguration: Sendable {
     /// Operations per `POST /v1/batch`; 1 sends each on its own route (the naive loop).
     public var batchSize = 100

@@ -142,7 +142,7 @@ public struct SetForm: Sendable, Equatable {
         }
     }
 
-    /// The most a field holds: what the server accepts (SPEC 5.1), so a paste cannot grow a
+    /// The most a field holds: what the server accepts (see openapi.yaml), so a paste cannot grow a
     /// field (and the type-ahead query) without bound. Longer input is refused with a message.
     public static func maxLength(_ field: Field) -> Int {
         switch field {

@@ -78,7 +78,7 @@ public enum Renderer {
 
     // MARK: Header
 
-    /// The sync badge text and colour (SPEC section 7).
+    /// The sync badge text and colour.
     public static func badge(_ state: AppState) -> StyledText {
         let g = state.glyphs
         if state.counts.failed > 0 {

@@ -3,7 +3,7 @@ import Foundation
 import SpotterBench
 import SpotterCore
 
-/// `spotter bench`: the performance suite of SPEC section 9, on temporary files and an
+/// `spotter bench`: the performance suite, on temporary files and an
 /// in-process server on loopback.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -26,7 +26,7 @@ struct GlobalOptions: ParsableArguments {
         return (Paths.dataDirectory as NSString).appendingPathComponent("spotter.db")
     }
 
-    /// Where a setting came from (SPEC section 6: flag > environment > config file > embedded).
+    /// Where a setting came from (flag > environment > config file > embedded).
     enum Source: String {
         case flag, environment, config = "config file", embedded
     }

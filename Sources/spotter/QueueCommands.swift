@@ -188,7 +188,7 @@ enum AirplaneSwitch {
     }
 }
 
-/// The one bounded sync attempt a write command makes after enqueueing (SPEC section 6):
+/// The one bounded sync attempt a write command makes after enqueueing:
 /// only with a remote server (without one, writes only enqueue and `spotter sync` does the rest),
 /// at most 2 seconds, and never a failure — the operation is safe in the outbox either way.
 enum EagerSync {

@@ -3,7 +3,7 @@ import SpotterCore
 import SpotterProtocol
 import SpotterStore
 
-/// Text and JSON shapes of the CLI's listings (SPEC section 6 fixes the JSON fields).
+/// Text and JSON shapes of the CLI's listings (the JSON fields are part of the CLI's contract).
 enum Render {
     static func date(_ seconds: Date?) -> JSONValue {
         seconds.map { .string(Timestamp.format($0)) } ?? .null

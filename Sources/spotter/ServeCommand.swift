@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import SpotterServer
 
-/// `spotter serve`: the sync server (SPEC 5), on a SQLite file or a PostgreSQL database shared by
+/// `spotter serve`: the sync server, on a SQLite file or a PostgreSQL database shared by
 /// several instances, with optional fault injection.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@ import Foundation
 import SpotterCore
 import Testing
 
-@Suite("Coalescing rules (SPEC section 3)")
+@Suite("Coalescing rules")
 struct CoalescingTests {
     func queued(
         _ kind: OperationKind, attempts: Int = 0, state: OperationState = .pending, payload: [String: JSONValue] = [:]
@@ -75,7 +75,7 @@ struct CoalescingTests {
     }
 }
 
-@Suite("Retry policy and classification (SPEC section 4)")
+@Suite("Retry policy and classification")
 struct RetryTests {
     @Test func backoffDoublesFromOneSecondAndCapsAtSixty() {
         let policy = RetryPolicy()

@@ -6,7 +6,7 @@ import Testing
 
 @testable import SpotterServer
 
-/// Fault injection (SPEC 5.3): the failures a client's retry logic must survive.
+/// Fault injection: the failures a client's retry logic must survive.
 @Suite("Fault injection")
 struct ChaosTests {
     @Test("drop: the effect commits, the client sees the connection close with no response, the retry replays")

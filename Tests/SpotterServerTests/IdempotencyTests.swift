@@ -6,7 +6,7 @@ import Testing
 
 @testable import SpotterServer
 
-/// The idempotency contract of SPEC 5.2, each bullet against the real server on loopback.
+/// The idempotency contract (docs/sync-protocol.md), each bullet against the real server on loopback.
 @Suite("Idempotency contract")
 struct IdempotencyTests {
     @Test(
@@ -352,7 +352,7 @@ struct IdempotencyTests {
             #expect(otherContent.status == 409)
             #expect(try otherContent.decode(Problem.self).type == ProblemType.conflict)
 
-            // SPEC 5.2: entity ids are scoped per user — bob's workout with the same id is a new
+            // Entity ids are scoped per user — bob's workout with the same id is a new
             // entity of his, and nothing in the answer hints that alice has that id.
             let bob = try await server.send(
                 .POST, Route.workouts, json: Fixtures.workout(id: workoutID, name: "Bob's"), key: UUID().uuidString,

@@ -6,7 +6,7 @@ import Testing
 
 @testable import SpotterServer
 
-/// The routes of SPEC 5.1: effects, validation, auth, limits and problem bodies.
+/// The routes of openapi.yaml: effects, validation, auth, limits and problem bodies.
 @Suite("Routes")
 struct RoutesTests {
     @Test(

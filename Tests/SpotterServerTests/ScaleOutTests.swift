@@ -10,7 +10,7 @@ import Testing
 
 @testable import SpotterServer
 
-/// Several `spotter serve` instances on one PostgreSQL (SPEC 5.6): one idempotency contract,
+/// Several `spotter serve` instances on one PostgreSQL: one idempotency contract,
 /// whichever instance a request or its retry reaches.
 @Suite("Scale-out: several instances on one PostgreSQL", .postgresRequired)
 struct ScaleOutTests {

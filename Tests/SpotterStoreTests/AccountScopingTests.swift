@@ -4,7 +4,7 @@ import SpotterCore
 import SpotterStore
 import Testing
 
-/// SPEC section 4, per-account scoping: each account its own view and queue on one database;
+/// Per-account scoping: each account its own view and queue on one database;
 /// the device's own data adopted once by a login; what waits for another account counted.
 @Suite("Accounts on one database")
 struct AccountScopingTests {

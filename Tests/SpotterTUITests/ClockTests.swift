@@ -5,7 +5,7 @@ import Testing
 
 @testable import SpotterTUI
 
-/// The UI reads time from the clock it is given (SPEC: the rest timer, the ticks, the logs),
+/// The UI reads time from the clock it is given (the rest timer, the ticks, the logs),
 /// never from `Date()`, so a test's clock is the only time it sees.
 @Suite("The injected clock is the UI's only time")
 struct ClockTests {

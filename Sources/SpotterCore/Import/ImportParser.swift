@@ -72,7 +72,7 @@ public struct ImportError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Reads Strong, Hevy and FitNotes CSV exports (SPEC section 8). Pure: text in, sets out.
+/// Reads Strong, Hevy and FitNotes CSV exports. Pure: text in, sets out.
 public enum ImportParser {
     public static func parse(
         _ text: String, format requested: ImportFormat = .auto, defaultUnit: WeightUnit = .kg,

@@ -12,7 +12,7 @@ public struct ExportRow: Sendable, Equatable {
 }
 
 /// Writes Strong's comma dialect with a `Weight Unit` column, which Spotter's own import
-/// reads back unchanged (SPEC section 8).
+/// reads back unchanged.
 public enum StrongExport {
     public static let header =
         "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Weight Unit,Reps,Distance,Seconds,Notes,Workout Notes,RPE"
