@@ -83,39 +83,9 @@ struct EntityHandlers {
     }
 
     private func updateWorkout(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
-        guard let before = try transaction.workout(id: id, owner: user) else {
-            return .problem(Problems.notFound("no workout \(id)"))
-        }
-        if before.deleted == true {
-            try recordDeleteOverEdit(
-                .workout, id: before.id, sentFields: fields, groups: MergeFields.workout, deletedAt: before.updatedAt,
-                label: label(of: before))
-            return .problem(Problems.notFound("no workout \(id)"))
-        }
-        var patched = before
-        do { try EntityRules.patchWorkout(&patched, with: fields) } catch {
-            return .problem(Problems.validation(error))
-        }
-        // A patch that changes nothing is no change: no new version, no entry in the feed.
-        if EntityRules.clientContent(patched) == EntityRules.clientContent(before) { return .json(200, before) }
-        // Field by field: what another device changed since this edit's base, later, stays.
-        let merged = try merge(
-            .workout, id: id, sentFields: fields, before: before.json, patched: patched.json,
-            groups: MergeFields.workout)
-        var workout = before
-        do { try EntityRules.patchWorkout(&workout, with: merged.patch) } catch {
-            return .problem(Problems.validation(error))
-        }
-        var version: Int64?
-        if EntityRules.clientContent(workout) != EntityRules.clientContent(before) {
-            version = try transaction.nextChangeVersion(owner: user)
-            stamp(&workout.updatedAt, &workout.serverVersion, &workout.deleted, version: version!)
-            try transaction.saveWorkout(workout, owner: user)
-        }
-        try recordMerge(
-            .workout, id: before.id, written: merged.patch, groups: MergeFields.workout, clock: merged.clock,
-            version: version, conflicts: merged.conflicts, label: label(of: version == nil ? before : workout))
-        return .json(200, version == nil ? before : workout)
+        try mergedUpdate(
+            id: id, fields: fields, read: { try transaction.workout(id: $0, owner: user) }, label: label(of:),
+            save: { try transaction.saveWorkout($0, owner: user) })
     }
 
     private func deleteWorkout(id: String) throws -> APIResponse {
@@ -166,36 +136,13 @@ struct EntityHandlers {
     }
 
     private func updateSet(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
-        guard let before = try transaction.set(id: id, owner: user) else {
-            return .problem(Problems.notFound("no set \(id)"))
-        }
-        if before.deleted == true {
-            try recordDeleteOverEdit(
-                .set, id: before.id, sentFields: fields, groups: MergeFields.set, deletedAt: before.updatedAt,
-                label: label(of: before))
-            return .problem(Problems.notFound("no set \(id)"))
-        }
-        var patched = before
-        do { try EntityRules.patchSet(&patched, with: fields) } catch { return .problem(Problems.validation(error)) }
-        if EntityRules.clientContent(patched) == EntityRules.clientContent(before) { return .json(200, before) }
-        // Field by field: what another device changed since this edit's base, later, stays.
-        let merged = try merge(
-            .set, id: id, sentFields: fields, before: before.json, patched: patched.json, groups: MergeFields.set)
-        var set = before
-        do { try EntityRules.patchSet(&set, with: merged.patch) } catch { return .problem(Problems.validation(error)) }
-        var version: Int64?
-        if EntityRules.clientContent(set) != EntityRules.clientContent(before) {
-            guard try transaction.workoutIsLive(id: set.workoutID.wireString, owner: user) else {
-                return .problem(Problems.validation(workoutMissing))
-            }
-            version = try transaction.nextChangeVersion(owner: user)
-            stamp(&set.updatedAt, &set.serverVersion, &set.deleted, version: version!)
-            try transaction.saveSet(set, owner: user)
-        }
-        try recordMerge(
-            .set, id: before.id, written: merged.patch, groups: MergeFields.set, clock: merged.clock, version: version,
-            conflicts: merged.conflicts, label: try label(of: version == nil ? before : set))
-        return .json(200, version == nil ? before : set)
+        try mergedUpdate(
+            id: id, fields: fields, read: { try transaction.set(id: $0, owner: user) }, label: label(of:),
+            // A set moved to a workout that is gone is refused, as its create would be.
+            check: { set in
+                try transaction.workoutIsLive(id: set.workoutID.wireString, owner: user)
+                    ? nil : .problem(Problems.validation(workoutMissing))
+            }, save: { try transaction.saveSet($0, owner: user) })
     }
 
     private func deleteSet(id: String) throws -> APIResponse {
@@ -211,7 +158,7 @@ struct EntityHandlers {
         return found
     }
 
-    private var workoutMissing: ValidationError {
+    var workoutMissing: ValidationError {
         ValidationError(field: "workout_id", message: "must name an existing workout of this user")
     }
 
@@ -234,7 +181,7 @@ struct EntityHandlers {
 
     // MARK: Stamps
 
-    private func stamp(
+    func stamp(
         _ updatedAt: inout Date?, _ serverVersion: inout Int64?, _ deleted: inout Bool?, version: Int64
     ) {
         updatedAt = now

@@ -50,7 +50,99 @@ enum MergeFields {
     }
 }
 
+/// A stored entity an update merges into field by field: a workout or a set (a routine's plan
+/// merges row by row, in `updateRoutine`).
+protocol MergeableEntity: WireCodable, Equatable {
+    static var entityType: EntityType { get }
+    static var mergeGroups: [[String]] { get }
+    var entityID: UUID { get }
+    var isDeleted: Bool { get }
+    var lastUpdate: Date? { get }
+    /// The fields of a patch applied, canonicalised and validated as the entity's rules say.
+    mutating func apply(_ fields: [String: JSONValue]) throws(ValidationError)
+    /// Whether the client's part differs from `other`'s (the server's stamp aside).
+    func differs(from other: Self) -> Bool
+    mutating func stamp(version: Int64, at now: Date)
+}
+
+extension WireWorkout: MergeableEntity {
+    static var entityType: EntityType { .workout }
+    static var mergeGroups: [[String]] { MergeFields.workout }
+    var entityID: UUID { id }
+    var isDeleted: Bool { deleted == true }
+    var lastUpdate: Date? { updatedAt }
+    mutating func apply(_ fields: [String: JSONValue]) throws(ValidationError) {
+        try EntityRules.patchWorkout(&self, with: fields)
+    }
+    func differs(from other: WireWorkout) -> Bool {
+        EntityRules.clientContent(self) != EntityRules.clientContent(other)
+    }
+    mutating func stamp(version: Int64, at now: Date) {
+        updatedAt = now
+        serverVersion = version
+        deleted = false
+    }
+}
+
+extension WireSet: MergeableEntity {
+    static var entityType: EntityType { .set }
+    static var mergeGroups: [[String]] { MergeFields.set }
+    var entityID: UUID { id }
+    var isDeleted: Bool { deleted == true }
+    var lastUpdate: Date? { updatedAt }
+    mutating func apply(_ fields: [String: JSONValue]) throws(ValidationError) {
+        try EntityRules.patchSet(&self, with: fields)
+    }
+    func differs(from other: WireSet) -> Bool { EntityRules.clientContent(self) != EntityRules.clientContent(other) }
+    mutating func stamp(version: Int64, at now: Date) {
+        updatedAt = now
+        serverVersion = version
+        deleted = false
+    }
+}
+
 extension EntityHandlers {
+    /// An update of a workout or a set, merged field by field into what is stored (one path for
+    /// both): an edit of a deleted entity is 404 and a conflict; a patch that changes nothing is
+    /// no new version; otherwise what another device changed since the edit's base, later, stays,
+    /// and every overridden value is recorded.
+    /// - Parameter check: a refusal of the merged entity before it is saved (nil: none).
+    func mergedUpdate<Entity: MergeableEntity>(
+        id: String, fields: [String: JSONValue], read: (String) throws -> Entity?,
+        label: (Entity) throws -> String, check: (Entity) throws -> APIResponse? = { _ in nil },
+        save: (Entity) throws -> Void
+    ) throws -> APIResponse {
+        let noun = Entity.entityType.rawValue
+        guard let before = try read(id) else { return .problem(Problems.notFound("no \(noun) \(id)")) }
+        if before.isDeleted {
+            try recordDeleteOverEdit(
+                Entity.entityType, id: before.entityID, sentFields: fields, groups: Entity.mergeGroups,
+                deletedAt: before.lastUpdate, label: label(before))
+            return .problem(Problems.notFound("no \(noun) \(id)"))
+        }
+        var patched = before
+        do { try patched.apply(fields) } catch { return .problem(Problems.validation(error)) }
+        // A patch that changes nothing is no change: no new version, no entry in the feed.
+        guard patched.differs(from: before) else { return .json(200, before) }
+        let merged = try merge(
+            Entity.entityType, id: id, sentFields: fields, before: before.json, patched: patched.json,
+            groups: Entity.mergeGroups)
+        var entity = before
+        do { try entity.apply(merged.patch) } catch { return .problem(Problems.validation(error)) }
+        var version: Int64?
+        if entity.differs(from: before) {
+            if let refusal = try check(entity) { return refusal }
+            version = try transaction.nextChangeVersion(owner: user)
+            entity.stamp(version: version!, at: now)
+            try save(entity)
+        }
+        let answer = version == nil ? before : entity
+        try recordMerge(
+            Entity.entityType, id: before.entityID, written: merged.patch, groups: Entity.mergeGroups,
+            clock: merged.clock, version: version, conflicts: merged.conflicts, label: label(answer))
+        return .json(200, answer)
+    }
+
     /// When the edit was made and what it was based on, from its fields. An update from a client
     /// that sends no stamp is taken as made now (last to arrive wins, as before the merge), and
     /// a stamp from a clock far ahead is held back to the server's time plus a bound.

@@ -328,6 +328,18 @@ struct ServerStoreContractTests {
         return (response.status, response.body.flatMap { JSONValue.parse($0) })
     }
 
+    /// An update as a device sends it: its fields, the edit's stamp (made `madeAt` seconds after
+    /// the start, on `device`) and the version it was based on; it arrives `arrivesAt` seconds in.
+    private func edit(
+        _ store: any ServerStore, _ route: APIRoute, _ fields: [String: JSONValue], madeAt: TimeInterval,
+        by device: String, base: Int64, arrivesAt: TimeInterval
+    ) async throws -> (status: Int, body: JSONValue?) {
+        var sent = fields
+        sent["stamp"] = stamp(start.addingTimeInterval(madeAt), device)
+        sent["base_version"] = .int(base)
+        return try await handle(store, route, sent, at: start.addingTimeInterval(arrivesAt))
+    }
+
     /// Every conflict in alice's feed.
     private func conflicts(_ store: any ServerStore) async throws -> [WireConflict] {
         try await store.changes(user: "alice", after: 0, limit: 1000).changes.compactMap {
@@ -358,18 +370,12 @@ struct ServerStoreContractTests {
             let id = row.id.wireString
             // The laptop sets reps 7 at 10:05; the phone had set reps 6 and a note at 10:04, offline,
             // on the same base, and syncs after.
-            let laptop = try await handle(
-                store, .updateSet(id: id),
-                ["reps": .int(7), "stamp": stamp(start.addingTimeInterval(65), "laptop"), "base_version": .int(base)],
-                at: start.addingTimeInterval(66))
+            let laptop = try await edit(
+                store, .updateSet(id: id), ["reps": .int(7)], madeAt: 65, by: "laptop", base: base, arrivesAt: 66)
             #expect(laptop.status == 200)
-            let phone = try await handle(
-                store, .updateSet(id: id),
-                [
-                    "reps": .int(6), "notes": .string("felt heavy"),
-                    "stamp": stamp(start.addingTimeInterval(4), "phone"),
-                    "base_version": .int(base),
-                ], at: start.addingTimeInterval(120))
+            let phone = try await edit(
+                store, .updateSet(id: id), ["reps": .int(6), "notes": .string("felt heavy")], madeAt: 4, by: "phone",
+                base: base, arrivesAt: 120)
             #expect(phone.status == 200)
             let answered = try WireSet(json: try #require(phone.body))
             #expect(answered.reps == 7, "the later edit's value stays")
@@ -396,14 +402,10 @@ struct ServerStoreContractTests {
         try await withStore(backend) { store in
             let (row, base) = try await workoutAndSet(store)
             let id = row.id.wireString
-            _ = try await handle(
-                store, .updateSet(id: id),
-                ["reps": .int(6), "stamp": stamp(start.addingTimeInterval(4), "phone"), "base_version": .int(base)],
-                at: start.addingTimeInterval(5))
-            let later = try await handle(
-                store, .updateSet(id: id),
-                ["reps": .int(7), "stamp": stamp(start.addingTimeInterval(65), "laptop"), "base_version": .int(base)],
-                at: start.addingTimeInterval(66))
+            _ = try await edit(
+                store, .updateSet(id: id), ["reps": .int(6)], madeAt: 4, by: "phone", base: base, arrivesAt: 5)
+            let later = try await edit(
+                store, .updateSet(id: id), ["reps": .int(7)], madeAt: 65, by: "laptop", base: base, arrivesAt: 66)
             #expect(try WireSet(json: try #require(later.body)).reps == 7)
             let conflict = try #require(try await conflicts(store).first).record
             #expect(conflict.kept == .int(7) && conflict.overridden == .int(6))
@@ -418,22 +420,16 @@ struct ServerStoreContractTests {
         try await withStore(backend) { store in
             let (row, base) = try await workoutAndSet(store)
             let id = row.id.wireString
-            let first = try await handle(
-                store, .updateSet(id: id),
-                ["reps": .int(6), "stamp": stamp(start.addingTimeInterval(60), "phone"), "base_version": .int(base)],
-                at: start.addingTimeInterval(61))
+            let first = try await edit(
+                store, .updateSet(id: id), ["reps": .int(6)], madeAt: 60, by: "phone", base: base, arrivesAt: 61)
             let seen = try WireSet(json: try #require(first.body)).serverVersion!
             // The laptop saw reps 6 (its base is that version) and its clock is behind: still wins.
-            let second = try await handle(
-                store, .updateSet(id: id),
-                ["reps": .int(8), "stamp": stamp(start.addingTimeInterval(10), "laptop"), "base_version": .int(seen)],
-                at: start.addingTimeInterval(62))
+            let second = try await edit(
+                store, .updateSet(id: id), ["reps": .int(8)], madeAt: 10, by: "laptop", base: seen, arrivesAt: 62)
             #expect(try WireSet(json: try #require(second.body)).reps == 8)
             // A field only the phone touches, on the old base: taken.
-            let third = try await handle(
-                store, .updateSet(id: id),
-                ["rpe": .double(8), "stamp": stamp(start.addingTimeInterval(5), "phone"), "base_version": .int(base)],
-                at: start.addingTimeInterval(63))
+            let third = try await edit(
+                store, .updateSet(id: id), ["rpe": .double(8)], madeAt: 5, by: "phone", base: base, arrivesAt: 63)
             let answered = try WireSet(json: try #require(third.body))
             #expect(answered.reps == 8 && answered.rpe == 8)
             #expect(try await conflicts(store).isEmpty)
@@ -447,20 +443,12 @@ struct ServerStoreContractTests {
         try await withStore(backend) { store in
             let (row, base) = try await workoutAndSet(store)
             let id = row.id.wireString
-            _ = try await handle(
-                store, .updateSet(id: id),
-                [
-                    "weight": .double(105), "stamp": stamp(start.addingTimeInterval(60), "laptop"),
-                    "base_version": .int(base),
-                ],
-                at: start.addingTimeInterval(61))
-            let phone = try await handle(
-                store, .updateSet(id: id),
-                [
-                    "weight": .double(220), "unit": .string("lb"),
-                    "stamp": stamp(start.addingTimeInterval(30), "phone"),
-                    "base_version": .int(base),
-                ], at: start.addingTimeInterval(62))
+            _ = try await edit(
+                store, .updateSet(id: id), ["weight": .double(105)], madeAt: 60, by: "laptop", base: base, arrivesAt: 61
+            )
+            let phone = try await edit(
+                store, .updateSet(id: id), ["weight": .double(220), "unit": .string("lb")], madeAt: 30, by: "phone",
+                base: base, arrivesAt: 62)
             let answered = try WireSet(json: try #require(phone.body))
             #expect(answered.weight == 105 && answered.unit == .kg)
             let conflict = try #require(try await conflicts(store).first).record
@@ -476,17 +464,11 @@ struct ServerStoreContractTests {
         try await withStore(backend) { store in
             let (row, base) = try await workoutAndSet(store)
             let id = row.id.wireString
-            _ = try await handle(
-                store, .updateSet(id: id),
-                [
-                    "reps": .int(3), "stamp": stamp(start.addingTimeInterval(3 * Self.day), "skewed"),
-                    "base_version": .int(base),
-                ],
-                at: start.addingTimeInterval(10))
-            let honest = try await handle(
-                store, .updateSet(id: id),
-                ["reps": .int(9), "stamp": stamp(start.addingTimeInterval(300), "laptop"), "base_version": .int(base)],
-                at: start.addingTimeInterval(300))
+            _ = try await edit(
+                store, .updateSet(id: id), ["reps": .int(3)], madeAt: 3 * Self.day, by: "skewed", base: base,
+                arrivesAt: 10)
+            let honest = try await edit(
+                store, .updateSet(id: id), ["reps": .int(9)], madeAt: 300, by: "laptop", base: base, arrivesAt: 300)
             #expect(try WireSet(json: try #require(honest.body)).reps == 9)
         }
     }
@@ -499,10 +481,8 @@ struct ServerStoreContractTests {
             let (row, base) = try await workoutAndSet(store)
             let id = row.id.wireString
             #expect(try await handle(store, .deleteSet(id: id), [:], at: start.addingTimeInterval(10)).status == 204)
-            let edit = try await handle(
-                store, .updateSet(id: id),
-                ["reps": .int(6), "stamp": stamp(start.addingTimeInterval(5), "phone"), "base_version": .int(base)],
-                at: start.addingTimeInterval(20))
+            let edit = try await edit(
+                store, .updateSet(id: id), ["reps": .int(6)], madeAt: 5, by: "phone", base: base, arrivesAt: 20)
             #expect(edit.status == 404)
             let conflict = try #require(try await conflicts(store).first).record
             #expect(conflict.isDeleteOverEdit)
@@ -526,19 +506,16 @@ struct ServerStoreContractTests {
             let baseList = Routine.exercisesJSON(routine.exercises)
             let id = routine.id.wireString
             // The laptop drops the squat, later; the phone, offline and earlier, adds a row.
-            _ = try await handle(
+            _ = try await edit(
                 store, .updateRoutine(id: id),
-                [
-                    "exercises": Routine.exercisesJSON([exercise("Bench Press (Barbell)")]), "base_exercises": baseList,
-                    "stamp": stamp(start.addingTimeInterval(60), "laptop"), "base_version": .int(base),
-                ], at: start.addingTimeInterval(61))
-            let phone = try await handle(
+                ["exercises": Routine.exercisesJSON([exercise("Bench Press (Barbell)")]), "base_exercises": baseList],
+                madeAt: 60, by: "laptop", base: base, arrivesAt: 61)
+            let phone = try await edit(
                 store, .updateRoutine(id: id),
                 [
                     "exercises": Routine.exercisesJSON(routine.exercises + [exercise("Row (Cable)")]),
-                    "base_exercises": baseList, "stamp": stamp(start.addingTimeInterval(30), "phone"),
-                    "base_version": .int(base),
-                ], at: start.addingTimeInterval(62))
+                    "base_exercises": baseList,
+                ], madeAt: 30, by: "phone", base: base, arrivesAt: 62)
             let merged = try WireRoutine(json: try #require(phone.body)).routine
             #expect(merged.exercises.map(\.exercise) == ["Bench Press (Barbell)", "Row (Cable)"])
             #expect(try await conflicts(store).isEmpty)
