@@ -35,7 +35,8 @@ struct LifterSessionTwoTUITests {
         var step = try await tmux.waitFor("+ new custom exercise 'bench'")
         #expect(step.ok, "the typed text is offered, not taken:\n\(step.screen)")
         try tmux.press("Enter")  // the highlighted suggestion
-        step = try await tmux.waitFor("prefilled: set 1/4")
+        // Waited for whole: the form's last line drawn too.
+        step = try await tmux.waitFor { $0.contains("prefilled: set 1/4") && $0.contains("Enter save") }
         #expect(step.ok && step.screen.contains("Bench Press (Barbell)"), "\(step.screen)")
         #expect(step.screen.contains("Kind      normal"), "a warm-up of last session is not copied:\n\(step.screen)")
         try tmux.type("60")
@@ -48,13 +49,13 @@ struct LifterSessionTwoTUITests {
 
         // The next set follows the one just logged; a new weight once, then n Enter repeats it.
         try tmux.press("n")
-        step = try await tmux.waitFor("as your last set")
+        step = try await tmux.waitFor { $0.contains("as your last set") && $0.contains("Enter save") }
         #expect(step.ok && step.screen.contains("Kind      normal"), "\(step.screen)")
         try tmux.type("70")
         try tmux.press("Enter")
         _ = try await tmux.waitFor { $0.contains("2 Bench Press (Barbell)") && $0.contains("70 kg    5") }
         try tmux.press("n")
-        _ = try await tmux.waitFor("as your last set")
+        _ = try await tmux.waitFor { $0.contains("as your last set") && $0.contains("Enter save") }
         try tmux.press("Enter")
         // (The message may have gone by under load: the third row is what counts.)
         step = try await tmux.waitFor { $0.contains(" 3 Bench Press (Barbell)") && $0.contains("70 kg    5") }
@@ -62,7 +63,8 @@ struct LifterSessionTwoTUITests {
 
         // Finish: the summary. Then undo twice: the finish, then the last set.
         try tmux.press("F")
-        step = try await tmux.waitFor("Finished ·")
+        // The whole box (a capture can land while the terminal is still drawing it).
+        step = try await tmux.waitFor { $0.contains("Finished ·") && $0.contains("Records") }
         #expect(
             step.ok && step.screen.contains("Sets      3") && step.screen.contains("Volume    1000 kg"),
             "\(step.screen)")
