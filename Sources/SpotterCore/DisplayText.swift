@@ -130,7 +130,8 @@ public enum DisplayText {
         return DisplayWidth.columns(ofForm: joined) <= 2 ? joined : Character(first)
     }
 
-    /// `text` as drawn: each character in its terminal form, zero-width ones left out.
+    /// `text` as drawn: each character in its terminal form, zero-width ones left out, standing
+    /// on its own (`standalone`).
     public static func terminalSafe(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var result = ""
@@ -138,7 +139,39 @@ public enum DisplayText {
         for character in text {
             if let form = terminalForm(of: character) { result.append(form) }
         }
-        return result
+        return standalone(result)
+    }
+
+    /// `text` made to stand on its own between other cells: a first character that would join
+    /// the one drawn before it (a combining mark, a skin-tone modifier, a joiner or variation
+    /// selector with nothing to sit on) is left out when it takes no column and shown as U+FFFD
+    /// when it does, and a last character that would join the one after it (a prepended mark)
+    /// as U+FFFD. Columns padded piecewise and put side by side then stay where they were measured.
+    public static func standalone(_ text: String) -> String {
+        guard text.unicodeScalars.first?.isASCII == false || text.unicodeScalars.last?.isASCII == false else {
+            return text
+        }
+        var result = Substring(text)
+        var head = ""
+        while let character = result.first, joinsPrevious(result) {
+            result = result.dropFirst()
+            if terminalForm(of: character) != nil {
+                head = String(replacement)
+                break
+            }
+        }
+        var shown = head + result
+        if !shown.isEmpty, (shown + "a").count != shown.count + 1 {
+            shown.removeLast()
+            shown.append(replacement)
+        }
+        return shown
+    }
+
+    /// Whether the first character of `text` would join a letter drawn before it.
+    private static func joinsPrevious(_ text: Substring) -> Bool {
+        guard let first = text.unicodeScalars.first, !first.isASCII else { return false }
+        return ("a" + text).count != text.count + 1
     }
 
     /// `text` with every control character (tabs and line breaks too, unless `keepLineBreaks`)
@@ -167,8 +200,15 @@ public enum DisplayText {
 extension String {
     /// Clipped to `columns` display columns, ending with `ellipsis` when cut; never splits a
     /// character. Measured in terminal forms (`DisplayWidth`).
+    /// A first character that would join the cell before it is shown on its own
+    /// (`DisplayText.standalone`), so columns put side by side keep their widths.
     public func clipped(to columns: Int, ellipsis: String = "…") -> String {
         guard columns > 0 else { return "" }
+        let text = DisplayText.standalone(self)
+        return text.clippedAsIs(to: columns, ellipsis: ellipsis)
+    }
+
+    private func clippedAsIs(to columns: Int, ellipsis: String) -> String {
         if DisplayWidth.of(self) <= columns { return self }
         let ellipsisWidth = DisplayWidth.of(ellipsis)
         guard ellipsisWidth <= columns else { return String(repeating: ".", count: columns) }
@@ -193,8 +233,8 @@ extension String {
 
     /// Right-aligned in `columns` display columns (clipped with an ellipsis when longer).
     public func leftPadded(to columns: Int, ellipsis: String = "…") -> String {
-        let width = DisplayWidth.of(self)
-        return width < columns
-            ? String(repeating: " ", count: columns - width) + self : clipped(to: columns, ellipsis: ellipsis)
+        let clipped = clipped(to: columns, ellipsis: ellipsis)
+        let width = DisplayWidth.of(clipped)
+        return width < columns ? String(repeating: " ", count: columns - width) + clipped : clipped
     }
 }

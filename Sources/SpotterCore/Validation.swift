@@ -101,13 +101,14 @@ public enum Validation {
     /// do not keep control characters faithfully (a NUL cut "Bench\u{0}Press" to "Bench", an ESC
     /// recolours a listing, U+202E draws the rest of a row backwards), so none is stored: no C0
     /// or C1 control, no DEL, no bidi embedding, override or isolate control. Free text
-    /// (`singleLine` false) may keep tabs and line breaks.
+    /// (`singleLine` false) may keep tabs and line feeds, never a carriage return: a lone CR sent
+    /// to a terminal moves back to the start of the row and overwrites it.
     public static func controlCharacter(in text: String, singleLine: Bool) -> Unicode.Scalar? {
         text.unicodeScalars.first { scalar in
             let value = scalar.value
             if DisplayText.isBidiControl(scalar) { return true }
             guard value < 0x20 || (0x7F...0x9F).contains(value) else { return false }
-            return singleLine || !(value == 0x09 || value == 0x0A || value == 0x0D)
+            return singleLine || !(value == 0x09 || value == 0x0A)
         }
     }
 

@@ -225,7 +225,8 @@ enum TextRules {
     static let singleLineFields: Set<String> = ["name", "exercise"]
 
     /// The 422 for the first string field holding a control character, or nil.
-    /// Free text (notes) may keep tabs and line breaks; nothing may hold NUL or other controls.
+    /// Free text (notes) may keep tabs and line feeds; nothing may hold NUL, a carriage return
+    /// or any other control.
     static func problem(in fields: [String: JSONValue]) -> Problem? {
         for (field, value) in fields.sorted(by: { $0.key < $1.key }) {
             guard let text = value.stringValue else { continue }

@@ -189,7 +189,54 @@ struct PlainTextTests {
         #expect(throws: ValidationError.self) { try Validation.workoutName("x\u{07}y") }
         #expect(throws: ValidationError.self) { try Validation.notes("a\u{1B}[31mred") }
         #expect(throws: ValidationError.self) { try Validation.notes("a\u{85}b") }
-        #expect(throws: Never.self) { try Validation.notes("line 1\nline 2\tindented\r\n") }
+        #expect(throws: Never.self) { try Validation.notes("line 1\nline 2\tindented\n") }
+        #expect(throws: Never.self) { try Validation.exercise("Squat (Barbell) — pause") }
+    }
+
+    /// A carriage return sent to a terminal goes back to the start of the row and overwrites it:
+    /// no field keeps one, notes neither (they keep tabs and line feeds).
+    @Test func carriageReturnIsRefusedInNotesToo() {
+        #expect(
+            throws: ValidationError(field: "notes", message: "must not contain control characters (found U+000D)")
+        ) {
+            try Validation.notes("line 1\r\nline 2")
+        }
+        #expect(
+            throws: ValidationError(field: "notes", message: "must not contain control characters (found U+000D)")
+        ) {
+            try Validation.notes("fake\rreal")
+        }
+        #expect(
+            throws: ValidationError(field: "name", message: "must not contain control characters (found U+000D)")
+        ) {
+            try Validation.workoutName("Push\rDay")
+        }
+        #expect(throws: ValidationError.self) { try Validation.exercise("Bench\rPress") }
+        var workout = Workout(name: "Push", startedAt: Date(timeIntervalSince1970: 0))
+        workout.notes = "a\rb"
+        #expect(throws: ValidationError.self) { try Validation.workout(workout) }
+    }
+
+    @Test("an import cleans carriage returns: a CR LF in notes becomes a line feed, one in a name a space")
+    func importCleansCarriageReturns() throws {
+        let text =
+            "Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n"
+            + "2026-04-08 16:50:00,\"Push\rDay\",Bench Press (Barbell),1,100,5,0,0,\"one\r\ntwo\rthree\",,\n"
+            + "2026-04-08 16:50:00,Push Day,Bench Press (Barbell),2,100,5,0,0,,,\n"
+        let parsed = try ImportParser.parse(text, timeZone: TimeZone(identifier: "UTC")!)
+        #expect(parsed.problems.isEmpty, "\(parsed.problems)")
+        #expect(parsed.sets.count == 2)
+        #expect(parsed.cleanedLines == [2], "the row it had to clean is told")
+        #expect(parsed.sets[0].workoutName == "Push Day")
+        #expect(parsed.sets[0].notes == "one\ntwo\nthree")
+        for set in parsed.sets {
+            #expect(Validation.controlCharacter(in: set.notes ?? "", singleLine: false) == nil)
+            #expect(Validation.controlCharacter(in: set.workoutName, singleLine: true) == nil)
+        }
+    }
+
+    @Test func freeTextKeepsTabsAndLineFeeds() {
+        #expect(throws: Never.self) { try Validation.notes("line 1\n\tindented") }
         #expect(throws: Never.self) { try Validation.exercise("Squat (Barbell) — pause") }
     }
 

@@ -48,6 +48,34 @@ struct DisplayTextTests {
         }
     }
 
+    @Test("a name never starts with what would join the cell drawn before it")
+    func standaloneNames() {
+        // A lone skin tone, a combining mark, a joiner: each would join the space before it.
+        #expect(DisplayText.terminalSafe("🏽Curl") == "\u{FFFD}Curl")
+        #expect(DisplayText.terminalSafe("\u{301}Row") == "Row")
+        #expect(DisplayText.standalone("\u{301}Row") == "Row")
+        #expect(DisplayText.standalone("\u{200D}Row") == "Row")
+        #expect(DisplayText.standalone("\u{FE0F}Row") == "Row")
+        #expect(DisplayText.standalone("🏽Curl") == "\u{FFFD}Curl")
+        #expect(DisplayText.standalone("\u{93E}Curl") == "\u{FFFD}Curl")
+        #expect(DisplayText.standalone("Push 💪🏽") == "Push 💪🏽", "a modifier on its emoji stays")
+        #expect(DisplayText.standalone("Café") == "Café")
+        // Put after a space, every name keeps the columns it was measured at.
+        for name in ["🏽Curl", "\u{301}Row", "\u{200D}💪", "\u{FE0F}x", "\u{93E}Curl", "🇺", "\u{1161}jamo", "Bench"] {
+            for columns in [3, 6, 12] {
+                let cell = name.padded(to: columns)
+                let row = "| " + cell + " |"
+                #expect(DisplayWidth.of(cell) == columns, "\(name.unicodeScalars.map(\.value))")
+                #expect(
+                    DisplayWidth.of(row) == columns + 4,
+                    "\(name.unicodeScalars.map(\.value)) joined the space before it: \(row.unicodeScalars.map(\.value))"
+                )
+                let right = "x" + name.leftPadded(to: columns)
+                #expect(DisplayWidth.of(right) == columns + 1, "\(name.unicodeScalars.map(\.value)) right-aligned")
+            }
+        }
+    }
+
     @Test("clipping never splits a character, ends with the ellipsis and is exactly as wide as asked")
     func clipping() {
         let name = "Heavy Day 🏋️ 스쿼트 💪🏽 and more"

@@ -142,14 +142,22 @@ public enum ImportParser {
 
     /// Takes out of a row's names and notes what no device or server stores (`Validation`'s
     /// control characters): a bidi control is dropped, any other control becomes a space, and a
-    /// name left empty is "Workout". Returns whether anything changed.
+    /// name left empty is "Workout". In notes a Windows line break (CR LF) becomes a line feed and
+    /// a lone CR a line feed too. Returns whether anything changed.
     static func clean(_ set: inout ImportedSet) -> Bool {
         func cleaned(_ text: String, singleLine: Bool) -> String {
             guard Validation.controlCharacter(in: text, singleLine: singleLine) != nil else { return text }
             var scalars = String.UnicodeScalarView()
+            var afterCR = false
             for scalar in text.unicodeScalars {
+                defer { afterCR = scalar == "\r" }
                 if DisplayText.isBidiControl(scalar) { continue }
-                let keep = !singleLine && (scalar == "\t" || scalar == "\n" || scalar == "\r")
+                if !singleLine, scalar == "\r" {
+                    scalars.append("\n")
+                    continue
+                }
+                if !singleLine, scalar == "\n", afterCR { continue }
+                let keep = !singleLine && (scalar == "\t" || scalar == "\n")
                 scalars.append(DisplayText.isControl(scalar) && !keep ? " " : scalar)
             }
             return Validation.trimmed(String(scalars))
