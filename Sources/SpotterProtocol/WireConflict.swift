@@ -71,4 +71,8 @@ public enum EditClockField {
     /// A routine's planned exercises as they were when the edit was made: the base its list is
     /// merged against, row by row (`RoutineMerge`).
     public static let baseExercises = "base_exercises"
+    /// A workout's delete: the sets of that workout the device held, each with the
+    /// `server_version` it had of it (null for one not yet answered). A set absent from it was
+    /// never seen by the deleting device, and one with a later edit was not seen as it is now.
+    public static let seenSets = "seen_sets"
 }

@@ -95,6 +95,16 @@ enum APIRoute: Sendable, Equatable {
 
     var takesJSONBody: Bool { requiresIdempotencyKey || self == .batch }
 
+    /// A delete of a workout, set or routine may carry a JSON object saying when it was made and
+    /// what the device had seen (`EditClockField`), so the server can tell an edit it overrides
+    /// unseen; without one it deletes as before.
+    var takesOptionalJSONBody: Bool {
+        switch self {
+        case .deleteWorkout, .deleteSet, .deleteRoutine: true
+        default: false
+        }
+    }
+
     /// A write on an entity route: what an operation inside `POST /v1/batch` may be (see openapi.yaml).
     var isEntityWrite: Bool { isMutating && self != .batch }
 

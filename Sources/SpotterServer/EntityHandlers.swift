@@ -40,15 +40,15 @@ struct EntityHandlers {
         switch route {
         case .createWorkout: return try createWorkout(fields)
         case .updateWorkout(let id): return try updateWorkout(id: id, fields)
-        case .deleteWorkout(let id): return try deleteWorkout(id: id)
+        case .deleteWorkout(let id): return try deleteWorkout(id: id, fields)
         case .createSet: return try createSet(fields)
         case .updateSet(let id): return try updateSet(id: id, fields)
-        case .deleteSet(let id): return try deleteSet(id: id)
+        case .deleteSet(let id): return try deleteSet(id: id, fields)
         case .putFavorite(let exercise): return try putFavorite(exercise)
         case .deleteFavorite(let exercise): return try deleteFavorite(exercise)
         case .createRoutine: return try createRoutine(fields)
         case .updateRoutine(let id): return try updateRoutine(id: id, fields)
-        case .deleteRoutine(let id): return try deleteRoutine(id: id)
+        case .deleteRoutine(let id): return try deleteRoutine(id: id, fields)
         case .listWorkouts, .listSets, .listFavorites, .listRoutines, .changes, .batch:
             return .problem(Problems.internalError)
         }
@@ -88,9 +88,27 @@ struct EntityHandlers {
             save: { try transaction.saveWorkout($0, owner: user) })
     }
 
-    private func deleteWorkout(id: String) throws -> APIResponse {
+    private func deleteWorkout(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
         guard var workout = try liveWorkout(id) else { return .problem(Problems.notFound("no workout \(id)")) }
+        let clock = editClock(fields)
+        let seenSets = fields[EditClockField.seenSets]?.objectValue
+        let workoutLabel = label(of: workout)
+        try recordDeleteOverUnseenEdits(
+            .workout, id: workout.id, stored: workout.json, groups: MergeFields.workout, base: clock.base,
+            deleteStamp: clock.stamp, label: workoutLabel)
         for var set in try transaction.liveSets(workoutID: id, owner: user) {
+            if let seenSets {
+                // The delete takes the workout's sets with it; a set the deleting device never
+                // saw, or saw before another device's edit, goes unseen: recorded as overridden.
+                let setLabel = "\(set.exercise) set in '\(workout.name)'"
+                if let held = seenSets[set.id.wireString] {
+                    try recordDeleteOverUnseenEdits(
+                        .set, id: set.id, stored: set.json, groups: MergeFields.set, base: Int64(held.intValue ?? 0),
+                        deleteStamp: clock.stamp, label: setLabel)
+                } else {
+                    try recordDeleteOverUnseenSet(set, deleteStamp: clock.stamp, label: setLabel)
+                }
+            }
             tombstone(
                 &set.updatedAt, &set.serverVersion, &set.deleted,
                 version: try transaction.nextChangeVersion(owner: user))
@@ -145,8 +163,12 @@ struct EntityHandlers {
             }, save: { try transaction.saveSet($0, owner: user) })
     }
 
-    private func deleteSet(id: String) throws -> APIResponse {
+    private func deleteSet(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
         guard var set = try liveSet(id) else { return .problem(Problems.notFound("no set \(id)")) }
+        let clock = editClock(fields)
+        try recordDeleteOverUnseenEdits(
+            .set, id: set.id, stored: set.json, groups: MergeFields.set, base: clock.base, deleteStamp: clock.stamp,
+            label: try label(of: set))
         tombstone(
             &set.updatedAt, &set.serverVersion, &set.deleted, version: try transaction.nextChangeVersion(owner: user))
         try transaction.saveSet(set, owner: user)

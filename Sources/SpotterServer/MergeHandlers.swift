@@ -208,6 +208,46 @@ extension EntityHandlers {
                 overriddenStamp: editClock(sentFields).stamp, label: label, recordedAt: now))
     }
 
+    /// A delete made without a sight of edits other devices stored since the version the deleting
+    /// device had (`base`): the delete still wins, and those edits are recorded as overridden by
+    /// it, so the devices that made them say so. A delete that sends no base (an older client)
+    /// records nothing.
+    func recordDeleteOverUnseenEdits(
+        _ type: EntityType, id: UUID, stored: JSONValue, groups: [[String]], base: Int64?, deleteStamp: ClockStamp,
+        label: String
+    ) throws {
+        guard let base else { return }
+        let unseen = try transaction.fieldClocks(type, id: id.wireString, owner: user).filter {
+            $0.value.version > base && $0.value.stamp.device != deleteStamp.device
+        }
+        guard let newest = unseen.values.map(\.stamp).max() else { return }
+        // A routine's planned rows keep their clocks under "exercises/<row>/<field>".
+        let names = Set(
+            groups.map { $0[0] }.filter { name in unseen.keys.contains { $0 == name || $0.hasPrefix(name + "/") } })
+        let edited = MergeFields.patch(MergeFields.values(stored, groups: groups, only: names), groups: groups)
+        guard !edited.isEmpty else { return }
+        try saveConflict(
+            ConflictRecord(
+                id: UUID.timeOrdered(at: now), entityType: type, entityID: id, field: ConflictRecord.deletedField,
+                kept: .bool(true), overridden: .object(edited), keptStamp: deleteStamp, overriddenStamp: newest,
+                label: label, recordedAt: now))
+    }
+
+    /// A set a workout's delete takes with it that the deleting device never held (logged on
+    /// another device after it last pulled): recorded whole as overridden by the delete.
+    func recordDeleteOverUnseenSet(_ set: WireSet, deleteStamp: ClockStamp, label: String) throws {
+        let clocks = try transaction.fieldClocks(.set, id: set.id.wireString, owner: user)
+        let made = ClockStamp(
+            milliseconds: Int64(((set.updatedAt ?? now).timeIntervalSince1970 * 1000).rounded(.down)), device: "server")
+        let content = MergeFields.patch(
+            MergeFields.values(EntityRules.clientContent(set).json, groups: MergeFields.set), groups: MergeFields.set)
+        try saveConflict(
+            ConflictRecord(
+                id: UUID.timeOrdered(at: now), entityType: .set, entityID: set.id, field: ConflictRecord.deletedField,
+                kept: .bool(true), overridden: .object(content), keptStamp: deleteStamp,
+                overriddenStamp: clocks.values.map(\.stamp).max() ?? made, label: label, recordedAt: now))
+    }
+
     private func saveConflict(_ record: ConflictRecord) throws {
         try transaction.saveConflict(
             WireConflict(record: record, serverVersion: try transaction.nextChangeVersion(owner: user)), owner: user)

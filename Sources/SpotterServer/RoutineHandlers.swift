@@ -120,8 +120,12 @@ extension EntityHandlers {
         return .json(200, version == nil ? before : routine)
     }
 
-    func deleteRoutine(id: String) throws -> APIResponse {
+    func deleteRoutine(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
         guard var routine = try liveRoutine(id) else { return .problem(Problems.notFound("no routine \(id)")) }
+        let clock = editClock(fields)
+        try recordDeleteOverUnseenEdits(
+            .routine, id: routine.routine.id, stored: routine.json, groups: MergeFields.routine, base: clock.base,
+            deleteStamp: clock.stamp, label: label(of: routine))
         try stampRoutine(&routine, deleted: true)
         try transaction.saveRoutine(routine, owner: user)
         return .noContent

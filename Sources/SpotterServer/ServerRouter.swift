@@ -102,6 +102,9 @@ struct ServerRouter: Sendable {
         if route.takesJSONBody {
             let limit = route == .batch ? configuration.maxBatchBodyBytes : configuration.maxBodyBytes
             body = .bytes(try await Self.collectBody(request, limit: limit))
+        } else if route.takesOptionalJSONBody {
+            let data = try await Self.collectBody(request, limit: configuration.maxBodyBytes)
+            if !data.isEmpty { body = .bytes(data) }
         }
         if route == .batch { return await batch(body, user: user).httpResponse }
         if request.headers[values: Self.idempotencyKeyField].count > 1 {

@@ -9,6 +9,50 @@ enum RequestBody: Sendable {
     case none
     case bytes(Data)
     case json(JSONValue)
+
+    /// No body at all (a batch operation's `"body": null` included).
+    var isEmpty: Bool {
+        switch self {
+        case .none: true
+        case .bytes(let data): data.isEmpty
+        case .json(let value): value == .null
+        }
+    }
+}
+
+/// What a delete's optional body may say (`EditClockField`): when it was made, the version of
+/// the entity the device had, and for a workout the versions of its sets the device had.
+enum DeleteContext {
+    /// The refusal of a body that says it wrongly, or nil.
+    static func problem(in fields: [String: JSONValue]) -> Problem? {
+        let known: Set<String> = [EditClockField.stamp, EditClockField.baseVersion, EditClockField.seenSets]
+        if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
+            return Problems.validation(ValidationError(field: unknown, message: "is not a field of a delete"))
+        }
+        if let stamp = fields[EditClockField.stamp], stamp != .null,
+            stamp.stringValue.flatMap(ClockStamp.init) == nil
+        {
+            return Problems.validation(
+                ValidationError(field: EditClockField.stamp, message: "must be a clock stamp (ms-counter-device)"))
+        }
+        if let base = fields[EditClockField.baseVersion], base != .null, (base.intValue ?? -1) < 0 {
+            return Problems.validation(
+                ValidationError(field: EditClockField.baseVersion, message: "must be a non-negative integer"))
+        }
+        if let seen = fields[EditClockField.seenSets], seen != .null {
+            guard let entries = seen.objectValue,
+                entries.allSatisfy({
+                    UUID(uuidString: $0.key) != nil && ($0.value == .null || ($0.value.intValue ?? -1) >= 0)
+                })
+            else {
+                return Problems.validation(
+                    ValidationError(
+                        field: EditClockField.seenSets,
+                        message: "must map set ids to the version held (a non-negative integer, or null)"))
+            }
+        }
+        return nil
+    }
 }
 
 /// One API call on a resolved endpoint, whether it came alone or inside `POST /v1/batch`.
@@ -90,6 +134,12 @@ struct SyncAPI: Sendable {
                 return .answered(.problem(problem))
             }
             if let problem = TextRules.problem(in: fields) { return .answered(.problem(problem)) }
+        } else if route.takesOptionalJSONBody, !call.body.isEmpty {
+            switch parseObject(call.body) {
+            case .success(let parsed): fields = parsed.object
+            case .failure(let problem): return .answered(.problem(problem))
+            }
+            if let problem = DeleteContext.problem(in: fields) { return .answered(.problem(problem)) }
         }
         switch route {
         case .putFavorite(let exercise), .deleteFavorite(let exercise):

@@ -77,7 +77,9 @@ public struct StoredConflict: Sendable, Equatable {
         case .bool(let flag): return flag ? "yes" : "no"
         case .object(let fields):
             if let weight = fields["weight"]?.doubleValue, let unit = fields["unit"]?.stringValue {
-                return "\(Formatting.number(weight)) \(unit)"
+                // A whole set (one a workout's delete took unseen) reads as its weight × reps.
+                let reps = fields["reps"]?.intValue.map { " × \($0)" } ?? ""
+                return "\(Formatting.number(weight)) \(unit)\(reps)"
             }
             return fields.keys.sorted().map { "\(fieldName($0)) \(shown(fields[$0] ?? .null))" }.joined(
                 separator: ", ")

@@ -29,6 +29,8 @@ public struct OutboxOperation: Sendable, Equatable {
     var leaseOwner: String?
     /// An update's clock stamp: when its (latest) edit was made, for the server's merge.
     public var clockStamp: String?
+    /// Where a workout delete's payload lists the sets the device held (`Outbox.deleteContext`).
+    public static let seenSetsKey = "seen_sets"
     /// The entity's server version the update was made on.
     public var baseVersion: Int64?
     /// It failed because the engine gave up without a definite answer (not a refusal).
@@ -221,8 +223,9 @@ enum Outbox {
         payload: [String: JSONValue], before: [String: JSONValue], dependsOn: String?, blocked: Bool, now: Date
     ) throws -> String {
         let opID = UUID.timeOrdered().wireString
-        // An update says when it was made and on which version, for the server's field merge.
-        let clock = kind == .update ? try editClock(db, type: type, id: id, now: now) : nil
+        // An update says when it was made and on which version, for the server's field merge; so
+        // does a delete, so the server can tell an edit the delete overrides unseen.
+        let clock = kind != .create ? try editClock(db, type: type, id: id, now: now) : nil
         try db.cachedStatement(
             sql: """
                 INSERT INTO outbox (op_id, user_id, entity_type, entity_id, kind, payload, before, idempotency_key,
@@ -247,25 +250,30 @@ enum Outbox {
         contentDerivedID: Bool = false, now: Date
     ) throws -> EnqueueOutcome {
         let existing = try newestQueued(db, type: type, id: id)
+        var payload = payload
+        if kind == .delete, type == .workout { payload = try deleteContext(ofWorkout: id, db: db) }
         switch Coalescing.decide(
             existing: existing, kind: kind, payload: payload, before: before, contentDerivedID: contentDerivedID)
         {
-        case .rewrite(let newKind, let newPayload, let newBefore):
+        case .rewrite(let newKind, var newPayload, let newBefore):
             let opID = existing!.opID
             let newKey = newKind != existing!.kind
             // A rewritten update carries its latest edit's stamp; its base stays the first edit's.
-            let clock = newKind == .update ? try editClock(db, type: type, id: id, now: now) : nil
+            // A delete that replaces a queued update says what the device holds now.
+            let clock = newKind != .create ? try editClock(db, type: type, id: id, now: now) : nil
+            if newKind == .delete { newPayload = payload }
             try db.cachedStatement(
                 sql: """
                     UPDATE outbox SET kind = ?, payload = ?, before = ?, updated_at = ?,
                         idempotency_key = CASE WHEN ? THEN ? ELSE idempotency_key END,
-                        clock_stamp = ?, base_version = COALESCE(base_version, ?)
+                        clock_stamp = ?, base_version = CASE WHEN ? THEN ? ELSE COALESCE(base_version, ?) END
                     WHERE op_id = ?
                     """
             ).execute(arguments: [
                 newKind.rawValue, JSONValue.object(newPayload).canonicalString,
                 newBefore.isEmpty ? nil : JSONValue.object(newBefore).canonicalString, now.timeIntervalSince1970,
-                newKey, UUID.timeOrdered().wireString, clock?.stamp, clock?.base, opID,
+                newKey, UUID.timeOrdered().wireString, clock?.stamp, newKind == .delete, clock?.base, clock?.base,
+                opID,
             ])
             return .rewritten(opID: opID)
         case .cancel:
@@ -279,6 +287,21 @@ enum Outbox {
                 blocked: blocked, now: now)
             return .appended(opID: opID)
         }
+    }
+
+    /// A workout delete's payload: each set of the workout this device holds, with the server
+    /// version it has of it (null: not answered yet). The server records as overridden any set the
+    /// delete takes that is not listed, or that another device edited since.
+    static func deleteContext(ofWorkout id: String, db: Database) throws -> [String: JSONValue] {
+        var seen: [String: JSONValue] = [:]
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT id, server_version FROM sets WHERE workout_id = ? AND deleted_at IS NULL"),
+            arguments: [id])
+        for row in rows {
+            let version: Int64? = row[1]
+            seen[row[0]] = version.map { .int($0) } ?? .null
+        }
+        return [OutboxOperation.seenSetsKey: .object(seen)]
     }
 
     /// The clock stamp and base version of an update queued now (see `SpotterStore.editClock`).

@@ -46,7 +46,8 @@ public enum OperationRequest {
 
     static func body(_ op: OutboxOperation) throws(WireError) -> JSONValue? {
         switch (op.entityType, op.kind) {
-        case (.favorite, _), (_, .delete): nil
+        case (.favorite, _): nil
+        case (_, .delete): deleteBody(op)
         case (.workout, .create): try WireWorkout(json: .object(op.payload)).json
         case (.set, .create): try WireSet(json: .object(op.payload)).json
         case (.routine, .create): try WireRoutine(json: .object(op.payload)).json
@@ -69,6 +70,18 @@ public enum OperationRequest {
             if list.arrayValue != nil { body[EditClockField.baseExercises] = list }
         }
         return body
+    }
+
+    /// A delete's body: when it was made, the version it was made on and, for a workout, the
+    /// versions of its sets this device held; nil for a delete queued before deletes said so.
+    static func deleteBody(_ op: OutboxOperation) -> JSONValue? {
+        var body: [String: JSONValue] = [:]
+        if let stamp = op.clockStamp { body[EditClockField.stamp] = .string(stamp) }
+        if let base = op.baseVersion { body[EditClockField.baseVersion] = .int(base) }
+        if let seen = op.payload[OutboxOperation.seenSetsKey], seen.objectValue != nil {
+            body[EditClockField.seenSets] = seen
+        }
+        return body.isEmpty ? nil : .object(body)
     }
 
     static func route(_ op: OutboxOperation) -> Endpoint {

@@ -149,6 +149,62 @@ struct ConflictTests {
         #expect(refused.stderr.contains("deleted on another device"), "\(refused.stderr)")
     }
 
+    @Test(
+        "a delete that reaches the server after an edit it never saw: the set goes, and both devices list the edit it dropped"
+    )
+    func deleteAfterUnseenEditIsListed() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let (phone, laptop, setID) = try await Self.twoDevicesWithOneSet(server)
+        // The laptop sets 7 reps and syncs; the phone, offline since before, deletes the set.
+        try await phone.run(["airplane", "on"])
+        try await laptop.run(["edit", setID, "--reps", "7"])
+        try await laptop.run(["sync"])
+        try await phone.run(["delete", setID])
+        try await phone.run(["airplane", "off"])
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        for device in [phone, laptop] {
+            #expect(try await device.sets().isEmpty, "the delete wins on every device")
+        }
+        let onLaptop = try #require(try await laptop.conflicts().first)
+        #expect(onLaptop["field"] as? String == "deleted")
+        #expect(onLaptop["entity_id"] as? String == setID)
+        #expect(onLaptop["overridden_here"] as? Bool == true, "the laptop's own edit was dropped")
+        #expect(
+            (onLaptop["sentence"] as? String)?.contains("your edit (reps 7) from this device was dropped") == true,
+            "\(onLaptop)")
+        #expect((onLaptop["sentence"] as? String)?.contains("deleted on another device") == true, "\(onLaptop)")
+        let onPhone = try #require(try await phone.conflicts().first)
+        #expect((onPhone["sentence"] as? String)?.contains("deleted on this device") == true, "\(onPhone)")
+    }
+
+    @Test(
+        "a workout deleted on a device that never saw a set logged into it elsewhere: the set is listed, not lost silently"
+    )
+    func workoutDeleteOverUnseenSetIsListed() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let (phone, laptop, _) = try await Self.twoDevicesWithOneSet(server)
+        let workoutID = try #require(try await laptop.sets().first?["workout_id"] as? String)
+        try await phone.run(["airplane", "on"])
+        // The laptop logs a second set into the workout and syncs; the phone never pulls it.
+        let logged = try await laptop.run([
+            "log", "--exercise", "Squat (Barbell)", "--weight", "140", "--reps", "3", "--workout", workoutID,
+        ])
+        let unseenID = logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await laptop.run(["sync"])
+        try await phone.run(["delete", "--workout", workoutID])
+        try await phone.run(["airplane", "off"])
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        let listed = try await laptop.conflicts()
+        #expect(listed.map { $0["entity_id"] as? String } == [unseenID], "\(listed)")
+        let sentence = try #require(listed.first?["sentence"] as? String)
+        #expect(sentence.contains("Squat (Barbell) set"), "\(sentence)")
+        #expect(sentence.contains("140 kg") && sentence.contains("was dropped"), "\(sentence)")
+    }
+
     static func routine(_ device: Device) async throws -> [String: Any] {
         let listed = try SpotterBinary.json(try await device.run(["routine", "list", "--json"]).stdout)
         let routines = listed["routines"] as? [[String: Any]] ?? []

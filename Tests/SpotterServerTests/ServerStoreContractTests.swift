@@ -491,6 +491,100 @@ struct ServerStoreContractTests {
     }
 
     @Test(
+        "a delete that arrives after an edit it never saw still deletes, and the edit it dropped is a conflict",
+        arguments: StoreBackend.available)
+    func deleteAfterUnseenEdit(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let (row, base) = try await workoutAndSet(store)
+            let id = row.id.wireString
+            // The laptop sets reps 7 and syncs; the phone, still on the old version, deletes the set.
+            _ = try await edit(
+                store, .updateSet(id: id), ["reps": .int(7)], madeAt: 60, by: "laptop", base: base, arrivesAt: 61)
+            let delete = try await handle(
+                store, .deleteSet(id: id),
+                ["stamp": stamp(start.addingTimeInterval(70), "phone"), "base_version": .int(base)],
+                at: start.addingTimeInterval(80))
+            #expect(delete.status == 204)
+            #expect(try await store.sets(user: "alice", workoutID: nil, includeDeleted: false).isEmpty)
+            let conflict = try #require(try await conflicts(store).first).record
+            #expect(conflict.isDeleteOverEdit && conflict.entityID == row.id)
+            #expect(conflict.overridden == .object(["reps": .int(7)]))
+            #expect(conflict.keptStamp.device == "phone" && conflict.overriddenStamp.device == "laptop")
+            #expect(conflict.label == "Bench Press (Barbell) set in 'Push'")
+        }
+    }
+
+    @Test(
+        "a delete made on the version that holds the edit, or on this device's own edit, records nothing",
+        arguments: StoreBackend.available)
+    func deleteAfterSeenEditIsNoConflict(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let (row, base) = try await workoutAndSet(store)
+            let id = row.id.wireString
+            let edited = try await edit(
+                store, .updateSet(id: id), ["reps": .int(7)], madeAt: 60, by: "phone", base: base, arrivesAt: 61)
+            let editedSet = try WireSet(json: try #require(edited.body))
+            let seen = try #require(editedSet.serverVersion)
+            _ = try await edit(
+                store, .updateSet(id: id), ["rpe": .double(8)], madeAt: 62, by: "laptop", base: seen, arrivesAt: 63)
+            // The laptop's own edit (its device) and the phone's edit it saw are no surprise to it.
+            let delete = try await handle(
+                store, .deleteSet(id: id),
+                ["stamp": stamp(start.addingTimeInterval(70), "laptop"), "base_version": .int(seen)],
+                at: start.addingTimeInterval(80))
+            #expect(delete.status == 204)
+            #expect(try await conflicts(store).isEmpty)
+        }
+    }
+
+    @Test(
+        "a workout's delete names every set it takes that the deleting device never held or held older",
+        arguments: StoreBackend.available)
+    func workoutDeleteOverUnseenSets(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let (row, base) = try await workoutAndSet(store)
+            let workoutID = row.workoutID.wireString
+            let workoutVersion = try #require(
+                try await store.workouts(user: "alice", includeDeleted: false).first?.serverVersion)
+            // The laptop logs a second set the phone never pulls, and edits the first.
+            let second = set(workout: row.workoutID, position: 2, at: start.addingTimeInterval(30))
+            #expect(
+                try await handle(store, .createSet, second.json.objectValue!, at: start.addingTimeInterval(31)).status
+                    == 201)
+            _ = try await edit(
+                store, .updateSet(id: row.id.wireString), ["reps": .int(8)], madeAt: 40, by: "laptop", base: base,
+                arrivesAt: 41)
+            // The phone held the workout and the first set at their old versions.
+            let delete = try await handle(
+                store, .deleteWorkout(id: workoutID),
+                [
+                    "stamp": stamp(start.addingTimeInterval(50), "phone"), "base_version": .int(workoutVersion),
+                    "seen_sets": .object([row.id.wireString: .int(base)]),
+                ], at: start.addingTimeInterval(60))
+            #expect(delete.status == 204)
+            #expect(try await store.sets(user: "alice", workoutID: nil, includeDeleted: false).isEmpty)
+            let recorded = try await conflicts(store).map(\.record)
+            #expect(recorded.count == 2)
+            let edited = try #require(recorded.first { $0.entityID == row.id })
+            #expect(edited.isDeleteOverEdit && edited.overridden == .object(["reps": .int(8)]))
+            let unseen = try #require(recorded.first { $0.entityID == second.id })
+            #expect(unseen.isDeleteOverEdit)
+            #expect(unseen.overridden.objectValue?["position"] == .int(2))
+            #expect(unseen.overridden.objectValue?["exercise"] == .string(second.exercise))
+        }
+    }
+
+    @Test("a delete's body says only what a delete may: a wrong field, stamp or seen list is refused")
+    func deleteBodyIsChecked() {
+        #expect(DeleteContext.problem(in: ["reps": .int(5)])?.status == 422)
+        #expect(DeleteContext.problem(in: ["stamp": .string("yesterday")])?.status == 422)
+        #expect(DeleteContext.problem(in: ["base_version": .int(-1)])?.status == 422)
+        #expect(DeleteContext.problem(in: ["seen_sets": .object(["not-a-uuid": .int(1)])])?.status == 422)
+        #expect(DeleteContext.problem(in: ["seen_sets": .array([])])?.status == 422)
+        #expect(DeleteContext.problem(in: ["base_version": .int(3), "seen_sets": .object([:])]) == nil)
+    }
+
+    @Test(
         "a routine's plan merges row by row on the store: one device's added lift and the other's removal both stand",
         arguments: StoreBackend.available)
     func routineRowsMerge(_ backend: StoreBackend) async throws {
