@@ -213,7 +213,8 @@ public enum Renderer {
         let items = state.visibleWorkouts
         if items.isEmpty {
             let text = state.workoutFilter.isEmpty ? "No workouts yet" : "No workout matches '\(state.workoutFilter)'"
-            buffer.put(" " + text, x: x + 1, y: y + 1, style: .dim, maxWidth: inner)
+            buffer.put(
+                (" " + text).clipped(to: inner, ellipsis: g.ellipsis), x: x + 1, y: y + 1, style: .dim, maxWidth: inner)
             return
         }
         let offset = scrollOffset(selected: state.selectedWorkout, count: items.count, visibleRows: visibleRows)
@@ -312,7 +313,8 @@ public enum Renderer {
             inner: inner, widestWeight: (weights + plannedWeights).map(\.count).max() ?? 8,
             widestReps: state.visiblePlanned[plannedShown].map { repsText($0.reps, $0.repsMax).count }.max() ?? 4)
         buffer.put(
-            " " + columns.header(), x: x + 1, y: y + 1, style: CellStyle(bold: true, underline: false), maxWidth: inner)
+            (" " + columns.header()).clipped(to: inner, ellipsis: g.ellipsis), x: x + 1, y: y + 1,
+            style: CellStyle(bold: true, underline: false), maxWidth: inner)
         if total == 0 {
             let text: String
             if !state.setFilter.isEmpty {
@@ -325,7 +327,8 @@ public enum Renderer {
             } else {
                 text = "No sets yet. Press \(KeyMap.name(of: .logSet)) to log one."
             }
-            buffer.put(" " + text, x: x + 1, y: y + 2, style: .dim, maxWidth: inner)
+            buffer.put(
+                (" " + text).clipped(to: inner, ellipsis: g.ellipsis), x: x + 1, y: y + 2, style: .dim, maxWidth: inner)
             return
         }
         let numbers = setNumbers(state.sets)
@@ -470,11 +473,13 @@ public enum Renderer {
                 + next.padded(to: nextWidth) + " " + status.padded(to: statusWidth) + " " + error
         }
         buffer.put(
-            line("op", "entity", "kind", "state", "att", "next", "http", "last error"), x: 1, y: top + 1, style: .bold,
-            maxWidth: inner)
+            line("op", "entity", "kind", "state", "att", "next", "http", "last error").clipped(
+                to: inner, ellipsis: g.ellipsis), x: 1, y: top + 1, style: .bold, maxWidth: inner)
         let rowsAvailable = height - 2 - (hasBottom ? 1 : 0)
         if state.outbox.isEmpty {
-            buffer.put(" The outbox is empty.", x: 1, y: top + 2, style: .dim, maxWidth: inner)
+            buffer.put(
+                " The outbox is empty.".clipped(to: inner, ellipsis: g.ellipsis), x: 1, y: top + 2, style: .dim,
+                maxWidth: inner)
             return
         }
         for (index, op) in state.outbox.prefix(min(20, rowsAvailable)).enumerated() {
@@ -517,7 +522,7 @@ public enum Renderer {
                 " \(keys)  \(state.glyphs.middleDot) \(planned.hint.map { Formatting.weights(in: $0, shownIn: state.displayUnit) } ?? "planned")"
         }
         let full = " " + KeyMap.hints(.browse)
-        return full.count <= state.columns ? full : " " + KeyMap.hints(.browseNarrow)
+        return DisplayWidth.of(full) <= state.columns ? full : " " + KeyMap.hints(.browseNarrow)
     }
 
     static func drawBottomBar(_ state: AppState, _ buffer: inout ScreenBuffer) {
@@ -525,33 +530,39 @@ public enum Renderer {
         let width = state.columns
         switch state.overlay {
         case .confirmDelete(let target):
-            let question: String
+            // The name is what gives way: the question's words and the y/n keys always show.
+            let parts: (before: String, name: String, after: String)
             switch target {
-            case .set(_, let description): question = "Delete set \(description)?"
+            case .set(_, let description): parts = (" Delete set ", description, "?")
             case .workout(_, let name, let count):
-                question = "Delete workout \(name) and its \(count) set\(count == 1 ? "" : "s")?"
+                parts = (" Delete workout ", name, " and its \(count) set\(count == 1 ? "" : "s")?")
             case .routine(_, let name):
-                question = "Delete routine \(name)? Workouts started from it stay."
+                parts = (" Delete routine ", name, "? Workouts started from it stay.")
             case .discard(_, _, let description):
-                question = "This \(description). Discard?"
+                parts = (" This ", description, ". Discard?")
             }
-            buffer.fill(x: 0, y: y, count: width, style: CellStyle(color: .red, bold: true, reverse: true))
+            let style = CellStyle(color: .red, bold: true, reverse: true)
+            buffer.fill(x: 0, y: y, count: width, style: style)
             buffer.put(
-                " \(question)  \(KeyMap.hints(.confirmDelete))", x: 0, y: y,
-                style: CellStyle(color: .red, bold: true, reverse: true))
+                lineKeepingKeys(
+                    before: parts.before, name: parts.name, after: parts.after + "  ",
+                    keys: KeyMap.hints(.confirmDelete), width: width, ellipsis: state.glyphs.ellipsis),
+                x: 0, y: y, style: style, maxWidth: width)
             return
         case .newWorkout(let name):
             buffer.fill(x: 0, y: y, count: width, style: .reverse)
-            var x = buffer.put(" New workout name: ", x: 0, y: y, style: .reverse)
-            x += putEditing(name, &buffer, x: x, y: y, style: .reverse, cursorStyle: .plain)
-            buffer.put("   " + KeyMap.hints(.newWorkout), x: x, y: y, style: .reverse)
+            putPrompt(
+                label: " New workout name: ", field: name, hints: "   " + KeyMap.hints(.newWorkout), &buffer, y: y,
+                width: width, ellipsis: state.glyphs.ellipsis)
             return
         case .routineEditor(let editor) where editor.confirmingDiscard:
             let style = CellStyle(color: .red, bold: true, reverse: true)
             buffer.fill(x: 0, y: y, count: width, style: style)
             buffer.put(
-                " Unsaved changes to \(editor.routine.name).  \(KeyMap.hints(.confirmDiscard))".clipped(
-                    to: width, ellipsis: state.glyphs.ellipsis), x: 0, y: y, style: style)
+                lineKeepingKeys(
+                    before: " Unsaved changes to ", name: editor.routine.name, after: ".  ",
+                    keys: KeyMap.hints(.confirmDiscard), width: width, ellipsis: state.glyphs.ellipsis),
+                x: 0, y: y, style: style, maxWidth: width)
             return
         default:
             break
@@ -559,9 +570,9 @@ public enum Renderer {
         if let input = state.filterInput {
             buffer.fill(x: 0, y: y, count: width, style: .reverse)
             let pane = input.pane == .sets ? "sets by exercise" : "workouts by name"
-            var x = buffer.put(" /", x: 0, y: y, style: .reverse)
-            x += putEditing(input.field, &buffer, x: x, y: y, style: .reverse, cursorStyle: .plain)
-            buffer.put("   filter \(pane)  \(KeyMap.hints(.filter))", x: x, y: y, style: .reverse)
+            putPrompt(
+                label: " /", field: input.field, hints: "   filter \(pane)  \(KeyMap.hints(.filter))", &buffer, y: y,
+                width: width, ellipsis: state.glyphs.ellipsis)
             return
         }
         if let message = state.message {
@@ -577,28 +588,82 @@ public enum Renderer {
             style: rejectedHint ? .colored(.red, bold: true) : .dim)
     }
 
+    /// A bottom-bar line that names something: the name is clipped (with an ellipsis) so the
+    /// words around it and the keys at the end always show; when even they do not fit, the whole
+    /// line is clipped.
+    static func lineKeepingKeys(
+        before: String, name: String, after: String, keys: String, width: Int, ellipsis: String
+    ) -> String {
+        let fixed = DisplayWidth.of(before) + DisplayWidth.of(after) + DisplayWidth.of(keys)
+        let room = width - fixed
+        let shownName = name.clipped(to: max(room, DisplayWidth.of(ellipsis)), ellipsis: ellipsis)
+        return (before + shownName + after + keys).clipped(to: width, ellipsis: ellipsis)
+    }
+
+    /// A prompt on the bottom bar: its label, the field being typed (scrolled so its cursor shows)
+    /// and the keys, which give way to the field when the screen is too narrow for both.
+    static func putPrompt(
+        label: String, field: TextField, hints: String, _ buffer: inout ScreenBuffer, y: Int, width: Int,
+        ellipsis: String
+    ) {
+        let labelWidth = DisplayWidth.of(label)
+        var hints = hints
+        var room = width - labelWidth - DisplayWidth.of(hints)
+        if room < 12 {
+            hints = ""
+            room = width - labelWidth
+        }
+        var x = buffer.put(label, x: 0, y: y, style: .reverse, maxWidth: width)
+        x += putEditing(
+            field, &buffer, x: x, y: y, style: .reverse, cursorStyle: .plain, maxWidth: max(1, room), ellipsis: ellipsis
+        )
+        if !hints.isEmpty, x < width {
+            buffer.put(
+                hints.clipped(to: width - x, ellipsis: ellipsis), x: x, y: y, style: .reverse, maxWidth: width - x)
+        }
+    }
+
     /// Draws a field being typed into with its cursor: "_" after the text, or the character
-    /// under the cursor in `cursorStyle`. Returns the columns written.
+    /// under the cursor in `cursorStyle`, within `maxWidth` columns. A text wider than that
+    /// scrolls: the start goes out of view so the cursor and the characters just before it show
+    /// (as a shell's line does), and the end is clipped with an ellipsis; whole characters only.
+    /// Returns the columns written.
     @discardableResult
     static func putEditing(
         _ field: TextField, _ buffer: inout ScreenBuffer, x: Int, y: Int, style: CellStyle, cursorStyle: CellStyle,
         maxWidth: Int = Int.max, ellipsis: String = "…"
     ) -> Int {
         let parts = field.parts
-        guard let under = parts.underCursor else {
-            return buffer.put(
-                (field.text + "_").clipped(to: maxWidth, ellipsis: ellipsis), x: x, y: y, style: style,
-                maxWidth: maxWidth)
+        let room = maxWidth == Int.max ? max(0, buffer.width - x) : max(0, maxWidth)
+        guard room > 0 else { return 0 }
+        let cursorText = parts.underCursor.map { String($0) } ?? "_"
+        let cursorWidth = max(1, DisplayWidth.of(cursorText))
+        let beforeWidth = DisplayWidth.of(parts.beforeCursor)
+        var before = parts.beforeCursor
+        if beforeWidth + cursorWidth > room {
+            // Scrolled: the characters nearest the cursor that fit before it.
+            let available = room - cursorWidth
+            var kept = parts.beforeCursor.endIndex
+            var used = 0
+            while kept > parts.beforeCursor.startIndex, available > 0 {
+                let previous = parts.beforeCursor.index(before: kept)
+                let width = DisplayWidth.of(parts.beforeCursor[previous])
+                if used + width > available { break }
+                used += width
+                kept = previous
+            }
+            before = String(parts.beforeCursor[kept...])
         }
-        let before = buffer.put(parts.beforeCursor, x: x, y: y, style: style, maxWidth: maxWidth)
-        let cursor = buffer.put(
-            String(under), x: x + before, y: y, style: cursorStyle,
-            maxWidth: maxWidth == Int.max ? Int.max : maxWidth - before)
-        let room = maxWidth == Int.max ? Int.max : maxWidth - before - cursor
-        let after = buffer.put(
-            parts.afterCursor.clipped(to: room, ellipsis: ellipsis), x: x + before + cursor, y: y, style: style,
-            maxWidth: room)
-        return before + cursor + after
+        var column = buffer.put(before, x: x, y: y, style: style, maxWidth: room)
+        column += buffer.put(
+            cursorText, x: x + column, y: y, style: parts.underCursor == nil ? style : cursorStyle,
+            maxWidth: room - column)
+        if room - column > 0, !parts.afterCursor.isEmpty {
+            column += buffer.put(
+                parts.afterCursor.clipped(to: room - column, ellipsis: ellipsis), x: x + column, y: y, style: style,
+                maxWidth: room - column)
+        }
+        return column
     }
 
     // MARK: Overlays
