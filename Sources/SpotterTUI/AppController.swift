@@ -185,16 +185,18 @@ public final class AppController {
             try perform(.loadSets(workoutID: state.currentWorkout?.id))
         case .loadSuggestions(let query):
             if case .routineEditor(var editor) = state.overlay, var form = editor.form {
-                form.suggestions = try store.queries.exercises(matching: query, limit: 5)
-                form.highlighted = min(form.highlighted, max(0, form.suggestions.count - 1))
+                form.suggestions = try store.queries.exercises(matching: query, limit: TypeAhead.rows)
+                form.highlighted = Self.highlight(
+                    form.highlighted, browsed: form.browsedSuggestions, typed: query, suggestions: form.suggestions)
                 editor.form = form
                 state.overlay = .routineEditor(editor)
                 return
             }
             guard case .setForm(var form) = state.overlay else { return }
-            form.suggestions = try store.queries.exercises(matching: query, limit: 5)
+            form.suggestions = try store.queries.exercises(matching: query, limit: TypeAhead.rows)
             form.starred = Set(try store.queries.favorites().map { $0.lowercased() })
-            form.highlighted = min(form.highlighted, max(0, form.suggestions.count - 1))
+            form.highlighted = Self.highlight(
+                form.highlighted, browsed: form.browsedSuggestions, typed: query, suggestions: form.suggestions)
             state.overlay = .setForm(form)
         case .prefill(let exercise, let workoutID):
             guard case .setForm(var form) = state.overlay else { return }
@@ -321,6 +323,14 @@ public final class AppController {
     /// in this workout, when that was a work set; else the matching set of its last session.
     /// The kind is `normal` unless the plan says otherwise: a warm-up or a drop set is never
     /// copied. Last session's set stays in the note, as Strong's "previous" column.
+    /// The highlight once suggestions arrive: the row the lifter moved to while it is still shown,
+    /// else the exact match, else the first suggestion.
+    static func highlight(_ highlighted: Int, browsed: Bool, typed: String, suggestions: [String]) -> Int {
+        browsed
+            ? TypeAhead.kept(highlighted, typed: typed, suggestions: suggestions)
+            : TypeAhead.defaultHighlight(typed: typed, suggestions: suggestions)
+    }
+
     private func prefill(_ form: inout SetForm, exercise: String, workoutID: UUID?) throws {
         let previous = try store.queries.previousSet(exercise: exercise, workoutID: workoutID)
         let previousNote = previous.map { "previous: \(shortSet($0.set)) \(prefillNote($0))" }

@@ -72,6 +72,9 @@ public struct SetForm: Sendable, Equatable {
     public var browsedSuggestions = false
     /// The exercise chosen is a new custom one (typed, nothing highlighted): said before saving.
     public var newCustomExercise: String?
+    /// An edit that changes the set's exercise to a new custom one was told so once ("new custom
+    /// exercise 'x'"); the next Enter saves.
+    public var warnedCustomExercise: String?
     /// The exercise whose last set filled the numbers, so they are refilled only when it changes.
     public var prefilledFrom: String?
     /// Where the numbers came from, with the date ("set 2 of your Bench Press (Barbell) on Thu 9 Apr");

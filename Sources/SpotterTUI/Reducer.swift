@@ -554,6 +554,16 @@ extension AppState {
                 form.focus = .weight
                 return [.prefill(exercise: form.exercise, workoutID: form.targetWorkoutID)]
             }
+            // An edit that moves the set to a new custom exercise says so before saving, as the
+            // log form does: the first Enter warns, the next saves.
+            if case .edit = form.purpose, let new = form.newCustomExercise,
+                form.warnedCustomExercise?.caseInsensitiveCompare(new) != .orderedSame
+            {
+                form.warnedCustomExercise = new
+                form.error = "new custom exercise '\(new)': Enter saves it, Esc keeps the set as it was"
+                if form.focus == .exercise { form.focus = .weight }
+                return effects
+            }
             switch Self.submission(of: form) {
             case .failure(let problem):
                 form.error = problem.message
@@ -570,7 +580,7 @@ extension AppState {
         case .previousField:
             return leave(&form, forward: false)
         case .nextSuggestion:
-            form.highlighted = TypeAhead.next(form.highlighted, suggestions: form.suggestions)
+            form.highlighted = TypeAhead.next(form.highlighted, typed: form.exercise, suggestions: form.suggestions)
             form.browsedSuggestions = true
             return []
         case .previousSuggestion:

@@ -521,7 +521,8 @@ extension AppState {
             // Tabbing into a filled field selects it: typing replaces, as in the set form.
             if !form[input: form.focus].isEmpty { form[input: form.focus].isSelected = true }
         case .nextSuggestion:
-            form.highlighted = TypeAhead.next(form.highlighted, suggestions: form.suggestions)
+            form.highlighted = TypeAhead.next(
+                form.highlighted, typed: form[input: .exercise].text, suggestions: form.suggestions)
             form.browsedSuggestions = true
         case .previousSuggestion:
             form.highlighted = TypeAhead.previous(

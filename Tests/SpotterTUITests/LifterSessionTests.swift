@@ -200,7 +200,9 @@ struct LifterSessionTests {
         app.handle(.character("/"))
         app.type(String(repeating: "b", count: 500))
         #expect(app.state.filterInput?.text.count == 100)
-        #expect(app.screen.line(23).contains("/bbbb"))
+        // The filter line shows the end of the text, where the cursor is (scrolled: "/…bbbb").
+        let filterLine = app.screen.line(23)
+        #expect(filterLine.contains("/bbbb") || filterLine.contains("/…bbbb"), "\(filterLine)")
         app.handle(.escape)
         app.handle(.character("w"))
         app.type(String(repeating: "w", count: 500))
@@ -393,17 +395,134 @@ struct LifterSessionTests {
         #expect(try fixture.store.queries.exercises(matching: "bench").first == "Bench Press (Barbell)")
         #expect(try !fixture.store.queries.exercises(matching: "bench").contains("bench"), "no junk exercise")
 
-        // Up from the first suggestion is the custom row: Enter then makes the new lift, and the
-        // form says so before anything is saved.
+        // The custom row is drawn below the suggestions and reached by going down past the last
+        // one: Enter then makes the new lift, and the form says so before anything is saved.
+        app.handle(.character("n"))
+        app.handle(.backTab)
+        app.type("bench")
+        var typed = try Self.form(app)
+        let shown = TypeAhead.shownCount(typed: typed.exercise, suggestions: typed.suggestions)
+        app.handle(.up)
+        #expect(try Self.form(app).highlighted == 0, "up from the first suggestion stays on it")
+        for _ in 0..<shown { app.handle(.down) }
+        typed = try Self.form(app)
+        #expect(typed.highlighted == TypeAhead.customRow)
+        let lines = (0..<40).map { app.screen.line($0) }
+        let customLine = try #require(lines.firstIndex { $0.contains("▸ + new custom exercise 'bench'") })
+        #expect(
+            lines[customLine - 1].contains(typed.suggestions[shown - 1]),
+            "the highlighted custom row is drawn right below the last suggestion shown: \(app.screen)")
+        app.handle(.down)
+        #expect(try Self.form(app).highlighted == TypeAhead.customRow, "the custom row is the last")
+        app.handle(.up)
+        #expect(try Self.form(app).highlighted == shown - 1, "up from the custom row is the last suggestion")
+        app.handle(.down)
+        app.handle(.enter)
+        form = try Self.form(app)
+        #expect(form.exercise == "bench")
+        #expect(form.newCustomExercise == "bench")
+        #expect(app.screen.contains("new custom exercise 'bench': saving adds it"), "\(app.screen)")
+
+        // Text nothing matches has only the custom row, highlighted.
+        app.handle(.escape)
         app.handle(.character("n"))
         app.handle(.backTab)
         app.type("bench spoto")
-        app.handle(.up)
+        #expect(try Self.form(app).suggestions.isEmpty)
+        #expect(app.screen.contains("▸ + new custom exercise 'bench spoto'"), "\(app.screen)")
+        app.handle(.enter)
+        #expect(try Self.form(app).newCustomExercise == "bench spoto")
+    }
+
+    @Test("Enter takes the row moved to, even when another suggestion spells exactly what was typed")
+    func enterTakesTheRowMovedToOverAnExactMatch() throws {
+        let fixture = try Fixture()
+        try fixture.log("Pull Up", 0, 8)
+        try fixture.log("Pull Up (Assisted)", 20, 8)
+        let app = fixture.controller(columns: 120, rows: 40)
+        app.handle(.character("n"))
+        app.handle(.backTab)
+        app.type("pull up")
+        var form = try Self.form(app)
+        let exact = try #require(form.suggestions.firstIndex(of: "Pull Up"))
+        let assisted = try #require(form.suggestions.firstIndex(of: "Pull Up (Assisted)"))
+        #expect(form.highlighted == exact, "the exact match is the default highlight: \(form.suggestions)")
+        #expect(!app.screen.contains("new custom exercise"), "an exact match offers no custom row")
+        let step: Key = assisted > exact ? .down : .up
+        for _ in 0..<abs(assisted - exact) { app.handle(step) }
+        #expect(try Self.form(app).highlighted == assisted)
+        #expect(app.screen.contains("▸   Pull Up (Assisted)"), "\(app.screen)")
         app.handle(.enter)
         form = try Self.form(app)
-        #expect(form.exercise == "bench spoto")
-        #expect(form.newCustomExercise == "bench spoto")
-        #expect(app.screen.contains("new custom exercise 'bench spoto': saving adds it"), "\(app.screen)")
+        #expect(form.exercise == "Pull Up (Assisted)", "the highlighted row, not the exact match")
+        #expect(form.newCustomExercise == nil)
+        app.handle(.enter)
+        let sets = try fixture.store.queries.sets(workoutID: try #require(app.state.workoutInProgress).id)
+        #expect(sets.last?.set.exercise == "Pull Up (Assisted)")
+
+        // The exact match with nothing moved is what Enter takes.
+        app.handle(.character("n"))
+        app.handle(.backTab)
+        app.type("PULL UP")
+        app.handle(.enter)
+        #expect(try Self.form(app).exercise == "Pull Up")
+    }
+
+    @Test("a leftover custom 'bench' with no sets does not beat the highlighted Bench Press (Barbell)")
+    func junkCustomExerciseDoesNotBeatTheHighlight() throws {
+        let fixture = try Fixture()
+        try fixture.log("Bench Press (Barbell)", 80, 5)
+        // A junk custom exercise left over from an earlier Enter, its only set deleted.
+        let junk = try fixture.log("bench", 60, 5)
+        try fixture.store.workoutLog.deleteSet(id: junk.set.id)
+        #expect(try fixture.store.queries.exerciseList(customOnly: true).map(\.name) == ["bench"])
+        let app = fixture.controller(columns: 120, rows: 40)
+        app.handle(.character("n"))
+        #expect(app.state.overlay != .none, "\(app.screen)")
+        app.handle(.backTab)
+        app.type("bench")
+        let form = try Self.form(app)
+        #expect(form.suggestions.first == "Bench Press (Barbell)", "pressed before: first")
+        let junkRow = try #require(form.suggestions.firstIndex(of: "bench"))
+        // Move to the catalogue lift, whatever the default: Enter takes what is highlighted.
+        for _ in 0..<junkRow { app.handle(.up) }
+        #expect(try Self.form(app).highlighted == 0)
+        #expect(app.screen.contains("▸   Bench Press (Barbell)"), "\(app.screen)")
+        // The form was opened on bench already (the last set), so Enter takes it and saves.
+        app.handle(.enter)
+        #expect(app.state.overlay == .none, "saved")
+        let sets = try fixture.store.queries.sets(workoutID: try #require(app.state.workoutInProgress).id)
+        #expect(sets.map(\.set.exercise) == ["Bench Press (Barbell)", "Bench Press (Barbell)"])
+    }
+
+    @Test("an edit that moves a set to a new custom exercise says so before saving; Enter again saves")
+    func editToANewCustomExerciseWarnsFirst() throws {
+        let fixture = try Fixture()
+        let logged = try fixture.log("Squat (Barbell)", 100, 5)
+        let app = fixture.controller(columns: 120, rows: 40)
+        app.handle(.character("e"))
+        #expect(try Self.form(app).title == "Edit set")
+        app.handle(.backTab)
+        #expect(try Self.form(app).focus == .exercise)
+        app.type("zercher 🧑🏽‍🦱 squat")
+        var form = try Self.form(app)
+        for _ in 0..<(TypeAhead.shownCount(typed: form.exercise, suggestions: form.suggestions)) {
+            app.handle(.down)
+        }
+        #expect(try Self.form(app).highlighted == TypeAhead.customRow)
+        app.handle(.enter)
+        form = try Self.form(app)
+        #expect(form.newCustomExercise == "zercher 🧑🏽‍🦱 squat")
+        #expect(form.error?.hasPrefix("new custom exercise 'zercher 🧑🏽‍🦱 squat': Enter saves it") == true)
+        #expect(app.screen.contains("new custom exercise 'zercher"), "\(app.screen)")
+        #expect(
+            try fixture.store.queries.sets(workoutID: logged.set.workoutID).first?.set.exercise == "Squat (Barbell)",
+            "nothing saved yet")
+        app.handle(.enter)
+        #expect(app.state.overlay == .none)
+        #expect(
+            try fixture.store.queries.sets(workoutID: logged.set.workoutID).first?.set.exercise
+                == "zercher 🧑🏽‍🦱 squat")
     }
 
     @Test("after warm-ups and after a drop set the next set is normal; a weight change is followed by the next set")

@@ -288,6 +288,49 @@ struct RoutineEditorTests {
         #expect(app.screen.contains("Start routine"), "Esc after saving closes without asking")
     }
 
+    @Test("Enter on a suggestion in the routine editor takes the highlighted row, over an exact match too")
+    func enterTakesTheHighlightedSuggestionInTheEditor() throws {
+        let fixture = try Fixture()
+        try fixture.store.workoutLog.createRoutine(name: "Push A", exercises: Self.pushA.exercises)
+        // Pressed before: first in the type-ahead.
+        try fixture.log("Pull Up", 0, 8)
+        try fixture.log("Pull Up (Assisted)", 20, 8)
+        let app = fixture.controller(columns: 120, rows: 40)
+        app.handle(.character("R"))
+        app.handle(.character("e"))
+        for _ in 0..<5 { app.handle(.character("j")) }
+        app.handle(.character("a"))
+        app.type("pull up")
+        var form = try #require(app.state.overlay.routineForm)
+        let exact = try #require(form.suggestions.firstIndex(of: "Pull Up"))
+        let assisted = try #require(form.suggestions.firstIndex(of: "Pull Up (Assisted)"))
+        #expect(form.highlighted == exact, "the exact match is highlighted first")
+        let step: Key = assisted > exact ? .down : .up
+        for _ in 0..<abs(assisted - exact) { app.handle(step) }
+        #expect(app.screen.contains("▸ Pull Up (Assisted)"), "\(app.screen)")
+        app.handle(.enter)
+        guard case .routineEditor(let editor) = app.state.overlay else {
+            Issue.record("the editor closed")
+            return
+        }
+        #expect(editor.form == nil, "Enter on the name applies the new exercise")
+        #expect(editor.routine.exercises.map(\.exercise).last == "Pull Up (Assisted)")
+
+        // Enter right after typing part of a name takes the first suggestion, not the text.
+        app.handle(.character("G"))
+        app.handle(.character("a"))
+        app.type("squat (b")
+        form = try #require(app.state.overlay.routineForm)
+        #expect(form.suggestions.first == "Squat (Barbell)")
+        app.handle(.enter)
+        guard case .routineEditor(let after) = app.state.overlay else {
+            Issue.record("the editor closed")
+            return
+        }
+        #expect(after.routine.exercises.map(\.exercise).last == "Squat (Barbell)")
+        #expect(try fixture.store.queries.exerciseList(customOnly: true).isEmpty, "no custom exercise was made")
+    }
+
     @Test("a save the store refuses changes nothing, queues nothing, and says why in the status line")
     func storeRefusalChangesNothing() throws {
         let fixture = try Fixture()
