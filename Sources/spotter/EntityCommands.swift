@@ -70,7 +70,12 @@ struct Edit: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The set's id.") var setID: String
-    @Option var exercise: String?
+    @Option(
+        help:
+            "Move the set to this exercise: taken as `log --exercise` takes it (a part of a name that matches several lifts is refused)."
+    )
+    var exercise: String?
+    @Flag(help: "Make --exercise a new custom exercise, even where it matches catalogue lifts.") var custom = false
     @Option(parsing: .unconditional) var weight: Double?
     @Option var unit: WeightUnit?
     @Option(parsing: .unconditional) var reps: Int?
@@ -83,13 +88,17 @@ struct Edit: AsyncParsableCommand {
         let id = try parseID(setID, what: "SET_ID")
         try refuseNegative(weight: weight, reps: reps)
         if rpe != nil && clearRPE { throw CLIError("--rpe and --clear-rpe cannot go together", code: 2) }
-        let changes = SetChanges(
+        if custom && exercise == nil { throw CLIError("--custom goes with --exercise", code: 2) }
+        var changes = SetChanges(
             exercise: exercise, weight: weight, unit: unit, reps: reps, rpe: rpe, clearRPE: clearRPE, kind: kind,
             notes: notes)
         if changes == SetChanges() {
             throw CLIError("nothing to change: give at least one of --weight, --reps, --rpe, …", code: 2)
         }
         let store = try global.openStore()
+        if let exercise {
+            changes.exercise = try ExerciseArgument.resolve(exercise, custom: custom, store: store)
+        }
         try store.workoutLog.editSet(id: id, changes: changes)
         try await EagerSync.attempt(global: global, store: store)
     }

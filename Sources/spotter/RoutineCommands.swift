@@ -173,7 +173,12 @@ struct RoutineAdd: AsyncParsableCommand {
         commandName: "add", abstract: "Add an exercise with its planned sets to the end of a routine.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The routine's name (any case) or id.") var routine: String
-    @Option(help: "Exercise name (catalogue lookup is case-insensitive).") var exercise: String
+    @Option(
+        help:
+            "Exercise name: a catalogue name (any case), an alias or a custom exercise; a part of a name that matches one lift takes it."
+    )
+    var exercise: String
+    @Flag(help: "Make --exercise a new custom exercise, even where it matches catalogue lifts.") var custom = false
     @Option(parsing: .unconditional, help: "How many planned sets.") var sets: Int = 3
     @Option(help: "Target reps, or a range such as 8-12.") var reps: String
     @Option(parsing: .unconditional, help: "Target weight, in --unit.") var weight: Double?
@@ -199,14 +204,15 @@ struct RoutineAdd: AsyncParsableCommand {
         }
         try refuseNegative(weight: weight, reps: bottom)
         let top = typed.repsMax
+        let store = try global.openStore()
+        let name = try ExerciseArgument.resolve(exercise, custom: custom, store: store)
         let planned = RoutineExercise(
-            exercise: exercise, unit: unit,
+            exercise: name, unit: unit,
             sets: Array(
                 repeating: PlannedSet(
                     kind: kind, weight: weight, percentOfOneRepMax: percent, reps: bottom, repsMax: top, rpe: rpe),
                 count: sets),
             restSeconds: rest, superset: superset, progression: progression, increment: increment)
-        let store = try global.openStore()
         let saved = try store.workoutLog.updateRoutine(routine) { $0.exercises.append(planned) }
         print(RoutineCommand.exerciseLine(saved.exercises[saved.exercises.count - 1], index: saved.exercises.count - 1))
         try await EagerSync.attempt(global: global, store: store)

@@ -49,8 +49,7 @@ struct LifterCLITests {
         try await Self.log(db, "squat", "100", "5")
         let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
         #expect((sets["sets"] as? [[String: Any]])?.first?["exercise"] as? String == "Squat (Barbell)")
-        let custom = try await SpotterBinary.run(["exercises", "list", "--custom"], db: db)
-        #expect(!custom.stdout.lowercased().contains("squat"), "no custom exercise: \(custom.stdout)")
+        #expect(try await Self.customExercises(db).isEmpty, "no custom exercise")
 
         let rest = try await SpotterBinary.run(["config", "rest", "150", "--exercise", "squat"], db: db)
         #expect(rest.status == 0, "\(rest.stderr)")
@@ -153,9 +152,7 @@ struct LifterCLITests {
         let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
         #expect(
             (sets["sets"] as? [[String: Any]])?.allSatisfy { $0["exercise"] as? String == "Squat (Barbell)" } == true)
-        let custom = try SpotterBinary.json(
-            try await SpotterBinary.run(["exercises", "list", "--custom", "--json"], db: db).stdout)
-        #expect((custom["exercises"] as? [Any])?.isEmpty == true)
+        #expect(try await Self.customExercises(db).isEmpty)
     }
 
     @Test("log --exercise: a name matching several lifts exits 2 listing them; one match is taken; --custom makes one")
@@ -167,8 +164,7 @@ struct LifterCLITests {
         #expect(ambiguous.status == 2)
         #expect(ambiguous.stderr.contains("'bench' matches several exercises"), "\(ambiguous.stderr)")
         #expect(ambiguous.stderr.contains("Bench Press (Barbell)") && ambiguous.stderr.contains("--custom"))
-        let exercises = try await SpotterBinary.run(["exercises", "--custom", "--json"], db: db)
-        #expect(!exercises.stdout.contains("\"bench\""), "nothing was made: \(exercises.stdout)")
+        #expect(try await Self.customExercises(db).isEmpty, "nothing was made")
         // One match is that lift.
         let one = try await SpotterBinary.run(
             ["log", "--exercise", "hip thrust", "--weight", "60", "--reps", "5"], db: db)
@@ -178,8 +174,91 @@ struct LifterCLITests {
         // --custom makes the new lift on purpose, and says so.
         let custom = try await SpotterBinary.run(
             ["log", "--exercise", "bench", "--custom", "--weight", "20", "--reps", "10"], db: db)
-        #expect(custom.status == 0)
+        #expect(custom.status == 0, "\(custom.stderr)")
         #expect(custom.stderr.contains("new custom exercise 'bench'"))
+        #expect(try await Self.customExercises(db) == ["bench"], "the new lift exists afterwards")
+    }
+
+    /// The custom exercises' names, from `exercises list --custom --json` (which must succeed).
+    static func customExercises(_ db: String) async throws -> [String] {
+        let result = try await SpotterBinary.run(["exercises", "list", "--custom", "--json"], db: db)
+        #expect(result.status == 0, "exercises list: \(result.stderr)")
+        let rows = try #require(try SpotterBinary.json(result.stdout)["exercises"] as? [[String: Any]])
+        return rows.compactMap { $0["name"] as? String }
+    }
+
+    @Test("edit SET --exercise takes a name as log does: several matches exit 2, one is taken, --custom makes one")
+    func editExerciseResolvesLikeLog() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        let logged = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "60", "--reps", "5"], db: db)
+        #expect(logged.status == 0, "\(logged.stderr)")
+        let id = logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        func exercise() async throws -> String? {
+            let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
+            return (sets["sets"] as? [[String: Any]])?.first?["exercise"] as? String
+        }
+
+        let ambiguous = try await SpotterBinary.run(["edit", id, "--exercise", "bench"], db: db)
+        #expect(ambiguous.status == 2, "\(ambiguous.stderr)")
+        #expect(ambiguous.stderr.contains("'bench' matches several exercises"), "\(ambiguous.stderr)")
+        #expect(ambiguous.stderr.contains("Bench Press (Barbell)") && ambiguous.stderr.contains("--custom"))
+        #expect(try await exercise() == "Squat (Barbell)", "the refused edit changed nothing")
+        #expect(try await Self.customExercises(db).isEmpty)
+
+        let alias = try await SpotterBinary.run(["edit", id, "--exercise", "bench press"], db: db)
+        #expect(alias.status == 0, "\(alias.stderr)")
+        #expect(try await exercise() == "Bench Press (Barbell)", "a catalogue name or alias is that lift")
+
+        let one = try await SpotterBinary.run(["edit", id, "--exercise", "hip thrust"], db: db)
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(try await exercise() == "Hip Thrust (Barbell)")
+        #expect(try await Self.customExercises(db).isEmpty)
+
+        let custom = try await SpotterBinary.run(["edit", id, "--exercise", "bench", "--custom"], db: db)
+        #expect(custom.status == 0, "\(custom.stderr)")
+        #expect(custom.stderr.contains("new custom exercise 'bench'"))
+        #expect(try await exercise() == "bench")
+        #expect(try await Self.customExercises(db) == ["bench"])
+
+        // The custom exercise is now known: named again, it is taken as it is, without --custom.
+        let again = try await SpotterBinary.run(["edit", id, "--exercise", "BENCH"], db: db)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try await exercise() == "bench")
+    }
+
+    @Test("routine add --exercise takes a name as log does: several matches exit 2, one is taken, --custom makes one")
+    func routineAddResolvesLikeLog() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        let created = try await SpotterBinary.run(["routine", "create", "Push A"], db: db)
+        #expect(created.status == 0, "\(created.stderr)")
+        func add(_ name: String, _ extra: [String] = []) async throws -> SpotterBinary.Result {
+            try await SpotterBinary.run(
+                ["routine", "add", "Push A", "--exercise", name, "--reps", "5", "--weight", "60"] + extra, db: db)
+        }
+        let ambiguous = try await add("bench")
+        #expect(ambiguous.status == 2, "\(ambiguous.stderr)")
+        #expect(ambiguous.stderr.contains("Bench Press (Barbell)") && ambiguous.stderr.contains("--custom"))
+        #expect(try await Self.customExercises(db).isEmpty)
+
+        let squat = try await add("squat")
+        #expect(squat.status == 0, "\(squat.stderr)")
+        #expect(squat.stdout.contains("Squat (Barbell)"), "\(squat.stdout)")
+        let one = try await add("hip thrust")
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.stdout.contains("Hip Thrust (Barbell)"), "\(one.stdout)")
+        let custom = try await add("bench", ["--custom"])
+        #expect(custom.status == 0, "\(custom.stderr)")
+        #expect(custom.stderr.contains("new custom exercise 'bench'"))
+
+        let shown = try await SpotterBinary.run(["routine", "show", "Push A"], db: db)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let lines = shown.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("1. Squat (Barbell)") }, "\(shown.stdout)")
+        #expect(lines.contains { $0.hasPrefix("2. Hip Thrust (Barbell)") }, "\(shown.stdout)")
+        #expect(lines.contains { $0 == "3. bench" }, "\(shown.stdout)")
     }
 
     static let variantsCSV = #"""
