@@ -93,19 +93,22 @@ extension Queries {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT f.exercise AS exercise, NULL AS state FROM favorites f
+                    SELECT f.exercise AS exercise, NULL AS state, 0 AS no_answer FROM favorites f
                     WHERE f.exercise NOT IN (SELECT exercise FROM favorite_pending)
                     UNION ALL
-                    SELECT p.exercise, COALESCE(o.state, \(OperationState.pending.sql)) FROM favorite_pending p
+                    SELECT p.exercise, COALESCE(o.state, \(OperationState.pending.sql)), COALESCE(o.no_answer, 0)
+                    FROM favorite_pending p
                     LEFT JOIN outbox o ON o.op_id = p.op_id WHERE p.action = 'add'
                     ORDER BY 1 COLLATE NOCASE
                     """
             ).map { row in
                 let state: String? = row["state"]
+                let noAnswer: Bool = row["no_answer"]
                 let syncState: SyncState =
                     switch state.map(OperationState.init(rawValue:)) {
                     case nil, .some(.succeeded): .synced  // nil: the server's own list
-                    case .some(.failedPermanent): .rejected
+                    // A give-up without an answer is no refusal: it goes back to the queue by itself.
+                    case .some(.failedPermanent): noAnswer ? .pending : .rejected
                     default: .pending
                     }
                 return StarredExercise(exercise: row["exercise"], syncState: syncState)

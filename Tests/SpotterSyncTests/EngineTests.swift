@@ -110,6 +110,20 @@ struct EngineTests {
         #expect(try rig.store.queries.queueCounts().gaveUp == 1, "shown, never dropped")
     }
 
+    @Test("a star whose sending gave up without an answer is waiting, never shown as refused")
+    func aStarThatGotNoAnswerIsNotRejected() async throws {
+        let rig = try EngineRig()
+        _ = try rig.store.workoutLog.setStarred("Squat (Barbell)", true)
+        rig.transport.script { $0.wholeBatch = Array(repeating: ScriptedTransport.status(503), count: 25) }
+        for _ in 0..<20 {
+            await rig.engine.syncOnce()
+            rig.clock.advance(by: 120)
+        }
+        #expect(try rig.op(.favorite).state == .failedPermanent)
+        let star = try #require(try rig.store.queries.starredExercises().first)
+        #expect(star.syncState == .pending, "no answer is not a refusal: \(star)")
+    }
+
     @Test func theSafetyValveGivesUpAfterSevenDays() async throws {
         let rig = try EngineRig()
         try rig.store.workoutLog.createWorkout(name: "Old")
