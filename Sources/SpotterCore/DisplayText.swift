@@ -174,19 +174,19 @@ public enum DisplayText {
         return ("a" + text).count != text.count + 1
     }
 
-    /// `text` with every control character (tabs and line breaks too, unless `keepLineBreaks`)
-    /// and every bidi control replaced by U+FFFD: how a stored name that predates the rules,
-    /// or came from an import or another server, is shown without driving the terminal.
+    /// `text` with every control character (tabs and line feeds too, unless `keepLineBreaks`;
+    /// a carriage return always) and every bidi control replaced by U+FFFD: how a stored name
+    /// that predates the rules, or came from an import or another server, is shown without
+    /// driving the terminal.
     public static func replacingControls(_ text: String, keepLineBreaks: Bool = false) -> String {
         guard
             text.unicodeScalars.contains(where: {
-                (isControl($0) && !(keepLineBreaks && ($0 == "\t" || $0 == "\n" || $0 == "\r")))
-                    || isBidiControl($0)
+                (isControl($0) && !(keepLineBreaks && ($0 == "\t" || $0 == "\n"))) || isBidiControl($0)
             })
         else { return text }
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            let kept = keepLineBreaks && (scalar == "\t" || scalar == "\n" || scalar == "\r")
+            let kept = keepLineBreaks && (scalar == "\t" || scalar == "\n")
             if !kept, isControl(scalar) || isBidiControl(scalar) {
                 scalars.append("\u{FFFD}")
             } else {

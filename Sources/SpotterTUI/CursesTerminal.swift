@@ -46,7 +46,7 @@ final class CursesTerminal {
     static func start(environment: [String: String]) throws(TerminalError) -> CursesTerminal {
         setlocale(LC_ALL, "")
         let codeset = spotter_codeset().map { String(cString: $0) } ?? ""
-        let unicode = codeset.uppercased().replacingOccurrences(of: "-", with: "") == "UTF8"
+        let unicode = Glyphs.isUTF8(codeset: codeset)
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw TerminalError(
                 description: "the UI needs a terminal; use a subcommand (see `spotter --help`) in scripts")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The symbols the UI draws, in two sets: Unicode for UTF-8 terminals and plain ASCII for
 /// everything else (htop's fallback), so a C-locale terminal never shows mojibake.
 public struct Glyphs: Sendable, Equatable {
@@ -32,4 +34,26 @@ public struct Glyphs: Sendable, Equatable {
         offline: "o",
         selected: ">", star: "*", ellipsis: "...", middleDot: "-", spinner: ["|", "/", "-", "\\"],
         horizontal: "-", vertical: "|", topLeft: "+", topRight: "+", bottomLeft: "+", bottomRight: "+")
+}
+
+extension Glyphs {
+    /// Unicode when the locale's character set (LC_ALL, LC_CTYPE, LANG) is UTF-8, ASCII
+    /// otherwise: the rule the UI starts with, and the CLI's text output follows.
+    public static func forLocale() -> Glyphs {
+        localeIsUTF8() ? .unicode : .ascii
+    }
+
+    /// Whether the environment's locale writes UTF-8, read without changing the process's locale
+    /// (the C library's number formatting stays as it is).
+    public static func localeIsUTF8() -> Bool {
+        guard let locale = newlocale(LC_CTYPE_MASK, "", nil) else { return false }
+        defer { freelocale(locale) }
+        guard let codeset = nl_langinfo_l(nl_item(CODESET), locale) else { return false }
+        return isUTF8(codeset: String(cString: codeset))
+    }
+
+    /// "UTF-8", "utf8": the names a UTF-8 character set goes by.
+    public static func isUTF8(codeset: String) -> Bool {
+        codeset.uppercased().replacingOccurrences(of: "-", with: "") == "UTF8"
+    }
 }

@@ -40,20 +40,21 @@ struct Import: AsyncParsableCommand {
             parsed.sets, dryRun: dryRun, progress: { done, total in progress.report(done: done, total: total) })
         progress.finish()
         for problem in parsed.problems {
-            FileHandle.standardError.write(Data("spotter: \(file): \(problem.description) (skipped)\n".utf8))
+            printError("spotter: \(file): \(problem.description) (skipped)")
         }
         print(
             (dryRun ? "would import" : "imported")
                 + " \(result.added) sets into \(result.workoutsAdded) new workouts from \(parsed.format.rawValue) export"
                 + (result.alreadyPresent > 0 ? "; \(result.alreadyPresent) already present" : "")
                 + (parsed.repaired == 0
-                    ? "" : "; \(parsed.repaired) rows with a comma in an exercise name repaired")
-                + (parsed.problems.isEmpty ? "" : "; \(parsed.problems.count) malformed rows skipped")
+                    ? "" : "; \(counted(parsed.repaired, "row")) with a comma in an exercise name repaired")
+                + (parsed.problems.isEmpty ? "" : "; \(counted(parsed.problems.count, "malformed row")) skipped")
                 + (parsed.cleanedLines.isEmpty
                     ? ""
-                    : "; \(parsed.cleanedLines.count) rows cleaned of control characters (line"
+                    : "; \(counted(parsed.cleanedLines.count, "row")) cleaned of control characters"
+                        + " (line\(parsed.cleanedLines.count == 1 ? "" : "s")"
                         + " \(parsed.cleanedLines.prefix(5).map(String.init).joined(separator: ", "))"
-                        + "\(parsed.cleanedLines.count > 5 ? ", …" : ""))")
+                        + "\(parsed.cleanedLines.count > 5 ? ", \(terminalEllipsis)" : ""))")
                 + (parsed.assumedUnit.map { "; weights read as \($0.rawValue) (the file names no unit: --unit)" } ?? "")
                 + (parsed.defaultUnitRows > 0
                     ? "; \(parsed.defaultUnitRows) rows without a unit read as \(unit.rawValue) (--unit)" : "")
@@ -146,8 +147,8 @@ struct Stats: AsyncParsableCommand {
         print("Records (estimated 1RM by Epley from 1-\(OneRepMax.maxReps) reps, warm-ups excluded)")
         for record in records {
             // Aligned by what the terminal draws; a long name ends with an ellipsis.
-            var line = "  \(DisplayText.terminalSafe(record.exercise).padded(to: 34))"
-            line += " \(String(record.sets).leftPadded(5)) sets"
+            var line = "  \(Render.nameColumn(record.exercise, 34))"
+            line += " \(String(record.sets).leftPadded(5)) \(record.sets == 1 ? "set " : "sets")"
             if let best = record.bestOneRepMaxKg, let set = record.bestOneRepMaxSet {
                 line += "   e1RM \(shown(best))"
                 line +=
@@ -204,6 +205,11 @@ extension Stats {
                 }),
         ])
     }
+}
+
+/// "1 set", "2 sets", "0 new workouts": a count and its noun, in the number it takes.
+func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
 }
 
 extension String {

@@ -154,8 +154,8 @@ struct Discard: AsyncParsableCommand {
         let preview = try store.queries.discardPreview(opID: opID)
         if !yes {
             guard isatty(STDIN_FILENO) == 1 else {
-                FileHandle.standardError.write(
-                    Data("spotter: this \(preview.summary)\nspotter: not discarded: pass --yes to confirm\n".utf8))
+                printError("spotter: this \(preview.summary)")
+                printError("spotter: not discarded: pass --yes to confirm")
                 throw ExitCode(2)
             }
             print("This \(preview.summary).")
@@ -180,10 +180,7 @@ enum AirplaneSwitch {
     /// says so once, with how to set it again.
     static func read(_ store: SpotterStore) -> Bool {
         store.preferences.airplaneIsOn { error in
-            FileHandle.standardError.write(
-                Data(
-                    "spotter: \(StoreError.oneLine(error)); counted as on until `spotter airplane on|off` sets it\n"
-                        .utf8))
+            printError("spotter: \(StoreError.oneLine(error)); counted as on until `spotter airplane on|off` sets it")
         }
     }
 }
@@ -256,12 +253,12 @@ struct Sync: AsyncParsableCommand {
         if let reason = Self.unsentReason(
             counts: counts, stranded: stranded, owner: store.owner, airplane: airplane, lastError: lastError)
         {
-            FileHandle.standardError.write(Data("spotter: not all sent: \(reason)\n".utf8))
+            printError("spotter: not all sent: \(reason)")
             throw ExitCode(3)
         }
         // Everything went out, but this device may not have what other devices sent.
         if let pullFailure {
-            FileHandle.standardError.write(Data("spotter: not all received: \(pullFailure)\n".utf8))
+            printError("spotter: not all received: \(pullFailure)")
             throw ExitCode(3)
         }
     }

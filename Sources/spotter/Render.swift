@@ -42,26 +42,67 @@ enum Render {
         return .object(fields)
     }
 
+    /// Columns of the text listings, in display columns (`DisplayWidth`): fixed, so every line
+    /// lines up with the others whatever its names hold. A name longer than its column is cut
+    /// with an ellipsis; an id is never cut.
+    enum Column {
+        static let exercise = 34
+        static let weight = 10  // "4409.25 lb": the 2000 kg limit shown in lb
+        static let reps = 4
+        static let rpe = 5  // "@9.5"
+        static let kind = 9  // "[failure]"
+        static let record = 6  // "rep-PR"
+        static let workoutName = 40
+        static let setCount = 5
+        static let operation = 51  // "create workout " and an id
+        static let state = 19  // "gave up (no answer)"
+        static let attempts = 3
+        static let lastStatus = 8  // "last 503"
+    }
+
+    /// `text` padded with spaces to `columns` display columns; longer text is kept whole (an id).
+    static func pad(_ text: String, _ columns: Int) -> String {
+        let width = DisplayWidth.of(text)
+        return width >= columns ? text : text + String(repeating: " ", count: columns - width)
+    }
+
+    /// A name in a column: one line (controls as U+FFFD), each character in the terminal form it
+    /// was measured in (as the UI draws it), cut with the locale's ellipsis, padded.
+    static func nameColumn(_ name: String, _ columns: Int) -> String {
+        DisplayText.terminalSafe(shownName(name)).padded(to: columns, ellipsis: terminalEllipsis)
+    }
+
+    /// A line of columns without the spaces its empty last columns leave.
+    static func trimmed(_ line: String) -> String {
+        var line = line
+        while line.last == " " { line.removeLast() }
+        return line
+    }
+
     /// One set as `spotter sets` prints it, its weight in `unit` when the lifter chose one
-    /// (`--json` always gives the stored weight and unit).
+    /// (`--json` always gives the stored weight and unit): id, exercise, weight × reps, RPE,
+    /// kind, record, and how it stands with the server, in aligned columns.
     static func setLine(_ row: SetRow, unit: WeightUnit? = nil) -> String {
         let set = row.set
-        var line =
-            "\(set.id.wireString)  \(set.exercise)  \(Formatting.weight(set.weight, unit: set.unit, shownIn: unit)) × \(set.reps)"
-        if let rpe = set.rpe { line += " @\(Formatting.number(rpe))" }
-        if set.kind != .normal { line += " [\(set.kind.rawValue)]" }
-        switch row.record {
-        case .oneRepMax: line += " PR"
-        case .reps: line += " rep-PR"
-        case nil: break
-        }
+        var line = "\(set.id.wireString)  \(nameColumn(set.exercise, Column.exercise))  "
+        line += Formatting.weight(set.weight, unit: set.unit, shownIn: unit).leftPadded(to: Column.weight)
+        line += " × " + String(set.reps).leftPadded(to: Column.reps)
+        line += "  " + pad(set.rpe.map { "@\(Formatting.number($0))" } ?? "", Column.rpe)
+        line += " " + pad(set.kind == .normal ? "" : "[\(set.kind.rawValue)]", Column.kind)
+        let record =
+            switch row.record {
+            case .oneRepMax: "PR"
+            case .reps: "rep-PR"
+            case nil: ""
+            }
+        line += " " + pad(record, Column.record)
         switch row.syncState {
         case .synced: break
         // Pending and saying why: it gave up without an answer (never "rejected"), or waits on one.
-        case .pending: line += "  (\(row.syncError ?? "pending"))"
-        case .rejected: line += "  (rejected: \(row.syncError ?? "unknown reason"))"
+        case .pending: line += "  (\(shownName(row.syncError ?? "pending")))"
+        case .rejected: line += "  (rejected: \(shownName(row.syncError ?? "unknown reason")))"
         }
-        return line
+        return trimmed(line)
     }
 
     static func workoutJSON(_ row: WorkoutSummary) -> JSONValue {
@@ -74,10 +115,14 @@ enum Render {
         return .object(fields)
     }
 
+    /// One workout as `spotter workouts` prints it: id, day, name, sets, and its sync state.
     static func workoutLine(_ row: WorkoutSummary) -> String {
-        var line =
-            "\(row.workout.id.wireString)  \(Timestamp.format(row.workout.startedAt).prefix(10))  \(row.workout.name)  \(row.setCount.map(String.init) ?? "?") sets"
-        if row.syncState != .synced { line += "  (\(row.syncState.rawValue)\(row.syncError.map { ": \($0)" } ?? ""))" }
+        var line = "\(row.workout.id.wireString)  \(Timestamp.format(row.workout.startedAt).prefix(10))  "
+        line += nameColumn(row.workout.name, Column.workoutName) + "  "
+        line += (row.setCount.map(String.init) ?? "?").leftPadded(to: Column.setCount) + " sets"
+        if row.syncState != .synced {
+            line += "  (\(row.syncState.rawValue)\(row.syncError.map { ": \(shownName($0))" } ?? ""))"
+        }
         return line
     }
 
@@ -93,12 +138,15 @@ enum Render {
         ])
     }
 
+    /// One operation as `spotter outbox` prints it: its id, what it does to which entity, its
+    /// state, attempts, last HTTP status and last error, in aligned columns.
     static func operationLine(_ op: OutboxOperation) -> String {
-        var line =
-            "\(op.opID)  \(op.kind.rawValue) \(op.entityType.rawValue) \(op.entityID)  \(op.noAnswer ? OutboxMachine.gaveUpPrefix : op.state.rawValue)"
-        line += "  attempts \(op.attemptCount)"
-        if let status = op.lastStatus { line += "  last \(status)" }
-        if let error = op.lastError { line += "  \(error)" }
-        return line
+        var line = "\(op.opID)  "
+        line += pad("\(op.kind.rawValue) \(op.entityType.rawValue) \(shownName(op.entityID))", Column.operation) + "  "
+        line += pad(op.noAnswer ? OutboxMachine.gaveUpPrefix : op.state.rawValue, Column.state)
+        line += "  attempts " + String(op.attemptCount).leftPadded(to: Column.attempts)
+        line += "  " + pad(op.lastStatus.map { "last \($0)" } ?? "", Column.lastStatus)
+        if let error = op.lastError { line += "  \(shownName(error))" }
+        return trimmed(line)
     }
 }

@@ -137,11 +137,11 @@ enum Main {
             Foundation.exit(exit.rawValue)
         } catch let error as CLIError {
             serverLog?.flush()
-            FileHandle.standardError.write(Data("spotter: \(error.message)\n".utf8))
+            printError("spotter: \(error.message)")
             Foundation.exit(error.code)
         } catch let error as StoreError {
             serverLog?.flush()
-            FileHandle.standardError.write(Data("spotter: \(error.description)\n".utf8))
+            printError("spotter: \(error.description)")
             Foundation.exit(1)
         } catch {
             serverLog?.flush()
@@ -153,7 +153,7 @@ enum Main {
             let message = Spotter.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
             // One line, also for a usage error: the pointer to the help goes on it.
             let usage = code == .validationFailure ? " (see `spotter --help`)" : ""
-            FileHandle.standardError.write(Data("spotter: \(message)\(usage)\n".utf8))
+            printError("spotter: \(message)\(usage)")
             Foundation.exit(code == .validationFailure ? 2 : 1)
         }
     }
