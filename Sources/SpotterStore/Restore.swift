@@ -123,10 +123,27 @@ extension SpotterStore {
         }
         try db.cachedStatement(sql: "UPDATE restored_workouts SET untold = untold + ? WHERE workout_id = ?")
             .execute(arguments: [setIDs.count, workoutID])
+        if answered != nil { try dropWorkoutTheServerNeverHad(workoutID, db: db) }
         return [
             StoreNotice(
                 RestoredWorkout.sentence(sets: setIDs.count, name: restored.name, restoredName: restored.restoredName))
         ]
+    }
+
+    /// A workout whose create was discarded here after it got no answer, now known never to have
+    /// reached the server (a set of it was just refused because the workout is missing there):
+    /// once its sets are kept in the copy, nothing of it is left to keep, and it would otherwise
+    /// stay on this device forever, never sent. One the server had (a version), one with a set
+    /// still in it, or one whose create is still on its way stays.
+    private func dropWorkoutTheServerNeverHad(_ workoutID: String, db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                DELETE FROM workouts WHERE id = ? AND server_version IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM sets WHERE workout_id = ? AND deleted_at IS NULL)
+                    AND NOT EXISTS (SELECT 1 FROM outbox WHERE entity_type = \(EntityType.workout.sql)
+                        AND entity_id = ? AND state != \(OperationState.succeeded.sql))
+                """
+        ).execute(arguments: [workoutID, workoutID, workoutID])
     }
 
     /// The copy that holds the kept sets of `workoutID`: the one made before, while it is still

@@ -102,6 +102,40 @@ struct NoSilentLossTests {
         fleet.server.stop()
     }
 
+    /// `discard` of a workout create that got no answer because the server never had it: the set
+    /// logged into it is refused there (its workout is missing), so it is kept in a restored copy
+    /// that syncs, and the discarded workout does not linger on the device, unsent for ever.
+    @Test func discardOfAWorkoutTheServerNeverHadKeepsItsSetInARestoredCopy() async throws {
+        var fleet = try await Fleet.start(extra: ["--chaos-fail", "1", "--chaos-seed", "5"])
+        let logged = try await fleet.run("a", Self.logArguments(workout: "u12w"), environment: Self.quickGiveUp)
+        #expect(logged.status == 0, "log: \(logged.stderr)")
+        let setID = logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try await fleet.run("a", ["sync", "--timeout", "5"], environment: Self.quickGiveUp)
+        let outbox = try SpotterBinary.json(try await fleet.run("a", ["outbox", "--json"]).stdout)
+        let create = try #require(
+            (outbox["operations"] as? [[String: Any]] ?? []).first {
+                $0["entity_type"] as? String == "workout" && $0["kind"] as? String == "create"
+            })
+        #expect(create["no_answer"] as? Bool == true, "503s are no answer: \(create)")
+        let discarded = try await fleet.run("a", ["discard", try #require(create["op_id"] as? String), "--yes"])
+        #expect(discarded.status == 0, "\(discarded.stderr)")
+
+        try await fleet.restart()
+        let back = try await fleet.run("a", ["sync", "--timeout", "30"], environment: Self.quickGiveUp)
+        #expect(back.status == 0, "sync: \(back.stdout) \(back.stderr)")
+        #expect(back.stdout.contains("kept in 'u12w (restored)'"), "said: \(back.stdout)")
+        let serverWorkouts = Self.liveRows(try await fleet.serverGet("/v1/workouts"), "workouts")
+        #expect(serverWorkouts.map { $0["name"] as? String } == ["u12w (restored)"], "\(serverWorkouts)")
+        let serverSets = Self.liveRows(try await fleet.serverGet("/v1/sets"), "sets")
+        #expect(serverSets.map { $0["id"] as? String } == [setID], "the set reached the server: \(serverSets)")
+        #expect(serverSets.first?["workout_id"] as? String == serverWorkouts.first?["id"] as? String)
+        let names = try await fleet.workouts("a").map { $0["name"] as? String }
+        #expect(names == ["u12w (restored)"], "no unsent 'u12w' left behind: \(names)")
+        let status = try SpotterBinary.json(try await fleet.run("a", ["status", "--json"]).stdout)
+        #expect(status["pending"] as? Int == 0 && status["failed"] as? Int == 0, "\(status)")
+        fleet.server.stop()
+    }
+
     /// A `log` killed after its token was checked but before the device's rows moved to the
     /// account leaves a set under the unverified token. `sets` and `workouts` list it, marked,
     /// and the next sync sends it; another account's rows are never listed.
