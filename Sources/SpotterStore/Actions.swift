@@ -451,10 +451,7 @@ extension WorkoutLog {
                     ? "finished" : current.name != workout.name ? "renamed" : "edited"
                 try store.journal(
                     .edited, .workout, id: key,
-                    before: current.wireFields.merging(
-                        // Fields the edit cleared come back too (a finish is undone to "not ended").
-                        Dictionary(uniqueKeysWithValues: ["ended_at", "notes"].map { ($0, JSONValue.null) }),
-                        uniquingKeysWith: { kept, _ in kept }),
+                    before: SpotterStore.changedFields(current.wireFields, workout.wireFields),
                     description: "\(what) the workout '\(current.name)'", db: db, now: now)
             }
             try store.applyChanges(
@@ -468,6 +465,22 @@ extension WorkoutLog {
         let now = self.now
         let key = id.wireString
         try writer.write { db in
+            // The workout as it was, with the sets it still has: what an undo logs again.
+            if let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL"), arguments: [key]),
+                let workout = try? Workout(row: row)
+            {
+                let sets = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL ORDER BY position"),
+                    arguments: [key]
+                ).compactMap { try? WorkoutSet(row: $0) }
+                try store.journal(
+                    .deleted, .workout, id: key,
+                    beforeText: String(
+                        decoding: try JSONEncoder().encode(DeletedWorkout(workout: workout, sets: sets)), as: UTF8.self),
+                    description: "deleted the workout '\(workout.name)' (\(sets.count) sets)", db: db, now: now)
+            }
             if try !store.queueDelete(type: .workout, id: key, db: db, now: now) {
                 try store.markWorkoutDeleted(key, db: db, now: now)
             }
@@ -572,7 +585,7 @@ extension WorkoutLog {
             try store.checked { () throws(ValidationError) in try Validation.set(updated) }
             if current != updated {
                 try store.journal(
-                    .edited, .set, id: key, before: current.wireFields,
+                    .edited, .set, id: key, before: SpotterStore.changedFields(current.wireFields, updated.wireFields),
                     description: "edited \(SpotterStore.describe(updated)) (back to \(SpotterStore.describe(current)))",
                     db: db, now: now)
             }

@@ -2,15 +2,37 @@ import Foundation
 import GRDB
 import SpotterCore
 
-/// What one undo did, for the message: "Undid: logged Squat (Barbell) 140 kg × 5".
+/// What one undo did, for the message: "Undid: logged Squat (Barbell) 140 kg × 5"; or why the
+/// newest action could not be taken back ("the set was deleted since"): then nothing changed, and
+/// the next undo goes on to the action before it.
 public struct UndoneAction: Sendable, Equatable {
     public var description: String
+    /// Why the action could not be taken back; nil when it was.
+    public var notUndone: String?
+
+    public init(description: String, notUndone: String? = nil) {
+        self.description = description
+        self.notUndone = notUndone
+    }
+
+    /// "Undid: logged …", or "Could not undo: logged … (the set was deleted since)".
+    public var message: String {
+        notUndone.map { "Could not undo: \(description) (\($0))" } ?? "Undid: \(description)"
+    }
+}
+
+/// A deleted workout as it was, with the sets it still had: what taking the delete back logs again.
+struct DeletedWorkout: Codable {
+    var workout: Workout
+    var sets: [WorkoutSet]
 }
 
 /// The device's own actions, newest last, so the last one can be taken back (`U`, `spotter
 /// undo`): a log, an edit, a delete of a set; a rename, notes or finish of a workout. Undoing is
-/// itself a set of ordinary edits that sync (a new delete, the old values written back, a deleted
-/// set logged again under a new id); it is not journalled, so pressing it again goes further back.
+/// itself a set of ordinary edits that sync (a new delete, the fields an edit changed written back,
+/// a deleted set or workout logged again under new ids); it is not journalled, so pressing it again
+/// goes further back. An action that can no longer be taken back (another device deleted what it
+/// changed) is never skipped silently: that undo says so and changes nothing.
 enum UndoSchema {
     static func register(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v11-undo-journal") { db in
@@ -65,6 +87,16 @@ extension SpotterStore {
         ])
     }
 
+    /// The fields an edit changes, as they were before it (null: absent, so a cleared note or a
+    /// finish comes back as none): what undoing it writes back, and nothing else.
+    static func changedFields(_ before: [String: JSONValue], _ after: [String: JSONValue]) -> [String: JSONValue] {
+        var changed: [String: JSONValue] = [:]
+        for field in Set(before.keys).union(after.keys) where before[field] != after[field] {
+            changed[field] = before[field] ?? .null
+        }
+        return changed
+    }
+
     /// "Squat (Barbell) 140 kg × 5".
     static func describe(_ set: WorkoutSet) -> String {
         "\(set.exercise) \(Formatting.weight(set.weight, unit: set.unit)) × \(set.reps)"
@@ -72,86 +104,150 @@ extension SpotterStore {
 }
 
 extension WorkoutLog {
-    /// Takes back this device's last action not taken back yet; nil when there is none.
+    /// The newest journal entry of this device: a UI session starts here, and its `U` never goes
+    /// back past it.
+    public func undoMark() throws -> Int64 {
+        try writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM undo_journal WHERE account = ?", arguments: [userID]) ?? 0
+        }
+    }
+
+    /// Takes back this device's newest action not taken back yet (only one newer than `mark`,
+    /// when given: a UI session's own); nil when there is none.
     @discardableResult
-    public func undoLast() throws -> UndoneAction? {
+    public func undoLast(after mark: Int64? = nil) throws -> UndoneAction? {
         let now = self.now
         return try writer.write { db -> UndoneAction? in
-            // Entries whose entity another device removed since are skipped, said as such.
-            while let row = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT * FROM undo_journal WHERE account = ? AND undone = 0 ORDER BY seq DESC LIMIT 1"),
-                arguments: [userID])
-            {
-                let seq: Int64 = row["seq"]
-                try db.cachedStatement(sql: "UPDATE undo_journal SET undone = 1 WHERE seq = ?").execute(arguments: [seq]
-                )
-                guard let type = EntityType(rawValue: row["entity_type"]),
-                    let action = SpotterStore.JournalAction(rawValue: row["action"])
-                else { continue }
-                let id: String = row["entity_id"]
-                // An edit's before-image (wire fields); a deleted set whole (its own Codable form).
-                let before = (row["before"] as String?).flatMap { JSONValue.parse($0)?.objectValue }
-                let description: String = row["description"]
-                guard let table = EntityTable.table(type) else { continue }
-                let live =
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT * FROM undo_journal WHERE account = ? AND undone = 0 AND seq > ?
+                            ORDER BY seq DESC LIMIT 1
+                            """),
+                    arguments: [userID, mark ?? 0])
+            else { return nil }
+            let seq: Int64 = row["seq"]
+            try db.cachedStatement(sql: "UPDATE undo_journal SET undone = 1 WHERE seq = ?").execute(arguments: [seq])
+            let description: String = row["description"]
+            func refused(_ why: String) -> UndoneAction { UndoneAction(description: description, notUndone: why) }
+            guard let type = EntityType(rawValue: row["entity_type"]),
+                let action = SpotterStore.JournalAction(rawValue: row["action"]),
+                let table = EntityTable.table(type)
+            else { return refused("this version cannot take it back") }
+            let id: String = row["entity_id"]
+            let what = type == .workout ? "the workout" : "the set"
+            let live =
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS(SELECT 1 FROM \(table) WHERE id = ? AND deleted_at IS NULL)",
+                    arguments: [id]) ?? false
+            switch action {
+            case .created:
+                guard live else { return refused("\(what) was deleted since") }
+                try deleteForUndo(type: type, id: id, db: db, now: now)
+                // A planned row the set performed is to do again.
+                try db.execute(
+                    sql: "UPDATE routine_plans SET status = 'planned' WHERE set_id = ? AND status = 'done'",
+                    arguments: [id])
+                // A workout the log started goes with it, when nothing else is in it.
+                if let workoutID = row["workout_created"] as String?,
+                    try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM sets WHERE workout_id = ? AND deleted_at IS NULL",
+                        arguments: [workoutID]) == 0,
                     try Bool.fetchOne(
-                        db, sql: "SELECT EXISTS(SELECT 1 FROM \(table) WHERE id = ? AND deleted_at IS NULL)",
-                        arguments: [id]) ?? false
-                switch action {
-                case .created:
-                    guard live else { continue }
-                    if try !store.queueDelete(type: type, id: id, db: db, now: now) {
-                        try db.cachedStatement(
-                            sql: """
-                                UPDATE \(table) SET deleted_at = ?, updated_at = ?, sync_state = \(SyncState.pending.sql),
-                                    sync_error = NULL WHERE id = ?
-                                """
-                        ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), id])
-                    }
-                    // A workout the log started goes with it, when nothing else is in it.
-                    if let workoutID = row["workout_created"] as String?,
-                        try Int.fetchOne(
-                            db, sql: "SELECT COUNT(*) FROM sets WHERE workout_id = ? AND deleted_at IS NULL",
-                            arguments: [workoutID]) == 0
-                    {
-                        if try !store.queueDelete(type: .workout, id: workoutID, db: db, now: now) {
-                            try db.cachedStatement(
-                                sql: """
-                                    UPDATE workouts SET deleted_at = ?, updated_at = ?, sync_state = \(SyncState.pending.sql)
-                                    WHERE id = ?
-                                    """
-                            ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), workoutID])
-                        }
-                    }
-                case .edited:
-                    guard live, let before, let current = try EntityTable.wireFields(type, id: id, db: db) else {
-                        continue
-                    }
-                    var restored = current
-                    for (field, value) in before { restored[field] = value.isNull ? nil : value }
-                    try store.applyChanges(type: type, id: id, from: current, to: restored, db: db, now: now)
-                case .deleted:
+                        db, sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND deleted_at IS NULL)",
+                        arguments: [workoutID]) == true
+                {
+                    try deleteForUndo(type: .workout, id: workoutID, db: db, now: now)
+                }
+            case .edited:
+                guard live else { return refused("\(what) was deleted since") }
+                // The fields the edit changed, as they were before it: only those are written back,
+                // so what another device changed in other fields since stays.
+                guard let before = (row["before"] as String?).flatMap({ JSONValue.parse($0)?.objectValue }),
+                    let current = try EntityTable.wireFields(type, id: id, db: db)
+                else { return refused("its earlier values were not kept") }
+                var restored = current
+                for (field, value) in before { restored[field] = value.isNull ? nil : value }
+                try store.applyChanges(type: type, id: id, from: current, to: restored, db: db, now: now)
+            case .deleted:
+                guard let text = row["before"] as String? else { return refused("its earlier values were not kept") }
+                switch type {
+                case .set:
                     // Logged again, under a new id: the server keeps the old one's tombstone.
-                    guard type == .set, let text = row["before"] as String?,
-                        var set = try? JSONDecoder().decode(WorkoutSet.self, from: Data(text.utf8))
-                    else { continue }
+                    guard var set = try? JSONDecoder().decode(WorkoutSet.self, from: Data(text.utf8)) else {
+                        return refused("its earlier values were not kept")
+                    }
                     guard
                         try Bool.fetchOne(
                             db, sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND deleted_at IS NULL)",
                             arguments: [set.workoutID.wireString]) == true
-                    else { continue }
+                    else { return refused("its workout was deleted since") }
+                    let old = set.id
                     set.id = UUID.timeOrdered(at: now)
                     _ = try store.insertSet(set, db: db, now: now)
-                    // Earlier actions on that set (its log, its edits) now mean the set logged again.
-                    try db.cachedStatement(
-                        sql: "UPDATE undo_journal SET entity_id = ? WHERE entity_id = ? AND undone = 0"
-                    ).execute(arguments: [set.id.wireString, id])
+                    try renumber(old, to: set.id, db: db)
+                case .workout:
+                    // The workout and the sets it had, again, under new ids.
+                    guard let deleted = try? JSONDecoder().decode(DeletedWorkout.self, from: Data(text.utf8)) else {
+                        return refused("its earlier values were not kept")
+                    }
+                    var workout = deleted.workout
+                    workout.id = UUID.timeOrdered(at: now)
+                    try store.insertWorkout(workout, db: db, now: now)
+                    try renumber(deleted.workout.id, to: workout.id, db: db)
+                    for var set in deleted.sets.sorted(by: { $0.position < $1.position }) {
+                        let old = set.id
+                        set.id = UUID.timeOrdered()
+                        set.workoutID = workout.id
+                        _ = try store.insertSet(set, db: db, now: now)
+                        try renumber(old, to: set.id, db: db)
+                    }
+                default:
+                    return refused("this version cannot take it back")
                 }
-                try SpotterStore.refreshRecords(db)
-                return UndoneAction(description: description)
             }
-            return nil
+            try SpotterStore.refreshRecords(db)
+            return UndoneAction(description: description)
         }
+    }
+
+    /// A delete made by an undo: queued like any delete (removed outright when never sent).
+    private func deleteForUndo(type: EntityType, id: String, db: Database, now: Date) throws {
+        guard let table = EntityTable.table(type) else { return }
+        if try !store.queueDelete(type: type, id: id, db: db, now: now) {
+            try db.cachedStatement(
+                sql: """
+                    UPDATE \(table) SET deleted_at = ?, updated_at = ?, sync_state = \(SyncState.pending.sql),
+                        sync_error = NULL WHERE id = ?
+                    """
+            ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), id])
+            if type == .workout {
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE sets SET deleted_at = ?, sync_state = \(SyncState.pending.sql)
+                        WHERE workout_id = ? AND deleted_at IS NULL
+                        """
+                ).execute(arguments: [Timestamp.format(now), id])
+            }
+        }
+    }
+
+    /// An entity logged again under a new id: earlier actions on it (its log, its edits, a delete
+    /// of a set in it) now mean the new one.
+    private func renumber(_ old: UUID, to new: UUID, db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE undo_journal SET entity_id = ? WHERE entity_id = ? AND undone = 0")
+            .execute(arguments: [new.wireString, old.wireString])
+        try db.cachedStatement(
+            sql: "UPDATE undo_journal SET workout_created = ? WHERE workout_created = ? AND undone = 0"
+        ).execute(arguments: [new.wireString, old.wireString])
+        // A deleted set keeps its workout's id in its image (JSON: the UUID's uppercase spelling).
+        let spelled = (old.uuidString, new.uuidString)
+        try db.cachedStatement(
+            sql: """
+                UPDATE undo_journal SET before = replace(before, ?, ?)
+                WHERE undone = 0 AND action = 'deleted' AND instr(before, ?) > 0
+                """
+        ).execute(arguments: [spelled.0, spelled.1, spelled.0])
     }
 }

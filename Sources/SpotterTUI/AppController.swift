@@ -21,6 +21,9 @@ public final class AppController {
     /// shows it. Another process's commit (a CLI command, a second UI, `spotter sync`) moves the
     /// token, and `followDatabase()` re-reads.
     private var shownChangeToken: Int?
+    /// The undo journal's newest entry when this UI opened: `U` takes back this session's own
+    /// actions only, never one made before it (a week ago, or from a script).
+    private let undoMark: Int64
     private let calendar = Calendar.current
     private let weekdayFormatter: DateFormatter
     private let dayMonthFormatter: DateFormatter
@@ -38,6 +41,7 @@ public final class AppController {
         self.sync = sync
         self.clock = clock
         self.logger = logger
+        undoMark = (try? store.workoutLog.undoMark()) ?? Int64.max
         state = AppState(
             columns: columns, rows: rows, glyphs: glyphs, syncAvailable: sync != nil,
             restSeconds: restSeconds, now: clock.now())
@@ -308,11 +312,11 @@ public final class AppController {
         case .editWorkout, .finishWorkout:
             try performWorkout(effect)
         case .undo:
-            if let undone = try store.workoutLog.undoLast() {
-                state.say("Undid: \(undone.description)")
-                afterLocalWrite()
+            if let undone = try store.workoutLog.undoLast(after: undoMark) {
+                state.say(undone.message)
+                if undone.notUndone == nil { afterLocalWrite() }
             } else {
-                state.say("Nothing to undo")
+                state.say("Nothing more to undo in this session")
             }
         }
     }

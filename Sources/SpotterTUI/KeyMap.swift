@@ -149,7 +149,7 @@ public enum KeyMap {
     public static let bindings: [KeyBinding] = [
         KeyBinding(
             [c("U")], .browse, .undo,
-            help: .line(key: "U", text: "undo this device's last log, edit, delete or finish")),
+            help: .line(key: "U", text: "undo the last log, edit, delete, rename or finish")),
         KeyBinding(
             [c("F")], .browse, .finishWorkout,
             help: .line(key: "F", text: "finish the workout (e on a workout: name, notes)")),

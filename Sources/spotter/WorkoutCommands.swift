@@ -72,6 +72,11 @@ struct Undo: AsyncParsableCommand {
             print("nothing to undo")
             return
         }
+        if let why = undone.notUndone {
+            // Nothing changed; the next undo goes on to the action before it.
+            throw CLIError(
+                "could not undo: \(undone.description) (\(why)); undo again takes back the one before", code: 1)
+        }
         print("undid: \(undone.description)")
         try await EagerSync.attempt(global: global, store: store)
     }
