@@ -87,6 +87,54 @@ struct RoutineSyncTests {
         await server.server.stop()
     }
 
+    /// Two devices change the same planned set's weight offline: the edit made later wins on
+    /// both, whatever order they sync in; the other value is a conflict naming the row, and taking
+    /// it back puts it in the plan everywhere.
+    @Test func oneRowEditedOnTwoOfflineDevicesIsAConflictThatCanBeTakenBack() async throws {
+        let server = try await LiveServer.start()
+        let phone = try Device(server: server)
+        let laptop = try Device(server: server)
+        try phone.store.workoutLog.createRoutine(
+            name: "Push A",
+            exercises: [
+                RoutineExercise(exercise: "Bench Press (Barbell)", sets: [PlannedSet(weight: 100, reps: 5)]),
+                RoutineExercise(exercise: "Overhead Press (Barbell)", sets: [PlannedSet(weight: 50, reps: 5)]),
+            ])
+        #expect(await phone.sync())
+        #expect(await laptop.sync())
+        // The phone plans 105 kg first, offline; the laptop plans 110 a moment later and syncs first.
+        try phone.store.workoutLog.updateRoutine("Push A") { $0.exercises[0].sets[0].weight = 105 }
+        try await Task.sleep(for: .milliseconds(20))
+        try laptop.store.workoutLog.updateRoutine("Push A") {
+            $0.exercises[0].sets[0].weight = 110
+            $0.exercises[1].sets[0].reps = 6
+        }
+        #expect(await laptop.sync())
+        #expect(await phone.sync())
+        #expect(await laptop.sync())
+        for device in [phone, laptop] {
+            let plan = try device.store.queries.routine("Push A").routine
+            #expect(plan.exercises[0].sets[0].weight == 110, "the later edit wins on every device")
+            #expect(plan.exercises[1].sets[0].reps == 6, "the laptop's other row stands")
+        }
+        let listed = try phone.store.conflicts.list()
+        #expect(listed.count == 1, "\(listed.map { $0.sentence() })")
+        let conflict = try #require(listed.first)
+        #expect(conflict.record.entityType == .routine && conflict.overriddenHere)
+        #expect(conflict.record.field == "exercises/Bench Press (Barbell)/sets/0/weight", "\(conflict.record.field)")
+        #expect(conflict.sentence().contains("105"), "\(conflict.sentence())")
+        #expect(conflict.sentence().contains("110"), "\(conflict.sentence())")
+
+        _ = try phone.store.conflicts.takeBack(conflict.record.id.wireString)
+        #expect(await phone.sync())
+        #expect(await laptop.sync())
+        for device in [phone, laptop] {
+            let plan = try device.store.queries.routine("Push A").routine
+            #expect(plan.exercises[0].sets[0].weight == 105, "the value taken back is everywhere")
+            #expect(plan.exercises[1].sets[0].reps == 6)
+        }
+    }
+
     @Test func setsLoggedFromAStartedRoutineReachTheServerOnceEach() async throws {
         let server = try await LiveServer.start()
         let device = try Device(server: server)
