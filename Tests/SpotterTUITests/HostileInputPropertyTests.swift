@@ -18,6 +18,10 @@ enum HardText {
         "60", "5", "8.5", " ",
     ]
 
+    /// The 10 000-character paste: emoji with skin tones, decomposed accents and Hangul, over
+    /// and over. Every field stops it at its limit.
+    static let hugePaste = String(String(repeating: "Push 💪🏽 e\u{301} 스 ", count: 1000).prefix(10_000))
+
     /// The keys a terminal delivers for `text`: one per code point, decoded the way the curses
     /// adapter decodes them (a control may arrive as Enter, Tab or Escape, or as nothing).
     static func keys(_ text: String) -> [Key] {
@@ -43,6 +47,8 @@ enum HostileStep: CustomStringConvertible {
     init(code: Int) {
         switch code % 10 {
         case 0...4: self = .key(Self.keys[(code / 10) % Self.keys.count])
+        // One step in a thousand pastes the 10 000 characters (into a field, or as keys to whatever is open).
+        case 5 where code % 1000 == 5: self = .paste(HardText.hugePaste)
         case 5...8: self = .paste(HardText.corpus[(code / 10) % HardText.corpus.count])
         default:
             let size = Self.sizes[(code / 10) % Self.sizes.count]
@@ -103,7 +109,7 @@ struct HostileInputPropertyTests {
 
     @Test("random key and paste sequences through the reducer and the renderer, at 80x24, 120x40 and 200x60")
     func randomSessions() async throws {
-        await propertyCheck(count: 1000, input: Gen.int(in: 0...9999).array(of: 1...40)) { codes in
+        await propertyCheck(count: 1000, input: Gen.int(in: 0...99_999).array(of: 1...40)) { codes in
             let steps = codes.map(HostileStep.init)
             do {
                 let fixture = try Self.sessionFixture()
@@ -130,8 +136,10 @@ struct HostileInputPropertyTests {
         }
     }
 
-    @Test("a name typed as separate code points reads back grapheme for grapheme, in every text field")
-    func typedTextIsKept() async throws {
+    @Test(
+        "every text field holds what was typed, grapheme for grapheme, through cursor moves, inserts and deletes",
+        arguments: EditedField.allCases)
+    func typedTextIsKept(field: EditedField) async throws {
         let typeable = HardText.corpus.filter { text in
             // Keys the terminal turns into Enter, Tab, Escape or nothing cannot be typed as text.
             text.unicodeScalars.allSatisfy { scalar in
@@ -139,36 +147,58 @@ struct HostileInputPropertyTests {
                 return false
             }
         }
-        await propertyCheck(count: 150, input: Gen.int(in: 0...999).array(of: 1...6)) { picks in
-            let typed = picks.map { typeable[$0 % typeable.count] }.joined()
+        // 250 sessions a field, eight fields: 2000, each at one of the three sizes.
+        // A database of this field's own: the fields' cases run side by side.
+        let fixture = try Fixture()
+        try fixture.log("Bench Press (Barbell)", 100, 5)
+        try fixture.log("Heavy Day 🏋️ 스쿼트 💪🏽", 60, 8)
+        await propertyCheck(count: 250, input: Gen.int(in: 0...99_999).array(of: 1...16)) { codes in
+            var log: [String] = []
             do {
-                let fixture = try Fixture()
-                let controller = fixture.controller(columns: 120, rows: 40)
-                // The new workout's name.
-                controller.handle(.character("w"))
-                for key in HardText.keys(typed) { controller.handle(key) }
-                guard case .newWorkout(let name) = controller.state.overlay else {
-                    Issue.record("the name prompt closed while typing \(typed.unicodeScalars.map(\.value))")
+                let size = HostileStep.sizes[codes[0] % HostileStep.sizes.count]
+                let controller = fixture.controller(columns: size.0, rows: size.1)
+                field.open(controller)
+                guard var model = field.read(controller).map({ FieldModel($0, limit: field.limit) }) else {
+                    Issue.record("\(field) did not open: \(controller.state.overlay)")
                     return
                 }
-                #expect(Array(name.text) == Array(typed), "name field")
-                #expect(name.cursor == name.text.count)
-                controller.handle(.escape)
-                // The filter.
-                controller.handle(.character("/"))
-                for key in HardText.keys(typed) { controller.handle(key) }
-                #expect(controller.state.filterInput.map { Array($0.text) } == Array(typed), "filter")
-                controller.handle(.escape)
-                // The set form's exercise field.
-                controller.handle(.character("n"))
-                for key in HardText.keys(typed) { controller.handle(key) }
-                if case .setForm(let form) = controller.state.overlay {
-                    #expect(Array(form[input: .exercise].text) == Array(typed), "exercise field")
-                } else {
-                    Issue.record("the set form closed while typing")
+                var buffer = ScreenBuffer(width: 0, height: 0)
+                for code in codes {
+                    let step = EditStep(code: code, typeable: typeable)
+                    log.append(step.description)
+                    switch step {
+                    case .edit(let key, let edit):
+                        controller.handle(key)
+                        model.apply(edit)
+                    case .type(let text):
+                        for key in HardText.keys(text) {
+                            controller.handle(key)
+                            if case .character(let character) = key { model.insert(character) }
+                        }
+                    }
+                    guard let shown = field.read(controller) else {
+                        Issue.record("\(field) closed after \(log)")
+                        return
+                    }
+                    if Array(shown.text) != model.characters || shown.cursor != model.cursor {
+                        Issue.record(
+                            """
+                            \(field) after \(log):
+                            field \(shown.text.unicodeScalars.map { String($0.value, radix: 16) }) cursor \(shown.cursor)
+                            model \(String(model.characters).unicodeScalars.map { String($0.value, radix: 16) }) \
+                            cursor \(model.cursor)
+                            """)
+                        return
+                    }
+                }
+                // The field as drawn at the end (every step is drawn in `randomSessions`).
+                controller.render(into: &buffer)
+                let wrong = Self.rowsOfWrongWidth(buffer)
+                if !wrong.isEmpty {
+                    Issue.record("\(field) after \(log):\n\(wrong.joined(separator: "\n"))\n\(buffer)")
                 }
             } catch {
-                Issue.record("\(error)")
+                Issue.record("\(error) after \(log)")
             }
         }
     }
@@ -194,5 +224,154 @@ struct HostileInputPropertyTests {
             controller.handle(.escape)
         }
         #expect(!controller.shouldQuit)
+    }
+}
+
+/// A text field the lifter reaches with keys, opened on a fresh controller.
+enum EditedField: String, CaseIterable, CustomStringConvertible, Sendable {
+    case workoutName, filter, exercise, weight, reps, rpe, editedName, notes
+
+    var description: String { rawValue }
+
+    /// The most code points it holds (the reducer refuses the rest).
+    var limit: Int {
+        switch self {
+        case .workoutName, .editedName: Validation.maxNameLength
+        case .filter: AppState.maxFilterLength
+        case .exercise: SetForm.maxLength(.exercise)
+        case .weight: SetForm.maxLength(.weight)
+        case .reps: SetForm.maxLength(.reps)
+        case .rpe: SetForm.maxLength(.rpe)
+        case .notes: Validation.maxNotesLength
+        }
+    }
+
+    func open(_ controller: AppController) {
+        switch self {
+        case .workoutName: controller.handle(.character("w"))
+        case .filter: controller.handle(.character("/"))
+        case .exercise, .weight, .reps, .rpe:
+            controller.handle(.character("n"))
+            // The form opens on the first field to fill in: Shift-Tab back to the exercise, then
+            // Tab forward to the field.
+            for _ in 0..<4 where !Self.focused(.exercise, controller) { controller.handle(.backTab) }
+            for _ in 0..<4 where read(controller) == nil { controller.handle(.tab) }
+        case .editedName, .notes:
+            controller.handle(.left)
+            controller.handle(.character("e"))
+            if self == .notes { controller.handle(.tab) }
+        }
+    }
+
+    static func focused(_ field: SetForm.Field, _ controller: AppController) -> Bool {
+        if case .setForm(let form) = controller.state.overlay { return form.focus == field }
+        return false
+    }
+
+    /// The field as the reducer holds it, or nil when it is not open (any more).
+    func read(_ controller: AppController) -> TextField? {
+        let state = controller.state
+        switch (self, state.overlay) {
+        case (.workoutName, .newWorkout(let name)): return name
+        case (.filter, _): return state.filterInput?.field
+        case (.exercise, .setForm(let form)), (.weight, .setForm(let form)), (.reps, .setForm(let form)),
+            (.rpe, .setForm(let form)):
+            let wanted: SetForm.Field =
+                switch self {
+                case .exercise: .exercise
+                case .weight: .weight
+                case .reps: .reps
+                default: .rpe
+                }
+            return form.focus == wanted ? form[input: wanted] : nil
+        case (.editedName, .workoutEdit(let form)): return form.focus == .name ? form.name : nil
+        case (.notes, .workoutEdit(let form)): return form.focus == .notes ? form.notes : nil
+        default: return nil
+        }
+    }
+}
+
+/// One step of an editing session: an editing key, or text typed one code point a key.
+enum EditStep: CustomStringConvertible {
+    case edit(Key, TextEdit)
+    case type(String)
+
+    static let edits: [(Key, TextEdit)] = [
+        (.left, .moveLeft), (.right, .moveRight), (.home, .moveToStart), (.end, .moveToEnd),
+        (.backspace, .deleteBackward), (.delete, .deleteForward),
+    ]
+
+    init(code: Int, typeable: [String]) {
+        if code % 10 < 4 {
+            let (key, edit) = Self.edits[(code / 10) % Self.edits.count]
+            self = .edit(key, edit)
+        } else if code % 500 == 4 {
+            self = .type(HardText.hugePaste)
+        } else {
+            self = .type(typeable[(code / 10) % typeable.count])
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .edit(let key, _): "key \(key)"
+        case .type(let text):
+            text.count > 40
+                ? "type \(text.count) characters" : "type \(text.unicodeScalars.map { String($0.value, radix: 16) })"
+        }
+    }
+}
+
+/// The reference a field is checked against: its text as an array of `Character`s and a cursor
+/// counted in them. A character typed goes in at the cursor (replacing a selected text) and
+/// joins what it composes with; the cursor stays after it, counted in the text as it now reads.
+struct FieldModel {
+    var characters: [Character]
+    var cursor: Int
+    var selected: Bool
+    let limit: Int
+
+    init(_ field: TextField, limit: Int) {
+        characters = Array(field.text)
+        cursor = field.cursor
+        selected = field.isSelected
+        self.limit = limit
+    }
+
+    var scalarCount: Int { characters.reduce(0) { $0 + $1.unicodeScalars.count } }
+
+    mutating func insert(_ character: Character) {
+        if selected {
+            selected = false
+            characters = []
+            cursor = 0
+        }
+        guard scalarCount + character.unicodeScalars.count <= limit else { return }
+        let head = String(characters[..<cursor]) + String(character)
+        characters = Array(head + String(characters[cursor...]))
+        cursor = min(Array(head).count, characters.count)
+    }
+
+    mutating func apply(_ edit: TextEdit) {
+        selected = false
+        switch edit {
+        case .deleteBackward:
+            guard cursor > 0 else { return }
+            let head = String(characters[..<(cursor - 1)])
+            characters = Array(head + String(characters[cursor...]))
+            cursor = min(Array(head).count, characters.count)
+        case .deleteForward:
+            guard cursor < characters.count else { return }
+            let head = String(characters[..<cursor])
+            characters = Array(head + String(characters[(cursor + 1)...]))
+            cursor = min(Array(head).count, characters.count)
+        case .clear:
+            characters = []
+            cursor = 0
+        case .moveLeft: cursor = max(0, cursor - 1)
+        case .moveRight: cursor = min(characters.count, cursor + 1)
+        case .moveToStart: cursor = 0
+        case .moveToEnd: cursor = characters.count
+        }
     }
 }
