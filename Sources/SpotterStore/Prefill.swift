@@ -11,6 +11,9 @@ public struct PreviousSet: Sendable, Equatable {
     /// the exercise that session had; nil when the form fell back to the exercise's last set.
     public var ordinal: Int?
     public var sessionSetCount: Int?
+    /// The first work set (normal or to failure) of that session: what a work set is offered
+    /// when the matching set was a warm-up the lifter has done without today.
+    public var sessionFirstWorkSet: WorkoutSet?
 }
 
 extension Queries {
@@ -49,7 +52,9 @@ extension Queries {
                             """), arguments: [session, name]
                 ).map(WorkoutSet.init(row:))
                 if done < sets.count {
-                    return PreviousSet(set: sets[done], ordinal: done + 1, sessionSetCount: sets.count)
+                    return PreviousSet(
+                        set: sets[done], ordinal: done + 1, sessionSetCount: sets.count,
+                        sessionFirstWorkSet: sets.first { $0.kind == .normal || $0.kind == .failure })
                 }
             }
             return try Row.fetchOne(
@@ -61,6 +66,25 @@ extension Queries {
                         """
                 ), arguments: [name, before, target]
             ).map { PreviousSet(set: try WorkoutSet(row: $0), ordinal: nil, sessionSetCount: nil) }
+        }
+    }
+}
+
+extension Queries {
+    /// The sets of `exercise` in `workoutID` so far, in the order they were done: what the next
+    /// set's prefill follows.
+    public func sessionSets(exercise: String, workoutID: UUID) throws -> [WorkoutSet] {
+        try writer.read { db in
+            try store.readable(
+                try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT * FROM sets WHERE workout_id = ? AND exercise = ? AND deleted_at IS NULL
+                                AND \(store.visible())
+                            ORDER BY position, performed_at
+                            """),
+                    arguments: [workoutID.wireString, try SpotterStore.canonicalExercise(exercise, db: db)])
+            ) { try WorkoutSet(row: $0) }
         }
     }
 }

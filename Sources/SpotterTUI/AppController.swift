@@ -322,11 +322,6 @@ public final class AppController {
     }
 
     /// "set 2/3 on Thu 9 Apr · Bench Press (Barbell)": which set filled the form, and when.
-    /// The form's numbers for the next set of `exercise` in `workoutID`, following the session:
-    /// the routine's plan for it when one is open (its kind too); else the set just logged of it
-    /// in this workout, when that was a work set; else the matching set of its last session.
-    /// The kind is `normal` unless the plan says otherwise: a warm-up or a drop set is never
-    /// copied. Last session's set stays in the note, as Strong's "previous" column.
     /// The highlight once suggestions arrive: the row the lifter moved to while it is still shown,
     /// else the exact match, else the first suggestion.
     static func highlight(_ highlighted: Int, browsed: Bool, typed: String, suggestions: [String]) -> Int {
@@ -335,6 +330,13 @@ public final class AppController {
             : TypeAhead.defaultHighlight(typed: typed, suggestions: suggestions)
     }
 
+    /// The form's numbers for the next set of `exercise` in `workoutID`, following the session:
+    /// the routine's plan for it when one is open (its kind too); else the set just logged of it
+    /// in this workout when that was a work set (after a drop set, the last work set before it);
+    /// else the matching set of its last session — but never a warm-up of last session once
+    /// today's sets have begun: then today's last work set, or last session's first one. The
+    /// kind is `normal` unless the plan says otherwise: a warm-up or a drop set is never copied.
+    /// Last session's set stays in the note, as Strong's "previous" column.
     private func prefill(_ form: inout SetForm, exercise: String, workoutID: UUID?) throws {
         let previous = try store.queries.previousSet(exercise: exercise, workoutID: workoutID)
         let previousNote = previous.map { "previous: \(shortSet($0.set)) \(prefillNote($0))" }
@@ -350,30 +352,62 @@ public final class AppController {
             target.notes = nil
             form.prefill(
                 from: target, kind: planned.kind,
-                note: "planned: \(shortSet(target))" + (previousNote.map { " · \($0)" } ?? ""),
+                note: "planned: \(shortSet(target, repsMax: planned.repsMax))"
+                    + (previousNote.map { " · \($0)" } ?? ""),
                 display: state.displayUnit)
             return
         }
-        if let workoutID, let justLogged = try store.queries.lastSet(exercise: name, workoutID: workoutID),
-            justLogged.kind != .warmup || previous == nil
-        {
-            form.prefill(
-                from: justLogged, kind: .normal,
-                note: "as your last set · " + (previousNote ?? "no earlier session"), display: state.displayUnit)
+        let today = try workoutID.map { try store.queries.sessionSets(exercise: name, workoutID: $0) } ?? []
+        let lastWork = today.last { $0.kind == .normal || $0.kind == .failure }
+        if let justLogged = today.last {
+            switch justLogged.kind {
+            case .normal, .failure:
+                form.prefill(
+                    from: justLogged, kind: .normal,
+                    note: "as your last set · " + (previousNote ?? "no earlier session"), display: state.displayUnit)
+                return
+            case .drop:
+                // A drop set's reduced weight is not the next set's: the work set before it is.
+                if let lastWork {
+                    form.prefill(
+                        from: lastWork, kind: .normal,
+                        note: "as your last work set · " + (previousNote ?? "no earlier session"),
+                        display: state.displayUnit)
+                    return
+                }
+            case .warmup:
+                if previous == nil {
+                    form.prefill(
+                        from: justLogged, kind: .normal, note: "as your last set · no earlier session",
+                        display: state.displayUnit)
+                    return
+                }
+            }
+        }
+        guard let previous else {
+            form.clearPrefill(exercise: exercise)
             return
         }
-        if let previous {
-            form.prefill(from: previous.set, kind: .normal, note: prefillNote(previous), display: state.displayUnit)
-        } else {
-            form.clearPrefill(exercise: exercise)
+        // Fewer warm-ups today than last session: the next set is a work set, so last session's
+        // warm-up weight is not offered for it.
+        if !today.isEmpty, previous.set.kind == .warmup, let work = lastWork ?? previous.sessionFirstWorkSet {
+            let from = work.workoutID == workoutID ? "as your last work set" : "last session's first work set"
+            form.prefill(
+                from: work, kind: .normal,
+                note: "\(from) · previous: \(shortSet(previous.set)) \(prefillNote(previous))",
+                display: state.displayUnit)
+            return
         }
+        form.prefill(from: previous.set, kind: .normal, note: prefillNote(previous), display: state.displayUnit)
     }
 
     /// "100×5" in the lifter's display unit ("100 kg×5" when it differs from the form's).
-    private func shortSet(_ set: WorkoutSet) -> String {
+    /// A planned set's rep range shows whole: "100 kg × 8–12".
+    private func shortSet(_ set: WorkoutSet, repsMax: Int? = nil) -> String {
         let unit = state.displayUnit ?? set.unit
         let weight = Formatting.number(Formatting.converted(set.weight, from: set.unit, to: unit))
-        return "\(weight) \(unit.rawValue) × \(set.reps)" + (set.kind == .normal ? "" : " (\(set.kind.rawValue))")
+        let reps = repsMax.map { $0 > set.reps ? "\(set.reps)–\($0)" : String(set.reps) } ?? String(set.reps)
+        return "\(weight) \(unit.rawValue) × \(reps)" + (set.kind == .normal ? "" : " (\(set.kind.rawValue))")
     }
 
     private func prefillNote(_ previous: PreviousSet) -> String {

@@ -576,6 +576,88 @@ struct LifterSessionTests {
         #expect(try Self.form(app).kind == .normal, "a drop set is not copied")
     }
 
+    @Test("after today's warm-ups, fewer than last session's, the next set is a work set at a work weight")
+    func prefillAfterTodaysWarmUpsIsAWorkSet() throws {
+        let fixture = try Fixture()
+        // Last session: w20, w40, w50, then 65×4 and 67.5×3.
+        let old = try fixture.store.workoutLog.createWorkout(
+            name: "Push", startedAt: fixture.clock.now().addingTimeInterval(-3 * 86_400))
+        for (weight, reps, kind) in [
+            (20.0, 10, SetKind.warmup), (40, 5, .warmup), (50, 3, .warmup), (65, 4, .normal), (67.5, 3, .normal),
+        ] {
+            fixture.clock.advance(by: 60)
+            _ = try fixture.store.workoutLog.logSet(
+                LogSetInput(
+                    exercise: "Bench Press (Barbell)", weight: weight, reps: reps, kind: kind,
+                    workout: .existing(old.id)))
+        }
+        let app = fixture.controller(columns: 120, rows: 40)
+        // Today: one warm-up, at 20 kg, logged through the form (kind w).
+        app.handle(.character("n"))
+        var form = try Self.form(app)
+        #expect(form.weight == "20" && form.kind == .normal, "last session's first set, its kind not copied")
+        for _ in 0..<3 { app.handle(.tab) }
+        #expect(try Self.form(app).focus == .kind)
+        app.handle(.character("w"))
+        app.handle(.enter)
+        let today = try #require(app.state.workoutInProgress)
+        #expect(try fixture.store.queries.sets(workoutID: today.id).map(\.set.kind) == [.warmup])
+
+        // Last session's second set was a warm-up (40 kg): a work set is offered instead.
+        app.handle(.character("n"))
+        form = try Self.form(app)
+        #expect(form.kind == .normal)
+        #expect(form.weight == "65" && form.reps == "4", "last session's first work set: \(form.weight)×\(form.reps)")
+        #expect(form.prefillNote?.contains("previous: 40 kg × 5 (warmup)") == true, "\(form.prefillNote ?? "")")
+        app.handle(.control("u"))
+        app.type("70")
+        app.handle(.tab)
+        app.type("5")
+        app.handle(.tab)
+        app.type("8")
+        app.handle(.enter)
+        // After a work set, the next follows it: weight, reps and RPE.
+        app.handle(.character("n"))
+        form = try Self.form(app)
+        #expect(form.weight == "70" && form.reps == "5" && form.rpe == "8" && form.kind == .normal)
+        // A drop set at 50 kg: the next set follows the work set before it, not the drop.
+        app.handle(.control("u"))
+        app.type("50")
+        app.handle(.tab)
+        app.type("8")
+        app.handle(.tab)
+        app.handle(.tab)
+        app.handle(.character("d"))
+        app.handle(.enter)
+        #expect(try fixture.store.queries.sets(workoutID: today.id).last?.set.kind == .drop)
+        app.handle(.character("n"))
+        form = try Self.form(app)
+        #expect(form.kind == .normal, "a drop set is not copied")
+        #expect(form.weight == "70" && form.reps == "5" && form.rpe == "8", "the last work set: \(form.weight)")
+        app.handle(.enter)
+        let logged = try fixture.store.queries.sets(workoutID: today.id).map(\.set)
+        #expect(logged.map(\.weight) == [20, 70, 50, 70])
+        #expect(logged.map(\.kind) == [.warmup, .normal, .drop, .normal])
+    }
+
+    @Test("the plan's note keeps its rep range")
+    func plannedNoteKeepsTheRepRange() throws {
+        let fixture = try Fixture()
+        _ = try fixture.store.workoutLog.createRoutine(
+            name: "Arms",
+            exercises: [
+                RoutineExercise(
+                    exercise: "Bicep Curl (Dumbbell)", sets: [PlannedSet(weight: 12, reps: 10, repsMax: 15)])
+            ])
+        fixture.clock.advance(by: 60)
+        _ = try fixture.store.workoutLog.startRoutine("Arms")
+        let app = fixture.controller(columns: 120, rows: 40)
+        app.handle(.character("n"))
+        let form = try Self.form(app)
+        #expect(form.weight == "12" && form.reps == "10")
+        #expect(form.prefillNote?.hasPrefix("planned: 12 kg × 10–15") == true, "\(form.prefillNote ?? "")")
+    }
+
     @Test("inside a routine's workout, n on a planned exercise takes the plan's target, not last session's")
     func planTargetWinsThePrefill() throws {
         let fixture = try Fixture()
