@@ -63,9 +63,15 @@ public enum Coalescing {
             return .rewrite(
                 kind: .create, payload: existing.payload.merging(payload) { _, new in new },
                 before: existing.before.merging(before) { old, _ in old })
+        case (.update, .update) where !Set(existing.payload.keys).isSubset(of: payload.keys):
+            // One update carries one stamp, for every field it sends: folded into the new edit,
+            // a field the earlier edit alone changed would claim the new edit's time and could
+            // beat another device's edit made in between. It goes out as its own update.
+            return .append(dependsOn: existing.opID)
         case (.update, .update):
-            // Later wins per field; the before-image keeps the oldest value of each field,
-            // which is what a rollback of the merged patch must restore.
+            // The new edit sends every field the queued one did: later wins per field, and the
+            // merged update honestly carries the new edit's stamp. The before-image keeps the
+            // oldest value of each field, which is what a rollback of the merged patch must restore.
             let mergedBefore = existing.before.merging(before) { old, _ in old }
             return .rewrite(
                 kind: .update, payload: existing.payload.merging(payload) { _, new in new }, before: mergedBefore)

@@ -36,6 +36,15 @@ struct CoalescingTests {
                     before: ["reps": .int(5), "rpe": .null]))
     }
 
+    @Test(
+        "an edit that leaves a field of the queued update out is its own update: one stamp never covers an older edit")
+    func updateOfOtherFieldsIsAppended() {
+        let decision = Coalescing.decide(
+            existing: queued(.update, payload: ["reps": .int(6)]), kind: .update, payload: ["notes": .string("slow")],
+            before: ["notes": .null])
+        #expect(decision == .append(dependsOn: "op1"))
+    }
+
     @Test func createThenDeleteCancels() {
         #expect(Coalescing.decide(existing: queued(.create), kind: .delete, payload: [:], before: [:]) == .cancel)
         // An imported row's id comes from its content: both go out, so the server keeps a tombstone

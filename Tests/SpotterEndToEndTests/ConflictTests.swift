@@ -107,6 +107,34 @@ struct ConflictTests {
         #expect(try await laptop.conflicts().isEmpty)
     }
 
+    @Test(
+        "an offline edit followed by a later edit of another field keeps its own time: the laptop's reps in between win"
+    )
+    func aLaterEditOfAnotherFieldLendsNoTime() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let (phone, laptop, setID) = try await Self.twoDevicesWithOneSet(server)
+        // Offline, the phone sets 6 reps; then the laptop sets 7 and syncs; then the phone adds a note.
+        try await phone.run(["airplane", "on"])
+        try await phone.run(["edit", setID, "--reps", "6"])
+        try await Task.sleep(for: .milliseconds(20))
+        try await laptop.run(["edit", setID, "--reps", "7"])
+        try await laptop.run(["sync"])
+        try await Task.sleep(for: .milliseconds(20))
+        try await phone.run(["edit", setID, "--notes", "grinder"])
+        try await phone.run(["airplane", "off"])
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        for device in [phone, laptop] {
+            let set = try #require(try await device.sets().first)
+            #expect(set["reps"] as? Int == 7, "the reps edited later (on the laptop) win: \(set)")
+            #expect(set["notes"] as? String == "grinder", "the phone's note stands")
+        }
+        let listed = try await phone.conflicts()
+        #expect(listed.map { $0["field"] as? String } == ["reps"], "\(listed)")
+        #expect(listed.first?["overridden"] as? Int == 6)
+    }
+
     @Test("fields merge one by one: the phone's offline note and the laptop's later reps both survive, no conflict")
     func differentFieldsBothSurvive() async throws {
         let server = try await Self.startServer()
