@@ -95,4 +95,57 @@ struct FollowDatabaseTUITests {
         #expect(started["ended_at"] is NSNull, "the new one is in progress")
         try await TUIEndToEndTests.quitExpectingExitZero(tmux)
     }
+
+    @Test(
+        "online: a rename and a set from the CLI show pending until the server has them, never Synced while spotter status says pending"
+    )
+    func onlineBadgeSaysPendingUntilSent() async throws {
+        let workspace = try Workspace()
+        // Every write waits 4 s at the server: longer than a command's own try at sending (2 s),
+        // so what the CLI queues is still pending when it returns.
+        let serverDB = workspace.directory.appendingPathComponent("server.db").path
+        let server = try await offThePool { try ServerProcess(db: serverDB, extra: ["--chaos-latency", "4000"]) }
+        defer { if server.process.isRunning { server.stop() } }
+        _ = try await Self.spotter(["login", "--server", server.url, "--token", ServerProcess.token], workspace)
+        let logged = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "140", "--reps", "5", "--new-workout", "Heavy Day"],
+            db: workspace.database)
+        #expect(logged.status == 0, "\(logged.stderr)")
+        let synced = try await SpotterBinary.run(["sync", "--timeout", "60"], db: workspace.database)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let workoutID = try #require(try await Self.workouts(workspace).first?["id"] as? String)
+
+        let tmux = try await TUIEndToEndTests.launch(workspace: workspace)
+        var step = try await tmux.waitFor(timeout: 20) { $0.contains("Heavy Day") && $0.contains("✓ Synced") }
+        #expect(step.ok, "online and synced at first:\n\(step.screen)")
+
+        _ = try await Self.spotter(["workout", "rename", workoutID, "Leg Day"], workspace)
+        _ = try await Self.spotter(
+            ["log", "--exercise", "Deadlift (Barbell)", "--weight", "180", "--reps", "3"], workspace)
+        step = try await tmux.waitFor(timeout: 1) {
+            $0.contains("Leg Day") && !$0.contains("Heavy Day") && $0.contains("Deadlift (Barbell)")
+        }
+        #expect(step.ok, "the rename and the set are on screen within one second:\n\(step.screen)")
+
+        // Each screen read before `spotter status`: if status still says pending, so did the file
+        // when the screen was read, and the badge must not have said Synced.
+        var sawPending = false
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline {
+            let screen = try tmux.capture()
+            let pending = try await Self.pending(workspace)
+            if pending == 0 { break }
+            sawPending = true
+            #expect(
+                !screen.contains("✓ Synced"),
+                "Synced on screen while spotter status says \(pending) pending:\n\(screen)")
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        #expect(sawPending, "the server's delay kept the edits pending for a while")
+        #expect(try await Self.pending(workspace) == 0, "sent within 90 s")
+        step = try await tmux.waitFor(timeout: 15) { $0.contains("✓ Synced") }
+        #expect(step.ok, "Synced once the server has them:\n\(step.screen)")
+        try await TUIEndToEndTests.quitExpectingExitZero(tmux)
+        server.stop()
+    }
 }

@@ -33,6 +33,30 @@ struct HostileTextTUITests {
         return wrong
     }
 
+    /// Rows of the main screen that are not exactly `columns` wide: between the header and the
+    /// bottom bar every row is the two panes' (or a box's) and ends with a border in the last
+    /// column; the header ends with its badge, one column from the edge; no row is wider. (tmux
+    /// leaves cells never written out of a capture, so a row cannot be measured past its last
+    /// character.)
+    static func rowsNotFullWidth(_ screen: String, columns: Int, rows: Int) -> [String] {
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var wrong: [String] = []
+        for (index, line) in lines.enumerated() where index < rows {
+            let width = DisplayWidth.of(line)
+            if width > columns {
+                wrong.append("row \(index) is \(width) columns: \(line)")
+            } else if index == 0, width < columns - 1 {
+                wrong.append("the header ends at \(width), not at the edge: \(line)")
+            } else if index > 0, index < rows - 1,
+                width != columns || !(line.last.map { "│┐┘".contains($0) } ?? false)
+            {
+                wrong.append("row \(index) is \(width) columns: \(line)")
+            }
+        }
+        if lines.count < rows { wrong.append("\(lines.count) rows of \(rows)") }
+        return wrong
+    }
+
     @Test("what the UI measures is what tmux draws: each terminal form, then a mark right after it")
     func widthsAgreeWithTmux() async throws {
         let samples =
@@ -73,20 +97,24 @@ struct HostileTextTUITests {
         for (columns, rows) in [(80, 24), (120, 40), (200, 60)] {
             try tmux.resize(columns: columns, rows: rows)
             let shown = try await tmux.waitFor { screen in
-                screen.split(separator: "\n").first.map { DisplayWidth.of(String($0)) <= columns } ?? false
-                    && screen.split(separator: "\n").count >= rows - 1 && screen.contains("Family day")
-                    && Self.boxRowsFit(screen, columns: columns).isEmpty
+                screen.contains("Family day") && Self.rowsNotFullWidth(screen, columns: columns, rows: rows).isEmpty
             }
             #expect(
-                shown.ok, "at \(columns)x\(rows): \(Self.boxRowsFit(shown.screen, columns: columns))\n\(shown.screen)")
-            for line in shown.screen.split(separator: "\n").map(String.init) {
-                #expect(DisplayWidth.of(line) <= columns, "\(line)")
-            }
-            // The help box too.
+                shown.ok,
+                "at \(columns)x\(rows): \(Self.rowsNotFullWidth(shown.screen, columns: columns, rows: rows))\n\(shown.screen)"
+            )
+            // The help box too: only it has the title "Help" on its border.
             try tmux.press("?")
-            let help = try await tmux.waitFor { $0.contains("Keys") || $0.contains("help") }
+            let help = try await tmux.waitFor { screen in
+                screen.contains("┌ Help ") && Self.rowsNotFullWidth(screen, columns: columns, rows: rows).isEmpty
+            }
+            #expect(
+                help.ok,
+                "help at \(columns): \(Self.rowsNotFullWidth(help.screen, columns: columns, rows: rows))\n\(help.screen)"
+            )
             #expect(Self.boxRowsFit(help.screen, columns: columns).isEmpty, "help at \(columns):\n\(help.screen)")
             try tmux.press("Escape")
+            _ = try await tmux.waitFor { !$0.contains("┌ Help ") }
         }
         try await TUIEndToEndTests.quitExpectingExitZero(tmux)
     }
@@ -151,9 +179,9 @@ struct HostileTextTUITests {
         _ = try await tmux.waitFor { !$0.contains("Edit routine") }
         try tmux.press("Escape")
 
-        // Still alive: it answers a key, and quits cleanly.
+        // Still alive: it answers a key with what only that key shows, and quits cleanly.
         try tmux.press("?")
-        step = try await tmux.waitFor { $0.contains("filter") }
+        step = try await tmux.waitFor { $0.contains("┌ Help ") }
         #expect(step.ok, "help:\n\(step.screen)")
         try tmux.press("Escape")
         try await TUIEndToEndTests.quitExpectingExitZero(tmux)
@@ -239,5 +267,176 @@ struct HostileTextTUITests {
             db: workspace.database)
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("must not contain control characters (found U+202E)"), "\(refused.stderr)")
+    }
+
+    /// Writes `statements` into the device's database as another program would (python3's
+    /// sqlite3): names that break every rule, never through spotter.
+    static func writeBehindSpottersBack(_ database: String, _ statements: [String]) throws {
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            for statement in sys.argv[2:]:
+                db.execute(statement)
+            db.commit()
+            """
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", script, database] + statements
+        try python.run()
+        python.waitUntilExit()
+        try #require(python.terminationStatus == 0, "python3 could not write the rows")
+    }
+
+    /// No control character other than the line feeds that end the lines, no bidi control.
+    static func rawControls(_ text: String) -> [String] {
+        text.unicodeScalars.filter { scalar in
+            (DisplayText.isControl(scalar) && scalar != "\n") || DisplayText.isBidiControl(scalar)
+        }.map { "U+" + String($0.value, radix: 16, uppercase: true) }
+    }
+
+    @Test(
+        "names stored by another program with an ESC, U+202E, a CR and a line feed show U+FFFD in the UI and in workouts, sets, stats and outbox; the CLI refuses them"
+    )
+    func namesWrittenByAnotherProgram() async throws {
+        let workspace = try Workspace()
+        #expect(try await SpotterBinary.run(["airplane", "on"], db: workspace.database).status == 0)
+        let logged = try await SpotterBinary.run(
+            ["log", "--exercise", "squat", "--weight", "100", "--reps", "5", "--new-workout", "Evil"],
+            db: workspace.database)
+        try #require(logged.status == 0, "\(logged.stderr)")
+        // ESC [31m (a colour), U+202E (right-to-left), CR LF; an OSC title sequence ending in BEL.
+        try Self.writeBehindSpottersBack(
+            workspace.database,
+            [
+                "UPDATE workouts SET name = 'Evil' || char(27) || '[31m' || char(8238) || char(13) || char(10) || 'red'",
+                "UPDATE sets SET exercise = 'Bad' || char(27) || ']0;x' || char(7) || char(13) || char(10) || 'Lift'",
+                "UPDATE outbox SET last_error = 'reason' || char(27) || '[2J' || char(13) || char(10) || 'more'",
+            ])
+        let expected: [(command: String, shows: String)] = [
+            ("workouts", "Evil\u{FFFD}[31m\u{FFFD}\u{FFFD}\u{FFFD}red"),
+            ("sets", "Bad\u{FFFD}]0;x\u{FFFD}\u{FFFD}\u{FFFD}Lift"),
+            ("stats", "Bad\u{FFFD}]0;x\u{FFFD}\u{FFFD}\u{FFFD}Lift"),
+            ("outbox", "reason\u{FFFD}[2J\u{FFFD}\u{FFFD}more"),
+        ]
+        for (command, shows) in expected {
+            let listed = try await SpotterBinary.run([command], db: workspace.database)
+            #expect(listed.status == 0, "\(command): \(listed.stderr)")
+            #expect(listed.stdout.contains(shows), "\(command):\n\(listed.stdout)")
+            #expect(Self.rawControls(listed.stdout).isEmpty, "\(command) printed \(Self.rawControls(listed.stdout))")
+            #expect(Self.rawControls(listed.stderr).isEmpty, "\(command) printed \(Self.rawControls(listed.stderr))")
+        }
+        // --json keeps them, escaped.
+        let json = try SpotterBinary.json(
+            try await SpotterBinary.run(["workouts", "--json"], db: workspace.database).stdout)
+        let stored = try #require((json["workouts"] as? [[String: Any]])?.first)
+        #expect(stored["name"] as? String == "Evil\u{1B}[31m\u{202E}\r\nred")
+        let workoutID = try #require(stored["id"] as? String)
+
+        // The UI: controls as U+FFFD, the line break as a space; every row the pane's width.
+        let tmux = try await TUIEndToEndTests.launch(columns: 120, rows: 40, workspace: workspace)
+        let shown = try await tmux.waitFor { screen in
+            screen.contains("Evil\u{FFFD}[31m\u{FFFD} red") && screen.contains("Bad\u{FFFD}]0;x\u{FFFD} Lift")
+        }
+        #expect(shown.ok, "\(shown.screen)")
+        #expect(Self.rawControls(shown.screen).isEmpty, "\(Self.rawControls(shown.screen))")
+        #expect(
+            Self.rowsNotFullWidth(shown.screen, columns: 120, rows: 40).isEmpty,
+            "\(Self.rowsNotFullWidth(shown.screen, columns: 120, rows: 40))\n\(shown.screen)")
+        try await TUIEndToEndTests.quitExpectingExitZero(tmux)
+
+        // The CLI refuses to store one: exit status not 0, one line naming the field.
+        for arguments in [
+            ["workout", "rename", workoutID, "X\u{1B}Y"],
+            ["log", "--exercise", "squat", "--weight", "1", "--reps", "1", "--new-workout", "X\u{1B}Y"],
+            ["workout", "rename", workoutID, "Push\rDay"],
+        ] {
+            let refused = try await SpotterBinary.run(arguments, db: workspace.database)
+            #expect(refused.status != 0, "\(arguments)")
+            let lines = refused.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "one line: \(refused.stderr)")
+            #expect(
+                refused.stderr.contains("name") && refused.stderr.contains("must not contain control characters"),
+                "\(refused.stderr)")
+            #expect(Self.rawControls(refused.stderr).isEmpty)
+        }
+        let notes = try await SpotterBinary.run(
+            ["log", "--exercise", "squat", "--weight", "1", "--reps", "1", "--notes", "one\rtwo"],
+            db: workspace.database)
+        #expect(notes.status != 0)
+        #expect(notes.stderr.contains("notes: must not contain control characters (found U+000D)"), "\(notes.stderr)")
+        let after = try SpotterBinary.json(
+            try await SpotterBinary.run(["workouts", "--json"], db: workspace.database).stdout)
+        #expect((after["workouts"] as? [Any])?.count == 1, "nothing refused was stored")
+    }
+
+    @Test(
+        "the crash strings pasted into the workout edit form (name, notes) and the set edit form are stored as pasted")
+    func pastedIntoTheEditForms() async throws {
+        let workspace = try Workspace()
+        #expect(try await SpotterBinary.run(["airplane", "on"], db: workspace.database).status == 0)
+        let logged = try await SpotterBinary.run(
+            ["log", "--exercise", "squat", "--weight", "100", "--reps", "5", "--new-workout", "Start"],
+            db: workspace.database)
+        try #require(logged.status == 0, "\(logged.stderr)")
+        let tmux = try await TUIEndToEndTests.launch(columns: 120, rows: 40, workspace: workspace)
+
+        // e on the workouts pane: the name (selected: the first key replaces it), then the notes.
+        try tmux.press("Left")
+        try tmux.press("e")
+        var step = try await tmux.waitFor("┌ Workout ")
+        try #require(step.ok, "the workout form:\n\(step.screen)")
+        try tmux.type("Push 💪🏽")
+        try tmux.type(" Cafe")
+        try tmux.type("\u{301}")
+        try tmux.type(" curl ")
+        try tmux.type("💪")
+        try tmux.type("🏽")
+        try tmux.press("Tab")
+        try tmux.type("Note 💪")
+        try tmux.type("🏽")
+        try tmux.type(" Cafe\u{301} 👨‍👩‍👧")
+        try tmux.press("Enter")
+        step = try await tmux.waitFor { !$0.contains("┌ Workout ") && $0.contains("Push 💪 Café curl 💪") }
+        #expect(step.ok, "saved and shown:\n\(step.screen)")
+
+        // e on the set: the edit form opens on the weight; Shift-Tab to the exercise.
+        try tmux.press("Right")
+        try tmux.press("e")
+        step = try await tmux.waitFor("Edit set")
+        try #require(step.ok, "the set form:\n\(step.screen)")
+        try tmux.press("BTab")
+        try tmux.press("C-u")
+        try tmux.type("Cafe")
+        try tmux.type("\u{301}")
+        try tmux.type(" press ")
+        try tmux.type("💪")
+        try tmux.type("🏽")
+        try tmux.press("Tab")
+        try tmux.type("60")
+        try tmux.press("Enter")
+        // A new custom exercise is said before it is saved: the second Enter saves it.
+        step = try await tmux.waitFor("new custom exercise 'Café press 💪'")
+        #expect(step.ok, "the form says the exercise is new:\n\(step.screen)")
+        try tmux.press("Enter")
+        step = try await tmux.waitFor { !$0.contains("Edit set") && $0.contains("Café press 💪") }
+        #expect(step.ok, "the set saved:\n\(step.screen)")
+
+        // Alive: ? opens the help box (only it says "Help" on its border), and q quits with 0.
+        try tmux.press("?")
+        step = try await tmux.waitFor("┌ Help ")
+        #expect(step.ok, "help:\n\(step.screen)")
+        try tmux.press("Escape")
+        try await TUIEndToEndTests.quitExpectingExitZero(tmux)
+
+        let workouts = try SpotterBinary.json(
+            try await SpotterBinary.run(["workouts", "--json"], db: workspace.database).stdout)
+        let workout = try #require((workouts["workouts"] as? [[String: Any]])?.first)
+        #expect(workout["name"] as? String == "Push 💪🏽 Cafe\u{301} curl 💪🏽", "\(workout)")
+        #expect(workout["notes"] as? String == "Note 💪🏽 Cafe\u{301} 👨‍👩‍👧", "\(workout)")
+        let sets = try SpotterBinary.json(
+            try await SpotterBinary.run(["sets", "--json"], db: workspace.database).stdout)
+        let set = try #require((sets["sets"] as? [[String: Any]])?.first)
+        #expect(set["exercise"] as? String == "Cafe\u{301} press 💪🏽", "\(set)")
+        #expect(set["weight"] as? Double == 60, "\(set)")
     }
 }
