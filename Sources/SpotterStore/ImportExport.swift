@@ -17,6 +17,11 @@ public struct ImportResult: Sendable, Equatable {
     public struct MappedName: Sendable, Equatable {
         public var to: String
         public var rows: Int
+
+        public init(to: String, rows: Int) {
+            self.to = to
+            self.rows = rows
+        }
     }
 }
 
@@ -97,7 +102,7 @@ extension SpotterStore {
             ?? 0
         var occurrences: [String: Int] = [:]
         for row in rows {
-            let exercise = try resolveImportedExercise(row.exercise, db: db, result: &result)
+            let (exercise, alias) = try resolveImportedExercise(row.exercise, db: db, result: &result)
             let content = [
                 exercise, row.kind.rawValue, Formatting.number(row.weight), row.unit.rawValue, "\(row.reps)",
                 row.rpe.map(Formatting.number) ?? "", row.distanceM.map(Formatting.number) ?? "",
@@ -142,23 +147,28 @@ extension SpotterStore {
                 set.id.wireString
             ])
             result.added += 1
+            // Counted as imported: a row already here was not taken as anything.
+            if let alias {
+                result.mapped[alias, default: ImportResult.MappedName(to: exercise, rows: 0)].rows += 1
+            }
         }
     }
 
     /// The catalogue's name for an exported name: the catalogue's own spelling first, then the
     /// alias table (FitNotes' "Barbell Squat" is "Squat (Barbell)"), else a custom exercise.
-    func resolveImportedExercise(_ raw: String, db: Database, result: inout ImportResult) throws -> String {
+    /// Returns the name, and the file's name when the alias table took it as a catalogue lift.
+    func resolveImportedExercise(
+        _ raw: String, db: Database, result: inout ImportResult
+    ) throws -> (name: String, alias: String?) {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         if let known = try String.fetchOne(
             db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE AND is_custom = 0"),
             arguments: [name])
         {
-            return known
+            return (known, nil)
         }
         if let alias = Catalog.aliases[Catalog.aliasKey(name)] {
-            let resolved = try resolveExercise(alias, db: db)
-            result.mapped[name, default: ImportResult.MappedName(to: resolved, rows: 0)].rows += 1
-            return resolved
+            return (try resolveExercise(alias, db: db), name)
         }
         let existed =
             try Bool.fetchOne(
@@ -166,7 +176,7 @@ extension SpotterStore {
                 arguments: [name]) ?? false
         let resolved = try resolveExercise(name, db: db)
         if !existed, !result.customCreated.contains(resolved) { result.customCreated.append(resolved) }
-        return resolved
+        return (resolved, nil)
     }
 }
 

@@ -292,6 +292,13 @@ struct LifterCLITests {
         #expect(dry.stdout.contains("would make"), "\(dry.stdout)")
         let nothing = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
         #expect((nothing["sets"] as? [[String: Any]])?.isEmpty == true, "a dry run writes nothing")
+        let workouts = try await SpotterBinary.run(["workouts", "--json"], db: db)
+        #expect(workouts.status == 0, "\(workouts.stderr)")
+        #expect((try SpotterBinary.json(workouts.stdout)["workouts"] as? [Any])?.isEmpty == true, "no workout")
+        #expect(try await Self.customExercises(db).isEmpty, "no exercise made")
+        let outbox = try await SpotterBinary.run(["outbox", "--json"], db: db)
+        #expect(outbox.status == 0, "\(outbox.stderr)")
+        #expect((try SpotterBinary.json(outbox.stdout)["operations"] as? [Any])?.isEmpty == true, "nothing queued")
 
         let real = try await SpotterBinary.run(["import", file], db: db)
         #expect(real.stdout.contains("imported 12 sets"), "\(real.stdout)")

@@ -15,6 +15,84 @@ struct ImportTests {
         return lines.joined(separator: "\n")
     }
 
+    /// A Hevy file of lifts that differ from the catalogue's by implement, grip, load or movement.
+    static let variantsCSV = #"""
+        "title","start_time","end_time","description","exercise_title","superset_id","exercise_notes","set_index","set_type","weight_kg","reps","distance_km","duration_seconds","rpe"
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Ring Dip","","","0","normal","0","8","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Triceps Dip","","","0","normal","0","10","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Lying Leg Raise","","","0","normal","0","12","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Leg Raise Parallel Bars","","","0","normal","0","10","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Machine Bicep Curl","","","0","normal","30","12","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Seated Machine Curl","","","0","normal","30","12","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Triceps Pushdown","","","0","normal","25","12","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Tricep Pushdown","","","0","normal","25","12","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Low Bar Squat","","","0","normal","140","5","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","High Bar Squat","","","0","normal","120","5","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Barbell Glute Bridge","","","0","normal","100","10","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Walking Lunge (Dumbbell)","","","0","normal","20","10","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Leg Curl","","","0","normal","40","10","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Calf Raise","","","0","normal","60","15","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Back Squat","","","0","normal","130","5","","",""
+        "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Rope Pushdown","","","0","normal","20","12","","",""
+        """#
+
+    static let variants = [
+        "Ring Dip", "Lying Leg Raise", "Leg Raise Parallel Bars", "Machine Bicep Curl", "Seated Machine Curl",
+        "Triceps Pushdown", "Tricep Pushdown", "Low Bar Squat", "High Bar Squat", "Barbell Glute Bridge",
+        "Walking Lunge (Dumbbell)", "Leg Curl", "Calf Raise",
+    ]
+
+    @Test func variantsOfALiftStayApartAndOnlyTheSameLiftIsMapped() throws {
+        let store = try makeStore()
+        let result = try store.workoutLog.importSets(try ImportParser.parse(Self.variantsCSV).sets)
+        #expect(result.added == 16)
+        let names = try store.queries.sets(workoutID: nil).map(\.set.exercise)
+        for variant in Self.variants {
+            #expect(names.contains(variant), "\(variant) is its own exercise: \(names)")
+        }
+        for merged in ["Leg Raise", "Preacher Curl (Machine)", "Triceps Pushdown (Cable - Straight Bar)"] {
+            #expect(!names.contains(merged), "nothing merged into \(merged): \(names)")
+        }
+        #expect(names.filter { $0 == "Triceps Dip" }.count == 1, "only the file's own Triceps Dip")
+        #expect(names.filter { $0 == "Squat (Barbell)" }.count == 1, "only Back Squat is Squat (Barbell)")
+        #expect(
+            result.mapped == [
+                "Back Squat": .init(to: "Squat (Barbell)", rows: 1),
+                "Rope Pushdown": .init(to: "Triceps Rope Pushdown", rows: 1),
+            ])
+        #expect(Set(result.customCreated) == Set(Self.variants))
+    }
+
+    @Test func mappedCountsOnlyTheRowsImportedNotTheRowsAlreadyHere() throws {
+        let store = try makeStore()
+        let first =
+            "Date,Exercise,Category,Weight (kgs),Reps,Distance,Distance Unit,Time\n"
+            + "2026-04-11,Back Squat,Legs,140.0,5,,,"
+        _ = try store.workoutLog.importSets(try ImportParser.parse(first).sets)
+        let again = first + "\n2026-04-11,Back Squat,Legs,145.0,5,,,\n2026-04-11,Back Squat,Legs,150.0,3,,,"
+        let result = try store.workoutLog.importSets(try ImportParser.parse(again).sets)
+        #expect(result.added == 2 && result.alreadyPresent == 1)
+        #expect(result.mapped == ["Back Squat": .init(to: "Squat (Barbell)", rows: 2)], "\(result.mapped)")
+        let nothingNew = try store.workoutLog.importSets(try ImportParser.parse(again).sets)
+        #expect(nothingNew.added == 0 && nothingNew.mapped.isEmpty, "\(nothingNew.mapped)")
+    }
+
+    @Test func aDryRunWritesNoSetWorkoutExerciseOrOperation() throws {
+        let store = try makeStore()
+        try store.log("Deadlift (Barbell)", weight: 180, reps: 5)
+        let workouts = try store.queries.workoutSummaries()
+        let exercises = try store.queries.exerciseList(customOnly: false)
+        let operations = try store.operations()
+        let sets = try store.queries.sets(workoutID: nil)
+        let dry = try store.workoutLog.importSets(try ImportParser.parse(Self.variantsCSV).sets, dryRun: true)
+        #expect(dry.added == 16 && dry.workoutsAdded == 1 && dry.customCreated.count == Self.variants.count)
+        #expect(dry.mapped["Back Squat"]?.rows == 1)
+        #expect(try store.queries.sets(workoutID: nil) == sets)
+        #expect(try store.queries.workoutSummaries() == workouts)
+        #expect(try store.queries.exerciseList(customOnly: false) == exercises)
+        #expect(try store.operations() == operations)
+    }
+
     @Test func tenThousandRowsImportOnceEachWithTheirOperations() throws {
         let store = try makeStore()
         let parsed = try ImportParser.parse(strongFile(rows: 10_000))
