@@ -439,4 +439,62 @@ struct HostileTextTUITests {
         #expect(set["exercise"] as? String == "Cafe\u{301} press 💪🏽", "\(set)")
         #expect(set["weight"] as? Double == 60, "\(set)")
     }
+
+    @Test("the crash strings typed into the routine editor's fields: alive, and the routine is stored as typed")
+    func pastedIntoTheRoutineEditor() async throws {
+        let workspace = try Workspace()
+        #expect(try await SpotterBinary.run(["airplane", "on"], db: workspace.database).status == 0)
+        let tmux = try await TUIEndToEndTests.launch(columns: 120, rows: 40, workspace: workspace)
+        try tmux.press("R")
+        var step = try await tmux.waitFor("Start routine")
+        try #require(step.ok, "routine list:\n\(step.screen)")
+        try tmux.press("n")
+        try tmux.type("Push 💪")
+        try tmux.type("🏽")
+        try tmux.press("Enter")
+        step = try await tmux.waitFor("Edit routine")
+        try #require(step.ok, "the editor:\n\(step.screen)")
+
+        // a: the exercise (decomposed, then an emoji and its skin tone as two keys), a custom one.
+        try tmux.press("a")
+        step = try await tmux.waitFor("┌ Add exercise ")
+        try #require(step.ok, "the row form:\n\(step.screen)")
+        try tmux.type("Cafe")
+        try tmux.type("\u{301}")
+        try tmux.type(" curl 💪")
+        try tmux.type("🏽")
+        step = try await tmux.waitFor("+ new custom exercise 'Café curl 💪'")
+        #expect(step.ok, "\(step.screen)")
+        // Sets, then the weight: hard text typed, cleared, and a number typed.
+        try tmux.press("Tab", "Tab")
+        try tmux.type("60 💪")
+        try tmux.type("🏽 e\u{301}")
+        try tmux.press("C-u")
+        try tmux.type("60")
+        try tmux.press("Enter")
+        step = try await tmux.waitFor { $0.contains("1. Café curl 💪") && !$0.contains("┌ Add exercise ") }
+        #expect(step.ok, "the row is in the routine:\n\(step.screen)")
+        try tmux.press("s")
+        step = try await tmux.waitFor("Saved Push 💪")
+        #expect(step.ok, "saved:\n\(step.screen)")
+        try tmux.press("Escape")
+        _ = try await tmux.waitFor { !$0.contains("Edit routine") }
+        try tmux.press("Escape")
+
+        // Alive: the help box opens (only it has "Help" on its border), and q quits with 0.
+        try tmux.press("?")
+        step = try await tmux.waitFor("┌ Help ")
+        #expect(step.ok, "help:\n\(step.screen)")
+        try tmux.press("Escape")
+        try await TUIEndToEndTests.quitExpectingExitZero(tmux)
+
+        let routines = try SpotterBinary.json(
+            try await SpotterBinary.run(["routine", "list", "--json"], db: workspace.database).stdout)
+        let routine = try #require((routines["routines"] as? [[String: Any]])?.first)
+        #expect(routine["name"] as? String == "Push 💪🏽", "\(routine)")
+        let exercise = try #require((routine["exercises"] as? [[String: Any]])?.first)
+        #expect(exercise["exercise"] as? String == "Cafe\u{301} curl 💪🏽", "\(exercise)")
+        let weights = (exercise["sets"] as? [[String: Any]] ?? []).map { $0["weight"] as? Double }
+        #expect(weights == [60, 60, 60], "\(exercise)")
+    }
 }
