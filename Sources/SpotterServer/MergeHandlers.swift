@@ -196,8 +196,10 @@ extension EntityHandlers {
         _ type: EntityType, id: UUID, sentFields: [String: JSONValue], groups: [[String]], deletedAt: Date?,
         label: String
     ) throws {
+        // Only what the edit sent: a weight sent without its unit is no edit of the unit.
         let edited = MergeFields.patch(
-            MergeFields.values(.object(sentFields), groups: groups, only: Set(sentFields.keys)), groups: groups)
+            MergeFields.values(.object(sentFields), groups: groups, only: Set(sentFields.keys)), groups: groups
+        ).filter { sentFields[$0.key] != nil }
         guard !edited.isEmpty else { return }
         let deleteStamp = ClockStamp(
             milliseconds: Int64(((deletedAt ?? now).timeIntervalSince1970 * 1000).rounded(.down)), device: "server")

@@ -487,6 +487,13 @@ struct ServerStoreContractTests {
             let conflict = try #require(try await conflicts(store).first).record
             #expect(conflict.isDeleteOverEdit)
             #expect(conflict.overridden == .object(["reps": .int(6)]))
+            // A weight sent without its unit names no unit (the merge groups them, the edit did not).
+            let weighed = try await self.edit(
+                store, .updateSet(id: id), ["weight": .double(102.5)], madeAt: 6, by: "phone", base: base,
+                arrivesAt: 21)
+            #expect(weighed.status == 404)
+            let second = try #require(try await conflicts(store).last).record
+            #expect(second.overridden == .object(["weight": .double(102.5)]))
         }
     }
 
