@@ -99,13 +99,39 @@ extension AppController {
             state.say("Saved \(name)")
             afterLocalWrite(selectWorkout: id)
         case .finishWorkout(let id):
-            try store.workoutLog.editWorkout(id: id, changes: WorkoutChanges(endedAt: clock.now()))
+            // A workout left open for hours (yesterday's, never finished) ends at its last set,
+            // not now: its duration is the session's, not days.
+            let now = clock.now()
+            let started = state.workouts.first { $0.id == id }?.summary.workout.startedAt ?? now
+            let lastSet = try store.queries.sets(workoutID: id).map(\.set.performedAt).max()
+            let lastActivity = max(started, lastSet ?? started)
+            let endsAtLastSet = now.timeIntervalSince(lastActivity) > Self.staleWorkoutAge
+            try store.workoutLog.editWorkout(
+                id: id, changes: WorkoutChanges(endedAt: endsAtLastSet ? lastActivity : now))
             afterLocalWrite(selectWorkout: id)
             state.restEndsAt = nil
-            state.overlay = .workoutSummary(try summary(of: id))
+            var view = try summary(of: id)
+            if endsAtLastSet {
+                view.lines.insert(
+                    "Ended at its \(lastSet == nil ? "start" : "last set"), \(finishTime(lastActivity)) (left open)",
+                    at: 0)
+            }
+            state.overlay = .workoutSummary(view)
         default:
             break
         }
+    }
+
+    /// How long after its last set a workout still ends "now" when finished; past it, it ends at
+    /// its last set.
+    static let staleWorkoutAge: TimeInterval = 3 * 3600
+
+    /// "Mon 21 Sep 14:05".
+    private func finishTime(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_GB")
+        formatter.setLocalizedDateFormatFromTemplate("EEE d MMM HH:mm")
+        return formatter.string(from: date)
     }
 
     /// "1 h 05 min · 18 sets (3 warm-up) · 7 850 kg · 2 records": what a finished workout came to.

@@ -61,4 +61,45 @@ struct WorkoutFinishTests {
         app.handle(.character("n"))
         #expect(app.screen.contains("Log set · new workout"))
     }
+
+    @Test("F on a workout left open for days ends it at its last set, says so, and lists the records set")
+    func finishAnOldOpenWorkoutEndsAtItsLastSet() throws {
+        let fixture = try Fixture()
+        let start = fixture.clock.now().addingTimeInterval(-2 * 86_400)
+        let old = try fixture.store.workoutLog.createWorkout(name: "Legs 🦵", startedAt: start)
+        for (minutes, weight, kind) in [(5.0, 60.0, SetKind.warmup), (15, 100, .normal), (40, 140, .normal)] {
+            _ = try fixture.store.workoutLog.logSet(
+                LogSetInput(
+                    exercise: "Squat (Barbell)", weight: weight, reps: 5, kind: kind, workout: .existing(old.id),
+                    performedAt: start.addingTimeInterval(minutes * 60)))
+        }
+        let app = fixture.controller(columns: 100, rows: 30)
+        #expect(app.state.currentWorkout?.id == old.id)
+        app.handle(.character("F"))
+        let screen = app.screen
+        #expect(screen.contains("Finished · Legs 🦵"), "\(screen)")
+        #expect(screen.contains("Ended at its last set,") && screen.contains("(left open)"), "\(screen)")
+        #expect(screen.contains("Duration  40 min"), "not two days: \(screen)")
+        #expect(screen.contains("Sets      3 (1 warm-up)"))
+        #expect(screen.contains("Volume    1200 kg"))
+        #expect(screen.contains("Records   1: Squat (Barbell) 140×5"), "\(screen)")
+        let ended = try #require(
+            try fixture.store.queries.workoutSummaries().first { $0.workout.id == old.id }?.workout.endedAt)
+        #expect(ended == start.addingTimeInterval(40 * 60))
+    }
+
+    @Test("F an hour after the last set ends the workout now, without a word about it")
+    func finishARecentWorkoutEndsNow() throws {
+        let fixture = try Fixture()
+        let logged = try fixture.log("Squat (Barbell)", 100, 5)
+        try fixture.log("Squat (Barbell)", 110, 5)
+        fixture.clock.advance(by: 3600)
+        let app = fixture.controller(columns: 100, rows: 30)
+        app.handle(.character("F"))
+        #expect(!app.screen.contains("Ended at its last set"), "\(app.screen)")
+        #expect(app.screen.contains("Records   1: Squat (Barbell) 110×5"), "\(app.screen)")
+        let ended = try #require(
+            try fixture.store.queries.workoutSummaries().first { $0.workout.id == logged.workout.id }?.workout.endedAt)
+        #expect(abs(ended.timeIntervalSince(fixture.clock.now())) < 1)
+    }
 }
