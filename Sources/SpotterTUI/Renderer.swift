@@ -842,8 +842,9 @@ public enum Renderer {
         ]
         let top = max(0, state.rows / 2 - 1)
         for (index, line) in lines.enumerated() {
-            let x = max(0, (state.columns - DisplayWidth.of(line)) / 2)
-            buffer.put(line, x: x, y: top + index, style: index == 0 ? .colored(.red, bold: true) : .plain)
+            let shown = line.clipped(to: state.columns, ellipsis: state.glyphs.ellipsis)
+            let x = max(0, (state.columns - DisplayWidth.of(shown)) / 2)
+            buffer.put(shown, x: x, y: top + index, style: index == 0 ? .colored(.red, bold: true) : .plain)
         }
     }
 }
