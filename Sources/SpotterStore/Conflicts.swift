@@ -46,6 +46,12 @@ public struct StoredConflict: Sendable, Equatable {
             from: Date(timeIntervalSince1970: Double(record.keptStamp.milliseconds) / 1000))
         let overriddenFrom = overriddenHere ? "this device" : "another device"
         let keptFrom = keptFromHere ? "this device" : "another device"
+        if record.isDeleteOverEdit && record.overriddenStamp.device == Self.serverDevice {
+            // A set the deleting device never saw, taken with its workout: nobody's edit, and the
+            // server cannot tell which device logged it.
+            return "the set (\(Self.shown(record.overridden))) went with its workout, deleted on \(keptFrom)"
+                + " before it had seen the set, \(when)"
+        }
         if record.isDeleteOverEdit {
             return "your edit (\(Self.shown(record.overridden))) from \(overriddenFrom) was dropped:"
                 + " it was deleted on \(keptFrom == "this device" ? "this device" : "another device"), \(when)"
@@ -53,6 +59,9 @@ public struct StoredConflict: Sendable, Equatable {
         return "\(Self.fieldName(record.field)) \(Self.shown(record.overridden)) from "
             + "\(overriddenFrom) was replaced by \(Self.shown(record.kept)) from \(keptFrom), \(when)"
     }
+
+    /// The device a stamp names when the server made it (a set created without one).
+    static let serverDevice = "server"
 
     /// How a field is called to a person.
     public static func fieldName(_ field: String) -> String {

@@ -230,7 +230,10 @@ struct ConflictTests {
         #expect(listed.map { $0["entity_id"] as? String } == [unseenID], "\(listed)")
         let sentence = try #require(listed.first?["sentence"] as? String)
         #expect(sentence.contains("Squat (Barbell) set"), "\(sentence)")
-        #expect(sentence.contains("140 kg") && sentence.contains("was dropped"), "\(sentence)")
+        #expect(
+            sentence.contains(
+                "the set (140 kg × 3) went with its workout, deleted on another device before it had seen"),
+            "\(sentence)")
     }
 
     static func routine(_ device: Device) async throws -> [String: Any] {

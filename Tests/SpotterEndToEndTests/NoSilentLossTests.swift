@@ -55,6 +55,29 @@ struct NoSilentLossTests {
         fleet.server.stop()
     }
 
+    /// Turning airplane mode off puts what gave up without an answer back in the queue by itself:
+    /// the network is back, so it may well go through now.
+    @Test func airplaneOffRequeuesAGiveUpWithoutAnswer() async throws {
+        var fleet = try await Fleet.start()
+        fleet.server.stop()
+        let logged = try await fleet.run("a", Self.logArguments(workout: "u13w"), environment: Self.quickGiveUp)
+        #expect(logged.status == 0, "log: \(logged.stderr)")
+        _ = try await fleet.run("a", ["sync", "--timeout", "5"], environment: Self.quickGiveUp)
+        let gaveUp = try SpotterBinary.json(try await fleet.run("a", ["status", "--json"]).stdout)
+        #expect((gaveUp["gave_up_no_answer"] as? Int ?? 0) >= 1, "\(gaveUp)")
+        try await fleet.run("a", ["airplane", "on"])
+        try await fleet.run("a", ["airplane", "off"])
+        let requeued = try SpotterBinary.json(try await fleet.run("a", ["status", "--json"]).stdout)
+        #expect(requeued["gave_up_no_answer"] as? Int == 0, "back in the queue: \(requeued)")
+        #expect(requeued["failed"] as? Int == 0)
+        #expect((requeued["pending"] as? Int ?? 0) + (requeued["blocked"] as? Int ?? 0) >= 2, "\(requeued)")
+        try await fleet.restart()
+        let back = try await fleet.run("a", ["sync", "--timeout", "30"], environment: Self.quickGiveUp)
+        #expect(back.status == 0, "sync: \(back.stdout) \(back.stderr)")
+        #expect(Self.liveRows(try await fleet.serverGet("/v1/sets"), "sets").count == 1)
+        fleet.server.stop()
+    }
+
     /// `discard` of a workout create names the set that would go with it, refuses without a
     /// terminal unless told `--yes`, and — the create got no answer, so the workout may be on the
     /// server — keeps the set queued: once the server answers, the set is there, in that workout.
