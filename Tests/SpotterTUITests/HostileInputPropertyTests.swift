@@ -154,51 +154,47 @@ struct HostileInputPropertyTests {
         try fixture.log("Heavy Day 🏋️ 스쿼트 💪🏽", 60, 8)
         await propertyCheck(count: 250, input: Gen.int(in: 0...99_999).array(of: 1...16)) { codes in
             var log: [String] = []
-            do {
-                let size = HostileStep.sizes[codes[0] % HostileStep.sizes.count]
-                let controller = fixture.controller(columns: size.0, rows: size.1)
-                field.open(controller)
-                guard var model = field.read(controller).map({ FieldModel($0, limit: field.limit) }) else {
-                    Issue.record("\(field) did not open: \(controller.state.overlay)")
+            let size = HostileStep.sizes[codes[0] % HostileStep.sizes.count]
+            let controller = fixture.controller(columns: size.0, rows: size.1)
+            field.open(controller)
+            guard var model = field.read(controller).map({ FieldModel($0, limit: field.limit) }) else {
+                Issue.record("\(field) did not open: \(controller.state.overlay)")
+                return
+            }
+            var buffer = ScreenBuffer(width: 0, height: 0)
+            for code in codes {
+                let step = EditStep(code: code, typeable: typeable)
+                log.append(step.description)
+                switch step {
+                case .edit(let key, let edit):
+                    controller.handle(key)
+                    model.apply(edit)
+                case .type(let text):
+                    for key in HardText.keys(text) {
+                        controller.handle(key)
+                        if case .character(let character) = key { model.insert(character) }
+                    }
+                }
+                guard let shown = field.read(controller) else {
+                    Issue.record("\(field) closed after \(log)")
                     return
                 }
-                var buffer = ScreenBuffer(width: 0, height: 0)
-                for code in codes {
-                    let step = EditStep(code: code, typeable: typeable)
-                    log.append(step.description)
-                    switch step {
-                    case .edit(let key, let edit):
-                        controller.handle(key)
-                        model.apply(edit)
-                    case .type(let text):
-                        for key in HardText.keys(text) {
-                            controller.handle(key)
-                            if case .character(let character) = key { model.insert(character) }
-                        }
-                    }
-                    guard let shown = field.read(controller) else {
-                        Issue.record("\(field) closed after \(log)")
-                        return
-                    }
-                    if Array(shown.text) != model.characters || shown.cursor != model.cursor {
-                        Issue.record(
-                            """
-                            \(field) after \(log):
-                            field \(shown.text.unicodeScalars.map { String($0.value, radix: 16) }) cursor \(shown.cursor)
-                            model \(String(model.characters).unicodeScalars.map { String($0.value, radix: 16) }) \
-                            cursor \(model.cursor)
-                            """)
-                        return
-                    }
+                if Array(shown.text) != model.characters || shown.cursor != model.cursor {
+                    Issue.record(
+                        """
+                        \(field) after \(log):
+                        field \(shown.text.unicodeScalars.map { String($0.value, radix: 16) }) cursor \(shown.cursor)
+                        model \(String(model.characters).unicodeScalars.map { String($0.value, radix: 16) }) \
+                        cursor \(model.cursor)
+                        """)
+                    return
                 }
-                // The field as drawn at the end (every step is drawn in `randomSessions`).
-                controller.render(into: &buffer)
-                let wrong = Self.rowsOfWrongWidth(buffer)
-                if !wrong.isEmpty {
-                    Issue.record("\(field) after \(log):\n\(wrong.joined(separator: "\n"))\n\(buffer)")
-                }
-            } catch {
-                Issue.record("\(error) after \(log)")
+            }
+            // The field as drawn at the end (every step is drawn in `randomSessions`).
+            controller.render(into: &buffer)
+            let wrong = Self.rowsOfWrongWidth(buffer)
+            if !wrong.isEmpty {
+                Issue.record("\(field) after \(log):\n\(wrong.joined(separator: "\n"))\n\(buffer)")
             }
         }
     }
