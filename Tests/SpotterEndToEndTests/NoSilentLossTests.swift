@@ -55,6 +55,34 @@ struct NoSilentLossTests {
         fleet.server.stop()
     }
 
+    /// A set whose create got no answer (the server committed it, the replies were lost), then
+    /// edited: the edit is not folded into a create sent again under a new key (which the server,
+    /// holding the set already, would answer as done while keeping the old reps): the create goes
+    /// back under its own key and the edit follows it, so the server ends at the edited value.
+    @Test func anEditOfASetWhoseCreateGotNoAnswerReachesTheServer() async throws {
+        var fleet = try await Fleet.start(extra: ["--chaos-drop", "1", "--chaos-seed", "3"])
+        let logged = try await fleet.run("a", Self.logArguments(workout: "u14w"), environment: Self.quickGiveUp)
+        #expect(logged.status == 0, "log: \(logged.stderr)")
+        let setID = logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try await fleet.run("a", ["sync", "--timeout", "5"], environment: Self.quickGiveUp)
+        let gaveUp = try SpotterBinary.json(try await fleet.run("a", ["status", "--json"]).stdout)
+        #expect((gaveUp["gave_up_no_answer"] as? Int ?? 0) >= 1, "\(gaveUp)")
+        let edited = try await fleet.run("a", ["edit", setID, "--reps", "9"])
+        #expect(edited.status == 0, "\(edited.stderr)")
+
+        try await fleet.restart()
+        let back = try await fleet.run("a", ["sync", "--timeout", "30"], environment: Self.quickGiveUp)
+        #expect(back.status == 0, "sync: \(back.stdout) \(back.stderr)")
+        let onServer = try await fleet.serverSets()
+        #expect(onServer.count == 1)
+        #expect(onServer[setID]?["reps"] as? Int == 9, "the edit reached the server: \(onServer)")
+        #expect(try await fleet.sets("a")[setID]?["reps"] as? Int == 9)
+        let fresh = try await fleet.run("b", ["sync"])
+        #expect(fresh.status == 0)
+        #expect(try await fleet.sets("b")[setID]?["reps"] as? Int == 9, "another device gets the edited set")
+        fleet.server.stop()
+    }
+
     /// Turning airplane mode off puts what gave up without an answer back in the queue by itself:
     /// the network is back, so it may well go through now.
     @Test func airplaneOffRequeuesAGiveUpWithoutAnswer() async throws {
