@@ -651,10 +651,9 @@ extension AppState {
         }
     }
 
-    /// Tab / Shift-Tab: leaving the exercise field takes the highlighted suggestion (when the
-    /// text names no catalogue exercise exactly) and prefills from that exercise's last set.
-    /// The exercise field's choice (`TypeAhead.choice`) written into the form; a new custom
-    /// exercise is remembered, so the form can say so before anything is saved.
+    /// Enter, Tab or Shift-Tab on the exercise field: the highlighted row (`TypeAhead.choice`)
+    /// written into the form; a new custom exercise is remembered, so the form can say so before
+    /// anything is saved.
     static func takeChoice(_ form: inout SetForm) {
         if let choice = TypeAhead.choice(
             typed: form.exercise, suggestions: form.suggestions, highlighted: form.highlighted)

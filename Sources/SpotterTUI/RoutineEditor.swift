@@ -554,8 +554,8 @@ extension AppState {
         return [.loadSuggestions(query: form[input: .exercise].text)]
     }
 
-    /// Leaving the exercise field takes the catalogue's spelling, or the highlighted match
-    /// (as the set form does), so "bench" becomes "Bench Press (Barbell)".
+    /// Leaving the exercise field takes the highlighted row (as the set form does), so "bench"
+    /// and Enter is "Bench Press (Barbell)" when that is highlighted.
     private func takeSuggestion(_ form: inout RoutineRowForm) {
         if let choice = TypeAhead.choice(
             typed: form[input: .exercise].text, suggestions: form.suggestions, highlighted: form.highlighted)
