@@ -47,8 +47,8 @@ enum HostileStep: CustomStringConvertible {
     init(code: Int) {
         switch code % 10 {
         case 0...4: self = .key(Self.keys[(code / 10) % Self.keys.count])
-        // One step in a thousand pastes the 10 000 characters (into a field, or as keys to whatever is open).
-        case 5 where code % 1000 == 5: self = .paste(HardText.hugePaste)
+        // One step in five thousand pastes the 10 000 characters (into a field, or as keys to whatever is open).
+        case 5 where code % 5000 == 5: self = .paste(HardText.hugePaste)
         case 5...8: self = .paste(HardText.corpus[(code / 10) % HardText.corpus.count])
         default:
             let size = Self.sizes[(code / 10) % Self.sizes.count]
