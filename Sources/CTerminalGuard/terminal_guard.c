@@ -77,3 +77,12 @@ void spotter_terminal_guard_remove(void) {
     armed = 0;
     for (int i = 0; i < GUARDED_COUNT; i++) (void)sigaction(guarded[i], &previous[i], NULL);
 }
+
+/* The debug switch's stack overflow: each call holds 16 KiB, so the stack runs out after a few
+   hundred frames and the backtrace that follows stays short. */
+int spotter_debug_overflow_stack(int depth) {
+    volatile char frame[16384];
+    frame[0] = (char)depth;
+    frame[sizeof frame - 1] = (char)depth;
+    return spotter_debug_overflow_stack(depth + 1) + frame[0] + frame[sizeof frame - 1];
+}

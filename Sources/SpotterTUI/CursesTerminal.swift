@@ -263,9 +263,12 @@ final class CursesTerminal {
         if crashOnPurpose { Self.crash() }
     }
 
-    /// The debug switch's crash: a Swift trap, as a real defect would end.
+    /// The debug switch's crash: a Swift trap, as a real defect would end; with the value
+    /// `stack-overflow`, a recursion that runs out of stack (a SIGSEGV with no stack left for a
+    /// handler but the guard's own).
     private static func crash() -> Never {
         let reason = ProcessInfo.processInfo.environment["SPOTTER_DEBUG_CRASH"] ?? ""
+        if reason == "stack-overflow" { _ = spotter_debug_overflow_stack(0) }
         fatalError("SPOTTER_DEBUG_CRASH=\(reason): crashing on purpose after the first frame")
     }
 

@@ -227,6 +227,29 @@ struct HostileTextTUITests {
         #expect(!modes.screen.contains("-icanon") && !modes.screen.contains("-echo"), "\(modes.screen)")
     }
 
+    @Test("a stack overflow under the UI gives the terminal back too: the guard runs on a stack of its own")
+    func stackOverflowRestoresTheTerminal() async throws {
+        let workspace = try Workspace()
+        let binary = TmuxSession.spotterBinary
+        let tmux = try TmuxSession(tmux: try #require(TmuxSession.executable), columns: 120, rows: 40)
+        try tmux.type(
+            "SPOTTER_DEBUG_CRASH=stack-overflow LANG=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) XDG_CONFIG_HOME=\(shellQuoted(workspace.directory.path)) \(shellQuoted(binary)); echo exit=$?"
+        )
+        try tmux.press("Enter")
+        // SIGSEGV: 128 + 11.
+        let crashed = try await tmux.waitFor(timeout: 120) { $0.contains("exit=139") }
+        try #require(crashed.ok, "the UI did not overflow its stack on purpose:\n\(crashed.screen)")
+        let lines = crashed.screen.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("exit=139") }, "\(crashed.screen)")
+        try tmux.type("clear; stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?(icanon|echo)' | tr '\\n' ' '; echo")
+        try tmux.press("Enter")
+        let modes = try await tmux.waitFor {
+            $0.contains("icanon echo") || $0.contains("-icanon") || $0.contains("-echo")
+        }
+        #expect(modes.screen.contains("icanon echo"), "stty after the overflow:\n\(modes.screen)")
+        #expect(!modes.screen.contains("-icanon") && !modes.screen.contains("-echo"), "\(modes.screen)")
+    }
+
     @Test(
         "a name stored with an ESC and a right-to-left override is shown with U+FFFD, in the UI and in `spotter workouts`"
     )

@@ -10,4 +10,7 @@ int spotter_terminal_guard_install(void);
 /* Puts the previous handlers back: the UI ended normally and restored the terminal itself. */
 void spotter_terminal_guard_remove(void);
 
+/* Recurses until the stack runs out (the UI's SPOTTER_DEBUG_CRASH=stack-overflow switch). */
+int spotter_debug_overflow_stack(int depth);
+
 #endif
