@@ -205,7 +205,11 @@ struct RoutineAdd: AsyncParsableCommand {
         try refuseNegative(weight: weight, reps: bottom)
         let top = typed.repsMax
         let store = try global.openStore()
-        let name = try ExerciseArgument.resolve(exercise, custom: custom, store: store)
+        let resolved = try ExerciseArgument.resolve(exercise, custom: custom, store: store)
+        // A known name (catalogue, alias, custom) goes in as typed: the store takes it the same
+        // way, and a refusal names the exercise as the lifter wrote it.
+        let written = exercise.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = try store.queries.knownExercise(written) != nil ? written : resolved
         let planned = RoutineExercise(
             exercise: name, unit: unit,
             sets: Array(
