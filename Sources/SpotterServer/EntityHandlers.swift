@@ -91,7 +91,7 @@ struct EntityHandlers {
     private func deleteWorkout(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
         guard var workout = try liveWorkout(id) else { return .problem(Problems.notFound("no workout \(id)")) }
         let clock = editClock(fields)
-        let seenSets = fields[EditClockField.seenSets]?.objectValue
+        let seenSets = fields[EditClockField.seenSets].flatMap(DeleteContext.heldVersions)
         let workoutLabel = label(of: workout)
         try recordDeleteOverUnseenEdits(
             .workout, id: workout.id, stored: workout.json, groups: MergeFields.workout, base: clock.base,
@@ -103,7 +103,7 @@ struct EntityHandlers {
                 let setLabel = "\(set.exercise) set in '\(workout.name)'"
                 if let held = seenSets[set.id.wireString] {
                     try recordDeleteOverUnseenEdits(
-                        .set, id: set.id, stored: set.json, groups: MergeFields.set, base: Int64(held.intValue ?? 0),
+                        .set, id: set.id, stored: set.json, groups: MergeFields.set, base: held ?? 0,
                         deleteStamp: clock.stamp, label: setLabel)
                 } else {
                     try recordDeleteOverUnseenSet(set, deleteStamp: clock.stamp, label: setLabel)

@@ -23,6 +23,28 @@ enum RequestBody: Sendable {
 /// What a delete's optional body may say (`EditClockField`): when it was made, the version of
 /// the entity the device had, and for a workout the versions of its sets the device had.
 enum DeleteContext {
+    /// The sets a workout's delete says its device held, by id, with the version it had of each
+    /// (nil: not answered yet); nil when the list is not one.
+    static func heldVersions(_ value: JSONValue) -> [String: Int64?]? {
+        guard let entries = value.arrayValue else { return nil }
+        var held: [String: Int64?] = [:]
+        for entry in entries {
+            guard let fields = entry.objectValue, fields.count <= 2, let text = fields["id"]?.stringValue,
+                let id = UUID(uuidString: text)
+            else { return nil }
+            let version = fields["server_version"] ?? .null
+            if version == .null {
+                held[id.wireString] = .some(nil)
+            } else if let number = version.intValue, number >= 0 {
+                held[id.wireString] = Int64(number)
+            } else {
+                return nil
+            }
+            if fields.count == 2 && fields["server_version"] == nil { return nil }
+        }
+        return held
+    }
+
     /// The refusal of a body that says it wrongly, or nil.
     static func problem(in fields: [String: JSONValue]) -> Problem? {
         let known: Set<String> = [EditClockField.stamp, EditClockField.baseVersion, EditClockField.seenSets]
@@ -39,17 +61,11 @@ enum DeleteContext {
             return Problems.validation(
                 ValidationError(field: EditClockField.baseVersion, message: "must be a non-negative integer"))
         }
-        if let seen = fields[EditClockField.seenSets], seen != .null {
-            guard let entries = seen.objectValue,
-                entries.allSatisfy({
-                    UUID(uuidString: $0.key) != nil && ($0.value == .null || ($0.value.intValue ?? -1) >= 0)
-                })
-            else {
-                return Problems.validation(
-                    ValidationError(
-                        field: EditClockField.seenSets,
-                        message: "must map set ids to the version held (a non-negative integer, or null)"))
-            }
+        if let seen = fields[EditClockField.seenSets], seen != .null, heldVersions(seen) == nil {
+            return Problems.validation(
+                ValidationError(
+                    field: EditClockField.seenSets,
+                    message: "must list the sets held, each {\"id\": a set id, \"server_version\": a version or null}"))
         }
         return nil
     }

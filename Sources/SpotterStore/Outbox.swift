@@ -293,15 +293,15 @@ enum Outbox {
     /// version it has of it (null: not answered yet). The server records as overridden any set the
     /// delete takes that is not listed, or that another device edited since.
     static func deleteContext(ofWorkout id: String, db: Database) throws -> [String: JSONValue] {
-        var seen: [String: JSONValue] = [:]
         let rows = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT id, server_version FROM sets WHERE workout_id = ? AND deleted_at IS NULL"),
+            db.cachedStatement(
+                sql: "SELECT id, server_version FROM sets WHERE workout_id = ? AND deleted_at IS NULL ORDER BY id"),
             arguments: [id])
-        for row in rows {
+        let seen: [JSONValue] = rows.map { row in
             let version: Int64? = row[1]
-            seen[row[0]] = version.map { .int($0) } ?? .null
+            return .object(["id": .string(row[0]), "server_version": version.map { .int($0) } ?? .null])
         }
-        return [OutboxOperation.seenSetsKey: .object(seen)]
+        return [OutboxOperation.seenSetsKey: .array(seen)]
     }
 
     /// The clock stamp and base version of an update queued now (see `SpotterStore.editClock`).

@@ -78,7 +78,7 @@ public enum OperationRequest {
         var body: [String: JSONValue] = [:]
         if let stamp = op.clockStamp { body[EditClockField.stamp] = .string(stamp) }
         if let base = op.baseVersion { body[EditClockField.baseVersion] = .int(base) }
-        if let seen = op.payload[OutboxOperation.seenSetsKey], seen.objectValue != nil {
+        if let seen = op.payload[OutboxOperation.seenSetsKey], seen.arrayValue != nil {
             body[EditClockField.seenSets] = seen
         }
         return body.isEmpty ? nil : .object(body)

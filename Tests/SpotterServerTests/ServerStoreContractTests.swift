@@ -566,7 +566,7 @@ struct ServerStoreContractTests {
                 store, .deleteWorkout(id: workoutID),
                 [
                     "stamp": stamp(start.addingTimeInterval(50), "phone"), "base_version": .int(workoutVersion),
-                    "seen_sets": .object([row.id.wireString: .int(base)]),
+                    "seen_sets": .array([.object(["id": .string(row.id.wireString), "server_version": .int(base)])]),
                 ], at: start.addingTimeInterval(60))
             #expect(delete.status == 204)
             #expect(try await store.sets(user: "alice", workoutID: nil, includeDeleted: false).isEmpty)
@@ -586,9 +586,21 @@ struct ServerStoreContractTests {
         #expect(DeleteContext.problem(in: ["reps": .int(5)])?.status == 422)
         #expect(DeleteContext.problem(in: ["stamp": .string("yesterday")])?.status == 422)
         #expect(DeleteContext.problem(in: ["base_version": .int(-1)])?.status == 422)
-        #expect(DeleteContext.problem(in: ["seen_sets": .object(["not-a-uuid": .int(1)])])?.status == 422)
-        #expect(DeleteContext.problem(in: ["seen_sets": .array([])])?.status == 422)
-        #expect(DeleteContext.problem(in: ["base_version": .int(3), "seen_sets": .object([:])]) == nil)
+        #expect(DeleteContext.problem(in: ["seen_sets": .object([:])])?.status == 422)
+        #expect(
+            DeleteContext.problem(in: [
+                "seen_sets": .array([.object(["id": .string("nope"), "server_version": .int(1)])])
+            ])?
+            .status == 422)
+        #expect(
+            DeleteContext.problem(
+                in: ["seen_sets": .array([.object(["id": .string(UUID().uuidString), "server_version": .int(-2)])])])?
+                .status == 422)
+        #expect(
+            DeleteContext.problem(in: [
+                "base_version": .int(3),
+                "seen_sets": .array([.object(["id": .string(UUID().uuidString), "server_version": .null])]),
+            ]) == nil)
     }
 
     @Test(
