@@ -23,7 +23,7 @@ struct Conflicts: AsyncParsableCommand {
 
     static func line(_ conflict: StoredConflict) -> String {
         let status = conflict.status == .open ? "" : "  (\(conflict.status.rawValue))"
-        return "\(conflict.record.id.wireString)  \(conflict.sentence())\(status)"
+        return "\(conflict.record.id.wireString)  \(shownName(conflict.sentence()))\(status)"
     }
 }
 
@@ -66,9 +66,8 @@ struct ConflictsTake: AsyncParsableCommand {
     func run() async throws {
         let store = try global.openStore()
         let taken = try store.conflicts.takeBack(id)
-        print(
-            "took back \(StoredConflict.fieldName(taken.record.field)) \(StoredConflict.shown(taken.record.overridden)) for \(taken.record.label)"
-        )
+        let what = "\(StoredConflict.fieldName(taken.record.field)) \(StoredConflict.shown(taken.record.overridden))"
+        print(shownName("took back \(what) for \(taken.record.label)"))
         try await EagerSync.attempt(global: global, store: store)
     }
 }

@@ -238,12 +238,12 @@ struct Sync: AsyncParsableCommand {
                 + "stranded \(stranded.reduce(0) { $0 + $1.operations })"
         )
         // Sets logged here into a workout another device deleted: kept, in a restored copy.
-        for restored in try store.restorations.takeUntold() { print(restored.sentence) }
+        for restored in try store.restorations.takeUntold() { print(shownName(restored.sentence)) }
         // Values another device's edit replaced: everything is sent, but the user should know.
         let conflicts = try store.conflicts.list()
         if !conflicts.isEmpty {
             print("\(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s") (spotter conflicts):")
-            for conflict in conflicts.prefix(5) { print("  \(conflict.sentence())") }
+            for conflict in conflicts.prefix(5) { print("  \(shownName(conflict.sentence()))") }
         }
         // All is sent only when nothing the user can see waits, failed or is stranded.
         // Why the queued ones are still here, as their last try met it ("connection refused").
