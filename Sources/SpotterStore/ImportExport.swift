@@ -59,7 +59,8 @@ extension SpotterStore {
     static func aliasesKey(_ owner: String) -> String { "import_aliases|\(owner)" }
 
     fileprivate func importWorkout(
-        key: String, rows: [ImportedSet], db: Database, now: Date, result: inout ImportResult
+        key: String, rows: [ImportedSet], db: Database, now: Date, result: inout ImportResult,
+        names: inout [String: ImportedName]
     ) throws {
         guard let first = rows.first else { return }
         let importNamespace = try importNamespace(forKey: key, db: db)
@@ -102,7 +103,16 @@ extension SpotterStore {
             ?? 0
         var occurrences: [String: Int] = [:]
         for row in rows {
-            let (exercise, alias) = try resolveImportedExercise(row.exercise, db: db, result: &result)
+            // Each name of the file is looked up once: a file repeats a few dozen names thousands of times.
+            let named: ImportedName
+            if let known = names[row.exercise] {
+                named = known
+            } else {
+                let resolved = try resolveImportedExercise(row.exercise, db: db, result: &result)
+                named = ImportedName(name: resolved.name, alias: resolved.alias)
+                names[row.exercise] = named
+            }
+            let (exercise, alias) = (named.name, named.alias)
             let content = [
                 exercise, row.kind.rawValue, Formatting.number(row.weight), row.unit.rawValue, "\(row.reps)",
                 row.rpe.map(Formatting.number) ?? "", row.distanceM.map(Formatting.number) ?? "",
@@ -196,8 +206,10 @@ extension WorkoutLog {
             let now = self.now
             try writer.writeWithoutTransaction { db in
                 try db.inTransaction {
+                    var names: [String: ImportedName] = [:]
                     for group in Self.importGroups(sets) {
-                        try store.importWorkout(key: group.key, rows: group.rows, db: db, now: now, result: &result)
+                        try store.importWorkout(
+                            key: group.key, rows: group.rows, db: db, now: now, result: &result, names: &names)
                     }
                     return .rollback
                 }
@@ -205,6 +217,7 @@ extension WorkoutLog {
             return result
         }
         var result = ImportResult()
+        var names: [String: ImportedName] = [:]
         var done = 0
         var pending: [ImportGroup] = []
         var pendingCount = 0
@@ -214,7 +227,8 @@ extension WorkoutLog {
             let batch = pending
             try writer.write { db in
                 for group in batch {
-                    try store.importWorkout(key: group.key, rows: group.rows, db: db, now: now, result: &result)
+                    try store.importWorkout(
+                        key: group.key, rows: group.rows, db: db, now: now, result: &result, names: &names)
                 }
             }
             done += pendingCount
@@ -297,6 +311,13 @@ extension Queries {
             }
         }
     }
+}
+
+/// A name of an imported file as the import takes it: the exercise, and the file's name when the
+/// alias table mapped it.
+struct ImportedName {
+    let name: String
+    let alias: String?
 }
 
 /// The rows of one imported workout (its start and name are the key), written together.

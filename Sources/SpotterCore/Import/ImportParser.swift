@@ -242,6 +242,9 @@ struct RowReader {
     let defaultUnit: WeightUnit
     let timeZone: TimeZone
     private var formatters: [String: DateFormatter] = [:]
+    /// Dates read so far, by their text: every row of a workout repeats its start, and reading it
+    /// again with a formatter cost more than the rest of the row.
+    private var dates: [String: Date] = [:]
     /// Rows whose weight was read in `defaultUnit` because neither a cell nor the header named its unit.
     var defaultUnitRows = 0
     /// The file has a "Weight Unit" column (some of its cells may still be blank).
@@ -310,6 +313,8 @@ struct RowReader {
 
     mutating func date(_ text: String?, formats: [String], field: String) throws -> Date {
         guard let text else { throw ImportError("\(field) is missing") }
+        let key = formats.joined(separator: "\u{1F}") + "\u{1E}" + text
+        if let known = dates[key] { return known }
         // A formatter per format, made once: building one per row dominated a 10 000-row import.
         for format in formats {
             let formatter: DateFormatter
@@ -322,7 +327,10 @@ struct RowReader {
                 formatter.dateFormat = format
                 formatters[format] = formatter
             }
-            if let date = formatter.date(from: text) { return date }
+            if let date = formatter.date(from: text) {
+                dates[key] = date
+                return date
+            }
         }
         throw ImportError("\(field) '\(text)' is not a date like \(formats[0])")
     }
