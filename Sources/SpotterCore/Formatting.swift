@@ -2,6 +2,11 @@ import Foundation
 
 /// How numbers read to a lifter: "100 kg", "102.5 lb", "8.5".
 public enum Formatting {
+    /// "1 set", "2 sets": a count and its noun, in the number it takes.
+    public static func counted(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+
     public static func number(_ value: Double) -> String {
         if value.rounded() == value, abs(value) < 1e12 { return String(Int64(value)) }
         var text = String(format: "%.2f", value)

@@ -716,7 +716,7 @@ public enum Renderer {
         row += 1
         if form.focus == .exercise {
             // Typed text no suggestion spells is offered as a new custom exercise, on the last row:
-            // highlighted when nothing matched or the lifter moved above the first suggestion.
+            // highlighted when nothing matched or the lifter went down past the last suggestion.
             let offersCustom = TypeAhead.offersCustom(typed: form.exercise, suggestions: form.suggestions)
             let shown = form.suggestions.prefix(offersCustom ? suggestionRows - 1 : suggestionRows)
             for (index, name) in shown.enumerated() {

@@ -201,7 +201,8 @@ extension AppController {
             let sets = saved.exercises.reduce(0) { $0 + $1.sets.count }
             state.say(
                 "\(routineID == nil ? "Saved routine" : "Updated routine") \(saved.name): "
-                    + "\(saved.exercises.count) exercises, \(sets) sets (R starts it)")
+                    + "\(Formatting.counted(saved.exercises.count, "exercise")), \(Formatting.counted(sets, "set")) (R starts it)"
+            )
         case .toggleSkipPlanned(let id):
             let skipped = try store.workoutLog.toggleSkipPlanned(id)
             afterLocalWrite(selectPlanned: id)
@@ -253,7 +254,9 @@ extension AppController {
                     state.overlay = .routineEditor(editor)
                 }
                 let sets = saved.exercises.reduce(0) { $0 + $1.sets.count }
-                state.say("Saved \(saved.name): \(saved.exercises.count) exercises, \(sets) sets")
+                state.say(
+                    "Saved \(saved.name): \(Formatting.counted(saved.exercises.count, "exercise")), \(Formatting.counted(sets, "set"))"
+                )
             default:
                 break
             }

@@ -52,7 +52,7 @@ extension Renderer {
             let sets = routine.exercises.reduce(0) { $0 + $1.sets.count }
             let selected = index == picker.selected
             let line =
-                "\(selected ? g.selected : " ") \(routine.name)  \(g.middleDot) \(routine.exercises.count) exercises, \(sets) sets"
+                "\(selected ? g.selected : " ") \(routine.name)  \(g.middleDot) \(Formatting.counted(routine.exercises.count, "exercise")), \(Formatting.counted(sets, "set"))"
             buffer.put(
                 line.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + 1 + index - offset,
                 style: selected ? .reverse : .plain)

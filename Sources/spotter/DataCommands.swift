@@ -44,7 +44,8 @@ struct Import: AsyncParsableCommand {
         }
         print(
             (dryRun ? "would import" : "imported")
-                + " \(result.added) sets into \(result.workoutsAdded) new workouts from \(parsed.format.rawValue) export"
+                + " \(counted(result.added, "set")) into \(counted(result.workoutsAdded, "new workout"))"
+                + " from \(parsed.format.rawValue) export"
                 + (result.alreadyPresent > 0 ? "; \(result.alreadyPresent) already present" : "")
                 + (parsed.repaired == 0
                     ? "" : "; \(counted(parsed.repaired, "row")) with a comma in an exercise name repaired")
@@ -57,7 +58,8 @@ struct Import: AsyncParsableCommand {
                         + "\(parsed.cleanedLines.count > 5 ? ", \(terminalEllipsis)" : ""))")
                 + (parsed.assumedUnit.map { "; weights read as \($0.rawValue) (the file names no unit: --unit)" } ?? "")
                 + (parsed.defaultUnitRows > 0
-                    ? "; \(parsed.defaultUnitRows) rows without a unit read as \(unit.rawValue) (--unit)" : "")
+                    ? "; \(counted(parsed.defaultUnitRows, "row")) without a unit read as \(unit.rawValue) (--unit)"
+                    : "")
         )
         // Every name taken as another, and every exercise made: nothing merged without a word.
         for (name, mapped) in result.mapped.sorted(by: { $0.key < $1.key }) {
@@ -208,9 +210,7 @@ extension Stats {
 }
 
 /// "1 set", "2 sets", "0 new workouts": a count and its noun, in the number it takes.
-func counted(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
-}
+func counted(_ count: Int, _ noun: String) -> String { Formatting.counted(count, noun) }
 
 extension String {
     func leftPadded(_ width: Int) -> String {

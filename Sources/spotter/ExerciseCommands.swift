@@ -16,9 +16,9 @@ struct Star: AsyncParsableCommand {
         let store = try global.openStore()
         let name = try StarCommands.catalogueName(exercise, store: store)
         if try store.workoutLog.setStarred(name, true) {
-            print("starred \(name)")
+            print(shownName("starred \(name)"))
         } else {
-            print("\(name) is already starred")
+            print(shownName("\(name) is already starred"))
         }
         try await EagerSync.attempt(global: global, store: store)
     }
@@ -36,9 +36,9 @@ struct Unstar: AsyncParsableCommand {
         let store = try global.openStore()
         let name = try StarCommands.catalogueName(exercise, store: store)
         if try store.workoutLog.setStarred(name, false) {
-            print("unstarred \(name)")
+            print(shownName("unstarred \(name)"))
         } else {
-            print("\(name) is not starred")
+            print(shownName("\(name) is not starred"))
         }
         try await EagerSync.attempt(global: global, store: store)
     }
@@ -67,7 +67,8 @@ struct Stars: AsyncParsableCommand {
         }
         if stars.isEmpty { print("No starred exercises. Star one with: spotter star \"Bench Press (Barbell)\"") }
         for star in stars {
-            print(star.syncState == .synced ? star.exercise : "\(star.exercise)  (\(star.syncState.rawValue))")
+            print(
+                shownName(star.syncState == .synced ? star.exercise : "\(star.exercise)  (\(star.syncState.rawValue))"))
         }
     }
 }
@@ -127,7 +128,7 @@ struct ExercisesList: AsyncParsableCommand {
             return
         }
         for row in rows {
-            print("\(row.name)\(row.isCustom ? "  (custom)" : "")  \(row.sets) sets")
+            print(shownName("\(row.name)\(row.isCustom ? "  (custom)" : "")  \(row.sets) sets"))
         }
     }
 }
@@ -145,7 +146,7 @@ struct ExercisesRename: AsyncParsableCommand {
         let move = try store.workoutLog.moveExercise(old, to: new, create: true)
         var line = "renamed \(move.from) to \(move.into): \(move.setsMoved) sets queued to sync"
         if move.routinesChanged > 0 { line += "; \(move.routinesChanged) routines now plan \(move.into)" }
-        print(line)
+        print(shownName(line))
         try await EagerSync.attempt(global: global, store: store)
     }
 }
@@ -166,7 +167,7 @@ struct ExercisesMerge: AsyncParsableCommand {
         if move.removedCustom { line += "; \(move.from) removed from the list" }
         if move.movedStar { line += "; the star moved too" }
         if move.routinesChanged > 0 { line += "; \(move.routinesChanged) routines now plan \(move.into)" }
-        print(line)
+        print(shownName(line))
         try await EagerSync.attempt(global: global, store: store)
     }
 }

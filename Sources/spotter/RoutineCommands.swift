@@ -42,7 +42,7 @@ struct RoutineCommand: AsyncParsableCommand {
 
     /// "Bench Press (Barbell)  3 × 5 @ 100 kg  linear +2.5  rest 2:00  superset 1"
     static func exerciseLine(_ exercise: RoutineExercise, index: Int) -> String {
-        var line = "\(index + 1). \(exercise.exercise)"
+        var line = "\(index + 1). \(shownName(exercise.exercise))"
         for set in exercise.sets {
             var text = "\n     \(set.kind == .normal ? "" : "\(set.kind.rawValue) ")\(set.repsText) reps"
             if let weight = set.weight { text += " @ \(Formatting.weight(weight, unit: exercise.unit))" }
@@ -92,7 +92,7 @@ struct RoutineList: AsyncParsableCommand {
             var line = "\(summary.routine.name)  \(summary.routine.exercises.count) exercises, \(sets) sets"
             if summary.syncState != .synced { line += "  [\(summary.syncState.rawValue)]" }
             if let error = summary.syncError { line += " \(error)" }
-            print(line)
+            print(shownName(line))
         }
     }
 }
@@ -110,7 +110,7 @@ struct RoutineShow: AsyncParsableCommand {
             printJSON(.object(["routine": RoutineCommand.json(summary)]))
             return
         }
-        print("\(summary.routine.name)  (\(summary.routine.id.wireString), \(summary.syncState.rawValue))")
+        print(shownName("\(summary.routine.name)  (\(summary.routine.id.wireString), \(summary.syncState.rawValue))"))
         if let rest = summary.routine.restSeconds { print("rest \(rest) s") }
         if let notes = summary.routine.notes { print(notes) }
         if summary.routine.exercises.isEmpty { print("no exercises yet (spotter routine add NAME --exercise …)") }
@@ -218,7 +218,9 @@ struct RoutineAdd: AsyncParsableCommand {
                 count: sets),
             restSeconds: rest, superset: superset, progression: progression, increment: increment)
         let saved = try store.workoutLog.updateRoutine(routine) { $0.exercises.append(planned) }
-        print(RoutineCommand.exerciseLine(saved.exercises[saved.exercises.count - 1], index: saved.exercises.count - 1))
+        print(
+            RoutineCommand.exerciseLine(
+                saved.exercises[saved.exercises.count - 1], index: saved.exercises.count - 1))
         try await EagerSync.attempt(global: global, store: store)
     }
 }
@@ -299,7 +301,7 @@ struct RoutineStart: AsyncParsableCommand {
                 ]))
         } else {
             print(started.workout.id.wireString)
-            for row in started.rows { print(RoutineCommand.planLine(row)) }
+            for row in started.rows { print(shownName(RoutineCommand.planLine(row))) }
         }
         try await EagerSync.attempt(global: global, store: store)
     }
@@ -319,7 +321,7 @@ struct RoutinePlan: AsyncParsableCommand {
             printJSON(.object(["planned": .array(rows.map(RoutineCommand.json))]))
             return
         }
-        for row in rows { print(RoutineCommand.planLine(row)) }
+        for row in rows { print(shownName(RoutineCommand.planLine(row))) }
     }
 }
 

@@ -77,7 +77,7 @@ struct Undo: AsyncParsableCommand {
             throw CLIError(
                 "could not undo: \(undone.description) (\(why)); undo again takes back the one before", code: 1)
         }
-        print("undid: \(undone.description)")
+        print(shownName("undid: \(undone.description)"))
         try await EagerSync.attempt(global: global, store: store)
     }
 }

@@ -287,7 +287,7 @@ struct LifterCLITests {
 
         let dry = try await SpotterBinary.run(["import", file, "--dry-run"], db: db)
         #expect(dry.status == 0, "\(dry.stderr)")
-        #expect(dry.stdout.contains("would import 12 sets into 1 new workouts"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("would import 12 sets into 1 new workout from"), "\(dry.stdout)")
         #expect(dry.stdout.contains("Bench Press → Bench Press (Barbell) (1 set)"), "\(dry.stdout)")
         #expect(dry.stdout.contains("would make"), "\(dry.stdout)")
         let nothing = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
@@ -335,7 +335,7 @@ struct LifterCLITests {
         let imported = try await SpotterBinary.run(["import", file], db: db)
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(!imported.stdout.contains("the file names no unit"), "\(imported.stdout)")
-        #expect(imported.stdout.contains("1 rows without a unit read as kg"), "\(imported.stdout)")
+        #expect(imported.stdout.contains("1 row without a unit read as kg"), "\(imported.stdout)")
         let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
         let units = (sets["sets"] as? [[String: Any]] ?? []).compactMap { $0["unit"] as? String }
         #expect(units.sorted() == ["kg", "kg", "lb"])
