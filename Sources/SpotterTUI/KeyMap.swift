@@ -219,7 +219,7 @@ public enum KeyMap {
             help: .line(key: "f", text: "star / unstar the selected set's exercise")),
         KeyBinding(
             [c("D")], .browse, .toggleDebug,
-            hints: [Hint(bar: .browse, text: "D debug"), Hint(bar: .browseNarrow, text: "D debug")],
+            hints: [Hint(bar: .browse, text: "D debug")],
             help: .line(key: "D", text: "debug pane: the newest 20 outbox operations")),
         KeyBinding(
             [c("s")], .browse, .syncNow,

@@ -522,12 +522,18 @@ public enum Renderer {
                 " \(keys)  \(state.glyphs.middleDot) \(planned.hint.map { Formatting.weights(in: $0, shownIn: state.displayUnit) } ?? "planned")"
         }
         let full = " " + KeyMap.hints(.browse)
-        return DisplayWidth.of(full) <= state.columns ? full : " " + KeyMap.hints(.browseNarrow)
+        return DisplayWidth.of(full) <= bottomBarWidth(state) ? full : " " + KeyMap.hints(.browseNarrow)
+    }
+
+    /// What the bottom bar may fill: every column but the last, since the terminal's bottom-right
+    /// cell cannot be written without scrolling the screen (the terminal adapter leaves it blank).
+    static func bottomBarWidth(_ state: AppState) -> Int {
+        max(1, state.columns - 1)
     }
 
     static func drawBottomBar(_ state: AppState, _ buffer: inout ScreenBuffer) {
         let y = state.rows - 1
-        let width = state.columns
+        let width = bottomBarWidth(state)
         switch state.overlay {
         case .confirmDelete(let target):
             // The name is what gives way: the question's words and the y/n keys always show.

@@ -21,6 +21,24 @@ struct RowOverflowTests {
         }
     }
 
+    @Test(
+        "the bottom bar leaves the last column blank (the terminal cannot write that cell): 'q quit' shows whole",
+        arguments: sizes)
+    func bottomBarSparesTheLastCell(size: (Int, Int)) throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.workoutLog.createWorkout(name: Self.longName)
+        try fixture.log("Bench Press (Barbell)", 100, 5, workout: workout.id)
+        let app = fixture.controller(columns: size.0, rows: size.1)
+        let bar = app.screen.line(size.1 - 1)
+        #expect(bar.hasSuffix(" "), "the bottom-right cell stays blank: \(bar)")
+        #expect(bar.contains("q quit"), "\(bar)")
+        app.handle(.left)
+        app.handle(.character("d"))
+        let asking = app.screen.line(size.1 - 1)
+        #expect(asking.hasSuffix(" "), "\(asking)")
+        #expect(asking.contains(KeyMap.hints(.confirmDelete)), "\(asking)")
+    }
+
     @Test("deleting a workout with a long name: the name ends with an ellipsis and the y/n keys show", arguments: sizes)
     func deleteConfirmKeepsTheKeys(size: (Int, Int)) throws {
         let fixture = try Fixture()
