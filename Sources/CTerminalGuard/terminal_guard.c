@@ -40,7 +40,7 @@ static void install_alternate_stack(void) {
 static void restore_terminal(void) {
     /* Reset attributes, leave the alternate screen, show the cursor, stop focus reports, turn
        keypad transmit mode off (the arrows send their usual codes to the shell again). */
-    static const char reset[] = "\033[0m\033[?1049l\033[?25h\033[?1004l\033[?1l\033>\r\n";
+    static const char reset[] = "\033[0m\033[?1049l\033[?25h\033[?1004l\033[?2004l\033[?1l\033>\r\n";
     (void)tcsetattr(STDIN_FILENO, TCSANOW, &saved_modes);
     ssize_t written = write(STDOUT_FILENO, reset, sizeof reset - 1);
     (void)written;

@@ -22,6 +22,9 @@ struct TerminalError: Error, CustomStringConvertible {
 /// Key codes we define for sequences terminfo does not name (xterm focus reporting).
 private let focusInCode: Int32 = 0x3F0
 private let focusOutCode: Int32 = 0x3F1
+/// The start and end of a bracketed paste (`ESC [ 200 ~` … `ESC [ 201 ~`).
+private let pasteStartCode: Int32 = 0x3F2
+private let pasteEndCode: Int32 = 0x3F3
 
 /// Curses on the process's terminal. Not thread-safe: used only by the UI thread.
 final class CursesTerminal {
@@ -35,6 +38,8 @@ final class CursesTerminal {
     /// `SPOTTER_DEBUG_CRASH` is set: the process traps right after its first frame, so a test
     /// can check that a crash gives the terminal back in a usable state.
     private var crashOnPurpose = false
+    /// Inside a bracketed paste: what arrives is text, never a command (see `decode(character:pasting:)`).
+    private var pasting = false
 
     private init(screen: OpaquePointer?, unicode: Bool, colors: Bool) {
         self.screen = screen
@@ -68,6 +73,8 @@ final class CursesTerminal {
         curs_set(0)
         define_key("\u{1b}[I", focusInCode)
         define_key("\u{1b}[O", focusOutCode)
+        define_key("\u{1b}[200~", pasteStartCode)
+        define_key("\u{1b}[201~", pasteEndCode)
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         var colors = false
         if !noColor, has_colors() {
@@ -149,7 +156,9 @@ final class CursesTerminal {
     }
 
     private func setFocusReporting(_ on: Bool) {
-        let sequence = on ? "\u{1b}[?1004h" : "\u{1b}[?1004l"
+        // Focus reporting, and bracketed paste: a paste arrives marked, so its line breaks and
+        // control characters cannot act as keys (a pasted "x\nd" must not save and then delete).
+        let sequence = on ? "\u{1b}[?1004h\u{1b}[?2004h" : "\u{1b}[?1004l\u{1b}[?2004l"
         _ = spotter_flush_stdout()
         _ = sequence.utf8CString.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count - 1) }
     }
@@ -170,10 +179,12 @@ final class CursesTerminal {
                 let code = Int32(value)
                 if code == spotter_key_resize() {
                     inputs.append(.resize(columns: columns, rows: rows))
-                } else if let key = Self.decode(keyCode: code) {
+                } else if code == pasteStartCode || code == pasteEndCode {
+                    pasting = code == pasteStartCode
+                } else if !pasting, let key = Self.decode(keyCode: code) {
                     inputs.append(.key(key))
                 }
-            } else if let key = Self.decode(character: UInt32(value)) {
+            } else if let key = Self.decode(character: UInt32(value), pasting: pasting) {
                 inputs.append(.key(key))
             }
         }
@@ -200,7 +211,17 @@ final class CursesTerminal {
         }
     }
 
-    static func decode(character value: UInt32) -> Key? {
+    /// A character read from the terminal as a key. Inside a bracketed paste it is text: a tab or
+    /// a line break is a space, and any other control character (Escape included) is dropped, so
+    /// nothing pasted can save a form, switch fields or run a command.
+    static func decode(character value: UInt32, pasting: Bool = false) -> Key? {
+        if pasting {
+            switch value {
+            case 9, 10, 13: return .character(" ")
+            case 0...31, 127: return nil
+            default: break
+            }
+        }
         switch value {
         case 9: return .tab
         case 10, 13: return .enter

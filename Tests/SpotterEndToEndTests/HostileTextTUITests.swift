@@ -119,6 +119,29 @@ struct HostileTextTUITests {
         try await TUIEndToEndTests.quitExpectingExitZero(tmux)
     }
 
+    @Test("a paste with a line break and commands in it stays text: the prompt is not saved, nothing is deleted")
+    func bracketedPasteIsText() async throws {
+        let workspace = try Workspace()
+        let tmux = try await TUIEndToEndTests.launch(columns: 120, rows: 40, workspace: workspace)
+        try tmux.press("w")
+        _ = try await tmux.waitFor("New workout name")
+        // tmux pastes with the brackets the UI asked for (-p); the buffer holds a line break, a
+        // tab, "d" and "q": typed, they would save the name, then delete and quit.
+        try tmux.run(["set-buffer", "Leg day\n\tdq"])
+        try tmux.run(["paste-buffer", "-p", "-t", tmux.target])
+        let pasted = try await tmux.waitFor("Leg day  dq")
+        #expect(pasted.ok, "the paste is in the prompt as text:\n\(pasted.screen)")
+        let before = try await SpotterBinary.run(["workouts", "--json"], db: workspace.database)
+        #expect(!before.stdout.contains("Leg day"), "nothing was saved by the pasted line break: \(before.stdout)")
+        try tmux.press("Enter")
+        let saved = try await tmux.waitFor("Leg day  dq")
+        #expect(saved.ok)
+        let after = try await SpotterBinary.run(["workouts", "--json"], db: workspace.database)
+        #expect(
+            after.stdout.contains("\"Leg day  dq\""), "the name is the paste, spaces for its breaks: \(after.stdout)")
+        #expect(!(try tmux.capture()).isEmpty, "the UI is still running")
+    }
+
     @Test("pasting the strings that crashed the UI into every text field: alive, and what is stored is what was pasted")
     func pastedHardTextIsStored() async throws {
         let workspace = try Workspace()
