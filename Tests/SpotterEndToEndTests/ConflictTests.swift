@@ -52,18 +52,22 @@ struct ConflictTests {
         return (phone, laptop, setID)
     }
 
+    /// The phone goes offline and sets 6 reps; a moment later the laptop sets 7 and syncs.
+    static func phoneOfflineSixLaptopSeven(_ phone: Device, _ laptop: Device, _ setID: String) async throws {
+        try await phone.run(["airplane", "on"])
+        try await phone.run(["edit", setID, "--reps", "6"])
+        try await Task.sleep(for: .milliseconds(20))
+        try await laptop.run(["edit", setID, "--reps", "7"])
+        try await laptop.run(["sync"])
+    }
+
     @Test("an older offline edit does not replace a newer one: both end at 7 reps, and the phone lists the 6 it lost")
     func olderOfflineEditLoses() async throws {
         let server = try await Self.startServer()
         defer { server.stop() }
         let (phone, laptop, setID) = try await Self.twoDevicesWithOneSet(server)
 
-        // The phone goes offline and sets 6 reps; a moment later the laptop sets 7 and syncs.
-        try await phone.run(["airplane", "on"])
-        try await phone.run(["edit", setID, "--reps", "6"])
-        try await Task.sleep(for: .milliseconds(20))
-        try await laptop.run(["edit", setID, "--reps", "7"])
-        try await laptop.run(["sync"])
+        try await Self.phoneOfflineSixLaptopSeven(phone, laptop, setID)
         // The phone comes back.
         try await phone.run(["airplane", "off"])
         let synced = try await phone.run(["sync"])
@@ -115,11 +119,7 @@ struct ConflictTests {
         defer { server.stop() }
         let (phone, laptop, setID) = try await Self.twoDevicesWithOneSet(server)
         // Offline, the phone sets 6 reps; then the laptop sets 7 and syncs; then the phone adds a note.
-        try await phone.run(["airplane", "on"])
-        try await phone.run(["edit", setID, "--reps", "6"])
-        try await Task.sleep(for: .milliseconds(20))
-        try await laptop.run(["edit", setID, "--reps", "7"])
-        try await laptop.run(["sync"])
+        try await Self.phoneOfflineSixLaptopSeven(phone, laptop, setID)
         try await Task.sleep(for: .milliseconds(20))
         try await phone.run(["edit", setID, "--notes", "grinder"])
         try await phone.run(["airplane", "off"])
