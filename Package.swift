@@ -48,6 +48,8 @@ let package = Package(
                 "SpotterCore", "SpotterStore", "SpotterProtocol",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(
@@ -55,12 +57,15 @@ let package = Package(
             dependencies: [
                 "SpotterCore", "SpotterProtocol",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
@@ -78,6 +83,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .executableTarget(
@@ -99,15 +106,22 @@ let package = Package(
             path: "Tests/SpotterTestSupport"
         ),
         .testTarget(name: "SpotterCoreTests", dependencies: ["SpotterCore"]),
-        .testTarget(name: "SpotterStoreTests", dependencies: ["SpotterCore", "SpotterStore"]),
+        .testTarget(
+            name: "SpotterStoreTests",
+            dependencies: ["SpotterCore", "SpotterStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(
             name: "SpotterServerTests",
             dependencies: [
                 "SpotterCore", "SpotterProtocol", "SpotterServer", "SpotterTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -115,6 +129,8 @@ let package = Package(
             dependencies: [
                 "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer", "SpotterTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -122,12 +138,15 @@ let package = Package(
             dependencies: [
                 "SpotterCore", "SpotterStore", "SpotterSync", "SpotterTUI",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "SpotterEndToEndTests",
             dependencies: [
                 "SpotterCore", "SpotterTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ]
