@@ -1,5 +1,4 @@
 import Foundation
-import SpotterBench
 import SpotterCore
 import SpotterStore
 import SpotterTUI

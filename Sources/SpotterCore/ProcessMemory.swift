@@ -5,14 +5,16 @@ import Foundation
 #endif
 
 /// CLOCK_MONOTONIC in nanoseconds: one clock that a parent and its child read alike, so a
-/// child's report can be set against the moment it was spawned.
+/// child's report (the bench's start-up child, `spotter --startup-probe`) can be set against the
+/// moment it was spawned.
 public func monotonicNanoseconds() -> UInt64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
 
-/// This process's resident memory now and at its peak (Linux /proc, VmRSS and VmHWM), in MiB.
+/// This process's resident memory now and at its peak (Linux /proc, VmRSS and VmHWM), in MiB,
+/// to a tenth. Here rather than in the bench: `spotter` reports it as the bench's start-up child.
 public struct ProcessMemory: Sendable, Equatable {
     public var residentMiB: Double
     public var peakResidentMiB: Double
@@ -23,8 +25,8 @@ public struct ProcessMemory: Sendable, Equatable {
         for line in status.split(separator: "\n") {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard fields.count >= 2, let kib = Double(fields[1]) else { continue }
-            if fields[0] == "VmRSS:" { memory.residentMiB = rounded(kib / 1024) }
-            if fields[0] == "VmHWM:" { memory.peakResidentMiB = rounded(kib / 1024) }
+            if fields[0] == "VmRSS:" { memory.residentMiB = (kib / 1024 * 10).rounded() / 10 }
+            if fields[0] == "VmHWM:" { memory.peakResidentMiB = (kib / 1024 * 10).rounded() / 10 }
         }
         return memory
     }
