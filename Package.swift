@@ -2,13 +2,15 @@
 import PackageDescription
 
 /// Spotter: an offline-first terminal fitness logger with an outbox sync engine.
-/// Module layering (arrows point down only) is described in STYLE.md:
+/// Module layering (arrows point down only; docs/architecture.md draws them):
 /// Core ← Protocol, Store ← Sync ← TUI ← spotter; Server knows Core and Protocol only.
+/// The benchmark suite (SpotterBench) is its own binary, spotter-bench: `spotter` links none of it.
 let package = Package(
     name: "Spotter",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "spotter", targets: ["spotter"])
+        .executable(name: "spotter", targets: ["spotter"]),
+        .executable(name: "spotter-bench", targets: ["spotter-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -79,7 +81,7 @@ let package = Package(
         .target(
             name: "SpotterBench",
             dependencies: [
-                "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer", "SpotterTUI",
+                "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -90,10 +92,17 @@ let package = Package(
         .executableTarget(
             name: "spotter",
             dependencies: [
-                "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer",
-                "SpotterTUI", "SpotterBench",
+                "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer", "SpotterTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The performance suite's command; the UI's frame probe connects the suite to SpotterTUI.
+        .executableTarget(
+            name: "spotter-bench",
+            dependencies: [
+                "SpotterBench", "SpotterCore", "SpotterStore", "SpotterTUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Test support (not shipped): throwaway PostgreSQL clusters for the server and sync tests.

@@ -9,7 +9,7 @@ import SpotterServer
 import SpotterStore
 import SpotterSync
 
-/// What `spotter bench` runs and how big.
+/// What `spotter-bench` runs and how big.
 public struct BenchOptions: Sendable {
     /// Small sizes, only to prove every part works.
     public var quick = false
@@ -43,7 +43,7 @@ public protocol FrameSession {
     mutating func pressKeyAndRender() throws
 }
 
-/// The performance suite behind `spotter bench`. Every figure names its unit.
+/// The performance suite behind `spotter-bench`. Every figure names its unit.
 public enum BenchmarkSuite {
     public static func run(_ options: BenchOptions, log: @Sendable (String) -> Void) async throws -> JSONValue {
         try FileManager.default.createDirectory(at: options.directory, withIntermediateDirectories: true)
@@ -158,7 +158,7 @@ public enum BenchmarkSuite {
     }
 
     /// Start-up as a user meets it: the database is filled and closed here, then a fresh process
-    /// (the same binary, see `FrameProbe.startupCommand`) opens it and renders the first 80×24
+    /// (the `spotter` binary, see `FrameProbe.startupCommand`) opens it and renders the first 80×24
     /// frame, several times. `ms` runs from just before the child is spawned to its first frame,
     /// so it includes exec, dynamic loading and the runtime's start; `open_ms` is the part after
     /// the child's command began (open, first reads, render), `launch_ms` the part before.
@@ -171,7 +171,7 @@ public enum BenchmarkSuite {
             try populate(store, sets: count)
         }  // closed: the last connection checkpoints and removes the WAL, as quitting the app does
         guard let command = probe.startupCommand(databasePath: path), let executable = command.first else {
-            throw BenchError("the frame probe cannot start a child process for start-up")
+            throw BenchError("no child process for start-up: is `spotter` built beside `spotter-bench`?")
         }
         let runs = options.quick ? 2 : 7
         var runsMade: [StartupRun] = []

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SpotterBench
 import SpotterCore
 import SpotterServer
 import SpotterStore
@@ -20,7 +19,7 @@ struct Spotter: AsyncParsableCommand {
         subcommands: [
             Interactive.self, Log.self, Edit.self, Delete.self, SetsCommand.self, WorkoutsCommand.self, Status.self,
             OutboxCommand.self, Airplane.self, Retry.self, Discard.self, Sync.self, Login.self, Logout.self,
-            Whoami.self, Serve.self, Bench.self, Import.self, Export.self, Stats.self, WorkoutCommand.self, Star.self,
+            Whoami.self, Serve.self, Import.self, Export.self, Stats.self, WorkoutCommand.self, Star.self,
             Unstar.self, Stars.self, Exercises.self, Config.self, RoutineCommand.self, Conflicts.self, Undo.self,
         ],
         defaultSubcommand: Interactive.self

@@ -1,17 +1,20 @@
 import Foundation
 import Testing
 
-/// `spotter bench --quick` runs every part small, only to prove it works (issue 14: speed is
-/// measured by the bench, never asserted by a test).
-@Suite("spotter bench --quick", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+/// `spotter-bench --quick` runs every part small, only to prove it works (issue 14: speed is
+/// measured by the bench, never asserted by a test); `spotter` itself has no `bench`.
+@Suite(
+    "spotter-bench --quick",
+    .enabled(if: SpotterBinary.exists && SpotterBinary.benchExists, "build the binaries first: swift build"))
 struct BenchSmokeTests {
     @Test func everyPartRunsAndNamesItsFigures() async throws {
         let db = SpotterBinary.temporaryDatabase()
-        let result = try await SpotterBinary.run(["bench", "--quick", "--json"], db: db, timeout: 600)
+        let result = try await SpotterBinary.run(
+            ["--quick", "--json"], db: db, timeout: 600, binary: SpotterBinary.benchPath)
         #expect(result.status == 0, "\(result.stderr)")
         let figures = try SpotterBinary.json(result.stdout)
         for part in ["write", "frame", "drain", "limit", "pull", "startup", "server", "machine"] {
-            #expect(figures[part] != nil, "bench --json has \(part): \(result.stdout)")
+            #expect(figures[part] != nil, "spotter-bench --json has \(part): \(result.stdout)")
         }
         let drain = try #require(figures["drain"] as? [String: Any])
         let limit = try #require(figures["limit"] as? [String: Any])
@@ -22,9 +25,16 @@ struct BenchSmokeTests {
 
     @Test func anUnknownPartIsRefusedWithTheKnownOnes() async throws {
         let result = try await SpotterBinary.run(
-            ["bench", "--quick", "--only", "drain,warp"], db: SpotterBinary.temporaryDatabase())
+            ["--quick", "--only", "drain,warp"], db: SpotterBinary.temporaryDatabase(), binary: SpotterBinary.benchPath)
         #expect(result.status == 2)
         #expect(result.stderr.contains("unknown bench part 'warp'"))
         #expect(result.stderr.contains("limit"))
+    }
+
+    @Test func spotterHasNoBenchSubcommand() async throws {
+        let result = try await SpotterBinary.run(["bench", "--quick"], db: SpotterBinary.temporaryDatabase())
+        #expect(result.status != 0, "\(result.stdout)")
+        let help = try await SpotterBinary.run(["--help"], db: SpotterBinary.temporaryDatabase())
+        #expect(!help.stdout.contains("bench"), "\(help.stdout)")
     }
 }

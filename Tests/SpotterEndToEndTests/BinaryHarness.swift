@@ -14,6 +14,13 @@ enum SpotterBinary {
 
     static var exists: Bool { FileManager.default.isExecutableFile(atPath: path) }
 
+    /// `spotter-bench`, built beside `spotter` (its start-up part launches that `spotter`).
+    static var benchPath: String {
+        URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("spotter-bench").path
+    }
+
+    static var benchExists: Bool { FileManager.default.isExecutableFile(atPath: benchPath) }
+
     struct Result {
         var status: Int32
         var stdout: String
@@ -25,21 +32,24 @@ enum SpotterBinary {
     /// in-process servers that tests running in parallel depend on (there are two on this machine).
     @discardableResult
     /// - Parameter launcher: a command that runs the binary (e.g. `setpriv` to run it as another user).
+    /// - Parameter binary: another binary than `spotter` (`benchPath`).
     static func run(
         _ arguments: [String], db: String, environment: [String: String] = [:], timeout: TimeInterval = 60,
-        launcher: [String] = []
+        launcher: [String] = [], binary: String? = nil
     ) async throws -> Result {
         try await offThePool {
-            try runBlocking(arguments, db: db, environment: environment, timeout: timeout, launcher: launcher)
+            try runBlocking(
+                arguments, db: db, environment: environment, timeout: timeout, launcher: launcher, binary: binary)
         }
     }
 
     static func runBlocking(
         _ arguments: [String], db: String, environment: [String: String] = [:], timeout: TimeInterval = 60,
-        launcher: [String] = []
+        launcher: [String] = [], binary: String? = nil
     ) throws
         -> Result
     {
+        let path = binary ?? path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: launcher.first ?? path)
         process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [path] + arguments

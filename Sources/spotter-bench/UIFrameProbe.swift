@@ -12,10 +12,19 @@ struct UIFrameProbe: FrameProbe {
             buffer: ScreenBuffer(width: columns, height: rows))
     }
 
-    /// This same binary, as `spotter --db DB --startup-probe`: the UI's command (see `StartupProbe`).
+    /// The `spotter` binary built beside this one, as `spotter --db DB --startup-probe`: the UI's
+    /// command, so start-up is measured on the binary a user runs. Nil when it is not there.
     func startupCommand(databasePath: String) -> [String]? {
+        guard let spotter = Self.spotterBinary() else { return nil }
+        return [spotter, "--db", databasePath, "--startup-probe"]
+    }
+
+    /// `spotter` in this executable's directory, if it is there and can run.
+    static func spotterBinary() -> String? {
         guard let executable = Bundle.main.executablePath else { return nil }
-        return [executable, "--db", databasePath, "--startup-probe"]
+        let sibling = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("spotter").path
+        return FileManager.default.isExecutableFile(atPath: sibling) ? sibling : nil
     }
 }
 

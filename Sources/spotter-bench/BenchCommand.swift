@@ -3,12 +3,15 @@ import Foundation
 import SpotterBench
 import SpotterCore
 
-/// `spotter bench`: the performance suite, on temporary files and an
-/// in-process server on loopback.
-struct Bench: AsyncParsableCommand {
+/// `spotter-bench`: the performance suite, on temporary files and an in-process server on
+/// loopback. A binary of its own, so `spotter` links none of it.
+struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
-        abstract: "Measure write, frame, drain (and its limit), pull, start-up and server speed.")
+        commandName: "spotter-bench",
+        abstract: "Measure write, frame, drain (and its limit), pull, start-up and server speed.",
+        discussion: """
+            The start-up part launches the `spotter` binary built beside this one (`swift build` builds both).
+            """)
 
     @Flag(help: "One JSON document on stdout.") var json = false
     @Flag(help: "Run every part small, only to prove it works.") var quick = false
@@ -32,7 +35,7 @@ struct Bench: AsyncParsableCommand {
             options.parts = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             let known: Set<String> = ["write", "frame", "drain", "limit", "pull", "startup", "server", "import"]
             if let unknown = options.parts.subtracting(known).first {
-                throw CLIError(
+                throw BenchFailure(
                     "unknown bench part '\(unknown)'; choose from \(known.sorted().joined(separator: ", "))", code: 2)
             }
         }
@@ -42,7 +45,7 @@ struct Bench: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("bench: \(line)\n".utf8))
             }
         } catch {
-            throw CLIError("bench failed: \(error)")
+            throw BenchFailure("bench failed: \(error)")
         }
         if json {
             print(result.canonicalString)
@@ -63,5 +66,51 @@ struct Bench: AsyncParsableCommand {
                 }
             }
         }
+    }
+}
+
+/// A failure of the bench told to the user, with its exit code.
+struct BenchFailure: Error {
+    let message: String
+    let code: Int32
+    init(_ message: String, code: Int32 = 1) {
+        self.message = message
+        self.code = code
+    }
+}
+
+/// The entry point: as `spotter`'s, every error is one line on stderr and an exit code (2 for
+/// usage, 1 for everything else), never a stack trace.
+@main
+enum Main {
+    static func main() async {
+        do {
+            var command = try BenchCommand.parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch let failure as BenchFailure {
+            printError("spotter-bench: \(failure.message)")
+            Foundation.exit(failure.code)
+        } catch {
+            let code = BenchCommand.exitCode(for: error)
+            if code == .success {
+                print(BenchCommand.fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            let message =
+                BenchCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            let usage = code == .validationFailure ? " (see `spotter-bench --help`)" : ""
+            printError("spotter-bench: \(message)\(usage)")
+            Foundation.exit(code == .validationFailure ? 2 : 1)
+        }
+    }
+
+    static func printError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }
