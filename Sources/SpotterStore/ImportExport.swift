@@ -60,7 +60,7 @@ extension SpotterStore {
 
     fileprivate func importWorkout(
         key: String, rows: [ImportedSet], db: Database, now: Date, result: inout ImportResult,
-        names: inout [String: ImportedName]
+        names: inout [String: ImportedName], dirty: inout Set<[UInt8]>
     ) throws {
         guard let first = rows.first else { return }
         let importNamespace = try importNamespace(forKey: key, db: db)
@@ -101,6 +101,23 @@ extension SpotterStore {
                 db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"),
                 arguments: [workoutID.wireString])
             ?? 0
+        // The workout's live sets by content, read once: each row is compared in memory (as
+        // SQLite compares them: text byte for byte, NULL only `IS` NULL), not by a query of its own.
+        var present: [ImportedContent: Int] = [:]
+        let presentRows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT exercise, kind, weight, unit, reps, rpe, distance_m, duration_s, notes
+                    FROM sets WHERE workout_id = ? AND deleted_at IS NULL
+                    """), arguments: [workoutID.wireString])
+        while let stored = try presentRows.next() {
+            func bytes(_ index: Int) -> [UInt8]? { (stored[index] as String?).map { Array($0.utf8) } }
+            let content = ImportedContent(
+                exercise: bytes(0), kind: bytes(1), weight: stored[2], unit: bytes(3), reps: stored[4], rpe: stored[5],
+                distanceM: stored[6], durationS: stored[7], notes: bytes(8))
+            present[content, default: 0] += 1
+        }
+        var setWriter = ImportedSetWriter(store: self, workoutKey: workoutID.wireString)
         var occurrences: [String: Int] = [:]
         for row in rows {
             // Each name of the file is looked up once: a file repeats a few dozen names thousands of times.
@@ -122,21 +139,11 @@ extension SpotterStore {
             let occurrence = occurrences[content]!
             let setID = ContentID.uuid("spotter-import-set|\(importNamespace)\(key)|\(content)|\(occurrence)")
             // Already here: this file imported before, or these very sets exported and read back.
-            // (`+exercise` keeps SQLite on the workout's index: the exercise index would walk
-            // every set of that exercise ever logged, for every row.)
-            let sameContent =
-                try Int.fetchOne(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT COUNT(*) FROM sets WHERE workout_id = ? AND deleted_at IS NULL AND +exercise = ? AND kind = ?
-                            AND weight = ? AND unit = ? AND reps = ? AND rpe IS ? AND distance_m IS ? AND duration_s IS ?
-                            AND notes IS ?
-                            """),
-                    arguments: [
-                        workoutID.wireString, exercise, row.kind.rawValue, row.weight, row.unit.rawValue, row.reps,
-                        row.rpe,
-                        row.distanceM, row.durationS, row.notes,
-                    ]) ?? 0
+            let rowContent = ImportedContent(
+                exercise: Array(exercise.utf8), kind: Array(row.kind.rawValue.utf8), weight: row.weight,
+                unit: Array(row.unit.rawValue.utf8), reps: Int64(row.reps), rpe: row.rpe, distanceM: row.distanceM,
+                durationS: row.durationS, notes: row.notes.map { Array($0.utf8) })
+            let sameContent = present[rowContent] ?? 0
             let idTaken =
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ?)"),
@@ -152,10 +159,8 @@ extension SpotterStore {
                 weight: row.weight,
                 unit: row.unit, reps: row.reps, rpe: row.rpe, distanceM: row.distanceM, durationS: row.durationS,
                 notes: row.notes, performedAt: start)
-            _ = try insertSet(set, db: db, now: now)
-            try db.cachedStatement(sql: "UPDATE sets SET imported = 1 WHERE id = ?").execute(arguments: [
-                set.id.wireString
-            ])
+            try setWriter.insert(set, db: db, now: now, dirty: &dirty)
+            present[rowContent, default: 0] += 1
             result.added += 1
             // Counted as imported: a row already here was not taken as anything.
             if let alias {
@@ -207,14 +212,33 @@ extension WorkoutLog {
             try writer.writeWithoutTransaction { db in
                 try db.inTransaction {
                     var names: [String: ImportedName] = [:]
+                    var dirty: Set<[UInt8]> = []
                     for group in Self.importGroups(sets) {
                         try store.importWorkout(
-                            key: group.key, rows: group.rows, db: db, now: now, result: &result, names: &names)
+                            key: group.key, rows: group.rows, db: db, now: now, result: &result, names: &names,
+                            dirty: &dirty)
                     }
                     return .rollback
                 }
             }
             return result
+        }
+        // Each chunk changes thousands of pages (random ids: every index leaf). With the default
+        // 2 MiB cache each chunk read its pages back from the file and spilled them mid-transaction;
+        // the writer keeps a bigger cache (and a later checkpoint) only while the import runs, as
+        // a big page of the feed does. The same commits, the same synchronous mode.
+        let (cacheSize, autocheckpoint) = try writer.writeWithoutTransaction { db in
+            let settings = (
+                try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000,
+                try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") ?? 1000
+            )
+            try db.execute(sql: "PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 8192")
+            return settings
+        }
+        defer {
+            try? writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA cache_size = \(cacheSize); PRAGMA wal_autocheckpoint = \(autocheckpoint)")
+            }
         }
         var result = ImportResult()
         var names: [String: ImportedName] = [:]
@@ -226,9 +250,11 @@ extension WorkoutLog {
             let now = self.now
             let batch = pending
             try writer.write { db in
+                var dirty: Set<[UInt8]> = []  // known within this transaction only
                 for group in batch {
                     try store.importWorkout(
-                        key: group.key, rows: group.rows, db: db, now: now, result: &result, names: &names)
+                        key: group.key, rows: group.rows, db: db, now: now, result: &result, names: &names,
+                        dirty: &dirty)
                 }
             }
             done += pendingCount
@@ -318,6 +344,20 @@ extension Queries {
 struct ImportedName {
     let name: String
     let alias: String?
+}
+
+/// What the import compares to tell a row already present: a set's content, its text as bytes
+/// (SQLite's `=` on text is binary, where Swift's `==` would take canonically equal strings as one).
+struct ImportedContent: Hashable {
+    let exercise: [UInt8]?
+    let kind: [UInt8]?
+    let weight: Double?
+    let unit: [UInt8]?
+    let reps: Int64?
+    let rpe: Double?
+    let distanceM: Double?
+    let durationS: Double?
+    let notes: [UInt8]?
 }
 
 /// The rows of one imported workout (its start and name are the key), written together.

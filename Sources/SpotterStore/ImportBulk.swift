@@ -1,0 +1,84 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+/// `insertSet` for the new sets of one imported workout, with what it looks up per set read once.
+///
+/// Every set of an imported workout is performed at the workout's start and waits on the same
+/// workout create, so of `insertSet`'s statements only the set's row and its operation are the
+/// set's own: the workout's queued create (and whether it blocks) is read once per workout, and
+/// the record of an appended set is asked only while it can still be one — not once the
+/// exercise is marked for a recompute (`records_dirty`, which the insert trigger fills and only
+/// a recompute empties) or has a new set of this workout already (performed at the same time,
+/// so never "before"). The rows written are `insertSet`'s, the import's mark included.
+struct ImportedSetWriter {
+    let store: SpotterStore
+    let workoutKey: String
+    /// The workout's queued create and whether it blocks its sets, once read.
+    private var parent: (opID: String?, blocked: Bool)?
+    /// Exercises with a new set in this workout.
+    private var written: Set<[UInt8]> = []
+
+    init(store: SpotterStore, workoutKey: String) {
+        self.store = store
+        self.workoutKey = workoutKey
+    }
+
+    /// Inserts `set` as `insertSet` does, marked imported. `dirty`: exercises known to be marked
+    /// for a recompute in this transaction.
+    mutating func insert(_ set: WorkoutSet, db: Database, now: Date, dirty: inout Set<[UInt8]>) throws {
+        let exerciseKey = Array(set.exercise.utf8)
+        let appended: RecordKind??
+        if dirty.contains(exerciseKey) || written.contains(exerciseKey) {
+            appended = nil
+        } else {
+            appended = try SpotterStore.appendedRecord(set, db: db)
+        }
+        let record = appended ?? nil
+        let setKey = set.id.wireString
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
+                    duration_s, notes, performed_at, e1rm_kg, is_pr, updated_at, sync_state, account, imported)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?, 1)
+                """
+        ).execute(arguments: [
+            setKey, workoutKey, set.exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue, set.reps,
+            set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt),
+            set.estimatedOneRepMaxKg, record?.rawValue ?? 0, Timestamp.format(now), store.userID,
+        ])
+        written.insert(exerciseKey)
+        if appended != nil {
+            try db.cachedStatement(sql: "DELETE FROM records_dirty WHERE exercise = ?").execute(arguments: [
+                set.exercise
+            ])
+        } else {
+            dirty.insert(exerciseKey)  // by the insert trigger
+        }
+        let parent = try self.parent ?? readParent(db: db)
+        self.parent = parent
+        _ = try Outbox.insert(
+            db, user: store.userID, type: .set, id: setKey, kind: .create, payload: set.wireFields, before: [:],
+            dependsOn: parent.opID, blocked: parent.blocked, now: now)
+        if parent.blocked {
+            // As `insertSet`: behind a refused workout rejected too, behind one that gave up
+            // without an answer only waiting.
+            let noAnswer = try Outbox.waitsOnNoAnswer(parent.opID, db: db)
+            try db.cachedStatement(sql: "UPDATE sets SET sync_state = ?, sync_error = ? WHERE id = ?").execute(
+                arguments: [
+                    (noAnswer ? SyncState.pending : .rejected).rawValue,
+                    noAnswer ? try Outbox.waitReason(parent.opID, db: db) : "waiting on a rejected workout", setKey,
+                ])
+        }
+    }
+
+    private func readParent(db: Database) throws -> (opID: String?, blocked: Bool) {
+        let workoutCreate = try String.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT op_id FROM outbox WHERE entity_type = \(EntityType.workout.sql) AND entity_id = ? AND kind = \(OperationKind.create.sql)
+                    AND state != \(OperationState.succeeded.sql) ORDER BY seq DESC LIMIT 1
+                    """), arguments: [workoutKey])
+        return (workoutCreate, try Outbox.blocksDependants(workoutCreate, db: db))
+    }
+}
