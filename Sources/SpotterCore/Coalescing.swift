@@ -80,8 +80,10 @@ public enum Coalescing {
         case (.create, .delete):
             return .cancel
         case (.update, .delete):
+            // The delete replaces the queued edit, and carries what it says of itself (a
+            // workout's delete: the sets the device held).
             let mergedBefore = existing.before.merging(before) { old, _ in old }
-            return .rewrite(kind: .delete, payload: [:], before: mergedBefore)
+            return .rewrite(kind: .delete, payload: payload, before: mergedBefore)
         default:
             return .append(dependsOn: existing.opID)
         }

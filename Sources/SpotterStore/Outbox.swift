@@ -255,13 +255,12 @@ enum Outbox {
         switch Coalescing.decide(
             existing: existing, kind: kind, payload: payload, before: before, contentDerivedID: contentDerivedID)
         {
-        case .rewrite(let newKind, var newPayload, let newBefore):
+        case .rewrite(let newKind, let newPayload, let newBefore):
             let opID = existing!.opID
             let newKey = newKind != existing!.kind
             // A rewritten update carries its latest edit's stamp; its base stays the first edit's.
-            // A delete that replaces a queued update says what the device holds now.
+            // A delete that replaces a queued update is based on what the device holds now.
             let clock = newKind != .create ? try editClock(db, type: type, id: id, now: now) : nil
-            if newKind == .delete { newPayload = payload }
             try db.cachedStatement(
                 sql: """
                     UPDATE outbox SET kind = ?, payload = ?, before = ?, updated_at = ?,
