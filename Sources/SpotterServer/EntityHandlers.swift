@@ -92,15 +92,14 @@ struct EntityHandlers {
         guard var workout = try liveWorkout(id) else { return .problem(Problems.notFound("no workout \(id)")) }
         let clock = editClock(fields)
         let seenSets = fields[EditClockField.seenSets].flatMap(DeleteContext.heldVersions)
-        let workoutLabel = label(of: workout)
         try recordDeleteOverUnseenEdits(
             .workout, id: workout.id, stored: workout.json, groups: MergeFields.workout, base: clock.base,
-            deleteStamp: clock.stamp, label: workoutLabel)
+            deleteStamp: clock.stamp, label: label(of: workout))
         for var set in try transaction.liveSets(workoutID: id, owner: user) {
             if let seenSets {
                 // The delete takes the workout's sets with it; a set the deleting device never
                 // saw, or saw before another device's edit, goes unseen: recorded as overridden.
-                let setLabel = "\(set.exercise) set in '\(workout.name)'"
+                let setLabel = label(of: set, inWorkout: workout.name)
                 if let held = seenSets[set.id.wireString] {
                     try recordDeleteOverUnseenEdits(
                         .set, id: set.id, stored: set.json, groups: MergeFields.set, base: held ?? 0,

@@ -257,8 +257,12 @@ extension EntityHandlers {
 
     /// "Bench Press (Barbell) set in 'Push Day'": what a conflict names.
     func label(of set: WireSet) throws -> String {
-        let workout = try transaction.workout(id: set.workoutID.wireString, owner: user)
-        return "\(set.exercise) set" + (workout.map { " in '\($0.name)'" } ?? "")
+        label(of: set, inWorkout: try transaction.workout(id: set.workoutID.wireString, owner: user)?.name)
+    }
+
+    /// The same, when the workout's name is already at hand (nil: the workout is not found).
+    func label(of set: WireSet, inWorkout name: String?) -> String {
+        "\(set.exercise) set" + (name.map { " in '\($0)'" } ?? "")
     }
 
     func label(of workout: WireWorkout) -> String { "workout '\(workout.name)'" }

@@ -29,18 +29,15 @@ enum DeleteContext {
         guard let entries = value.arrayValue else { return nil }
         var held: [String: Int64?] = [:]
         for entry in entries {
-            guard let fields = entry.objectValue, fields.count <= 2, let text = fields["id"]?.stringValue,
-                let id = UUID(uuidString: text)
+            guard let fields = entry.objectValue, Set(fields.keys).isSubset(of: ["id", "server_version"]),
+                let id = fields["id"]?.stringValue.flatMap(UUID.init(uuidString:))
             else { return nil }
-            let version = fields["server_version"] ?? .null
-            if version == .null {
-                held[id.wireString] = .some(nil)
-            } else if let number = version.intValue, number >= 0 {
+            switch fields["server_version"] ?? .null {
+            case .null: held[id.wireString] = .some(nil)
+            case let version:
+                guard let number = version.intValue, number >= 0 else { return nil }
                 held[id.wireString] = Int64(number)
-            } else {
-                return nil
             }
-            if fields.count == 2 && fields["server_version"] == nil { return nil }
         }
         return held
     }
