@@ -149,49 +149,61 @@ extension SpotterStore {
     /// Inserts a new set row and enqueues its create (after its workout's create, when that is
     /// still queued); marks a new estimated-1RM record. Shared by logging and importing.
     func insertSet(_ set: WorkoutSet, db: Database, now: Date) throws -> (opID: String, isPR: Bool) {
-        let e1rm = set.estimatedOneRepMaxKg
         // A set logged now comes after every other: its record is known from indexed lookups.
         // Otherwise (an import, a back-dated set) the exercise is recomputed before the next read.
         let appended = try Self.appendedRecord(set, db: db)
         let record = appended ?? nil
         let isPR = record == .oneRepMax
         let setKey = set.id.wireString
-        let workoutKey = set.workoutID.wireString
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
-                    duration_s, notes, performed_at, e1rm_kg, is_pr, updated_at, sync_state, account)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?)
-                """
-        ).execute(arguments: [
-            setKey, workoutKey, set.exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue, set.reps,
-            set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt), e1rm,
-            record?.rawValue ?? 0, Timestamp.format(now), userID,
-        ])
+        try insertSetRow(set, record: record, imported: false, db: db, now: now)
         if appended != nil {
             try db.cachedStatement(sql: "DELETE FROM records_dirty WHERE exercise = ?").execute(arguments: [
                 set.exercise
             ])
         }
-        let workoutCreate = try String.fetchOne(
+        let workoutCreate = try Self.unfinishedWorkoutCreate(set.workoutID.wireString, db: db)
+        let (opID, blocked) = try Outbox.appendCreate(
+            db, user: userID, type: .set, id: setKey, payload: set.wireFields, dependency: workoutCreate, now: now)
+        if blocked { try Self.markWaiting(setKey, on: workoutCreate, db: db) }
+        return (opID, isPR)
+    }
+
+    /// A set's row, as a log or an import writes it (`record`: the record it holds when known).
+    func insertSetRow(_ set: WorkoutSet, record: RecordKind?, imported: Bool, db: Database, now: Date) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
+                    duration_s, notes, performed_at, e1rm_kg, is_pr, updated_at, sync_state, account, imported)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?, ?)
+                """
+        ).execute(arguments: [
+            set.id.wireString, set.workoutID.wireString, set.exercise, set.position, set.kind.rawValue, set.weight,
+            set.unit.rawValue, set.reps, set.rpe, set.distanceM, set.durationS, set.notes,
+            Timestamp.format(set.performedAt), set.estimatedOneRepMaxKg, record?.rawValue ?? 0, Timestamp.format(now),
+            userID, imported,
+        ])
+    }
+
+    /// The workout's create that has not succeeded yet, which its new sets wait on.
+    static func unfinishedWorkoutCreate(_ workoutKey: String, db: Database) throws -> String? {
+        try String.fetchOne(
             db.cachedStatement(
                 sql: """
                     SELECT op_id FROM outbox WHERE entity_type = \(EntityType.workout.sql) AND entity_id = ? AND kind = \(OperationKind.create.sql)
                     AND state != \(OperationState.succeeded.sql) ORDER BY seq DESC LIMIT 1
                     """), arguments: [workoutKey])
-        let (opID, blocked) = try Outbox.appendCreate(
-            db, user: userID, type: .set, id: setKey, payload: set.wireFields, dependency: workoutCreate, now: now)
-        if blocked {
-            // Behind a refused workout it is rejected too; behind one that gave up without an
-            // answer it only waits (that workout goes back to the queue by itself).
-            let noAnswer = try Outbox.waitsOnNoAnswer(workoutCreate, db: db)
-            try db.cachedStatement(sql: "UPDATE sets SET sync_state = ?, sync_error = ? WHERE id = ?").execute(
-                arguments: [
-                    (noAnswer ? SyncState.pending : .rejected).rawValue,
-                    noAnswer ? try Outbox.waitReason(workoutCreate, db: db) : "waiting on a rejected workout", setKey,
-                ])
-        }
-        return (opID, isPR)
+    }
+
+    /// A set queued behind a workout create that blocks it: behind a refused workout it is rejected
+    /// too; behind one that gave up without an answer it only waits (that workout goes back to the
+    /// queue by itself).
+    static func markWaiting(_ setKey: String, on workoutCreate: String?, db: Database) throws {
+        let noAnswer = try Outbox.waitsOnNoAnswer(workoutCreate, db: db)
+        try db.cachedStatement(sql: "UPDATE sets SET sync_state = ?, sync_error = ? WHERE id = ?").execute(
+            arguments: [
+                (noAnswer ? SyncState.pending : .rejected).rawValue,
+                noAnswer ? try Outbox.waitReason(workoutCreate, db: db) : "waiting on a rejected workout", setKey,
+            ])
     }
 
     /// The first half of every delete: refuses an entity that is not there, removes outright one

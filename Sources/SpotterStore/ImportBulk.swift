@@ -36,17 +36,7 @@ struct ImportedSetWriter {
         }
         let record = appended ?? nil
         let setKey = set.id.wireString
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
-                    duration_s, notes, performed_at, e1rm_kg, is_pr, updated_at, sync_state, account, imported)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?, 1)
-                """
-        ).execute(arguments: [
-            setKey, workoutKey, set.exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue, set.reps,
-            set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt),
-            set.estimatedOneRepMaxKg, record?.rawValue ?? 0, Timestamp.format(now), store.userID,
-        ])
+        try store.insertSetRow(set, record: record, imported: true, db: db, now: now)
         written.insert(exerciseKey)
         if appended != nil {
             try db.cachedStatement(sql: "DELETE FROM records_dirty WHERE exercise = ?").execute(arguments: [
@@ -60,25 +50,11 @@ struct ImportedSetWriter {
         _ = try Outbox.insert(
             db, user: store.userID, type: .set, id: setKey, kind: .create, payload: set.wireFields, before: [:],
             dependsOn: parent.opID, blocked: parent.blocked, now: now)
-        if parent.blocked {
-            // As `insertSet`: behind a refused workout rejected too, behind one that gave up
-            // without an answer only waiting.
-            let noAnswer = try Outbox.waitsOnNoAnswer(parent.opID, db: db)
-            try db.cachedStatement(sql: "UPDATE sets SET sync_state = ?, sync_error = ? WHERE id = ?").execute(
-                arguments: [
-                    (noAnswer ? SyncState.pending : .rejected).rawValue,
-                    noAnswer ? try Outbox.waitReason(parent.opID, db: db) : "waiting on a rejected workout", setKey,
-                ])
-        }
+        if parent.blocked { try SpotterStore.markWaiting(setKey, on: parent.opID, db: db) }
     }
 
     private func readParent(db: Database) throws -> (opID: String?, blocked: Bool) {
-        let workoutCreate = try String.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT op_id FROM outbox WHERE entity_type = \(EntityType.workout.sql) AND entity_id = ? AND kind = \(OperationKind.create.sql)
-                    AND state != \(OperationState.succeeded.sql) ORDER BY seq DESC LIMIT 1
-                    """), arguments: [workoutKey])
+        let workoutCreate = try SpotterStore.unfinishedWorkoutCreate(workoutKey, db: db)
         return (workoutCreate, try Outbox.blocksDependants(workoutCreate, db: db))
     }
 }
