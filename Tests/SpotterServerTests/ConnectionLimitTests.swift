@@ -64,7 +64,8 @@ struct ConnectionLimitTests {
         // (5 s was not, twice, on a 2-core machine running the whole suite).
         let server = try await Self.server(readTimeout: .seconds(15))
         try await stopping(server) { server in
-            let connection = try RawConnection(port: server.server.port)
+            // The reads outlast the server's 15 s timer by far; with equal timers the test raced itself.
+            let connection = try RawConnection(port: server.server.port, receiveTimeout: 45)
             let body = String(repeating: " ", count: 70 * 1024)
             try connection.transmit(
                 "POST /v1/workouts HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(TestServer.aliceToken)\r\n"
@@ -257,15 +258,16 @@ struct ConnectionLimitTests {
 final class RawConnection: Sendable {
     private let fd: Int32
 
-    init(port: Int) throws {
+    init(port: Int, receiveTimeout seconds: Int = 15) throws {
         #if canImport(Glibc)
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
             fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw TestFailure("socket() failed") }
-        // Every read gives up after 15 s, so a server that never answers fails the test instead of hanging it.
-        var timeout = timeval(tv_sec: 15, tv_usec: 0)
+        // Every read gives up after `seconds` (15 unless a test waits on a longer server timer), so a
+        // server that never answers fails the test instead of hanging it.
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
