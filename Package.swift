@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "SpotterBench",
             dependencies: [
-                "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer",
+                "SpotterCore", "SpotterStore", "SpotterProtocol", "SpotterSync", "SpotterServer", "SpotterTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -112,10 +112,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Test support (not shipped): throwaway PostgreSQL clusters for the server and sync tests.
+        // Test support, never linked into `spotter`: the manual clock and sync scheduler, the
+        // bench's fixtures, throwaway PostgreSQL clusters for the server and sync tests.
         .target(
             name: "SpotterTestSupport",
             dependencies: [
+                "SpotterCore", "SpotterStore", "SpotterSync",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -124,7 +127,9 @@ let package = Package(
         .testTarget(name: "SpotterCoreTests", dependencies: ["SpotterCore"]),
         .testTarget(
             name: "SpotterStoreTests",
-            dependencies: ["SpotterCore", "SpotterStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "SpotterCore", "SpotterStore", "SpotterTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "SpotterServerTests",
@@ -153,7 +158,7 @@ let package = Package(
         .testTarget(
             name: "SpotterTUITests",
             dependencies: [
-                "SpotterCore", "SpotterStore", "SpotterSync", "SpotterTUI",
+                "SpotterCore", "SpotterStore", "SpotterSync", "SpotterTUI", "SpotterTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

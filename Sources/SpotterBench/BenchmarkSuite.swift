@@ -8,6 +8,8 @@ import SpotterProtocol
 import SpotterServer
 import SpotterStore
 import SpotterSync
+import SpotterTestSupport
+import Synchronization
 
 /// What `spotter-bench` runs and how big.
 public struct BenchOptions: Sendable {
@@ -115,8 +117,10 @@ public enum BenchmarkSuite {
         }
 
         // The same two rows, inserted bare in one transaction (no validation, no coalescing): the floor.
-        let bare = try SpotterStore.open(path: freshPath(options, "bare"), userID: "bench")
-        let bareWorkout = try bare.workoutLog.createWorkout(name: "Bare").id
+        let barePath = freshPath(options, "bare")
+        let bareStore = try SpotterStore.open(path: barePath, userID: "bench")
+        let bareWorkout = try bareStore.workoutLog.createWorkout(name: "Bare").id
+        let bare = try BenchFixtures(path: barePath, userID: "bench")
         var bareSamples = Samples(capacity: count)
         for index in 0..<count {
             _ = try bareSamples.time {
@@ -137,7 +141,8 @@ public enum BenchmarkSuite {
 
     /// Fills a database with `count` sets in `count / 20` workouts, fast (bulk SQL in one transaction).
     static func populate(_ store: SpotterStore, sets count: Int) throws {
-        try store.populateSynced(sets: count, exercises: lifts)
+        try BenchFixtures(path: store.path, userID: store.userID).populateSynced(
+            sets: count, exercises: lifts, store: store)
     }
 
     static func frameBench(_ options: BenchOptions, probe: any FrameProbe) throws -> JSONValue {
@@ -378,7 +383,7 @@ public enum BenchmarkSuite {
         let engine = SyncEngine(
             store: store, transport: HTTPSyncTransport(baseURL: server.baseURL, token: token), logger: quietLogger())
         let elapsed = await seconds { await engine.syncOnce() }
-        let pulled = try store.storedSetCount()
+        let pulled = try BenchFixtures(path: store.path, userID: store.userID).storedSetCount()
         await server.stop()
         guard pulled == count else { throw BenchError("pulled \(pulled) of \(count) sets") }
         return .object(["sets": .int(Int64(count)), "seconds": .double(rounded(elapsed, 2))])
@@ -455,10 +460,8 @@ public struct BenchError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-// @unchecked Sendable: `count` is only touched under `lock`.
-final class ReplayCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func add() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
+final class ReplayCounter: Sendable {
+    private let count = Atomic(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
 }

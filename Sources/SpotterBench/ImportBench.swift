@@ -1,6 +1,7 @@
 import Foundation
 import SpotterCore
 import SpotterStore
+import SpotterTestSupport
 
 extension BenchmarkSuite {
     /// `import`: a Strong export of `count` rows (a set of four lifts per row, twenty to a workout)
@@ -33,8 +34,12 @@ extension BenchmarkSuite {
         let importSeconds = try await seconds {
             added = try store.workoutLog.importSets(parsed?.sets ?? []).added
         }
-        let bare = try SpotterStore.open(path: freshPath(options, "import-bare"), userID: "bench")
-        let bareSeconds = try await seconds { try bare.populateSynced(sets: count, exercises: lifts) }
+        let barePath = freshPath(options, "import-bare")
+        let bare = try SpotterStore.open(path: barePath, userID: "bench")
+        let fixtures = try BenchFixtures(path: barePath, userID: "bench")
+        let bareSeconds = try await seconds {
+            try fixtures.populateSynced(sets: count, exercises: lifts, store: bare)
+        }
         let total = parseSeconds + importSeconds
         return .object([
             "rows": .int(Int64(count)), "added": .int(Int64(added)),

@@ -46,6 +46,8 @@ public struct SpotterStore: Sendable {
     let writer: any DatabaseWriter
     /// The user whose operations this store enqueues and claims.
     public let userID: String
+    /// The database file.
+    public var path: String { writer.path }
     public let clock: any SpotterClock
     /// Told of every unreadable row a read skipped (which table, which id, why): the CLI prints
     /// it on stderr, the UI writes it to its log and shows a notice. Never silent.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SpotterCore
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterStore

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SpotterCore
 import SpotterStore
+import SpotterTestSupport
 import Testing
 
 @Suite("The outbox queue: claim, lease, complete")

@@ -5,6 +5,7 @@ import SpotterProtocol
 import SpotterServer
 import SpotterStore
 import SpotterSync
+import SpotterTestSupport
 import Testing
 
 /// Real HTTP to the real server, with a switch that throws the answer away after the server has

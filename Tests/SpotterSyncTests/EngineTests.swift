@@ -2,6 +2,7 @@ import Foundation
 import SpotterCore
 import SpotterProtocol
 import SpotterSync
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterStore

@@ -4,6 +4,7 @@ import SpotterCore
 import SpotterProtocol
 import SpotterServer
 import SpotterSync
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterStore

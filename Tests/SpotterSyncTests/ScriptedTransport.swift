@@ -3,6 +3,7 @@ import SpotterCore
 import SpotterProtocol
 import SpotterStore
 import SpotterSync
+import SpotterTestSupport
 
 /// A transport that answers from a script, for exact fault sequences. (The same behaviour is
 /// proven against the real server in `RealServerSyncTests`.)

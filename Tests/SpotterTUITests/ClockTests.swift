@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SpotterCore
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterTUI

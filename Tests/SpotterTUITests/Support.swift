@@ -3,6 +3,7 @@ import SpotterCore
 import SpotterStore
 import SpotterSync
 import SpotterTUI
+import SpotterTestSupport
 
 /// An engine stand-in that records what the UI asked of it.
 // @unchecked Sendable: `recorded` is only read and written under `lock`.

@@ -1,26 +1,40 @@
 import Foundation
 import GRDB
 import SpotterCore
+import SpotterStore
 
-/// What `spotter bench` writes and reads below the store's actions: the floor a logged set is
-/// measured against, and a big synced history made fast. The SQL stays in the store module,
-/// which alone holds the database.
-extension SpotterStore {
+/// What `spotter-bench` writes and reads beside the store's actions: the floor a logged set is
+/// measured against, and a big synced history made fast. It opens a connection of its own on the
+/// store's file (as another process would), so the store's writer stays the store's alone.
+public struct BenchFixtures {
+    private let database: DatabaseQueue
+    private let userID: String
+
+    /// Opens `path`, a database a `SpotterStore` has already created and migrated, with the
+    /// store's own durability (`PRAGMA synchronous = FULL`), so the floor pays what a logged set pays.
+    public init(path: String, userID: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        database = try DatabaseQueue(path: path, configuration: configuration)
+        self.userID = userID
+    }
+
     /// Inserts one set row and one outbox row for it in one transaction, with no validation,
     /// coalescing or records: the least a logged set can cost.
-    public func insertBareSet(workoutID: UUID, exercise: String, position: Int) throws {
+    public func insertBareSet(workoutID: UUID, exercise: String, position: Int, at now: Date = Date()) throws {
         let setID = UUID().wireString
-        let now = clock.now()
         let stamp = Timestamp.format(now)
-        try writer.write { db in
+        try database.write { db in
             try db.cachedStatement(
                 sql: """
                     INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, performed_at,
-                        updated_at, sync_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.pending.sql))
+                        updated_at, sync_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: [
                 setID, workoutID.wireString, exercise, position, SetKind.normal.rawValue, 100.0,
-                WeightUnit.kg.rawValue, 5, stamp, stamp,
+                WeightUnit.kg.rawValue, 5, stamp, stamp, SyncState.pending.rawValue,
             ])
             try db.cachedStatement(
                 sql: """
@@ -36,29 +50,32 @@ extension SpotterStore {
     }
 
     /// Fills the database with `count` synced sets of `exercises`, twenty to a workout, one day
-    /// apart, in one transaction; records are computed once at the end, as the app keeps them.
-    public func populateSynced(sets count: Int, exercises: [String]) throws {
+    /// apart, in one transaction; `store` then computes the records once, as the app keeps them.
+    public func populateSynced(sets count: Int, exercises: [String], store: SpotterStore) throws {
         precondition(!exercises.isEmpty, "populateSynced needs at least one exercise")
-        try writer.write { db in
+        try database.write { db in
             let perWorkout = 20
             var workoutID = ""
             let insertWorkout = try db.makeStatement(
                 sql: """
                     INSERT INTO workouts (id, name, started_at, updated_at, server_version, sync_state)
-                    VALUES (?, ?, ?, ?, ?, \(SyncState.synced.sql))
+                    VALUES (?, ?, ?, ?, ?, ?)
                     """)
             let insertSet = try db.makeStatement(
                 sql: """
                     INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, performed_at, e1rm_kg,
                         updated_at, server_version, sync_state)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.synced.sql))
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             let start = Date(timeIntervalSince1970: 1_600_000_000)
+            let synced = SyncState.synced.rawValue
             for index in 0..<count {
                 if index % perWorkout == 0 {
                     workoutID = UUID().wireString
                     let day = Timestamp.format(start.addingTimeInterval(Double(index / perWorkout) * 86_400))
-                    try insertWorkout.execute(arguments: [workoutID, "Workout \(index / perWorkout)", day, day, index])
+                    try insertWorkout.execute(arguments: [
+                        workoutID, "Workout \(index / perWorkout)", day, day, index, synced,
+                    ])
                 }
                 let weight = Double(40 + index % 120)
                 let reps = 1 + index % 10
@@ -67,15 +84,15 @@ extension SpotterStore {
                 try insertSet.execute(arguments: [
                     UUID().wireString, workoutID, exercises[index % exercises.count], index % perWorkout + 1,
                     SetKind.normal.rawValue, weight, WeightUnit.kg.rawValue, reps, when,
-                    OneRepMax.epley(weight: weight, reps: reps), when, index,
+                    OneRepMax.epley(weight: weight, reps: reps), when, index, synced,
                 ])
             }
         }
-        try refreshRecords()
+        try store.refreshRecords()
     }
 
     /// Sets stored on this device, deleted ones included (every account).
     public func storedSetCount() throws -> Int {
-        try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sets") ?? 0 }
+        try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sets") ?? 0 }
     }
 }
