@@ -167,13 +167,13 @@ public struct Routine: Sendable, Equatable, Codable {
 // MARK: Wire form and validation (shared by client, server and --json)
 
 extension Routine {
-    /// The wire names, written once.
+    /// The wire names: the routine's own (its `Column`s) and those inside its exercises.
     public enum Field {
-        public static let id = "id"
-        public static let name = "name"
-        public static let notes = "notes"
-        public static let restSeconds = "rest_s"
-        public static let exercises = "exercises"
+        public static let id = Column.id.name
+        public static let name = Column.name.name
+        public static let notes = Column.notes.name
+        public static let restSeconds = Column.restSeconds.name
+        public static let exercises = Column.exercises.name
         public static let exercise = "exercise"
         public static let unit = "unit"
         public static let sets = "sets"

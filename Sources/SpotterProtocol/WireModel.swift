@@ -147,18 +147,9 @@ public struct WireWorkout: WireCodable, Equatable {
     public var serverVersion: Int64?
     public var deleted: Bool?
 
-    /// The wire names, written once.
-    public enum Field {
-        public static let id = "id"
-        public static let name = "name"
-        public static let startedAt = "started_at"
-        public static let endedAt = "ended_at"
-        public static let notes = "notes"
-        public static let plan = WorkoutPlan.Field.plan
-        public static let updatedAt = "updated_at"
-        public static let serverVersion = "server_version"
-        public static let deleted = "deleted"
-    }
+    /// The wire names: the entity's columns (`Workout.Column`) and the server's stamp.
+    public typealias Field = Workout.Column
+    typealias Stamp = ServerStampColumn
 
     public init(
         id: UUID, name: String, startedAt: Date, endedAt: Date? = nil, notes: String? = nil,
@@ -177,32 +168,26 @@ public struct WireWorkout: WireCodable, Equatable {
 
     public init(json: JSONValue) throws(WireError) {
         let fields = try WireFields(json, "workout")
-        id = try fields.uuid(Field.id)
-        name = try fields.string(Field.name)
-        startedAt = try fields.date(Field.startedAt)
-        endedAt = try fields.optionalDate(Field.endedAt)
-        notes = try fields.optionalString(Field.notes)
-        if let value = fields.optionalValue(Field.plan) {
+        id = try fields.uuid(Field.id.name)
+        name = try fields.string(Field.name.name)
+        startedAt = try fields.date(Field.startedAt.name)
+        endedAt = try fields.optionalDate(Field.endedAt.name)
+        notes = try fields.optionalString(Field.notes.name)
+        if let value = fields.optionalValue(Field.plan.name) {
             do { plan = try WorkoutPlan(json: value) } catch {
                 throw WireError(field: error.field, expected: "a valid plan (\(error.message))")
             }
         }
-        updatedAt = try fields.optionalDate(Field.updatedAt)
-        serverVersion = try fields.optionalInt64(Field.serverVersion)
-        deleted = try fields.optionalBool(Field.deleted)
+        updatedAt = try fields.optionalDate(Stamp.updatedAt.name)
+        serverVersion = try fields.optionalInt64(Stamp.serverVersion.name)
+        deleted = try fields.optionalBool(Stamp.deleted.name)
     }
 
     public var json: JSONValue {
-        var object = WireObject()
-        object.set(Field.id, id)
-        object.set(Field.name, name)
-        object.set(Field.startedAt, startedAt)
-        object.set(Field.endedAt, endedAt)
-        object.set(Field.notes, notes)
-        if let plan { object.fields[Field.plan] = plan.json }
-        object.set(Field.updatedAt, updatedAt)
-        object.set(Field.serverVersion, serverVersion)
-        object.set(Field.deleted, deleted)
+        var object = WireObject(fields: workout.fieldValues)
+        object.set(Stamp.updatedAt.name, updatedAt)
+        object.set(Stamp.serverVersion.name, serverVersion)
+        object.set(Stamp.deleted.name, deleted)
         return object.json
     }
 
@@ -238,25 +223,9 @@ public struct WireSet: WireCodable, Equatable {
     public var serverVersion: Int64?
     public var deleted: Bool?
 
-    /// The wire names, written once.
-    public enum Field {
-        public static let id = "id"
-        public static let workoutID = "workout_id"
-        public static let exercise = "exercise"
-        public static let position = "position"
-        public static let kind = "kind"
-        public static let weight = "weight"
-        public static let unit = "unit"
-        public static let reps = "reps"
-        public static let rpe = "rpe"
-        public static let distanceM = "distance_m"
-        public static let durationS = "duration_s"
-        public static let notes = "notes"
-        public static let performedAt = "performed_at"
-        public static let updatedAt = "updated_at"
-        public static let serverVersion = "server_version"
-        public static let deleted = "deleted"
-    }
+    /// The wire names: the entity's columns (`WorkoutSet.Column`) and the server's stamp.
+    public typealias Field = WorkoutSet.Column
+    typealias Stamp = ServerStampColumn
 
     public init(
         id: UUID, workoutID: UUID, exercise: String, position: Int, kind: SetKind, weight: Double, unit: WeightUnit,
@@ -283,42 +252,29 @@ public struct WireSet: WireCodable, Equatable {
 
     public init(json: JSONValue) throws(WireError) {
         let fields = try WireFields(json, "set")
-        id = try fields.uuid(Field.id)
-        workoutID = try fields.uuid(Field.workoutID)
-        exercise = try fields.string(Field.exercise)
-        position = try fields.int(Field.position)
-        kind = try fields.enumeration(Field.kind)
-        weight = try fields.double(Field.weight)
-        unit = try fields.enumeration(Field.unit)
-        reps = try fields.int(Field.reps)
-        rpe = try fields.optionalDouble(Field.rpe)
-        distanceM = try fields.optionalDouble(Field.distanceM)
-        durationS = try fields.optionalDouble(Field.durationS)
-        notes = try fields.optionalString(Field.notes)
-        performedAt = try fields.date(Field.performedAt)
-        updatedAt = try fields.optionalDate(Field.updatedAt)
-        serverVersion = try fields.optionalInt64(Field.serverVersion)
-        deleted = try fields.optionalBool(Field.deleted)
+        id = try fields.uuid(Field.id.name)
+        workoutID = try fields.uuid(Field.workoutID.name)
+        exercise = try fields.string(Field.exercise.name)
+        position = try fields.int(Field.position.name)
+        kind = try fields.enumeration(Field.kind.name)
+        weight = try fields.double(Field.weight.name)
+        unit = try fields.enumeration(Field.unit.name)
+        reps = try fields.int(Field.reps.name)
+        rpe = try fields.optionalDouble(Field.rpe.name)
+        distanceM = try fields.optionalDouble(Field.distanceM.name)
+        durationS = try fields.optionalDouble(Field.durationS.name)
+        notes = try fields.optionalString(Field.notes.name)
+        performedAt = try fields.date(Field.performedAt.name)
+        updatedAt = try fields.optionalDate(Stamp.updatedAt.name)
+        serverVersion = try fields.optionalInt64(Stamp.serverVersion.name)
+        deleted = try fields.optionalBool(Stamp.deleted.name)
     }
 
     public var json: JSONValue {
-        var object = WireObject()
-        object.set(Field.id, id)
-        object.set(Field.workoutID, workoutID)
-        object.set(Field.exercise, exercise)
-        object.set(Field.position, position)
-        object.set(Field.kind, kind.rawValue)
-        object.set(Field.weight, weight)
-        object.set(Field.unit, unit.rawValue)
-        object.set(Field.reps, reps)
-        object.set(Field.rpe, rpe)
-        object.set(Field.distanceM, distanceM)
-        object.set(Field.durationS, durationS)
-        object.set(Field.notes, notes)
-        object.set(Field.performedAt, performedAt)
-        object.set(Field.updatedAt, updatedAt)
-        object.set(Field.serverVersion, serverVersion)
-        object.set(Field.deleted, deleted)
+        var object = WireObject(fields: set.fieldValues)
+        object.set(Stamp.updatedAt.name, updatedAt)
+        object.set(Stamp.serverVersion.name, serverVersion)
+        object.set(Stamp.deleted.name, deleted)
         return object.json
     }
 

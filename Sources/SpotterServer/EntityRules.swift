@@ -95,8 +95,8 @@ enum EntityRules {
         try reader.rejectNull(["name", "started_at"])
         // Every device reads a routine's history from the plans: one that changed after the
         // start would leave devices with different planned rows for one workout.
-        if reader.has(WireWorkout.Field.plan) {
-            throw ValidationError(field: WireWorkout.Field.plan, message: "is set when the workout is created")
+        if reader.has(WireWorkout.Field.plan.name) {
+            throw ValidationError(field: WireWorkout.Field.plan.name, message: "is set when the workout is created")
         }
         try apply(reader, to: &workout)
         try canonicalise(&workout)
@@ -107,7 +107,7 @@ enum EntityRules {
         if reader.has("started_at") { workout.startedAt = try reader.timestamp("started_at")! }
         if reader.has("ended_at") { workout.endedAt = try reader.timestamp("ended_at") }
         if reader.has("notes") { workout.notes = try reader.string("notes") }
-        if let value = reader.fields[WireWorkout.Field.plan] { workout.plan = try WorkoutPlan(json: value) }
+        if let value = reader.fields[WireWorkout.Field.plan.name] { workout.plan = try WorkoutPlan(json: value) }
     }
 
     private static func canonicalise(_ workout: inout WireWorkout) throws(ValidationError) {

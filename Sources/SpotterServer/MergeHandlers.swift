@@ -6,18 +6,19 @@ import SpotterProtocol
 /// merged as one (a weight and its unit: 105 from one device and "lb" from another would make a
 /// weight nobody lifted).
 enum MergeFields {
-    static let set: [[String]] = [
-        [WireSet.Field.workoutID], [WireSet.Field.exercise], [WireSet.Field.position], [WireSet.Field.kind],
-        [WireSet.Field.weight, WireSet.Field.unit], [WireSet.Field.reps], [WireSet.Field.rpe],
-        [WireSet.Field.distanceM], [WireSet.Field.durationS], [WireSet.Field.notes], [WireSet.Field.performedAt],
-    ]
-    static let routine: [[String]] = [
-        [Routine.Field.name], [Routine.Field.notes], [Routine.Field.restSeconds], [Routine.Field.exercises],
-    ]
-    static let workout: [[String]] = [
-        [WireWorkout.Field.name], [WireWorkout.Field.startedAt], [WireWorkout.Field.endedAt],
-        [WireWorkout.Field.notes],
-    ]
+    static let set = groups(WorkoutSet.Column.allCases.filter { $0 != .id }, together: [.weight, .unit])
+    static let routine = groups(Routine.Column.allCases.filter { $0 != .id })
+    /// A workout's plan is set by its create and never edited, so it is never merged.
+    static let workout = groups(Workout.Column.allCases.filter { $0 != .id && $0 != .plan })
+
+    /// One group per column, in the entity's order, except `together`, one group where its first
+    /// column stands.
+    static func groups<Column: EntityColumn>(_ columns: [Column], together: [Column] = []) -> [[String]] {
+        columns.compactMap { column in
+            guard together.contains(column) else { return [column.name] }
+            return column == together.first ? together.map(\.name) : nil
+        }
+    }
 
     /// The merge's view of an entity: one value per group (the group's first field names it; a
     /// group of several holds an object of their values).

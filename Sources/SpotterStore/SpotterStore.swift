@@ -352,24 +352,7 @@ extension WorkoutSet {
     }
 
     /// The client-owned fields as a create sends them (wire names; nil fields omitted).
-    var wireFields: [String: JSONValue] {
-        var fields: [String: JSONValue] = [
-            "id": .string(id.wireString),
-            "workout_id": .string(workoutID.wireString),
-            "exercise": .string(exercise),
-            "position": .int(Int64(position)),
-            "kind": .string(kind.rawValue),
-            "weight": .double(weight),
-            "unit": .string(unit.rawValue),
-            "reps": .int(Int64(reps)),
-            "performed_at": .string(Timestamp.format(performedAt)),
-        ]
-        if let rpe { fields["rpe"] = .double(rpe) }
-        if let distanceM { fields["distance_m"] = .double(distanceM) }
-        if let durationS { fields["duration_s"] = .double(durationS) }
-        if let notes { fields["notes"] = .string(notes) }
-        return fields
-    }
+    var wireFields: [String: JSONValue] { fieldValues }
 }
 
 extension Workout {
@@ -383,17 +366,7 @@ extension Workout {
             plan: try cells.plan(prefix + "plan"))
     }
 
-    var wireFields: [String: JSONValue] {
-        var fields: [String: JSONValue] = [
-            "id": .string(id.wireString),
-            "name": .string(name),
-            "started_at": .string(Timestamp.format(startedAt)),
-        ]
-        if let endedAt { fields["ended_at"] = .string(Timestamp.format(endedAt)) }
-        if let notes { fields["notes"] = .string(notes) }
-        if let plan { fields[WorkoutPlan.Field.plan] = plan.json }
-        return fields
-    }
+    var wireFields: [String: JSONValue] { fieldValues }
 }
 
 /// A row on disk that cannot be read as what its table holds: a cell edited by hand to the wrong

@@ -480,7 +480,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             let (op, status, body) = (answer.op, answer.status, answer.body)
             let problem = body.flatMap { try? Problem(json: $0) }
             let keyInUse = problem?.type == ProblemType.keyInUse
-            let idTaken = problem?.type == ProblemType.conflict && problem?.field == WireSet.Field.id
+            let idTaken = problem?.type == ProblemType.conflict && problem?.field == WireSet.Field.id.name
             switch ResultClassifier.classify(status: status, kind: op.kind, keyInUse: keyInUse, idTaken: idTaken) {
             case .success:
                 progressed = true
@@ -528,7 +528,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     /// Whether the server refused a set's create or edit because the workout it names is gone
     /// (another device deleted it): a 422 about the set's `workout_id`.
     static func workoutGone(_ op: OutboxOperation, status: Int, problem: Problem?) -> Bool {
-        op.entityType == .set && op.kind != .delete && status == 422 && problem?.field == WireSet.Field.workoutID
+        op.entityType == .set && op.kind != .delete && status == 422 && problem?.field == WireSet.Field.workoutID.name
     }
 
     private func transient(

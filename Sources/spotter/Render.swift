@@ -33,8 +33,7 @@ enum Render {
     /// how it stands with the server.
     static func setJSON(_ row: SetRow) -> JSONValue {
         var fields = WireSet(row.set).json.objectValue ?? [:]
-        for key in [WireSet.Field.rpe, WireSet.Field.distanceM, WireSet.Field.durationS, WireSet.Field.notes]
-        where fields[key] == nil {
+        for key in WorkoutSet.Column.allCases.filter(\.isOptional).map(\.name) where fields[key] == nil {
             fields[key] = .null
         }
         fields["sync_state"] = .string(row.syncState.rawValue)
@@ -107,7 +106,11 @@ enum Render {
 
     static func workoutJSON(_ row: WorkoutSummary) -> JSONValue {
         var fields = WireWorkout(row.workout).json.objectValue ?? [:]
-        for key in [WireWorkout.Field.endedAt, WireWorkout.Field.notes] where fields[key] == nil { fields[key] = .null }
+        // Every optional field but the plan, which only a workout started from a routine has.
+        for key in Workout.Column.allCases.filter({ $0.isOptional && $0 != .plan }).map(\.name) where fields[key] == nil
+        {
+            fields[key] = .null
+        }
         fields["set_count"] = JSONValue(row.setCount)
         fields["sync_state"] = .string(row.syncState.rawValue)
         // Why a workout is rejected ("deleted on another device"), as `sets --json` says of a set.

@@ -142,7 +142,8 @@ public enum TestPostgres {
         return parts.string!
     }
 
-    private static func administer(
+    /// Runs `body` on a connection of its own to the database at `url`, then closes it.
+    public static func administer(
         _ url: String, _ body: @Sendable (PostgresConnection) async throws -> Void
     ) async throws {
         guard let parts = URLComponents(string: url), let host = parts.host, let user = parts.user else {

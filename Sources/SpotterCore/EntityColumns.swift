@@ -1,0 +1,215 @@
+import Foundation
+
+/// How a field is kept in each of the three schemas that hold it: the device's SQLite, the
+/// server's SQLite and PostgreSQL. JSON documents (a workout's plan, a routine's exercises) and
+/// times (RFC 3339) are text everywhere; ids are text.
+public enum ColumnType: Sendable, Equatable {
+    case text, integer, real, flag
+
+    /// The declared type in a SQLite `CREATE TABLE` (the device's and the server's file).
+    public var sqliteDeclaration: String {
+        switch self {
+        case .text: "TEXT"
+        case .integer, .flag: "INTEGER"
+        case .real: "REAL"
+        }
+    }
+
+    /// `information_schema.columns.data_type` in PostgreSQL.
+    public var postgresDataType: String {
+        switch self {
+        case .text: "text"
+        case .integer: "bigint"
+        case .real: "double precision"
+        case .flag: "boolean"
+        }
+    }
+}
+
+/// The fields of one synced entity, named once: each case's raw value is the field's key on the
+/// wire and its column in every schema, with the column's type and whether it may be null. The
+/// wire model, the stores' column lists and the server's merge read their names from here, and
+/// a test compares every schema with it, so a field added to one place and not another fails.
+public protocol EntityColumn: RawRepresentable<String>, CaseIterable, Hashable, Sendable {
+    /// The table that holds the entity, on the device and on the server.
+    static var table: String { get }
+    var type: ColumnType { get }
+    var isOptional: Bool { get }
+}
+
+extension EntityColumn {
+    public var name: String { rawValue }
+
+    /// Every column's name, in declaration order: a statement's column list.
+    public static var names: [String] { allCases.map(\.rawValue) }
+}
+
+/// What the server adds to every synced row it keeps and sends: when and in which change it
+/// last wrote it, and whether it is a tombstone.
+public enum ServerStampColumn: String, EntityColumn {
+    case updatedAt = "updated_at"
+    case serverVersion = "server_version"
+    case deleted
+
+    public static let table = ""
+
+    public var type: ColumnType {
+        switch self {
+        case .updatedAt: .text
+        case .serverVersion: .integer
+        case .deleted: .flag
+        }
+    }
+
+    public var isOptional: Bool { false }
+}
+
+extension Workout {
+    public enum Column: String, EntityColumn {
+        case id
+        case name
+        case startedAt = "started_at"
+        case endedAt = "ended_at"
+        case notes
+        /// The routine's targets it was started with (a JSON document); set by its create only.
+        case plan
+
+        public static let table = "workouts"
+
+        public var type: ColumnType { .text }
+
+        public var isOptional: Bool {
+            switch self {
+            case .id, .name, .startedAt: false
+            case .endedAt, .notes, .plan: true
+            }
+        }
+    }
+}
+
+extension WorkoutSet {
+    public enum Column: String, EntityColumn {
+        case id
+        case workoutID = "workout_id"
+        case exercise
+        case position
+        case kind
+        case weight
+        case unit
+        case reps
+        case rpe
+        case distanceM = "distance_m"
+        case durationS = "duration_s"
+        case notes
+        case performedAt = "performed_at"
+
+        public static let table = "sets"
+
+        public var type: ColumnType {
+            switch self {
+            case .id, .workoutID, .exercise, .kind, .unit, .notes, .performedAt: .text
+            case .position, .reps: .integer
+            case .weight, .rpe, .distanceM, .durationS: .real
+            }
+        }
+
+        public var isOptional: Bool {
+            switch self {
+            case .rpe, .distanceM, .durationS, .notes: true
+            case .id, .workoutID, .exercise, .position, .kind, .weight, .unit, .reps, .performedAt: false
+            }
+        }
+    }
+}
+
+extension Routine {
+    public enum Column: String, EntityColumn {
+        case id
+        case name
+        case notes
+        case restSeconds = "rest_s"
+        /// The ordered planned exercises, one JSON document (edited and synced as one field).
+        case exercises
+
+        public static let table = "routines"
+
+        public var type: ColumnType { self == .restSeconds ? .integer : .text }
+
+        public var isOptional: Bool { self == .notes || self == .restSeconds }
+    }
+}
+
+/// A starred exercise: its name is its whole state.
+public enum Favorite {
+    public enum Column: String, EntityColumn {
+        case exercise
+
+        public static let table = "favorites"
+
+        public var type: ColumnType { .text }
+        public var isOptional: Bool { false }
+    }
+}
+
+// MARK: Values, as the wire and every schema keep them
+
+extension Workout {
+    /// One field's value as it is sent and stored (ids lower-case, times RFC 3339, the plan a JSON
+    /// document); nil when unset.
+    public func value(_ column: Column) -> JSONValue? {
+        switch column {
+        case .id: .string(id.wireString)
+        case .name: .string(name)
+        case .startedAt: .string(Timestamp.format(startedAt))
+        case .endedAt: endedAt.map { .string(Timestamp.format($0)) }
+        case .notes: notes.map(JSONValue.string)
+        case .plan: plan?.json
+        }
+    }
+
+    /// Every field that is set, by name: what a create sends.
+    public var fieldValues: [String: JSONValue] { Self.values(of: self) }
+}
+
+extension WorkoutSet {
+    /// One field's value as it is sent and stored; nil when unset.
+    public func value(_ column: Column) -> JSONValue? {
+        switch column {
+        case .id: .string(id.wireString)
+        case .workoutID: .string(workoutID.wireString)
+        case .exercise: .string(exercise)
+        case .position: .int(Int64(position))
+        case .kind: .string(kind.rawValue)
+        case .weight: .double(weight)
+        case .unit: .string(unit.rawValue)
+        case .reps: .int(Int64(reps))
+        case .rpe: rpe.map(JSONValue.double)
+        case .distanceM: distanceM.map(JSONValue.double)
+        case .durationS: durationS.map(JSONValue.double)
+        case .notes: notes.map(JSONValue.string)
+        case .performedAt: .string(Timestamp.format(performedAt))
+        }
+    }
+
+    /// Every field that is set, by name: what a create sends.
+    public var fieldValues: [String: JSONValue] { Self.values(of: self) }
+}
+
+/// An entity whose every field reads through `value(_:)`.
+protocol ColumnValues {
+    associatedtype Column: EntityColumn
+    func value(_ column: Column) -> JSONValue?
+}
+
+extension ColumnValues {
+    static func values(of entity: Self) -> [String: JSONValue] {
+        var fields = [String: JSONValue](minimumCapacity: Column.allCases.count + ServerStampColumn.allCases.count)
+        for column in Column.allCases {
+            if let value = entity.value(column) { fields[column.name] = value }
+        }
+        return fields
+    }
+}
+
+extension Workout: ColumnValues {}
+extension WorkoutSet: ColumnValues {}
