@@ -7,41 +7,6 @@ import SpotterProtocol
 // write (`field_clocks`: the edit's clock stamp and the change version it was stored under), and
 // the conflicts the merge recorded (`conflicts`), which are entries of the user's change feed.
 
-extension SQLiteServerStore {
-    static func registerMergeMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v5-field-clocks-and-conflicts") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE field_clocks (
-                        owner TEXT NOT NULL,
-                        entity_type TEXT NOT NULL,
-                        entity_id TEXT NOT NULL,
-                        field TEXT NOT NULL,
-                        stamp TEXT NOT NULL,
-                        version INTEGER NOT NULL,
-                        PRIMARY KEY (owner, entity_type, entity_id, field)
-                    );
-                    CREATE TABLE conflicts (
-                        owner TEXT NOT NULL,
-                        id TEXT NOT NULL,
-                        entity_type TEXT NOT NULL,
-                        entity_id TEXT NOT NULL,
-                        field TEXT NOT NULL,
-                        kept TEXT NOT NULL,
-                        overridden TEXT NOT NULL,
-                        kept_stamp TEXT NOT NULL,
-                        overridden_stamp TEXT NOT NULL,
-                        label TEXT NOT NULL,
-                        recorded_at TEXT NOT NULL,
-                        server_version INTEGER NOT NULL,
-                        PRIMARY KEY (owner, id)
-                    );
-                    CREATE INDEX conflicts_by_owner_version ON conflicts(owner, server_version);
-                    """)
-        }
-    }
-}
-
 extension SQLiteServerTransaction {
     func fieldClocks(_ type: EntityType, id: String, owner: String) throws -> [String: FieldClock] {
         let rows = try NamedRow.fetchAll(
@@ -81,41 +46,6 @@ extension SQLiteServerTransaction {
 }
 
 extension PostgresSchema {
-    static let mergeMigration: (name: String, statements: [String]) = (
-        "v5-field-clocks-and-conflicts",
-        [
-            """
-            CREATE TABLE field_clocks (
-                owner TEXT COLLATE "C" NOT NULL,
-                entity_type TEXT COLLATE "C" NOT NULL,
-                entity_id TEXT COLLATE "C" NOT NULL,
-                field TEXT COLLATE "C" NOT NULL,
-                stamp TEXT COLLATE "C" NOT NULL,
-                version BIGINT NOT NULL,
-                PRIMARY KEY (owner, entity_type, entity_id, field)
-            )
-            """,
-            """
-            CREATE TABLE conflicts (
-                owner TEXT COLLATE "C" NOT NULL,
-                id TEXT COLLATE "C" NOT NULL,
-                entity_type TEXT NOT NULL,
-                entity_id TEXT COLLATE "C" NOT NULL,
-                field TEXT NOT NULL,
-                kept TEXT NOT NULL,
-                overridden TEXT NOT NULL,
-                kept_stamp TEXT NOT NULL,
-                overridden_stamp TEXT NOT NULL,
-                label TEXT NOT NULL,
-                recorded_at TEXT NOT NULL,
-                server_version BIGINT NOT NULL,
-                PRIMARY KEY (owner, id)
-            )
-            """,
-            "CREATE INDEX conflicts_by_owner_version ON conflicts (owner, server_version)",
-        ]
-    )
-
     /// The conflicts of `user` after `version` in the feed's order, for one page.
     static func conflictChanges(
         _ session: PostgresSession, user: String, after version: Int64, limit: Int

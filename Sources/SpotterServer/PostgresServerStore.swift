@@ -464,126 +464,6 @@ struct PostgresStaleConnection: Error {
     var underlying: ServerStoreUnavailable
 }
 
-/// The tables on PostgreSQL: those of `SQLiteServerStore`, with a counter row per user instead of
-/// one global counter. Text that is compared or sorted is `COLLATE "C"` (bytewise, as SQLite's
-/// BINARY), whatever the database's default collation, so both stores list in the same order.
-enum PostgresSchema {
-    /// The advisory lock instances take while migrating ("Spotter" in ASCII).
-    static let migrationLock: Int64 = 0x53_706F_7474_6572
-
-    static let migrations: [(name: String, statements: [String])] = [
-        (
-            "v1",
-            [
-                """
-                CREATE TABLE workouts (
-                    owner TEXT COLLATE "C" NOT NULL,
-                    id TEXT COLLATE "C" NOT NULL,
-                    name TEXT NOT NULL,
-                    started_at TEXT COLLATE "C" NOT NULL,
-                    ended_at TEXT,
-                    notes TEXT,
-                    updated_at TEXT NOT NULL,
-                    server_version BIGINT NOT NULL,
-                    deleted BOOLEAN NOT NULL DEFAULT FALSE,
-                    PRIMARY KEY (owner, id)
-                )
-                """,
-                "CREATE INDEX workouts_by_owner_version ON workouts (owner, server_version)",
-                """
-                CREATE TABLE sets (
-                    owner TEXT COLLATE "C" NOT NULL,
-                    id TEXT COLLATE "C" NOT NULL,
-                    workout_id TEXT COLLATE "C" NOT NULL,
-                    exercise TEXT NOT NULL,
-                    position BIGINT NOT NULL,
-                    kind TEXT NOT NULL,
-                    weight DOUBLE PRECISION NOT NULL,
-                    unit TEXT NOT NULL,
-                    reps BIGINT NOT NULL,
-                    rpe DOUBLE PRECISION,
-                    distance_m DOUBLE PRECISION,
-                    duration_s DOUBLE PRECISION,
-                    notes TEXT,
-                    performed_at TEXT COLLATE "C" NOT NULL,
-                    updated_at TEXT NOT NULL,
-                    server_version BIGINT NOT NULL,
-                    deleted BOOLEAN NOT NULL DEFAULT FALSE,
-                    PRIMARY KEY (owner, id)
-                )
-                """,
-                "CREATE INDEX sets_by_owner_version ON sets (owner, server_version)",
-                "CREATE INDEX sets_by_owner_workout ON sets (owner, workout_id)",
-                """
-                CREATE TABLE favorites (
-                    owner TEXT COLLATE "C" NOT NULL,
-                    folded TEXT COLLATE "C" NOT NULL,
-                    exercise TEXT NOT NULL,
-                    PRIMARY KEY (owner, folded)
-                )
-                """,
-                """
-                CREATE TABLE change_counters (
-                    owner TEXT COLLATE "C" PRIMARY KEY,
-                    value BIGINT NOT NULL
-                )
-                """,
-                """
-                CREATE TABLE idempotency_records (
-                    owner TEXT COLLATE "C" NOT NULL,
-                    method TEXT COLLATE "C" NOT NULL,
-                    path TEXT COLLATE "C" NOT NULL,
-                    key TEXT COLLATE "C" NOT NULL,
-                    fingerprint TEXT NOT NULL,
-                    completed BOOLEAN NOT NULL DEFAULT FALSE,
-                    status BIGINT,
-                    content_type TEXT,
-                    body BYTEA,
-                    token TEXT NOT NULL,
-                    created_at DOUBLE PRECISION NOT NULL,
-                    locked_at DOUBLE PRECISION NOT NULL,
-                    PRIMARY KEY (owner, method, path, key)
-                )
-                """,
-                "CREATE INDEX idempotency_by_created ON idempotency_records (created_at)",
-            ]
-        ),
-        routineMigration,
-        workoutPlanMigration,
-        mergeMigration,
-    ]
-
-    /// Applies the migrations not yet recorded, all in one transaction under an advisory lock:
-    /// instances that start together wait for each other, and the first one's work is the only one.
-    static func migrate(_ session: PostgresSession) throws {
-        try session.transaction {
-            try session.query("SELECT pg_advisory_xact_lock(\(migrationLock))")
-            try session.query(
-                """
-                CREATE TABLE IF NOT EXISTS spotter_migrations (
-                    name TEXT PRIMARY KEY,
-                    applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-                )
-                """)
-            let applied = Set(
-                try session.query("SELECT name FROM spotter_migrations").rows.map {
-                    try StoredCell.required($0.makeRandomAccess().text("name"), "name")
-                })
-            for migration in migrations where !applied.contains(migration.name) {
-                for statement in migration.statements { try session.query(PostgresQuery(unsafeSQL: statement)) }
-                try session.query("INSERT INTO spotter_migrations (name) VALUES (\(migration.name))")
-            }
-        }
-    }
-
-    /// A favorite's key: ASCII letters folded, as SQLite's NOCASE folds them, so both stores
-    /// take "bench press" and "Bench Press" for the same favorite and list them in the same order.
-    static func folded(_ exercise: String) -> String {
-        String(
-            decoding: exercise.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
-    }
-}
-
 extension PostgresRandomAccessRow: StoredRow {
     func text(_ column: String) throws -> String? { try cell(column, as: String.self) }
     func integer(_ column: String) throws -> Int64? { try cell(column, as: Int64.self) }
@@ -600,5 +480,14 @@ extension PostgresRandomAccessRow: StoredRow {
         } catch {
             throw StoredCell.Unreadable(column: column, value: "a \(cell.dataType) cell")
         }
+    }
+}
+
+extension PostgresSchema {
+    /// A favorite's key: ASCII letters folded, as SQLite's NOCASE folds them, so both stores
+    /// take "bench press" and "Bench Press" for the same favorite and list them in the same order.
+    static func folded(_ exercise: String) -> String {
+        String(
+            decoding: exercise.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 }

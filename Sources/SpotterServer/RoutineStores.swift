@@ -4,35 +4,10 @@ import PostgresNIO
 import SpotterCore
 import SpotterProtocol
 
-// The routines table on both server stores, kept beside each other so they cannot drift.
+// The routines on both server stores, side by side (their tables are made in SQLiteServerMigrations.swift
+// and PostgresServerMigrations.swift, and SchemaDriftTests holds both to `Routine.Column`).
 
 extension SQLiteServerStore {
-    /// Routines arrived after the first schema: their own migration, appended.
-    static func registerRoutineMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v3-routines") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE routines (
-                        id TEXT NOT NULL,
-                        owner TEXT NOT NULL,
-                        name TEXT NOT NULL,
-                        notes TEXT,
-                        rest_s INTEGER,
-                        exercises TEXT NOT NULL,
-                        updated_at TEXT NOT NULL,
-                        server_version INTEGER NOT NULL,
-                        deleted INTEGER NOT NULL DEFAULT 0,
-                        PRIMARY KEY (owner, id)
-                    );
-                    CREATE INDEX routines_by_owner_version ON routines(owner, server_version);
-                    """)
-        }
-        // A workout started from a routine carries its plan (canonical JSON, as sent).
-        migrator.registerMigration("v4-workout-plans") { db in
-            try db.execute(sql: "ALTER TABLE workouts ADD COLUMN plan TEXT")
-        }
-    }
-
     public func routines(user: String, includeDeleted: Bool) async throws -> [WireRoutine] {
         try await dbWriter.read { db in
             try NamedRow.fetchAll(
@@ -66,34 +41,6 @@ extension SQLiteServerTransaction {
             wire.serverVersion ?? 0, wire.deleted ?? false,
         ])
     }
-}
-
-extension PostgresSchema {
-    static let routineMigration: (name: String, statements: [String]) = (
-        "v2-routines",
-        [
-            """
-            CREATE TABLE routines (
-                owner TEXT COLLATE "C" NOT NULL,
-                id TEXT COLLATE "C" NOT NULL,
-                name TEXT COLLATE "C" NOT NULL,
-                notes TEXT,
-                rest_s BIGINT,
-                exercises TEXT NOT NULL,
-                updated_at TEXT NOT NULL,
-                server_version BIGINT NOT NULL,
-                deleted BOOLEAN NOT NULL DEFAULT FALSE,
-                PRIMARY KEY (owner, id)
-            )
-            """,
-            "CREATE INDEX routines_by_owner_version ON routines (owner, server_version)",
-        ]
-    )
-
-    /// A workout started from a routine carries its plan (canonical JSON, as sent).
-    static let workoutPlanMigration: (name: String, statements: [String]) = (
-        "v3-workout-plans", ["ALTER TABLE workouts ADD COLUMN plan TEXT"]
-    )
 }
 
 extension PostgresServerStore {

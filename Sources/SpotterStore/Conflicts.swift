@@ -99,36 +99,6 @@ public struct StoredConflict: Sendable, Equatable {
     }
 }
 
-enum ConflictSchema {
-    static func register(_ migrator: inout DatabaseMigrator) {
-        // Values the server's merge overrode, and the clock stamp and base version every update
-        // carries so the server can merge it field by field.
-        migrator.registerMigration("v8-conflicts-and-edit-clocks") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE conflicts (
-                        id TEXT PRIMARY KEY NOT NULL,
-                        account TEXT NOT NULL,
-                        entity_type TEXT NOT NULL,
-                        entity_id TEXT NOT NULL,
-                        field TEXT NOT NULL,
-                        kept TEXT NOT NULL,
-                        overridden TEXT NOT NULL,
-                        kept_stamp TEXT NOT NULL,
-                        overridden_stamp TEXT NOT NULL,
-                        label TEXT NOT NULL,
-                        recorded_at TEXT NOT NULL,
-                        status TEXT NOT NULL DEFAULT 'open',
-                        announced INTEGER NOT NULL DEFAULT 0
-                    );
-                    CREATE INDEX conflicts_by_account ON conflicts(account, status);
-                    ALTER TABLE outbox ADD COLUMN clock_stamp TEXT;
-                    ALTER TABLE outbox ADD COLUMN base_version INTEGER;
-                    """)
-        }
-    }
-}
-
 extension SpotterStore {
     static let clockKey = "clock_last"
 

@@ -32,27 +32,6 @@ public struct RestoredWorkout: Sendable, Equatable {
     }
 }
 
-enum RestoreSchema {
-    static func register(_ migrator: inout DatabaseMigrator) {
-        // Which copy holds the sets of a workout deleted on another device (so every set of it
-        // that turns up, now or at a later answer, joins the same copy), and how many moved there
-        // that `spotter sync` has not told yet.
-        migrator.registerMigration("v10-restored-workouts") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE restored_workouts (
-                        workout_id TEXT PRIMARY KEY NOT NULL,
-                        restored_id TEXT NOT NULL,
-                        account TEXT NOT NULL,
-                        name TEXT NOT NULL,
-                        restored_name TEXT NOT NULL,
-                        untold INTEGER NOT NULL DEFAULT 0
-                    );
-                    """)
-        }
-    }
-}
-
 extension SpotterStore {
     static let restoredSuffix = " (restored)"
 

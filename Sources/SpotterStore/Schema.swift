@@ -204,3 +204,182 @@ enum Schema {
         return migrator
     }
 }
+
+// MARK: The migrations of the routines, conflicts, restored workouts and undo journal
+
+/// The routine tables: `routines` syncs like workouts (same bookkeeping columns); `routine_plans`
+/// is this device's record of workouts started from a routine — one row per planned set, with
+/// its targets and whether it was logged (and as which set) or skipped. Plans never leave the
+/// device: the sets logged from them are what syncs.
+enum RoutineSchema {
+    static func register(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v7-routines") { db in
+            try allowRoutineOperations(db)
+            try db.execute(
+                sql: """
+                    CREATE TABLE routines (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL,
+                        notes TEXT,
+                        rest_s INTEGER,
+                        exercises TEXT NOT NULL DEFAULT '[]',
+                        updated_at TEXT NOT NULL,
+                        server_version INTEGER,
+                        deleted_at TEXT,
+                        sync_state TEXT NOT NULL CHECK (sync_state IN ('synced','pending','rejected')),
+                        sync_error TEXT,
+                        account TEXT NOT NULL DEFAULT 'local',
+                        imported INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE routine_plans (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        workout_id TEXT NOT NULL REFERENCES workouts(id) ON DELETE CASCADE,
+                        routine_id TEXT NOT NULL,
+                        ordinal INTEGER NOT NULL,
+                        exercise_index INTEGER NOT NULL,
+                        set_index INTEGER NOT NULL,
+                        exercise TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        weight REAL NOT NULL,
+                        unit TEXT NOT NULL,
+                        reps INTEGER NOT NULL,
+                        reps_max INTEGER,
+                        rpe REAL,
+                        rest_s INTEGER,
+                        superset INTEGER,
+                        hint TEXT,
+                        status TEXT NOT NULL DEFAULT 'planned' CHECK (status IN ('planned','done','skipped')),
+                        set_id TEXT,
+                        created_at TEXT NOT NULL
+                    );
+                    CREATE INDEX routine_plans_by_workout ON routine_plans(workout_id, ordinal);
+                    CREATE INDEX routine_plans_by_routine ON routine_plans(routine_id, exercise);
+                    """)
+        }
+        // The workout carries its plan to every device (the targets it was started with), so a
+        // routine's progression reads the same history everywhere. `routine_id` is the plan's,
+        // kept beside it to find a routine's workouts without reading every plan. A planned row
+        // says whether it came with a pulled workout (its set never takes the row's id there)
+        // and whether it has no target weight (it is never logged as 0).
+        migrator.registerMigration("v8-workout-plans") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE workouts ADD COLUMN plan TEXT;
+                    ALTER TABLE workouts ADD COLUMN routine_id TEXT;
+                    CREATE INDEX workouts_by_routine ON workouts(routine_id, started_at) WHERE routine_id IS NOT NULL;
+                    ALTER TABLE routine_plans ADD COLUMN pulled INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE routine_plans ADD COLUMN needs_weight INTEGER NOT NULL DEFAULT 0;
+                    UPDATE routine_plans SET needs_weight = 1
+                        WHERE weight = 0 AND hint = 'no estimated 1RM for ' || exercise || ' yet: enter the weight';
+                    """)
+        }
+    }
+
+    /// The outbox's CHECK on entity_type names the entity types it may hold; SQLite cannot change
+    /// a CHECK in place, so the table is rebuilt from its own stored definition (whatever columns
+    /// later migrations added) with 'routine' allowed, and every index and trigger it had is
+    /// made again — including ones a migration registered before this one may have added.
+    static func allowRoutineOperations(_ db: Database) throws {
+        let oldCheck = "CHECK (entity_type IN ('workout','set','favorite'))"
+        guard
+            let definition = try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'"),
+            definition.contains(oldCheck)
+        else { return }
+        let dependents = try String.fetchAll(
+            db,
+            sql: """
+                SELECT sql FROM sqlite_master WHERE tbl_name = 'outbox' AND type IN ('index', 'trigger')
+                AND sql IS NOT NULL ORDER BY type, name
+                """)
+        let rebuilt =
+            definition
+            .replacingOccurrences(of: oldCheck, with: "CHECK (entity_type IN ('workout','set','favorite','routine'))")
+            .replacingOccurrences(of: "CREATE TABLE outbox", with: "CREATE TABLE outbox_v7")
+        try db.execute(sql: rebuilt)
+        try db.execute(sql: "INSERT INTO outbox_v7 SELECT * FROM outbox")
+        try db.execute(sql: "DROP TABLE outbox")
+        try db.execute(sql: "ALTER TABLE outbox_v7 RENAME TO outbox")
+        for statement in dependents { try db.execute(sql: statement) }
+    }
+}
+
+enum ConflictSchema {
+    static func register(_ migrator: inout DatabaseMigrator) {
+        // Values the server's merge overrode, and the clock stamp and base version every update
+        // carries so the server can merge it field by field.
+        migrator.registerMigration("v8-conflicts-and-edit-clocks") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE conflicts (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        account TEXT NOT NULL,
+                        entity_type TEXT NOT NULL,
+                        entity_id TEXT NOT NULL,
+                        field TEXT NOT NULL,
+                        kept TEXT NOT NULL,
+                        overridden TEXT NOT NULL,
+                        kept_stamp TEXT NOT NULL,
+                        overridden_stamp TEXT NOT NULL,
+                        label TEXT NOT NULL,
+                        recorded_at TEXT NOT NULL,
+                        status TEXT NOT NULL DEFAULT 'open',
+                        announced INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX conflicts_by_account ON conflicts(account, status);
+                    ALTER TABLE outbox ADD COLUMN clock_stamp TEXT;
+                    ALTER TABLE outbox ADD COLUMN base_version INTEGER;
+                    """)
+        }
+    }
+}
+
+enum RestoreSchema {
+    static func register(_ migrator: inout DatabaseMigrator) {
+        // Which copy holds the sets of a workout deleted on another device (so every set of it
+        // that turns up, now or at a later answer, joins the same copy), and how many moved there
+        // that `spotter sync` has not told yet.
+        migrator.registerMigration("v10-restored-workouts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE restored_workouts (
+                        workout_id TEXT PRIMARY KEY NOT NULL,
+                        restored_id TEXT NOT NULL,
+                        account TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        restored_name TEXT NOT NULL,
+                        untold INTEGER NOT NULL DEFAULT 0
+                    );
+                    """)
+        }
+    }
+}
+
+/// The device's own actions, newest last, so the last one can be taken back (`U`, `spotter
+/// undo`): a log, an edit, a delete of a set; a rename, notes or finish of a workout. Undoing is
+/// itself a set of ordinary edits that sync (a new delete, the fields an edit changed written back,
+/// a deleted set or workout logged again under new ids); it is not journalled, so pressing it again
+/// goes further back. An action that can no longer be taken back (another device deleted what it
+/// changed) is never skipped silently: that undo says so and changes nothing.
+enum UndoSchema {
+    static func register(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v11-undo-journal") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE undo_journal (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        account TEXT NOT NULL,
+                        action TEXT NOT NULL,
+                        entity_type TEXT NOT NULL,
+                        entity_id TEXT NOT NULL,
+                        before TEXT,
+                        workout_created TEXT,
+                        description TEXT NOT NULL,
+                        created_at REAL NOT NULL,
+                        undone INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX undo_journal_by_account ON undo_journal(account, undone, seq);
+                    """)
+        }
+    }
+}

@@ -27,35 +27,6 @@ struct DeletedWorkout: Codable {
     var sets: [WorkoutSet]
 }
 
-/// The device's own actions, newest last, so the last one can be taken back (`U`, `spotter
-/// undo`): a log, an edit, a delete of a set; a rename, notes or finish of a workout. Undoing is
-/// itself a set of ordinary edits that sync (a new delete, the fields an edit changed written back,
-/// a deleted set or workout logged again under new ids); it is not journalled, so pressing it again
-/// goes further back. An action that can no longer be taken back (another device deleted what it
-/// changed) is never skipped silently: that undo says so and changes nothing.
-enum UndoSchema {
-    static func register(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("v11-undo-journal") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE undo_journal (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                        account TEXT NOT NULL,
-                        action TEXT NOT NULL,
-                        entity_type TEXT NOT NULL,
-                        entity_id TEXT NOT NULL,
-                        before TEXT,
-                        workout_created TEXT,
-                        description TEXT NOT NULL,
-                        created_at REAL NOT NULL,
-                        undone INTEGER NOT NULL DEFAULT 0
-                    );
-                    CREATE INDEX undo_journal_by_account ON undo_journal(account, undone, seq);
-                    """)
-        }
-    }
-}
-
 extension SpotterStore {
     enum JournalAction: String {
         case created, edited, deleted
