@@ -7,7 +7,7 @@ import PackageDescription
 /// The benchmark suite (SpotterBench) is its own binary, spotter-bench: `spotter` links none of it.
 let package = Package(
     name: "Spotter",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "spotter", targets: ["spotter"]),
         .executable(name: "spotter-bench", targets: ["spotter-bench"]),

@@ -16,8 +16,9 @@ import Logging
 /// loss is never silent. Lines keep the order they were logged in, and read as
 /// `StreamLogHandler`'s do. `flush()` returns once every accepted line is written: the server
 /// calls it on its way out, so a graceful shutdown loses nothing.
-// @unchecked Sendable: `pending`, `dropped`, `writing` and `stopping` are only touched under
-// `condition`'s lock; the rest is set once in init.
+// @unchecked Sendable: `pending`, `dropped`, `droppedInAll`, `writing` and `stopping` are only
+// touched under `condition`'s lock; the rest is set once in init. It stays a condition (not a
+// Mutex) because the writer thread and `flush()` sleep on it until the buffer changes.
 public final class BufferedLogSink: @unchecked Sendable {
     /// Lines that may wait before new ones are dropped: seconds of a saturated server's access
     /// lines, and tens of megabytes at most (an access line's event holds well under 1 KB).

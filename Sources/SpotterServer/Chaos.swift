@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The faults chaos mode decided for one request.
 struct ChaosDecision: Sendable {
@@ -9,22 +10,20 @@ struct ChaosDecision: Sendable {
 }
 
 /// Draws chaos decisions from a seedable generator, so a `--chaos-seed` run is reproducible.
-// @unchecked Sendable: the generator state is only touched under `lock`.
-final class ChaosInjector: @unchecked Sendable {
+final class ChaosInjector: Sendable {
     private let options: ChaosOptions
-    private let lock = NSLock()
-    private var generator: SplitMix64
+    private let generator: Mutex<SplitMix64>
 
     init(_ options: ChaosOptions) {
         self.options = options
-        generator = SplitMix64(seed: options.seed ?? UInt64.random(in: .min ... .max))
+        generator = Mutex(SplitMix64(seed: options.seed ?? UInt64.random(in: .min ... .max)))
     }
 
     var isEnabled: Bool { options.isEnabled }
 
     /// Three draws per request, always, so one request's outcome never shifts the sequence of the next.
     func decide() -> ChaosDecision {
-        lock.withLock {
+        generator.withLock { generator in
             let failDraw = generator.nextUnit()
             let rateDraw = generator.nextUnit()
             let dropDraw = generator.nextUnit()

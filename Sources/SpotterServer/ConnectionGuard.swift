@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 import SpotterProtocol
+import Synchronization
 
 /// Limits on connections, so no client can hold the server's sockets without sending requests.
 ///
@@ -26,20 +27,18 @@ public struct ConnectionLimits: Sendable {
 }
 
 /// Open connections, counted across the event loops.
-final class ConnectionCounter: @unchecked Sendable {
-    // @unchecked Sendable: `open` is only touched under `lock`.
-    private let lock = NSLock()
-    private var open = 0
+final class ConnectionCounter: Sendable {
+    private let open = Mutex(0)
 
     /// Counts one more connection; returns how many are open with it.
     func opened() -> Int {
-        lock.withLock {
+        open.withLock { open in
             open += 1
             return open
         }
     }
 
-    func closed() { lock.withLock { open -= 1 } }
+    func closed() { open.withLock { $0 -= 1 } }
 }
 
 /// HTTP/1.1 child channels with `ConnectionGuardHandler` in front of the codec and

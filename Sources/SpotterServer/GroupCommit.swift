@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// Group commit for the SQLite server store: writes that arrive while a commit is being made
 /// wait, and then all run in ONE transaction — each in its own savepoint — with one commit and
@@ -16,45 +17,50 @@ import GRDB
 /// A commit that fails (disk full, I/O error), or a transaction SQLite rolled back on its own
 /// midway, fails every write of the group that was not already failing alone: none of them is
 /// answered as done. Writes of the group that had not run yet go into the next group.
-final class GroupCommitWriter: @unchecked Sendable {
-    // @unchecked Sendable: `waiting`, `draining` and `groups` are only touched under `lock`; the groups
-    // themselves run one at a time on `queue`.
-
+final class GroupCommitWriter: Sendable {
     /// The most writes one transaction takes; the rest wait for the next one.
     static let maxGroup = 256
 
-    private struct Job {
+    private struct Job: Sendable {
         /// Whether the caller may only hear "done" once the write survives a power cut.
         let durable: Bool
         /// Runs the write in its own savepoint and keeps what it came to.
-        let run: (Database) -> Void
+        let run: @Sendable (Database) -> Void
         /// Answers the caller once its group committed (nil) or failed (the error).
-        let finish: (Error?) -> Void
+        let finish: @Sendable (Error?) -> Void
+    }
+
+    /// What arriving writes and the draining queue share.
+    private struct Intake {
+        var waiting: [Job] = []
+        var draining = false
+        /// Transactions made so far.
+        var groups = 0
     }
 
     private let writer: any DatabaseWriter
-    private let lock = NSLock()
-    private var waiting: [Job] = []
-    private var draining = false
+    private let intake = Mutex(Intake())
+    /// The groups run one at a time on it.
     private let queue = DispatchQueue(label: "spotter.server.group-commit")
-    /// Transactions made so far (under `lock`).
-    private var groups = 0
-    /// The writer connection's synchronous mode as last set (touched only on `queue`).
-    private var flushing = true
+    /// The writer connection's synchronous mode as last set. Only read and written on `queue`, so
+    /// its lock is never waited for; it is a lock so the writer stays checked `Sendable`.
+    private let flushing = Mutex(true)
 
     init(writer: any DatabaseWriter) {
         self.writer = writer
     }
 
     /// How many transactions the writes were grouped into so far (the tests read it).
-    var groupCount: Int { lock.withLock { groups } }
+    var groupCount: Int { intake.withLock { $0.groups } }
 
     /// Runs `work` in the next group. A write that need not survive a power cut (`durable:
     /// false`: an idempotency claim, which only keeps others out while its request runs) lets a
     /// group made only of such writes commit without waiting for the flush; the next flushed
     /// commit carries it to disk too (the WAL is written in order). A claim lost to a power cut
     /// takes nothing with it: the effect it guards commits later, flushed, or not at all.
-    func write<T: Sendable>(durable: Bool = true, _ work: @escaping (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(
+        durable: Bool = true, _ work: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
             let outcome = OutcomeBox<T>()
             enqueue(
@@ -85,10 +91,10 @@ final class GroupCommitWriter: @unchecked Sendable {
     }
 
     private func enqueue(_ job: Job) {
-        let start = lock.withLock {
-            waiting.append(job)
-            if draining { return false }
-            draining = true
+        let start = intake.withLock { intake in
+            intake.waiting.append(job)
+            if intake.draining { return false }
+            intake.draining = true
             return true
         }
         if start { queue.async { self.drain() } }
@@ -97,12 +103,12 @@ final class GroupCommitWriter: @unchecked Sendable {
     private func drain() {
         var carried: [Job] = []
         while true {
-            let group: [Job] = lock.withLock {
+            let group: [Job] = intake.withLock { intake in
                 let room = Self.maxGroup - carried.count
-                let taken = Array(waiting.prefix(max(0, room)))
-                waiting.removeFirst(taken.count)
+                let taken = Array(intake.waiting.prefix(max(0, room)))
+                intake.waiting.removeFirst(taken.count)
                 let group = carried + taken
-                if group.isEmpty { draining = false }
+                if group.isEmpty { intake.draining = false }
                 return group
             }
             if group.isEmpty { return }
@@ -112,15 +118,15 @@ final class GroupCommitWriter: @unchecked Sendable {
 
     /// Runs one group; returns the writes it did not get to (the transaction ended under them).
     private func runGroup(_ group: [Job]) -> [Job] {
-        lock.withLock { groups += 1 }
+        intake.withLock { $0.groups += 1 }
         var ran = 0
         var groupError: Error?
         do {
             try writer.writeWithoutTransaction { db in
                 let flush = group.contains(where: \.durable)
-                if flush != flushing {
+                if flush != flushing.withLock({ $0 }) {
                     try db.execute(sql: flush ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
-                    flushing = flush
+                    flushing.withLock { $0 = flush }
                 }
                 try db.execute(sql: "BEGIN IMMEDIATE")
                 for job in group {
@@ -190,7 +196,12 @@ struct GroupCommitFailed: Error, CustomStringConvertible {
     var description: String { "write not committed: \(reason)" }
 }
 
-// @unchecked Sendable: written by the group's run, read by its finish, both on the group's queue.
-private final class OutcomeBox<T>: @unchecked Sendable {
-    var result: Result<T, Error>?
+/// What one write came to: set by the group's run, read by its finish, both on the group's queue.
+private final class OutcomeBox<T: Sendable>: Sendable {
+    private let stored = Mutex<Result<T, Error>?>(nil)
+
+    var result: Result<T, Error>? {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
+    }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import SpotterProtocol
+import Synchronization
 
 /// The request context of the sync server: Hummingbird's core storage, the connection (which
 /// chaos mode needs in order to drop it), and what the middleware learned on the way in.
@@ -25,22 +26,24 @@ struct ServerRequestContext: RequestContext {
 }
 
 /// What the inner layers of one request tell the request log on its way out.
-// @unchecked Sendable: both properties are only touched under `lock`.
-final class RequestNotes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var storedUser: String?
-    private var storedUnrouted = false
+final class RequestNotes: Sendable {
+    private struct Notes {
+        var user: String?
+        var unrouted = false
+    }
+
+    private let notes = Mutex(Notes())
 
     /// Who the request was authenticated as.
     var user: String? {
-        get { lock.withLock { storedUser } }
-        set { lock.withLock { storedUser = newValue } }
+        get { notes.withLock { $0.user } }
+        set { notes.withLock { $0.user = newValue } }
     }
 
     /// True when no endpoint took the request (404, 405, 414): counted under the route "unknown".
     var unrouted: Bool {
-        get { lock.withLock { storedUnrouted } }
-        set { lock.withLock { storedUnrouted = newValue } }
+        get { notes.withLock { $0.unrouted } }
+        set { notes.withLock { $0.unrouted = newValue } }
     }
 }
 

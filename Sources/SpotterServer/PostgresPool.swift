@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import Synchronization
 
 /// Where a PostgreSQL server store lives, read from `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
 public struct PostgresLocation: Sendable, Equatable {
@@ -83,8 +84,7 @@ struct PostgresStatementError: Error, CustomStringConvertible {
 /// (`NIOThreadPool`, one thread per pooled connection, never an event loop or the cooperative
 /// pool) and waits for each answer there. `size` bounds both the threads and the connections:
 /// at most `size` transactions run at once on this instance, the others queue for a thread.
-final class PostgresPool: @unchecked Sendable {
-    // @unchecked Sendable: `idle`, `nextID` and `isClosed` are only touched under `lock`.
+final class PostgresPool: Sendable {
     let location: PostgresLocation
     let size: Int
     /// How long one statement may wait for its answer before its connection is closed and the
@@ -94,10 +94,13 @@ final class PostgresPool: @unchecked Sendable {
     private let threads: NIOThreadPool
     private let eventLoops: any EventLoopGroup
     private let configuration: PostgresConnection.Configuration
-    private let lock = NSLock()
-    private var idle: [PostgresConnection] = []
-    private var nextID = 0
-    private var isClosed = false
+    private let state = Mutex(State())
+
+    private struct State {
+        var idle: [PostgresConnection] = []
+        var nextID = 0
+        var isClosed = false
+    }
 
     init(location: PostgresLocation, size: Int, statementTimeout: TimeAmount = .seconds(30), logger: Logger) {
         self.location = location
@@ -119,7 +122,7 @@ final class PostgresPool: @unchecked Sendable {
     /// used again as soon as it accepts connections).
     func withSession<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
         // A stopped thread pool refuses work with a CancellationError: say what it means.
-        guard !lock.withLock({ isClosed }) else { throw ServerStoreUnavailable("the store is closed") }
+        guard !state.withLock({ $0.isClosed }) else { throw ServerStoreUnavailable("the store is closed") }
         do {
             return try await threads.runIfActive { [self] in
                 let (connection, reused) = try lease()
@@ -146,13 +149,13 @@ final class PostgresPool: @unchecked Sendable {
     }
 
     private func lease() throws -> (PostgresConnection, reused: Bool) {
-        let (found, id): (PostgresConnection?, Int) = try lock.withLock {
-            guard !isClosed else { throw ServerStoreUnavailable("the store is closed") }
-            while let connection = idle.popLast() {
+        let (found, id): (PostgresConnection?, Int) = try state.withLock { state in
+            guard !state.isClosed else { throw ServerStoreUnavailable("the store is closed") }
+            while let connection = state.idle.popLast() {
                 if !connection.isClosed { return (connection, 0) }
             }
-            nextID += 1
-            return (nil, nextID)
+            state.nextID += 1
+            return (nil, state.nextID)
         }
         if let found { return (found, true) }
         do {
@@ -166,9 +169,9 @@ final class PostgresPool: @unchecked Sendable {
     }
 
     private func giveBack(_ connection: PostgresConnection) {
-        let kept = lock.withLock {
-            guard !isClosed, !connection.isClosed else { return false }
-            idle.append(connection)
+        let kept = state.withLock { state in
+            guard !state.isClosed, !connection.isClosed else { return false }
+            state.idle.append(connection)
             return true
         }
         if !kept { Self.close(connection) }
@@ -183,10 +186,10 @@ final class PostgresPool: @unchecked Sendable {
 
     /// Closes every idle connection and stops the threads once the running transactions are done.
     func close() async {
-        let connections: [PostgresConnection] = lock.withLock {
-            isClosed = true
-            defer { idle.removeAll() }
-            return idle
+        let connections: [PostgresConnection] = state.withLock { state in
+            state.isClosed = true
+            defer { state.idle.removeAll() }
+            return state.idle
         }
         try? await threads.shutdownGracefully()
         for connection in connections { try? await connection.close() }
@@ -232,6 +235,7 @@ struct PostgresSession {
     /// this thread even if the driver never answers it. On time-out the connection is closed.
     private func answer(to query: PostgresQuery) throws -> PostgresQueryResult {
         let connection = connection
+        let timeout = timeout
         let promise = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
         let once = Once()
         let deadline = connection.eventLoop.scheduleTask(in: timeout) {
@@ -249,13 +253,11 @@ struct PostgresSession {
     }
 
     /// Lets exactly one of two racing callbacks complete a promise.
-    private final class Once: @unchecked Sendable {
-        // @unchecked Sendable: `taken` is only touched under `lock`.
-        private let lock = NSLock()
-        private var taken = false
+    private final class Once: Sendable {
+        private let taken = Mutex(false)
 
         func claim() -> Bool {
-            lock.withLock {
+            taken.withLock { taken in
                 defer { taken = true }
                 return !taken
             }

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SpotterCore
+import Synchronization
 
 /// Why the server could not start, in words a user of `spotter serve` can act on.
 public struct ServerStartError: Error, CustomStringConvertible {
@@ -187,27 +188,29 @@ public final class BackgroundServer: Sendable {
 }
 
 /// A one-shot hand-over of the bound port (or the failure to bind) from the server task to `start`.
-// @unchecked Sendable: `result` and `waiter` are only touched under `lock`.
-private final class PortSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<Int, any Error>?
-    private var waiter: CheckedContinuation<Int, any Error>?
+private final class PortSignal: Sendable {
+    private struct State {
+        var result: Result<Int, any Error>?
+        var waiter: CheckedContinuation<Int, any Error>?
+    }
+
+    private let state = Mutex(State())
 
     func resolve(_ outcome: Result<Int, any Error>) {
-        let continuation: CheckedContinuation<Int, any Error>? = lock.withLock {
-            guard result == nil else { return nil }
-            result = outcome
-            defer { waiter = nil }
-            return waiter
+        let continuation: CheckedContinuation<Int, any Error>? = state.withLock { state in
+            guard state.result == nil else { return nil }
+            state.result = outcome
+            defer { state.waiter = nil }
+            return state.waiter
         }
         continuation?.resume(with: outcome)
     }
 
     func value() async throws -> Int {
         try await withCheckedThrowingContinuation { continuation in
-            let ready: Result<Int, any Error>? = lock.withLock {
-                if let result { return result }
-                waiter = continuation
+            let ready: Result<Int, any Error>? = state.withLock { state in
+                if let result = state.result { return result }
+                state.waiter = continuation
                 return nil
             }
             if let ready { continuation.resume(with: ready) }

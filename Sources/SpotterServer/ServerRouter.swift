@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import SpotterCore
 import SpotterProtocol
+import Synchronization
 
 /// The HTTP face of the sync server: Hummingbird routers built from the one route table
 /// (`APIRoute.all`), the middleware around them, and the handlers that hand over to `SyncAPI`.
@@ -258,9 +259,14 @@ struct OperationRouter: Sendable {
         init(source: OperationSource) { coreContext = .init(source: source) }
     }
 
-    /// The endpoint the router matched.
-    // @unchecked Sendable: written once by the matched handler, read after `respond` returned.
-    final class Found: @unchecked Sendable {
-        var route: APIRoute?
+    /// The endpoint the router matched: written once by the matched handler, read after
+    /// `respond` returned.
+    final class Found: Sendable {
+        private let stored = Mutex<APIRoute?>(nil)
+
+        var route: APIRoute? {
+            get { stored.withLock { $0 } }
+            set { stored.withLock { $0 = newValue } }
+        }
     }
 }

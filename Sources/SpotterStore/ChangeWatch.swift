@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// A connection of its own on the database file that only asks SQLite whether anything was
 /// committed since it last asked (`PRAGMA data_version`), so a screen can follow the file
@@ -10,31 +11,36 @@ import GRDB
 /// one connection, opened read-only the first time it is asked and kept. The store's own
 /// connections cannot serve: the pool's readers are handed out in turn (each has its own
 /// count), and the writer is busy for as long as any write of the sync engine runs.
-final class ChangeWatch: @unchecked Sendable {
-    // @unchecked Sendable: `connection` and `failed` are only touched under `lock`.
-    private let lock = NSLock()
-    private var connection: DatabaseQueue?
-    /// Set once opening failed, so a file that cannot be watched is not reopened on every tick.
-    private var failed = false
+final class ChangeWatch: Sendable {
+    private struct State {
+        var connection: DatabaseQueue?
+        /// Set once opening failed, so a file that cannot be watched is not reopened on every tick.
+        var failed = false
+    }
+
+    /// Held while the connection is opened and read, as one caller at a time asks on it.
+    private let state = Mutex(State())
 
     /// The current count on the watching connection, or nil when it cannot be read now (an
     /// in-memory database, a file that cannot be opened, SQLite busy recovering the WAL).
     func version(path: String) -> Int? {
-        lock.withLock {
-            if connection == nil {
-                guard !failed, !path.isEmpty, path != ":memory:", !path.hasPrefix("file::memory:") else { return nil }
+        state.withLock { state in
+            if state.connection == nil {
+                guard !state.failed, !path.isEmpty, path != ":memory:", !path.hasPrefix("file::memory:") else {
+                    return nil
+                }
                 var configuration = Configuration()
                 configuration.readonly = true
                 // Only a WAL recovery by another connection can keep it waiting, and that is short.
                 configuration.busyMode = .timeout(0.05)
                 do {
-                    connection = try DatabaseQueue(path: path, configuration: configuration)
+                    state.connection = try DatabaseQueue(path: path, configuration: configuration)
                 } catch {
-                    failed = true
+                    state.failed = true
                     return nil
                 }
             }
-            return try? connection?.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+            return try? state.connection?.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
         }
     }
 }

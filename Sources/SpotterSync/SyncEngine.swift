@@ -3,6 +3,7 @@ import Logging
 import SpotterCore
 import SpotterProtocol
 import SpotterStore
+import Synchronization
 
 /// One operation's answer, as the engine classifies it.
 struct OperationAnswer {
@@ -38,28 +39,38 @@ enum PageAnswer: Sendable {
 }
 
 /// A page of the change feed asked for and not handled yet; its answer may come before or after
-/// the engine is ready for it.
-// @unchecked Sendable: `answer` and `handler` are only touched on the engine's queue.
-final class PageRequest: @unchecked Sendable {
-    private var answer: PageAnswer?
-    private var handler: ((PageAnswer) -> Void)?
-
-    func deliver(_ answer: PageAnswer) {
-        if let handler {
-            self.handler = nil
-            handler(answer)
-        } else {
-            self.answer = answer
-        }
+/// the engine is ready for it. Both calls come on the engine's queue, so the lock is never waited
+/// for; the handler runs after it is let go.
+final class PageRequest: Sendable {
+    private struct State {
+        var answer: PageAnswer?
+        var handler: (@Sendable (PageAnswer) -> Void)?
     }
 
-    func whenAnswered(_ handler: @escaping (PageAnswer) -> Void) {
-        if let answer {
-            self.answer = nil
-            handler(answer)
-        } else {
-            self.handler = handler
+    private let state = Mutex(State())
+
+    func deliver(_ answer: PageAnswer) {
+        let handler: (@Sendable (PageAnswer) -> Void)? = state.withLock { state in
+            guard let handler = state.handler else {
+                state.answer = answer
+                return nil
+            }
+            state.handler = nil
+            return handler
         }
+        handler?(answer)
+    }
+
+    func whenAnswered(_ handler: @escaping @Sendable (PageAnswer) -> Void) {
+        let answer: PageAnswer? = state.withLock { state in
+            guard let answer = state.answer else {
+                state.handler = handler
+                return nil
+            }
+            state.answer = nil
+            return answer
+        }
+        if let answer { handler(answer) }
     }
 }
 
@@ -94,7 +105,10 @@ public struct SyncConfiguration: Sendable {
 /// that arrive while a flush runs coalesce into one more flush afterwards. The UI never
 /// touches this state: it calls `trigger` / `setAirplane` (which return at once) and drains
 /// `events`.
-// @unchecked Sendable: every mutable property below is read and written only on `queue`.
+// @unchecked Sendable: every mutable property below is read and written only on `queue` (the
+// calls from outside hop onto it with `queue.async` or `queue.sync`, the network's answers with
+// `queue.async`; what runs there checks with `dispatchPrecondition`), so no two threads touch
+// them at once. The rest is immutable and Sendable.
 public final class SyncEngine: SyncControlling, @unchecked Sendable {
     public let store: SpotterStore
     public let events: SyncEventChannel

@@ -1,5 +1,6 @@
 import Foundation
 import SpotterCore
+import Synchronization
 
 /// What the UI should show about the network.
 public enum Connectivity: Sendable, Equatable {
@@ -33,11 +34,8 @@ public enum SyncEvent: Sendable, Equatable {
 /// The thread-safe channel from the engine to the UI. Posting never blocks; the UI drains
 /// it whenever `wakeDescriptor` becomes readable (a self-pipe the UI polls beside stdin),
 /// so the UI never waits on the engine and the engine never waits on the UI.
-// @unchecked Sendable: `pending` and `overflowed` are only touched under `lock`; the pipe
-// descriptors are immutable after init and pipe writes are atomic.
-public final class SyncEventChannel: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pending: [SyncEvent] = []
+public final class SyncEventChannel: Sendable {
+    private let pending = Mutex<[SyncEvent]>([])
     private let readEnd: Int32
     private let writeEnd: Int32
     /// Bound on queued events; past it repeated counts are coalesced so nothing that
@@ -69,7 +67,7 @@ public final class SyncEventChannel: @unchecked Sendable {
     public var wakeDescriptor: Int32 { readEnd }
 
     public func post(_ event: SyncEvent) {
-        let shouldWake: Bool = lock.withLock {
+        let shouldWake: Bool = pending.withLock { pending in
             if case .outboxChanged = event,
                 let last = pending.lastIndex(where: { if case .outboxChanged = $0 { true } else { false } }),
                 pending.count >= softLimit || last == pending.count - 1
@@ -94,7 +92,7 @@ public final class SyncEventChannel: @unchecked Sendable {
             var buffer = [UInt8](repeating: 0, count: 64)
             while read(readEnd, &buffer, buffer.count) > 0 {}
         }
-        return lock.withLock {
+        return pending.withLock { pending in
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs the real `spotter` binary the way a user or a script would.
 enum SpotterBinary {
@@ -110,19 +111,21 @@ enum SpotterBinary {
 }
 
 /// Output gathered from two reader threads.
-// @unchecked Sendable: both fields are only touched under `lock`.
-final class OutputCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var out = Data()
-    private var err = Data()
+final class OutputCollector: Sendable {
+    private struct Output {
+        var out = Data()
+        var err = Data()
+    }
+
+    private let output = Mutex(Output())
 
     func store(_ data: Data, stdout: Bool) {
-        lock.withLock {
-            if stdout { out = data } else { err = data }
+        output.withLock { output in
+            if stdout { output.out = data } else { output.err = data }
         }
     }
 
-    var value: (Data, Data) { lock.withLock { (out, err) } }
+    var value: (Data, Data) { output.withLock { ($0.out, $0.err) } }
 }
 
 /// Every child the tests start is spawned under one lock, and every pipe they read is made under

@@ -2,8 +2,7 @@ import Foundation
 import Testing
 
 /// `spotter serve` as a child process, found through the line it prints once bound.
-// @unchecked Sendable: both properties are set once in init; Process is only asked to stop.
-final class ServerProcess: @unchecked Sendable {
+final class ServerProcess: Sendable {
     let process = Process()
     let url: String
     static let token = "crash-secret"

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 
 @testable import SpotterServer
@@ -13,12 +14,11 @@ import Testing
 @Suite("The buffered log sink")
 struct BufferedLogSinkTests {
     /// A pipe whose read end is drained into memory by a thread of its own until EOF.
-    final class DrainedPipe: @unchecked Sendable {
-        // @unchecked Sendable: `collected` is written by the reader thread before `done` is
-        // signalled, and only read after waiting on it.
+    final class DrainedPipe: Sendable {
         let readEnd: Int32
         let writeEnd: Int32
-        private var collected = Data()
+        /// Written by the reader thread before `done` is signalled, and read after waiting on it.
+        private let collected = Mutex(Data())
         private let done = DispatchSemaphore(value: 0)
 
         init() {
@@ -49,7 +49,7 @@ struct BufferedLogSinkTests {
                 while true {
                     let count = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
                     if count <= 0 { break }
-                    collected.append(contentsOf: buffer[0..<count])
+                    collected.withLock { $0.append(contentsOf: buffer[0..<count]) }
                 }
                 done.signal()
             }.start()
@@ -60,7 +60,8 @@ struct BufferedLogSinkTests {
             close(writeEnd)
             done.wait()
             close(readEnd)
-            return String(decoding: collected.filter { $0 != UInt8(ascii: "#") }, as: UTF8.self)
+            let bytes = collected.withLock { $0.filter { $0 != UInt8(ascii: "#") } }
+            return String(decoding: bytes, as: UTF8.self)
                 .split(separator: "\n").map(String.init)
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import SpotterCore
 import SpotterProtocol
 import SpotterTestSupport
+import Synchronization
 import Testing
 
 @testable import SpotterServer
@@ -368,15 +369,13 @@ struct IdempotencyTests {
 }
 
 /// How many store writes should still fail.
-final class FailureSwitch: @unchecked Sendable {
-    // @unchecked Sendable: `remaining` is only touched under `lock`.
-    private let lock = NSLock()
-    private var remaining: Int
+final class FailureSwitch: Sendable {
+    private let remaining: Mutex<Int>
 
-    init(failingWrites: Int) { remaining = failingWrites }
+    init(failingWrites: Int) { remaining = Mutex(failingWrites) }
 
     func shouldFail() -> Bool {
-        lock.withLock {
+        remaining.withLock { remaining in
             guard remaining > 0 else { return false }
             remaining -= 1
             return true

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import SpotterTestSupport
+import Synchronization
 import Testing
 
 @testable import SpotterServer
@@ -73,10 +74,8 @@ struct PostgresPoolTests {
 }
 
 /// How many sessions have started running their work.
-// @unchecked Sendable: `value` is only read and written under `lock`.
-final class StartedSessions: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func add() { lock.withLock { value += 1 } }
-    var count: Int { lock.withLock { value } }
+final class StartedSessions: Sendable {
+    private let value = Mutex(0)
+    func add() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SpotterCore
+import Synchronization
 import Testing
 
 @testable import SpotterStore
@@ -169,12 +170,10 @@ struct PullMergeTests {
 /// gave, in the feed's order, with every refused row still named.
 @Suite("A big page merges as row by row")
 struct BigPageMergeTests {
-    final class Reports: @unchecked Sendable {
-        // @unchecked Sendable: `rows` is only touched under `lock`.
-        private let lock = NSLock()
-        private var rows: [UnreadableRow] = []
-        func add(_ row: UnreadableRow) { lock.withLock { rows.append(row) } }
-        var all: [UnreadableRow] { lock.withLock { rows } }
+    final class Reports: Sendable {
+        private let rows = Mutex<[UnreadableRow]>([])
+        func add(_ row: UnreadableRow) { rows.withLock { $0.append(row) } }
+        var all: [UnreadableRow] { rows.withLock { $0 } }
     }
 
     @Test func setsAroundTombstonesAndARowHeldByAnotherAccountLandAsOneByOne() throws {

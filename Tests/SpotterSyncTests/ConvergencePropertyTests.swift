@@ -6,21 +6,20 @@ import SpotterServer
 import SpotterStore
 import SpotterSync
 import SpotterTestSupport
+import Synchronization
 import Testing
 
 /// Real HTTP to the real server, with a switch that throws the answer away after the server has
 /// committed — the "timeout after success" case, decided by the test rather than by chance.
-// @unchecked Sendable: `dropping` is only read and written under `lock`.
-final class ReplyDroppingTransport: SyncTransport, @unchecked Sendable {
+final class ReplyDroppingTransport: SyncTransport, Sendable {
     private let base: any SyncTransport
-    private let lock = NSLock()
-    private var dropping = false
+    private let dropping = Mutex(false)
 
     init(base: any SyncTransport) { self.base = base }
 
     var dropReplies: Bool {
-        get { lock.withLock { dropping } }
-        set { lock.withLock { dropping = newValue } }
+        get { dropping.withLock { $0 } }
+        set { dropping.withLock { $0 = newValue } }
     }
 
     func send(

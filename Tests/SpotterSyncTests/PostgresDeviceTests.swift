@@ -5,6 +5,7 @@ import SpotterProtocol
 import SpotterServer
 import SpotterSync
 import SpotterTestSupport
+import Synchronization
 import Testing
 
 @testable import SpotterStore
@@ -121,18 +122,16 @@ struct PostgresDeviceTests {
 
 /// Sends each request to the next instance in turn, as a round-robin load balancer would: a
 /// retry never reaches the instance that took the attempt before it.
-final class AlternatingTransport: SyncTransport, @unchecked Sendable {
-    // @unchecked Sendable: `next` is only touched under `lock`.
+final class AlternatingTransport: SyncTransport, Sendable {
     private let instances: [any SyncTransport]
-    private let lock = NSLock()
-    private var next = 0
+    private let next = Mutex(0)
 
     init(instances: [any SyncTransport]) { self.instances = instances }
 
     func send(
         _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
     ) {
-        let instance = lock.withLock {
+        let instance = next.withLock { next in
             defer { next = (next + 1) % instances.count }
             return instances[next]
         }

@@ -4,47 +4,56 @@ import SpotterProtocol
 import SpotterStore
 import SpotterSync
 import SpotterTestSupport
+import Synchronization
 
 /// A transport that answers from a script, for exact fault sequences. (The same behaviour is
 /// proven against the real server in `RealServerSyncTests`.)
-// @unchecked Sendable: all state is touched under `lock`.
-final class ScriptedTransport: SyncTransport, @unchecked Sendable {
+final class ScriptedTransport: SyncTransport, Sendable {
     typealias Completion = @Sendable (Result<TransportResponse, TransportError>) -> Void
     /// Answers one batched op: its status and body.
     typealias OpScript = @Sendable (BatchOp) -> (Int, JSONValue?)
 
-    private let lock = NSLock()
-    private var _requests: [TransportRequest] = []
-    private var held: [(TransportRequest, Completion)] = []
-    /// What the next batch requests get as a whole; nil = answer per op.
-    var wholeBatch: [Result<TransportResponse, TransportError>] = []
-    var holdRequests = false
-    /// Holds `GET /v1/changes` too (answered with an empty page on release).
-    var holdPulls = false
-    /// Bodies for the next `GET /v1/changes` requests, in order.
-    var changesPages: [String] = []
-    var perOp: OpScript = { op in (op.method == "POST" ? 201 : op.method == "DELETE" ? 204 : 200, op.body) }
+    /// What a test sets through `script`.
+    struct Script {
+        /// What the next batch requests get as a whole; nil = answer per op.
+        var wholeBatch: [Result<TransportResponse, TransportError>] = []
+        var holdRequests = false
+        /// Holds `GET /v1/changes` too (answered with an empty page on release).
+        var holdPulls = false
+        /// Bodies for the next `GET /v1/changes` requests, in order.
+        var changesPages: [String] = []
+        var perOp: OpScript = { op in (op.method == "POST" ? 201 : op.method == "DELETE" ? 204 : 200, op.body) }
+    }
 
-    var requests: [TransportRequest] { lock.withLock { _requests } }
+    private struct State {
+        var requests: [TransportRequest] = []
+        var held: [(TransportRequest, Completion)] = []
+        var script = Script()
+    }
+
+    private let state = Mutex(State())
+
+    var requests: [TransportRequest] { state.withLock { $0.requests } }
     var batchRequests: [BatchRequest] {
         requests.filter { $0.path == Route.batch }.compactMap {
             try? JSONDecoder().decode(BatchRequest.self, from: $0.body ?? Data())
         }
     }
 
-    func script(_ update: (ScriptedTransport) -> Void) { lock.withLock { update(self) } }
+    func script(_ update: (inout Script) -> Void) { state.withLock { update(&$0.script) } }
 
     func send(_ request: TransportRequest, completion: @escaping Completion) {
-        let answer: Result<TransportResponse, TransportError>? = lock.withLock {
-            _requests.append(request)
+        let answer: Result<TransportResponse, TransportError>? = state.withLock { state in
+            state.requests.append(request)
             if request.method == "GET" {
                 if request.path.hasPrefix(Route.changes) {
-                    if holdPulls {
-                        held.append((request, completion))
+                    if state.script.holdPulls {
+                        state.held.append((request, completion))
                         return nil
                     }
-                    if !changesPages.isEmpty {
-                        return .success(TransportResponse(status: 200, body: Data(changesPages.removeFirst().utf8)))
+                    if !state.script.changesPages.isEmpty {
+                        return .success(
+                            TransportResponse(status: 200, body: Data(state.script.changesPages.removeFirst().utf8)))
                     }
                     return .success(
                         TransportResponse(
@@ -52,14 +61,15 @@ final class ScriptedTransport: SyncTransport, @unchecked Sendable {
                 }
                 return .success(TransportResponse(status: 200, body: Data(#"{"favorites":[]}"#.utf8)))
             }
-            if holdRequests {
-                held.append((request, completion))
+            if state.script.holdRequests {
+                state.held.append((request, completion))
                 return nil
             }
-            if !wholeBatch.isEmpty { return wholeBatch.removeFirst() }
+            if !state.script.wholeBatch.isEmpty { return state.script.wholeBatch.removeFirst() }
             guard let body = request.body, let batch = try? JSONDecoder().decode(BatchRequest.self, from: body) else {
                 return .success(TransportResponse(status: 400))
             }
+            let perOp = state.script.perOp
             let results = batch.ops.map { op -> BatchResult in
                 let (status, body) = perOp(op)
                 return BatchResult(idempotencyKey: op.idempotencyKey, status: status, body: body, replayed: false)
@@ -72,11 +82,11 @@ final class ScriptedTransport: SyncTransport, @unchecked Sendable {
 
     /// Lets held requests through, answered per op.
     func releaseHeld() {
-        let pending: [(TransportRequest, Completion)] = lock.withLock {
-            holdRequests = false
-            holdPulls = false
-            defer { held.removeAll() }
-            return held
+        let pending: [(TransportRequest, Completion)] = state.withLock { state in
+            state.script.holdRequests = false
+            state.script.holdPulls = false
+            defer { state.held.removeAll() }
+            return state.held
         }
         for (request, completion) in pending {
             if request.method == "GET" {
@@ -96,7 +106,7 @@ final class ScriptedTransport: SyncTransport, @unchecked Sendable {
         }
     }
 
-    var heldCount: Int { lock.withLock { held.count } }
+    var heldCount: Int { state.withLock { $0.held.count } }
 
     static func status(_ code: Int, headers: [String: String] = [:]) -> Result<TransportResponse, TransportError> {
         .success(

@@ -5,27 +5,33 @@ import SpotterProtocol
 import SpotterServer
 import SpotterSync
 import SpotterTestSupport
+import Synchronization
 import Testing
 
 @testable import SpotterStore
 
 /// Forwards to the real server, but holds the first batch until the second one has been answered:
 /// what a flaky network does to two batches on the wire (two connections, no order between them).
-final class OvertakingTransport: SyncTransport, @unchecked Sendable {
+final class OvertakingTransport: SyncTransport, Sendable {
+    typealias Completion = @Sendable (Result<TransportResponse, TransportError>) -> Void
+
+    private struct State {
+        var batches = 0
+        var held: (TransportRequest, Completion)?
+    }
+
     let inner: HTTPSyncTransport
-    private let lock = NSLock()
-    private var batches = 0
-    private var held: (TransportRequest, @Sendable (Result<TransportResponse, TransportError>) -> Void)?
+    private let state = Mutex(State())
     init(inner: HTTPSyncTransport) { self.inner = inner }
 
     func send(
         _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
     ) {
         guard request.path == Route.batch else { return inner.send(request, completion: completion) }
-        let index: Int = lock.withLock {
-            batches += 1
-            if batches == 1 { held = (request, completion) }
-            return batches
+        let index: Int = state.withLock { state in
+            state.batches += 1
+            if state.batches == 1 { state.held = (request, completion) }
+            return state.batches
         }
         if index == 1 {
             // Held until a second batch has been answered, or for a second when none comes.
@@ -39,10 +45,9 @@ final class OvertakingTransport: SyncTransport, @unchecked Sendable {
     }
 
     private func releaseFirst() {
-        let first = lock.withLock {
-            () -> (TransportRequest, @Sendable (Result<TransportResponse, TransportError>) -> Void)? in
-            defer { held = nil }
-            return held
+        let first = state.withLock { state -> (TransportRequest, Completion)? in
+            defer { state.held = nil }
+            return state.held
         }
         if let (r, c) = first { inner.send(r, completion: c) }
     }

@@ -4,22 +4,21 @@ import SpotterStore
 import SpotterSync
 import SpotterTUI
 import SpotterTestSupport
+import Synchronization
 
 /// An engine stand-in that records what the UI asked of it.
-// @unchecked Sendable: `recorded` is only read and written under `lock`.
-final class RecordingSync: SyncControlling, @unchecked Sendable {
-    enum Call: Equatable {
+final class RecordingSync: SyncControlling, Sendable {
+    enum Call: Equatable, Sendable {
         case trigger(SyncTrigger)
         case airplane(Bool)
     }
 
-    private let lock = NSLock()
-    private var recorded: [Call] = []
+    private let recorded = Mutex<[Call]>([])
 
-    var calls: [Call] { lock.withLock { recorded } }
+    var calls: [Call] { recorded.withLock { $0 } }
 
-    func trigger(_ reason: SyncTrigger) { lock.withLock { recorded.append(.trigger(reason)) } }
-    func setAirplane(_ on: Bool) { lock.withLock { recorded.append(.airplane(on)) } }
+    func trigger(_ reason: SyncTrigger) { recorded.withLock { $0.append(.trigger(reason)) } }
+    func setAirplane(_ on: Bool) { recorded.withLock { $0.append(.airplane(on)) } }
 }
 
 /// A store on a temporary SQLite file with a hand-moved clock.
