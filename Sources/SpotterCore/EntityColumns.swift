@@ -195,8 +195,9 @@ extension WorkoutSet {
     public var fieldValues: [String: JSONValue] { Self.values(of: self) }
 }
 
-/// An entity whose every field reads through `value(_:)`.
-protocol ColumnValues {
+/// An entity whose every field reads through `value(_:)`: its wire object and the values its
+/// rows store derive from that one switch.
+public protocol ColumnValues {
     associatedtype Column: EntityColumn
     func value(_ column: Column) -> JSONValue?
 }
@@ -209,7 +210,130 @@ extension ColumnValues {
         }
         return fields
     }
+
+    /// Every column's value as a schema stores it, in `Column.allCases` order (nil for NULL): the
+    /// arguments of a statement whose column list is `Column.names`.
+    public var storedValues: [StoredValue?] {
+        Column.allCases.map { column in entity(value(column), as: column.type) }
+    }
+
+    private func entity(_ value: JSONValue?, as type: ColumnType) -> StoredValue? {
+        switch value {
+        case nil, .null?: nil
+        case .string(let text)?: .text(text)
+        case .int(let number)?: type == .real ? .real(Double(number)) : .integer(number)
+        case .double(let number)?: .real(number)
+        case .bool(let flag)?: .integer(flag ? 1 : 0)
+        case let document?: .text(document.canonicalString)  // a plan, a routine's exercises
+        }
+    }
 }
 
 extension Workout: ColumnValues {}
 extension WorkoutSet: ColumnValues {}
+
+/// A value as every schema stores it.
+public enum StoredValue: Sendable, Equatable {
+    case text(String)
+    case integer(Int64)
+    case real(Double)
+}
+
+/// `?, ?, ?` for `count` values.
+public func placeholders(_ count: Int) -> String {
+    Array(repeating: "?", count: count).joined(separator: ", ")
+}
+
+// MARK: Reading, the same way from a device row, a server row and a wire object
+
+/// One entity's cells by column name, wherever they come from (a device row, a server row, a
+/// wire object): nil for NULL or absent, a throw when a cell holds another type. How a row
+/// becomes a workout or a set is written once, on top of these (`init(reading:)`).
+public protocol ColumnReader {
+    func text(_ column: String) throws -> String?
+    func integer(_ column: String) throws -> Int64?
+    func real(_ column: String) throws -> Double?
+    /// A JSON document (a workout's plan): the stored text parsed, or the wire's value itself.
+    func document(_ column: String) throws -> JSONValue?
+    /// The error for a cell that is absent or unreadable where the column needs `expected`.
+    func unreadable(_ column: String, expected: String) -> any Error
+}
+
+extension ColumnReader {
+    func string<C: EntityColumn>(_ column: C) throws -> String {
+        guard let text = try text(column.name) else { throw unreadable(column.name, expected: "a string") }
+        return text
+    }
+
+    func optionalString<C: EntityColumn>(_ column: C) throws -> String? { try text(column.name) }
+
+    func uuid<C: EntityColumn>(_ column: C) throws -> UUID {
+        guard let id = UUID(wire: try string(column)) else { throw unreadable(column.name, expected: "a UUID") }
+        return id
+    }
+
+    func date<C: EntityColumn>(_ column: C) throws -> Date {
+        guard let date = try optionalDate(column) else {
+            throw unreadable(column.name, expected: "an RFC 3339 time")
+        }
+        return date
+    }
+
+    func optionalDate<C: EntityColumn>(_ column: C) throws -> Date? {
+        guard let text = try text(column.name) else { return nil }
+        guard let date = Timestamp.parse(text) else { throw unreadable(column.name, expected: "an RFC 3339 time") }
+        return date
+    }
+
+    func int<C: EntityColumn>(_ column: C) throws -> Int {
+        guard let value = try integer(column.name), let narrowed = Int(exactly: value) else {
+            throw unreadable(column.name, expected: "an integer")
+        }
+        return narrowed
+    }
+
+    func double<C: EntityColumn>(_ column: C) throws -> Double {
+        guard let value = try real(column.name) else { throw unreadable(column.name, expected: "a number") }
+        return value
+    }
+
+    func optionalDouble<C: EntityColumn>(_ column: C) throws -> Double? { try real(column.name) }
+
+    func enumeration<C: EntityColumn, Value: RawRepresentable>(_ column: C) throws -> Value
+    where Value.RawValue == String {
+        guard let value = Value(rawValue: try string(column)) else {
+            throw unreadable(column.name, expected: "one of the known values")
+        }
+        return value
+    }
+}
+
+extension Workout {
+    /// Reads a workout's fields, whoever holds them.
+    public init(reading cells: some ColumnReader) throws {
+        var plan: WorkoutPlan?
+        if let document = try cells.document(Column.plan.name) {
+            do { plan = try WorkoutPlan(json: document) } catch {
+                throw cells.unreadable(Column.plan.name, expected: "a valid plan (\(error.field) \(error.message))")
+            }
+        }
+        self.init(
+            id: try cells.uuid(Column.id), name: try cells.string(Column.name),
+            startedAt: try cells.date(Column.startedAt), endedAt: try cells.optionalDate(Column.endedAt),
+            notes: try cells.optionalString(Column.notes), plan: plan)
+    }
+}
+
+extension WorkoutSet {
+    /// Reads a set's fields, whoever holds them.
+    public init(reading cells: some ColumnReader) throws {
+        self.init(
+            id: try cells.uuid(Column.id), workoutID: try cells.uuid(Column.workoutID),
+            exercise: try cells.string(Column.exercise), position: try cells.int(Column.position),
+            kind: try cells.enumeration(Column.kind), weight: try cells.double(Column.weight),
+            unit: try cells.enumeration(Column.unit), reps: try cells.int(Column.reps),
+            rpe: try cells.optionalDouble(Column.rpe), distanceM: try cells.optionalDouble(Column.distanceM),
+            durationS: try cells.optionalDouble(Column.durationS), notes: try cells.optionalString(Column.notes),
+            performedAt: try cells.date(Column.performedAt))
+    }
+}

@@ -96,6 +96,14 @@ struct WireFields {
     }
 }
 
+extension WireFields: ColumnReader {
+    func text(_ column: String) throws -> String? { try optionalString(column) }
+    func integer(_ column: String) throws -> Int64? { try optionalInt64(column) }
+    func real(_ column: String) throws -> Double? { try optionalDouble(column) }
+    func document(_ column: String) throws -> JSONValue? { optionalValue(column) }
+    func unreadable(_ column: String, expected: String) -> any Error { WireError(field: column, expected: expected) }
+}
+
 /// Writes a wire object: nil fields are left out, as the contract's optional fields are.
 struct WireObject {
     /// Room for every field of the largest wire type (a set has 16): filled without rehashing,
@@ -111,6 +119,13 @@ struct WireObject {
     mutating func set(_ key: String, _ value: Bool?) { if let value { fields[key] = .bool(value) } }
 
     var json: JSONValue { .object(fields) }
+}
+
+extension WireCodable {
+    /// What a `ColumnReader` over `WireFields` threw, which is always a `WireError`.
+    static func wireError(_ error: any Error) -> WireError {
+        error as? WireError ?? WireError(field: "\(Self.self)", expected: "\(error)")
+    }
 }
 
 /// A wire type reads and writes itself through `JSONValue` (`init(json:)` and `json`), spelled
@@ -133,6 +148,18 @@ extension WireCodable {
 
     public func encode(to encoder: any Encoder) throws { try json.encode(to: encoder) }
 }
+
+/// A row as the server keeps and sends it: the entity's fields and the server's stamp
+/// (`ServerStampColumn`) — when and in which change it last wrote it, and whether it is a tombstone.
+public protocol StampedRow {
+    var updatedAt: Date? { get }
+    var serverVersion: Int64? { get }
+    var deleted: Bool? { get }
+}
+
+extension WireWorkout: StampedRow {}
+extension WireSet: StampedRow {}
+extension WireRoutine: StampedRow {}
 
 /// A workout on the wire: the client's fields, and the server's stamp on what
 /// the server sends.
@@ -168,16 +195,9 @@ public struct WireWorkout: WireCodable, Equatable {
 
     public init(json: JSONValue) throws(WireError) {
         let fields = try WireFields(json, "workout")
-        id = try fields.uuid(Field.id.name)
-        name = try fields.string(Field.name.name)
-        startedAt = try fields.date(Field.startedAt.name)
-        endedAt = try fields.optionalDate(Field.endedAt.name)
-        notes = try fields.optionalString(Field.notes.name)
-        if let value = fields.optionalValue(Field.plan.name) {
-            do { plan = try WorkoutPlan(json: value) } catch {
-                throw WireError(field: error.field, expected: "a valid plan (\(error.message))")
-            }
-        }
+        let workout: Workout
+        do { workout = try Workout(reading: fields) } catch { throw Self.wireError(error) }
+        self.init(workout)
         updatedAt = try fields.optionalDate(Stamp.updatedAt.name)
         serverVersion = try fields.optionalInt64(Stamp.serverVersion.name)
         deleted = try fields.optionalBool(Stamp.deleted.name)
@@ -252,19 +272,9 @@ public struct WireSet: WireCodable, Equatable {
 
     public init(json: JSONValue) throws(WireError) {
         let fields = try WireFields(json, "set")
-        id = try fields.uuid(Field.id.name)
-        workoutID = try fields.uuid(Field.workoutID.name)
-        exercise = try fields.string(Field.exercise.name)
-        position = try fields.int(Field.position.name)
-        kind = try fields.enumeration(Field.kind.name)
-        weight = try fields.double(Field.weight.name)
-        unit = try fields.enumeration(Field.unit.name)
-        reps = try fields.int(Field.reps.name)
-        rpe = try fields.optionalDouble(Field.rpe.name)
-        distanceM = try fields.optionalDouble(Field.distanceM.name)
-        durationS = try fields.optionalDouble(Field.durationS.name)
-        notes = try fields.optionalString(Field.notes.name)
-        performedAt = try fields.date(Field.performedAt.name)
+        let set: WorkoutSet
+        do { set = try WorkoutSet(reading: fields) } catch { throw Self.wireError(error) }
+        self.init(set)
         updatedAt = try fields.optionalDate(Stamp.updatedAt.name)
         serverVersion = try fields.optionalInt64(Stamp.serverVersion.name)
         deleted = try fields.optionalBool(Stamp.deleted.name)

@@ -234,18 +234,9 @@ final class PostgresServerTransaction: ServerTransaction {
     func saveWorkout(_ workout: WireWorkout, owner: String) throws {
         try serialize(owner)
         try session.query(
-            """
-            INSERT INTO workouts
-                (id, owner, name, started_at, ended_at, notes, plan, updated_at, server_version, deleted)
-            VALUES (\(workout.id.wireString), \(owner), \(workout.name), \(Timestamp.format(workout.startedAt)),
-                    \(workout.endedAt.map(Timestamp.format)), \(workout.notes), \(workout.plan?.text),
-                    \(workout.updatedAt.map(Timestamp.format) ?? ""), \(workout.serverVersion ?? 0),
-                    \(workout.deleted ?? false))
-            ON CONFLICT (owner, id) DO UPDATE SET
-                name = EXCLUDED.name, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at,
-                notes = EXCLUDED.notes, plan = EXCLUDED.plan, updated_at = EXCLUDED.updated_at,
-                server_version = EXCLUDED.server_version, deleted = EXCLUDED.deleted
-            """)
+            Self.insert(
+                workout.workout, into: Workout.Column.table, owner: owner, stamp: workout,
+                "ON CONFLICT (owner, id) DO UPDATE SET \(Self.takeExcluded(Workout.Column.self))"))
     }
 
     func set(id: String, owner: String) throws -> WireSet? {
@@ -262,15 +253,7 @@ final class PostgresServerTransaction: ServerTransaction {
 
     func saveSet(_ set: WireSet, owner: String) throws {
         try insertSet(
-            set, owner: owner,
-            onConflict: """
-                DO UPDATE SET
-                    workout_id = EXCLUDED.workout_id, exercise = EXCLUDED.exercise, position = EXCLUDED.position,
-                    kind = EXCLUDED.kind, weight = EXCLUDED.weight, unit = EXCLUDED.unit, reps = EXCLUDED.reps,
-                    rpe = EXCLUDED.rpe, distance_m = EXCLUDED.distance_m, duration_s = EXCLUDED.duration_s,
-                    notes = EXCLUDED.notes, performed_at = EXCLUDED.performed_at, updated_at = EXCLUDED.updated_at,
-                    server_version = EXCLUDED.server_version, deleted = EXCLUDED.deleted
-                """)
+            set, owner: owner, onConflict: "DO UPDATE SET \(Self.takeExcluded(WorkoutSet.Column.self))")
     }
 
     /// Writes a set row; `conflict` (SQL) says what a row already there under its id gets.
@@ -279,18 +262,45 @@ final class PostgresServerTransaction: ServerTransaction {
     private func insertSet(_ set: WireSet, owner: String, onConflict conflict: String) throws -> Bool {
         try serialize(owner)
         return try !session.query(
-            """
-            INSERT INTO sets
-                (id, owner, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
-                 duration_s, notes, performed_at, updated_at, server_version, deleted)
-            VALUES (\(set.id.wireString), \(owner), \(set.workoutID.wireString), \(set.exercise), \(set.position),
-                    \(set.kind.rawValue), \(set.weight), \(set.unit.rawValue), \(set.reps), \(set.rpe),
-                    \(set.distanceM), \(set.durationS), \(set.notes), \(Timestamp.format(set.performedAt)),
-                    \(set.updatedAt.map(Timestamp.format) ?? ""), \(set.serverVersion ?? 0), \(set.deleted ?? false))
-            ON CONFLICT (owner, id) \(unescaped: conflict)
-            RETURNING id
-            """
+            Self.insert(
+                set.set, into: WorkoutSet.Column.table, owner: owner, stamp: set,
+                "ON CONFLICT (owner, id) \(conflict) RETURNING id")
         ).rows.isEmpty
+    }
+
+    /// `INSERT INTO table (the entity's columns, owner, the stamp's) VALUES ($1, …) tail`, every
+    /// value bound: one statement for every entity, its columns read from its definition.
+    static func insert<Entity: ColumnValues>(
+        _ entity: Entity, into table: String, owner: String, stamp: some StampedRow, _ tail: String
+    ) -> PostgresQuery {
+        var bindings = PostgresBindings()
+        for value in entity.storedValues {
+            switch value {
+            case nil: bindings.appendNull()
+            case .text(let text)?: bindings.append(text)
+            case .integer(let number)?: bindings.append(number)
+            case .real(let number)?: bindings.append(number)
+            }
+        }
+        bindings.append(owner)
+        for column in ServerStampColumn.allCases {
+            switch column {
+            case .updatedAt: bindings.append(stamp.updatedAt.map(Timestamp.format) ?? "")
+            case .serverVersion: bindings.append(stamp.serverVersion ?? 0)
+            case .deleted: bindings.append(stamp.deleted ?? false)
+            }
+        }
+        let columns = Entity.Column.names + ["owner"] + ServerStampColumn.names
+        let parameters = (1...columns.count).map { "$\($0)" }.joined(separator: ", ")
+        return PostgresQuery(
+            unsafeSQL: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(parameters)) \(tail)",
+            binds: bindings)
+    }
+
+    /// `a = EXCLUDED.a, …` for every column but the id, and the stamp's: an upsert taking the row whole.
+    static func takeExcluded<Column: EntityColumn>(_: Column.Type) -> String {
+        (Column.names.filter { $0 != "id" } + ServerStampColumn.names).map { "\($0) = EXCLUDED.\($0)" }
+            .joined(separator: ", ")
     }
 
     func liveSets(workoutID: String, owner: String) throws -> [WireSet] {
@@ -464,12 +474,13 @@ struct PostgresStaleConnection: Error {
     var underlying: ServerStoreUnavailable
 }
 
+// The accessors are public only because `ColumnReader` is: the conformance itself is the server's.
 extension PostgresRandomAccessRow: StoredRow {
-    func text(_ column: String) throws -> String? { try cell(column, as: String.self) }
-    func integer(_ column: String) throws -> Int64? { try cell(column, as: Int64.self) }
-    func real(_ column: String) throws -> Double? { try cell(column, as: Double.self) }
-    func flag(_ column: String) throws -> Bool? { try cell(column, as: Bool.self) }
-    func bytes(_ column: String) throws -> Data? { try cell(column, as: Data.self) }
+    public func text(_ column: String) throws -> String? { try cell(column, as: String.self) }
+    public func integer(_ column: String) throws -> Int64? { try cell(column, as: Int64.self) }
+    public func real(_ column: String) throws -> Double? { try cell(column, as: Double.self) }
+    public func flag(_ column: String) throws -> Bool? { try cell(column, as: Bool.self) }
+    public func bytes(_ column: String) throws -> Data? { try cell(column, as: Data.self) }
 
     private func cell<Value: PostgresDecodable>(_ column: String, as type: Value.Type) throws -> Value? {
         guard contains(column) else { throw StoredCell.Unreadable(column: column, value: "no such column") }

@@ -268,16 +268,10 @@ struct SQLiteServerTransaction: ServerTransaction {
     func saveWorkout(_ workout: WireWorkout, owner: String) throws {
         try db.cachedStatement(
             sql: """
-                INSERT OR REPLACE INTO workouts
-                    (id, owner, name, started_at, ended_at, notes, plan, updated_at, server_version, deleted)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO workouts (\(Workout.Column.columnList), owner, \(ServerStampColumn.columnList))
+                VALUES (\(placeholders(Workout.Column.allCases.count + 1 + ServerStampColumn.allCases.count)))
                 """
-        ).execute(arguments: [
-            workout.id.wireString, owner, workout.name, Timestamp.format(workout.startedAt),
-            workout.endedAt.map(Timestamp.format), workout.notes, workout.plan?.text,
-            workout.updatedAt.map(Timestamp.format) ?? "",
-            workout.serverVersion ?? 0, workout.deleted ?? false,
-        ])
+        ).execute(arguments: StatementArguments(workout.workout.columnArguments + Self.rest(of: workout, owner)))
     }
 
     func set(id: String, owner: String) throws -> WireSet? {
@@ -289,10 +283,8 @@ struct SQLiteServerTransaction: ServerTransaction {
     func saveSet(_ set: WireSet, owner: String) throws {
         try db.cachedStatement(
             sql: """
-                INSERT OR REPLACE INTO sets
-                    (id, owner, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
-                     duration_s, notes, performed_at, updated_at, server_version, deleted)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO sets (\(WorkoutSet.Column.columnList), owner, \(ServerStampColumn.columnList))
+                VALUES (\(Self.setPlaceholders))
                 """
         ).execute(arguments: Self.setValues(set, owner: owner))
     }
@@ -300,10 +292,8 @@ struct SQLiteServerTransaction: ServerTransaction {
     func insertNewSet(_ set: WireSet, owner: String) throws -> Bool {
         try db.cachedStatement(
             sql: """
-                INSERT INTO sets
-                    (id, owner, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
-                     duration_s, notes, performed_at, updated_at, server_version, deleted)
-                SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+                INSERT INTO sets (\(WorkoutSet.Column.columnList), owner, \(ServerStampColumn.columnList))
+                SELECT \(Self.setPlaceholders)
                 WHERE EXISTS (SELECT 1 FROM workouts WHERE owner = ? AND id = ? AND deleted = 0)
                 ON CONFLICT (owner, id) DO NOTHING
                 """
@@ -312,14 +302,26 @@ struct SQLiteServerTransaction: ServerTransaction {
         return db.changesCount == 1
     }
 
+    private static let setPlaceholders = placeholders(
+        WorkoutSet.Column.allCases.count + 1 + ServerStampColumn.allCases.count)
+
     /// A set row's values, in the column order `saveSet` and `insertNewSet` write.
     private static func setValues(_ set: WireSet, owner: String) -> StatementArguments {
-        [
-            set.id.wireString, owner, set.workoutID.wireString, set.exercise, set.position, set.kind.rawValue,
-            set.weight, set.unit.rawValue, set.reps, set.rpe, set.distanceM, set.durationS, set.notes,
-            Timestamp.format(set.performedAt), set.updatedAt.map(Timestamp.format) ?? "", set.serverVersion ?? 0,
-            set.deleted ?? false,
-        ]
+        StatementArguments(set.set.columnArguments + rest(of: set, owner))
+    }
+
+    /// The owner and the server's stamp, in `ServerStampColumn` order, after an entity's columns.
+    private static func rest(
+        of stamped: some StampedRow, _ owner: String
+    ) -> [DatabaseValue] {
+        [owner.databaseValue]
+            + ServerStampColumn.allCases.map { column in
+                switch column {
+                case .updatedAt: (stamped.updatedAt.map(Timestamp.format) ?? "").databaseValue
+                case .serverVersion: (stamped.serverVersion ?? 0).databaseValue
+                case .deleted: (stamped.deleted ?? false).databaseValue
+                }
+            }
     }
 
     func liveSets(workoutID: String, owner: String) throws -> [WireSet] {
@@ -444,4 +446,24 @@ struct NamedRow: StoredRow {
         }
         return try row.decode(Value?.self, atIndex: index)
     }
+}
+
+extension StoredValue {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .text(let text): text.databaseValue
+        case .integer(let number): number.databaseValue
+        case .real(let number): number.databaseValue
+        }
+    }
+}
+
+extension ColumnValues {
+    /// The entity's columns as statement arguments, in `Column.names` order.
+    var columnArguments: [DatabaseValue] { storedValues.map { $0?.databaseValue ?? .null } }
+}
+
+extension EntityColumn {
+    /// `a, b, c`: the columns, for an INSERT.
+    static var columnList: String { names.joined(separator: ", ") }
 }

@@ -8,12 +8,25 @@ import SpotterProtocol
 /// idempotency record is written once (`StoredEntity`), so SQLite and PostgreSQL cannot read
 /// the same stored row differently. Each accessor answers nil for NULL and throws when the cell
 /// holds another type.
-protocol StoredRow {
+protocol StoredRow: ColumnReader {
     func text(_ column: String) throws -> String?
     func integer(_ column: String) throws -> Int64?
     func real(_ column: String) throws -> Double?
     func flag(_ column: String) throws -> Bool?
     func bytes(_ column: String) throws -> Data?
+}
+
+extension StoredRow {
+    /// A JSON document kept as text (a workout's plan).
+    public func document(_ column: String) throws -> JSONValue? {
+        guard let text = try text(column) else { return nil }
+        guard let document = JSONValue.parse(text) else { throw StoredCell.Unreadable(column: column, value: text) }
+        return document
+    }
+
+    public func unreadable(_ column: String, expected: String) -> any Error {
+        StoredCell.Unreadable(column: column, value: "not \(expected)")
+    }
 }
 
 /// Typed reads of stored cells: a cell that does not read as its type is an error naming the
@@ -49,13 +62,6 @@ enum StoredCell {
         return date
     }
 
-    /// A workout's stored plan (column `plan`, canonical JSON); nil for NULL.
-    static func plan(_ row: some StoredRow) throws -> WorkoutPlan? {
-        do { return try WorkoutPlan.stored(try row.text("plan")) } catch let error as ValidationError {
-            throw Unreadable(column: "plan", value: "\(error.field) \(error.message)")
-        }
-    }
-
     static func enumeration<Value: RawRepresentable>(_ row: some StoredRow, _ column: String) throws -> Value
     where Value.RawValue == String {
         let text = try row.text(column) ?? ""
@@ -74,24 +80,14 @@ enum StoredCell {
 enum StoredEntity {
     static func workout(_ row: some StoredRow) throws -> WireWorkout {
         WireWorkout(
-            id: try StoredCell.uuid(row, "id"), name: try StoredCell.required(row.text("name"), "name"),
-            startedAt: try StoredCell.date(row, "started_at"), endedAt: try StoredCell.optionalDate(row, "ended_at"),
-            notes: try row.text("notes"), plan: try StoredCell.plan(row),
-            updatedAt: try StoredCell.optionalDate(row, "updated_at"),
+            try Workout(reading: row), updatedAt: try StoredCell.optionalDate(row, "updated_at"),
             serverVersion: try StoredCell.required(row.integer("server_version"), "server_version"),
             deleted: try StoredCell.required(row.flag("deleted"), "deleted"))
     }
 
     static func set(_ row: some StoredRow) throws -> WireSet {
         WireSet(
-            id: try StoredCell.uuid(row, "id"), workoutID: try StoredCell.uuid(row, "workout_id"),
-            exercise: try StoredCell.required(row.text("exercise"), "exercise"),
-            position: try StoredCell.int(row, "position"), kind: try StoredCell.enumeration(row, "kind"),
-            weight: try StoredCell.required(row.real("weight"), "weight"),
-            unit: try StoredCell.enumeration(row, "unit"), reps: try StoredCell.int(row, "reps"),
-            rpe: try row.real("rpe"), distanceM: try row.real("distance_m"), durationS: try row.real("duration_s"),
-            notes: try row.text("notes"), performedAt: try StoredCell.date(row, "performed_at"),
-            updatedAt: try StoredCell.optionalDate(row, "updated_at"),
+            try WorkoutSet(reading: row), updatedAt: try StoredCell.optionalDate(row, "updated_at"),
             serverVersion: try StoredCell.required(row.integer("server_version"), "server_version"),
             deleted: try StoredCell.required(row.flag("deleted"), "deleted"))
     }

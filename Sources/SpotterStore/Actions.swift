@@ -101,18 +101,18 @@ public struct WorkoutChanges: Sendable, Equatable {
 extension SpotterStore {
     // MARK: Workouts
 
+    static let insertWorkoutSQL = """
+        INSERT INTO workouts (\(Workout.Column.columnList), routine_id, updated_at, sync_state, account)
+        VALUES (\(placeholders(Workout.Column.allCases.count)), ?, ?, \(SyncState.pending.sql), ?)
+        """
+
     func insertWorkout(_ workout: Workout, db: Database, now: Date) throws {
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO workouts (id, name, started_at, ended_at, notes, plan, routine_id, updated_at, sync_state,
-                    account)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?)
-                """
-        ).execute(arguments: [
-            workout.id.wireString, workout.name, Timestamp.format(workout.startedAt),
-            workout.endedAt.map(Timestamp.format), workout.notes, workout.plan?.text,
-            workout.plan?.routineID.wireString, Timestamp.format(now), userID,
-        ])
+        try db.cachedStatement(sql: Self.insertWorkoutSQL).execute(
+            arguments: StatementArguments(
+                workout.columnArguments + [
+                    workout.plan?.routineID.wireString.databaseValue ?? .null, Timestamp.format(now).databaseValue,
+                    userID.databaseValue,
+                ]))
         _ = try Outbox.appendCreate(
             db, user: userID, type: .workout, id: workout.id.wireString, payload: workout.wireFields, dependency: nil,
             now: now)
@@ -170,19 +170,18 @@ extension SpotterStore {
 
     /// A set's row, as a log or an import writes it (`record`: the record it holds when known).
     func insertSetRow(_ set: WorkoutSet, record: RecordKind?, imported: Bool, db: Database, now: Date) throws {
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
-                    duration_s, notes, performed_at, e1rm_kg, is_pr, updated_at, sync_state, account, imported)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?, ?)
-                """
-        ).execute(arguments: [
-            set.id.wireString, set.workoutID.wireString, set.exercise, set.position, set.kind.rawValue, set.weight,
-            set.unit.rawValue, set.reps, set.rpe, set.distanceM, set.durationS, set.notes,
-            Timestamp.format(set.performedAt), set.estimatedOneRepMaxKg, record?.rawValue ?? 0, Timestamp.format(now),
-            userID, imported,
-        ])
+        try db.cachedStatement(sql: Self.insertSetSQL).execute(
+            arguments: StatementArguments(
+                set.columnArguments + [
+                    set.estimatedOneRepMaxKg?.databaseValue ?? .null, (record?.rawValue ?? 0).databaseValue,
+                    Timestamp.format(now).databaseValue, userID.databaseValue, imported.databaseValue,
+                ]))
     }
+
+    static let insertSetSQL = """
+        INSERT INTO sets (\(WorkoutSet.Column.columnList), e1rm_kg, is_pr, updated_at, sync_state, account, imported)
+        VALUES (\(placeholders(WorkoutSet.Column.allCases.count)), ?, ?, ?, \(SyncState.pending.sql), ?, ?)
+        """
 
     /// The workout's create that has not succeeded yet, which its new sets wait on.
     static func unfinishedWorkoutCreate(_ workoutKey: String, db: Database) throws -> String? {

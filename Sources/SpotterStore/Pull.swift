@@ -216,11 +216,10 @@ extension SpotterStore {
         } else {
             statement = try db.makeStatement(
                 sql: """
-                    INSERT INTO workouts (id, name, started_at, ended_at, notes, plan, routine_id, updated_at,
-                        server_version, sync_state, account)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.synced.sql), ?)
-                    ON CONFLICT(id) DO UPDATE SET name = excluded.name, started_at = excluded.started_at,
-                        ended_at = excluded.ended_at, notes = excluded.notes, plan = excluded.plan,
+                    INSERT INTO workouts (\(Workout.Column.columnList), routine_id, updated_at, server_version,
+                        sync_state, account)
+                    VALUES (\(placeholders(Workout.Column.allCases.count)), ?, ?, ?, \(SyncState.synced.sql), ?)
+                    ON CONFLICT(id) DO UPDATE SET \(Workout.Column.takeExcluded),
                         routine_id = excluded.routine_id,
                         updated_at = excluded.updated_at,
                         server_version = excluded.server_version, deleted_at = NULL, sync_state = \(SyncState.synced.sql),
@@ -229,12 +228,12 @@ extension SpotterStore {
                     """)
             seen.workoutUpsert = statement
         }
-        try statement.execute(arguments: [
-            workout.id.wireString, workout.name, Timestamp.format(workout.startedAt),
-            workout.endedAt.map(Timestamp.format), workout.notes, workout.plan?.text,
-            workout.plan?.routineID.wireString, stamp.updatedAt ?? now,
-            stamp.serverVersion, userID,
-        ])
+        try statement.execute(
+            arguments: StatementArguments(
+                workout.columnArguments + [
+                    workout.plan?.routineID.wireString.databaseValue ?? .null, (stamp.updatedAt ?? now).databaseValue,
+                    stamp.serverVersion?.databaseValue ?? .null, userID.databaseValue,
+                ]))
         if db.changesCount == 0 {
             reportHeldByAnotherAccount("workouts", workout.id)
         } else if let plan = workout.plan {
@@ -265,12 +264,13 @@ extension SpotterStore {
             exercise = try resolveExercise(set.exercise, followAliases: false, db: db)
             seen.exercises[set.exercise] = exercise
         }
-        let row: StatementArguments = [
-            set.id.wireString, set.workoutID.wireString, exercise, set.position, set.kind.rawValue, set.weight,
-            set.unit.rawValue, set.reps, set.rpe, set.distanceM, set.durationS, set.notes,
-            Timestamp.format(set.performedAt), set.estimatedOneRepMaxKg, stamp.updatedAt ?? now, stamp.serverVersion,
-            userID,
-        ]
+        var stored = set
+        stored.exercise = exercise
+        let row = StatementArguments(
+            stored.columnArguments + [
+                set.estimatedOneRepMaxKg?.databaseValue ?? .null, (stamp.updatedAt ?? now).databaseValue,
+                stamp.serverVersion?.databaseValue ?? .null, userID.databaseValue,
+            ])
         guard seen.heldSets != nil else {
             try db.cachedStatement(sql: setUpsertSQL(rows: 1)).execute(arguments: row)
             try reportHeldSets([set.id], written: db.changesCount, db: db)
@@ -299,15 +299,12 @@ extension SpotterStore {
     /// run once per statement rather than once per row. Rows apply in order, as one by one.
     private func setUpsertSQL(rows: Int) -> String {
         let values = Array(
-            repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SyncState.synced.sql), ?)", count: rows)
+            repeating: "(\(placeholders(WorkoutSet.Column.allCases.count)), ?, ?, ?, \(SyncState.synced.sql), ?)",
+            count: rows)
         return """
-            INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, distance_m,
-                duration_s, notes, performed_at, e1rm_kg, updated_at, server_version, sync_state, account)
+            INSERT INTO sets (\(WorkoutSet.Column.columnList), e1rm_kg, updated_at, server_version, sync_state, account)
             VALUES \(values.joined(separator: ", "))
-            ON CONFLICT(id) DO UPDATE SET workout_id = excluded.workout_id, exercise = excluded.exercise,
-                position = excluded.position, kind = excluded.kind, weight = excluded.weight, unit = excluded.unit,
-                reps = excluded.reps, rpe = excluded.rpe, distance_m = excluded.distance_m,
-                duration_s = excluded.duration_s, notes = excluded.notes, performed_at = excluded.performed_at,
+            ON CONFLICT(id) DO UPDATE SET \(WorkoutSet.Column.takeExcluded),
                 e1rm_kg = excluded.e1rm_kg, updated_at = excluded.updated_at,
                 server_version = excluded.server_version, deleted_at = NULL, sync_state = \(SyncState.synced.sql),
                 sync_error = NULL, account = excluded.account
@@ -442,8 +439,9 @@ struct PageLookups {
 
 /// Set rows of a page held back to be upserted a statement at a time.
 struct HeldSets {
-    /// 17 values a row: under SQLite's oldest limit of 999 parameters a statement.
-    static let rowsPerStatement = 50
+    /// Rows a statement: the most whose values (a set's columns and four more) stay under
+    /// SQLite's oldest limit of 999 parameters a statement.
+    static let rowsPerStatement = 999 / (WorkoutSet.Column.allCases.count + 4)
     private(set) var arguments = StatementArguments()
     private(set) var ids: [UUID] = []
     var count: Int { ids.count }

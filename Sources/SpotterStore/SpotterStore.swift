@@ -341,14 +341,7 @@ extension WorkoutSet {
     /// Reads a `sets` row; a cell that does not hold what the column means (a mistyped weight,
     /// a BLOB, an unknown kind) throws `UnreadableRow` rather than making a value up.
     init(row: Row) throws {
-        let cells = RowCells(row, table: "sets")
-        self.init(
-            id: try cells.uuid("id"), workoutID: try cells.uuid("workout_id"), exercise: try cells.value("exercise"),
-            position: try cells.value("position"), kind: try cells.enumeration("kind"),
-            weight: try cells.value("weight"),
-            unit: try cells.enumeration("unit"), reps: try cells.value("reps"), rpe: try cells.value("rpe"),
-            distanceM: try cells.value("distance_m"), durationS: try cells.value("duration_s"),
-            notes: try cells.value("notes"), performedAt: try cells.timestamp("performed_at"))
+        try self.init(reading: RowCells(row, table: "sets"))
     }
 
     /// The client-owned fields as a create sends them (wire names; nil fields omitted).
@@ -357,13 +350,9 @@ extension WorkoutSet {
 
 extension Workout {
     /// Reads a `workouts` row (or the `w_`-prefixed columns of a join); throws `UnreadableRow`.
+    /// A row read without the plan column has no plan.
     init(row: Row, prefix: String = "", table: String = "workouts") throws {
-        let cells = RowCells(row, table: table, idColumn: prefix + "id")
-        self.init(
-            id: try cells.uuid(prefix + "id"), name: try cells.value(prefix + "name"),
-            startedAt: try cells.timestamp(prefix + "started_at"),
-            endedAt: try cells.optionalTimestamp(prefix + "ended_at"), notes: try cells.value(prefix + "notes"),
-            plan: try cells.plan(prefix + "plan"))
+        try self.init(reading: RowCells(row, table: table, idColumn: prefix + "id", prefix: prefix))
     }
 
     var wireFields: [String: JSONValue] { fieldValues }
@@ -384,6 +373,8 @@ struct RowCells {
     let row: Row
     let table: String
     let idColumn: String
+    /// Put before every column an entity reads (`w_` for a workout's columns in a join).
+    var prefix = ""
     /// Each column's index, by its name as the schema spells it, found in one pass over the row.
     /// (GRDB's lookup by name ignores case by lower-casing every column name on each call; the
     /// drain reads thousands of rows of twenty columns.)
@@ -391,10 +382,13 @@ struct RowCells {
 
     /// - Parameter columns: the index of each column, when the caller read many rows of one
     ///   statement and found them once (`columnIndex(of:)`).
-    init(_ row: Row, table: String, idColumn: String = "id", columns: [String: Int]? = nil) {
+    init(
+        _ row: Row, table: String, idColumn: String = "id", prefix: String = "", columns: [String: Int]? = nil
+    ) {
         self.row = row
         self.table = table
         self.idColumn = idColumn
+        self.prefix = prefix
         self.columns = columns ?? Self.columnIndex(of: row)
     }
 
@@ -463,6 +457,9 @@ struct RowCells {
         }
     }
 
+    /// Whether the row was read with `column` at all.
+    private func has(_ column: String) -> Bool { columns[column] != nil || row.hasColumn(column) }
+
     static func noun<T>(_ type: T.Type) -> String {
         switch type {
         case is Double.Type, is Double?.Type: "a number"
@@ -470,5 +467,58 @@ struct RowCells {
         case is Bool.Type, is Bool?.Type: "a flag"
         default: "text"
         }
+    }
+}
+
+extension RowCells: ColumnReader {
+    func text(_ column: String) throws -> String? {
+        let name = prefix + column
+        return has(name) ? try value(name) as String? : nil
+    }
+
+    func integer(_ column: String) throws -> Int64? {
+        let name = prefix + column
+        return has(name) ? try value(name) as Int64? : nil
+    }
+
+    func real(_ column: String) throws -> Double? {
+        let name = prefix + column
+        return has(name) ? try value(name) as Double? : nil
+    }
+
+    func document(_ column: String) throws -> JSONValue? {
+        guard let text = try text(column) else { return nil }
+        guard let document = JSONValue.parse(text) else { throw unreadable(column, expected: "JSON") }
+        return document
+    }
+
+    func unreadable(_ column: String, expected: String) -> any Error {
+        let row: UnreadableRow = unreadable(prefix + column, expected)
+        return row
+    }
+}
+
+extension StoredValue {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .text(let text): text.databaseValue
+        case .integer(let number): number.databaseValue
+        case .real(let number): number.databaseValue
+        }
+    }
+}
+
+extension ColumnValues {
+    /// The entity's columns as statement arguments, in `Column.names` order.
+    var columnArguments: [DatabaseValue] { storedValues.map { $0?.databaseValue ?? .null } }
+}
+
+extension EntityColumn {
+    /// `a, b, c`: the entity's columns, for an INSERT.
+    static var columnList: String { names.joined(separator: ", ") }
+
+    /// `a = excluded.a, …` for every column but the id: an upsert taking a row whole.
+    static var takeExcluded: String {
+        names.filter { $0 != "id" }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
     }
 }
