@@ -249,13 +249,11 @@ extension JSONValue {
 }
 
 enum EntityTable {
-    /// Columns a wire patch may write, per entity; anything else in a payload is ignored.
-    static let setColumns: Set<String> = [
-        "workout_id", "exercise", "position", "kind", "weight", "unit", "reps", "rpe", "distance_m",
-        "duration_s", "notes", "performed_at",
-    ]
-    static let workoutColumns: Set<String> = ["name", "started_at", "ended_at", "notes"]
-    static let routineColumns: Set<String> = ["name", "notes", "rest_s", "exercises"]
+    /// Columns a wire patch may write, per entity (every field but the id, and a workout's plan,
+    /// which only its create sets); anything else in a payload is ignored.
+    static let setColumns = Set(WorkoutSet.Column.allCases.filter { $0 != .id }.map(\.name))
+    static let workoutColumns = Set(Workout.Column.allCases.filter { $0 != .id && $0 != .plan }.map(\.name))
+    static let routineColumns = Set(Routine.Column.allCases.filter { $0 != .id }.map(\.name))
 
     static func table(_ type: EntityType) -> String? {
         switch type {
