@@ -15,7 +15,9 @@
     - a set names one of the user's live workouts (one is created when there is none);
     - a workout does not end before it starts (the sent times, or the stored ones they change);
     - each planned set of a workout's plan has its own id;
-    - a routine's planned set has `reps_max` no lower than `reps`.
+    - a routine's planned set has `reps_max` no lower than `reps`;
+    - a workout's `exercise_notes` are keyed by exercise names (a schema of this version cannot
+      say what an object's keys may be).
 - A check, rejected_request_changes_nothing: a request answered 4xx must not have changed the
   user's data — neither the change feed (workouts and sets, tombstones included) nor the
   favorites. Runs sequentially (--workers 1), so "before" and "after" bracket one request. The
@@ -148,6 +150,19 @@ def _keep_plan_ids_unique(plan):
             seen.add(planned["id"].lower())
 
 
+EXERCISE_NAMES = ["Bench Press (Barbell)", "Squat (Barbell)", "Deadlift (Barbell)", "Pull Up", "Curl 💪🏽"]
+
+
+def _keep_exercise_note_names(notes):
+    if not isinstance(notes, dict):
+        return
+    notes_in_order = list(notes.values())
+    notes.clear()
+    for index, note in enumerate(notes_in_order):
+        suffix = "" if index < len(EXERCISE_NAMES) else f" {index}"
+        notes[EXERCISE_NAMES[index % len(EXERCISE_NAMES)] + suffix] = note
+
+
 def _keep_cross_field_rules(case):
     """Makes positive data keep the rules openapi.yaml states only in words."""
     body, path, method = case.body, case.operation.path, case.method.upper()
@@ -165,6 +180,8 @@ def _keep_cross_field_rules(case):
         entity_id = str(case.path_parameters.get("id", "")).lower()
         stored = next((workout for workout in _live_workouts() if workout["id"] == entity_id), None)
         _keep_time_order(body, stored)
+    if path.startswith("/v1/workouts"):
+        _keep_exercise_note_names(body.get("exercise_notes"))
     if path.startswith("/v1/routines"):
         _keep_rep_ranges(body.get("exercises"))
 

@@ -73,6 +73,8 @@ extension Workout {
         case notes
         /// The routine's targets it was started with (a JSON document); set by its create only.
         case plan
+        /// A note on each exercise, by name (a JSON object of strings).
+        case exerciseNotes = "exercise_notes"
 
         public static let table = "workouts"
 
@@ -81,7 +83,7 @@ extension Workout {
         public var isOptional: Bool {
             switch self {
             case .id, .name, .startedAt: false
-            case .endedAt, .notes, .plan: true
+            case .endedAt, .notes, .plan, .exerciseNotes: true
             }
         }
     }
@@ -164,6 +166,7 @@ extension Workout {
         case .endedAt: endedAt.map { .string(Timestamp.format($0)) }
         case .notes: notes.map(JSONValue.string)
         case .plan: plan?.json
+        case .exerciseNotes: exerciseNotes.map { .object($0.mapValues(JSONValue.string)) }
         }
     }
 
@@ -317,10 +320,16 @@ extension Workout {
                 throw cells.unreadable(Column.plan.name, expected: "a valid plan (\(error.field) \(error.message))")
             }
         }
+        var exerciseNotes: [String: String]?
+        if let document = try cells.document(Column.exerciseNotes.name) {
+            do { exerciseNotes = try ExerciseNotes.read(document) } catch {
+                throw cells.unreadable(Column.exerciseNotes.name, expected: "notes by exercise (\(error.message))")
+            }
+        }
         self.init(
             id: try cells.uuid(Column.id), name: try cells.string(Column.name),
             startedAt: try cells.date(Column.startedAt), endedAt: try cells.optionalDate(Column.endedAt),
-            notes: try cells.optionalString(Column.notes), plan: plan)
+            notes: try cells.optionalString(Column.notes), plan: plan, exerciseNotes: exerciseNotes)
     }
 }
 

@@ -55,10 +55,13 @@ public struct Workout: Sendable, Equatable, Codable {
     public var notes: String?
     /// Started from a routine: the routine and the targets it was started with.
     public var plan: WorkoutPlan?
+    /// A note on each exercise of it that has one ("elbows in", "left knee sore"), by the
+    /// exercise's name as its sets spell it; nil when none has.
+    public var exerciseNotes: [String: String]?
 
     public init(
         id: UUID = .timeOrdered(), name: String, startedAt: Date, endedAt: Date? = nil, notes: String? = nil,
-        plan: WorkoutPlan? = nil
+        plan: WorkoutPlan? = nil, exerciseNotes: [String: String]? = nil
     ) {
         self.id = id
         self.name = name
@@ -66,6 +69,7 @@ public struct Workout: Sendable, Equatable, Codable {
         self.endedAt = endedAt
         self.notes = notes
         self.plan = plan
+        self.exerciseNotes = exerciseNotes.flatMap { $0.isEmpty ? nil : $0 }
     }
 }
 

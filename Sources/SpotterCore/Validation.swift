@@ -153,8 +153,62 @@ public enum Validation {
     public static func workout(_ workout: Workout) throws(ValidationError) {
         try workoutName(workout.name)
         try notes(workout.notes)
+        try ExerciseNotes.validate(workout.exerciseNotes)
         if let ended = workout.endedAt, ended < workout.startedAt {
             throw ValidationError(field: "ended_at", message: "must not be before started_at")
         }
+    }
+}
+
+/// The notes a workout keeps on its exercises: one each at most, by exercise name.
+public enum ExerciseNotes {
+    public static let field = Workout.Column.exerciseNotes.name
+    /// Exercises of one workout that may carry a note.
+    public static let maxExercises = 20
+    /// One exercise's note, in code points: twenty of the longest, in four-byte characters, stay
+    /// under the server's 64 KiB body limit with the rest of a workout.
+    public static let maxLength = 500
+
+    /// Every rule: names that are exercise names, notes that are free text of at most
+    /// `maxLength` (tab and line feed allowed, no other control), not empty, and not too many.
+    public static func validate(_ notes: [String: String]?) throws(ValidationError) {
+        guard let notes else { return }
+        guard notes.count <= maxExercises else {
+            throw ValidationError(field: field, message: "may hold notes on at most \(maxExercises) exercises")
+        }
+        for (exercise, note) in notes {
+            do { try Validation.exercise(exercise) } catch {
+                throw ValidationError(field: field, message: "names an exercise that \(error.message)")
+            }
+            guard !note.isEmpty, note.unicodeScalars.count <= maxLength else {
+                throw ValidationError(
+                    field: field, message: "holds a note on \(exercise) that is not 1 to \(maxLength) characters")
+            }
+            try Validation.plainText(note, field: field, singleLine: false)
+        }
+    }
+
+    /// Reads the notes from their JSON object (as sent and as stored), checking every rule.
+    public static func read(_ document: JSONValue) throws(ValidationError) -> [String: String]? {
+        if document.isNull { return nil }
+        guard let object = document.objectValue else {
+            throw ValidationError(field: field, message: "must be an object of notes by exercise")
+        }
+        var notes: [String: String] = [:]
+        for (exercise, value) in object {
+            guard let note = value.stringValue else {
+                throw ValidationError(field: field, message: "holds a note on \(exercise) that is not text")
+            }
+            notes[exercise] = note
+        }
+        try validate(notes)
+        return notes.isEmpty ? nil : notes
+    }
+
+    /// `notes` with `exercise`'s note set to `note` (an empty one removes it); nil when none is left.
+    public static func setting(_ note: String, on exercise: String, in notes: [String: String]?) -> [String: String]? {
+        var notes = notes ?? [:]
+        notes[exercise] = note.isEmpty ? nil : note
+        return notes.isEmpty ? nil : notes
     }
 }

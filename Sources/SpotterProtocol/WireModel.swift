@@ -170,6 +170,7 @@ public struct WireWorkout: WireCodable, Equatable {
     public var endedAt: Date?
     public var notes: String?
     public var plan: WorkoutPlan?
+    public var exerciseNotes: [String: String]?
     public var updatedAt: Date?
     public var serverVersion: Int64?
     public var deleted: Bool?
@@ -216,11 +217,14 @@ public struct WireWorkout: WireCodable, Equatable {
             id: workout.id, name: workout.name, startedAt: workout.startedAt, endedAt: workout.endedAt,
             notes: workout.notes, plan: workout.plan, updatedAt: updatedAt, serverVersion: serverVersion,
             deleted: deleted)
+        exerciseNotes = workout.exerciseNotes
     }
 
     /// The client's part, as the domain keeps it.
     public var workout: Workout {
-        Workout(id: id, name: name, startedAt: startedAt, endedAt: endedAt, notes: notes, plan: plan)
+        Workout(
+            id: id, name: name, startedAt: startedAt, endedAt: endedAt, notes: notes, plan: plan,
+            exerciseNotes: exerciseNotes)
     }
 }
 

@@ -108,12 +108,14 @@ enum EntityRules {
         if reader.has("ended_at") { workout.endedAt = try reader.timestamp("ended_at") }
         if reader.has("notes") { workout.notes = try reader.string("notes") }
         if let value = reader.fields[WireWorkout.Field.plan.name] { workout.plan = try WorkoutPlan(json: value) }
+        if let value = reader.fields[ExerciseNotes.field] { workout.exerciseNotes = try ExerciseNotes.read(value) }
     }
 
     private static func canonicalise(_ workout: inout WireWorkout) throws(ValidationError) {
         workout.name = Validation.trimmed(workout.name)
         try Validation.workoutName(workout.name)
         try Validation.notes(workout.notes)
+        try ExerciseNotes.validate(workout.exerciseNotes)
         if let ended = workout.endedAt, ended < workout.startedAt {
             throw ValidationError(field: "ended_at", message: "must not be before started_at")
         }
@@ -121,9 +123,7 @@ enum EntityRules {
 
     /// The fields a client owns; two workouts with equal client content are the same create.
     static func clientContent(_ workout: WireWorkout) -> WireWorkout {
-        WireWorkout(
-            id: workout.id, name: workout.name, startedAt: workout.startedAt, endedAt: workout.endedAt,
-            notes: workout.notes, plan: workout.plan)
+        WireWorkout(workout.workout)
     }
 
     // MARK: Sets

@@ -92,6 +92,7 @@ enum PostgresSchema {
         routineMigration,
         workoutPlanMigration,
         mergeMigration,
+        exerciseNotesMigration,
     ]
 
     /// Applies the migrations not yet recorded, all in one transaction under an advisory lock:
@@ -178,5 +179,10 @@ extension PostgresSchema {
             """,
             "CREATE INDEX conflicts_by_owner_version ON conflicts (owner, server_version)",
         ]
+    )
+
+    /// A note on each exercise of a workout (a JSON object, by exercise name).
+    static let exerciseNotesMigration: (name: String, statements: [String]) = (
+        "v6-exercise-notes", ["ALTER TABLE workouts ADD COLUMN exercise_notes TEXT"]
     )
 }

@@ -131,6 +131,9 @@ extension SQLiteServerStore {
         }
         registerRoutineMigrations(&migrator)
         registerMergeMigrations(&migrator)
+        migrator.registerMigration(exerciseNotesMigration.name) { db in
+            for statement in exerciseNotesMigration.statements { try db.execute(sql: statement) }
+        }
         return migrator
     }
 
@@ -192,4 +195,8 @@ extension SQLiteServerStore {
                     """)
         }
     }
+
+    /// A note on each exercise of a workout (a JSON object, by exercise name): the same statement
+    /// on SQLite and PostgreSQL.
+    static let exerciseNotesMigration = PostgresSchema.exerciseNotesMigration
 }

@@ -90,11 +90,23 @@ public struct WorkoutChanges: Sendable, Equatable {
     public var name: String?
     public var notes: String?
     public var endedAt: Date?
+    /// One exercise's note (exercise, note); an empty note removes it.
+    public var exerciseNote: (exercise: String, note: String)?
 
-    public init(name: String? = nil, notes: String? = nil, endedAt: Date? = nil) {
+    public init(
+        name: String? = nil, notes: String? = nil, endedAt: Date? = nil,
+        exerciseNote: (exercise: String, note: String)? = nil
+    ) {
         self.name = name
         self.notes = notes
         self.endedAt = endedAt
+        self.exerciseNote = exerciseNote
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.name == rhs.name && lhs.notes == rhs.notes && lhs.endedAt == rhs.endedAt
+            && lhs.exerciseNote?.exercise == rhs.exerciseNote?.exercise
+            && lhs.exerciseNote?.note == rhs.exerciseNote?.note
     }
 }
 
@@ -455,11 +467,19 @@ extension WorkoutLog {
             if let name = changes.name { workout.name = name.trimmingCharacters(in: .whitespaces) }
             if let notes = changes.notes { workout.notes = notes.isEmpty ? nil : notes }
             if let endedAt = changes.endedAt { workout.endedAt = Timestamp.truncated(endedAt) }
+            if let (exercise, note) = changes.exerciseNote {
+                let name = try Self.exerciseOf(workout, named: exercise, removing: note.isEmpty, db: db)
+                workout.exerciseNotes = ExerciseNotes.setting(note, on: name, in: workout.exerciseNotes)
+            }
             try store.checked { () throws(ValidationError) in try Validation.workout(workout) }
             if current != workout {
                 let what =
                     current.endedAt == nil && workout.endedAt != nil
-                    ? "finished" : current.name != workout.name ? "renamed" : "edited"
+                    ? "finished"
+                    : current.name != workout.name
+                        ? "renamed"
+                        : current.exerciseNotes != workout.exerciseNotes
+                            ? "noted \(changes.exerciseNote?.exercise ?? "an exercise") in" : "edited"
                 try store.journal(
                     .edited, .workout, id: key,
                     before: SpotterStore.changedFields(current.wireFields, workout.wireFields),
@@ -469,6 +489,26 @@ extension WorkoutLog {
                 type: .workout, id: key, from: current.wireFields, to: workout.wireFields, db: db,
                 now: now)
         }
+    }
+
+    /// The exercise a note is for, spelled as the workout's sets spell it ("bench press (barbell)"
+    /// finds Bench Press (Barbell)); one the workout has no set of is refused, unless the note
+    /// being removed is still kept under that name.
+    static func exerciseOf(_ workout: Workout, named name: String, removing: Bool, db: Database) throws -> String {
+        let trimmed = Validation.trimmed(name)
+        if removing, workout.exerciseNotes?[trimmed] != nil { return trimmed }
+        let logged = try String.fetchAll(
+            db.cachedStatement(sql: "SELECT DISTINCT exercise FROM sets WHERE workout_id = ? AND deleted_at IS NULL"),
+            arguments: [workout.id.wireString])
+        if let exact = logged.first(where: { $0 == trimmed }) { return exact }
+        let folded = trimmed.lowercased()
+        if let match = logged.first(where: { $0.lowercased() == folded }) { return match }
+        throw StoreError.invalid(
+            ValidationError(
+                field: ExerciseNotes.field,
+                message:
+                    "names '\(DisplayText.replacingControls(trimmed))', which '\(DisplayText.replacingControls(workout.name))' has no set of"
+            ))
     }
 
     /// Deletes a workout with its sets.

@@ -201,6 +201,10 @@ enum Schema {
         }
         RestoreSchema.register(&migrator)
         UndoSchema.register(&migrator)
+        // A note on each exercise of a workout (a JSON object, by exercise name).
+        migrator.registerMigration("v12-exercise-notes") { db in
+            try db.execute(sql: "ALTER TABLE workouts ADD COLUMN exercise_notes TEXT")
+        }
         return migrator
     }
 }

@@ -3,11 +3,11 @@ import Foundation
 import SpotterCore
 import SpotterStore
 
-/// `spotter workout rename|notes|end`: the workout edits of the UI, queued like any other.
+/// `spotter workout rename|notes|note|end`: the workout edits of the UI, queued like any other.
 struct WorkoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "workout", abstract: "Rename, annotate or end a workout.",
-        subcommands: [Rename.self, Notes.self, End.self])
+        commandName: "workout", abstract: "Rename, annotate or end a workout, or note one of its exercises.",
+        subcommands: [Rename.self, Notes.self, Note.self, End.self])
 
     /// `spotter workout rename ID NAME`
     struct Rename: AsyncParsableCommand {
@@ -31,6 +31,23 @@ struct WorkoutCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await WorkoutCommand.edit(workoutID, global: global) { _ in WorkoutChanges(notes: text) }
+        }
+    }
+
+    /// `spotter workout note ID EXERCISE TEXT`
+    struct Note: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "note",
+            abstract: "Set the note on one exercise of a workout (empty text removes it).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The workout's id.") var workoutID: String
+        @Argument(help: "An exercise the workout has sets of (any case).") var exercise: String
+        @Argument(help: "The note.") var text: String
+
+        func run() async throws {
+            try await WorkoutCommand.edit(workoutID, global: global) { _ in
+                WorkoutChanges(exerciseNote: (exercise, text))
+            }
         }
     }
 
