@@ -309,7 +309,7 @@ public final class AppController {
             sync?.trigger(.resumed)
         case .takeConflict, .dismissConflict:
             try performConflict(effect)
-        case .editWorkout, .finishWorkout:
+        case .editWorkout, .finishWorkout, .noteExercise:
             try performWorkout(effect)
         case .undo:
             if let undone = try store.workoutLog.undoLast(after: undoMark) {

@@ -22,6 +22,8 @@ public struct Glyphs: Sendable, Equatable {
     public var topRight: Character
     public var bottomLeft: Character
     public var bottomRight: Character
+    /// Before an exercise's note in the sets pane.
+    public var noteMark = "✎"
 
     public static let unicode = Glyphs(
         synced: "✓", pending: "⏳", rejected: "✗", syncing: "⟳", airplane: "✈", warning: "⚠", online: "●", offline: "○",
@@ -33,7 +35,8 @@ public struct Glyphs: Sendable, Equatable {
         synced: "ok", pending: "..", rejected: "x", syncing: "~", airplane: ">", warning: "!", online: "*",
         offline: "o",
         selected: ">", star: "*", ellipsis: "...", middleDot: "-", spinner: ["|", "/", "-", "\\"],
-        horizontal: "-", vertical: "|", topLeft: "+", topRight: "+", bottomLeft: "+", bottomRight: "+")
+        horizontal: "-", vertical: "|", topLeft: "+", topRight: "+", bottomLeft: "+", bottomRight: "+",
+        noteMark: "note")
 }
 
 extension Glyphs {

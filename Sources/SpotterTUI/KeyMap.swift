@@ -67,6 +67,8 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     case showConflicts, takeConflict, dismissConflict
     // A workout's name, notes and end.
     case finishWorkout
+    /// `o`: the note on the selected set's exercise in its workout.
+    case noteExercise
     /// Take back this device's last action (again: the one before).
     case undo
 }
@@ -153,6 +155,9 @@ public enum KeyMap {
         KeyBinding(
             [c("F")], .browse, .finishWorkout,
             help: .line(key: "F", text: "finish the workout (e on a workout: name, notes)")),
+        KeyBinding(
+            [c("o")], .browse, .noteExercise,
+            help: .line(key: "o", text: "a note on the selected set's exercise in this workout")),
         KeyBinding([.enter], .workoutEdit, .submit, hints: [Hint(bar: .workoutEdit, text: "Enter save")]),
         KeyBinding(
             [.tab, .backTab], .workoutEdit, .nextField, hints: [Hint(bar: .workoutEdit, text: "Tab name/notes")]),

@@ -59,6 +59,8 @@ public enum AppEffect: Sendable, Equatable {
     case editWorkout(id: UUID, name: String, notes: String)
     /// The workout ends now; its summary is shown.
     case finishWorkout(id: UUID)
+    /// The note on one exercise of a workout (empty: removed).
+    case noteExercise(workoutID: UUID, exercise: String, note: String)
     /// Take back this device's last action.
     case undo
 }
@@ -164,6 +166,8 @@ extension AppState {
             return openEditForm()
         case .finishWorkout:
             return finishWorkout()
+        case .noteExercise:
+            return openExerciseNote()
         case .undo:
             return [.undo]
         case .startRoutine:

@@ -298,7 +298,19 @@ public enum Renderer {
         if !state.setFilter.isEmpty { title += " /\(state.setFilter)" }
         drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: title, focused: state.focus == .sets)
         let inner = width - 2
-        let visibleRows = height - 3
+        // The selected set's exercise's note in this workout, on the pane's last line.
+        let note =
+            state.focus == .sets
+            ? state.currentSet.flatMap { row in
+                state.currentWorkout?.summary.workout.exerciseNotes?[row.set.exercise].map { (row.set.exercise, $0) }
+            } : nil
+        let visibleRows = height - 3 - (note == nil ? 0 : 1)
+        if let (exercise, text) = note {
+            let line = " \(g.noteMark) \(exercise): " + Self.oneLine(text)
+            buffer.put(
+                line.clipped(to: inner, ellipsis: g.ellipsis), x: x + 1, y: y + height - 2, style: .dim,
+                maxWidth: inner)
+        }
         let rows = state.visibleSets
         let total = state.setsPaneCount
         let offset = scrollOffset(selected: state.selectedSet, count: total, visibleRows: visibleRows)
@@ -347,6 +359,11 @@ public enum Renderer {
                     display: state.displayUnit, &buffer, x: x + 1, y: y + 2 + row, inner: inner)
             }
         }
+    }
+
+    /// Free text on one row: its line breaks and tabs as spaces (other controls are never stored).
+    static func oneLine(_ text: String) -> String {
+        String(text.map { $0 == "\n" || $0 == "\t" || $0 == "\r\n" ? " " : $0 })
     }
 
     /// Planned reps as a lifter writes them: "5", or a range "10–15".

@@ -12,11 +12,21 @@ public struct WorkoutEditForm: Sendable, Equatable {
     public var notes: TextField
     public var focus: Field = .name
     public var error: String?
+    /// `o`: the form holds one exercise's note (in `notes`), not the workout's name and notes.
+    public var exercise: String?
 
     public init(workoutID: UUID, name: String, notes: String?) {
         self.workoutID = workoutID
         self.name = TextField(name, selected: true)
         self.notes = TextField(notes ?? "")
+    }
+
+    /// The note on `exercise` in the workout, to edit.
+    public init(workoutID: UUID, workoutName: String, exercise: String, note: String?) {
+        self.init(workoutID: workoutID, name: workoutName, notes: note)
+        self.exercise = exercise
+        self.notes = TextField(note ?? "", selected: true)
+        focus = .notes
     }
 }
 
@@ -43,6 +53,20 @@ extension AppState {
         return []
     }
 
+    /// `o`: the note on the selected set's exercise in its workout.
+    mutating func openExerciseNote() -> [AppEffect] {
+        guard focus == .sets, let row = currentSet, let workout = currentWorkout else {
+            say("Select a set to note its exercise", isError: true)
+            return []
+        }
+        let exercise = row.set.exercise
+        overlay = .workoutEdit(
+            WorkoutEditForm(
+                workoutID: workout.id, workoutName: workout.summary.workout.name, exercise: exercise,
+                note: workout.summary.workout.exerciseNotes?[exercise]))
+        return []
+    }
+
     /// `F`: the selected workout ends now (one in progress, or any not ended yet).
     mutating func finishWorkout() -> [AppEffect] {
         guard let workout = currentWorkout else {
@@ -63,6 +87,11 @@ extension AppState {
         case .cancel:
             overlay = .none
             return []
+        case .submit where form.exercise != nil:
+            overlay = .none
+            return [.noteExercise(workoutID: form.workoutID, exercise: form.exercise ?? "", note: form.notes.text)]
+        case .nextField where form.exercise != nil, .previousField where form.exercise != nil:
+            break
         case .submit:
             let name = form.name.text.trimmingCharacters(in: .whitespaces)
             guard !name.isEmpty else {
@@ -82,7 +111,8 @@ extension AppState {
             let inserted =
                 form.focus == .name
                 ? form.name.insert(character, limit: Validation.maxNameLength)
-                : form.notes.insert(character, limit: Validation.maxNotesLength)
+                : form.notes.insert(
+                    character, limit: form.exercise == nil ? Validation.maxNotesLength : ExerciseNotes.maxLength)
             if !inserted { form.error = "That field holds no more" }
         }
         overlay = .workoutEdit(form)
@@ -97,6 +127,10 @@ extension AppController {
             try store.workoutLog.editWorkout(
                 id: id, changes: WorkoutChanges(name: name, notes: notes.isEmpty ? "" : notes))
             state.say("Saved \(name)")
+            afterLocalWrite(selectWorkout: id)
+        case .noteExercise(let id, let exercise, let note):
+            try store.workoutLog.editWorkout(id: id, changes: WorkoutChanges(exerciseNote: (exercise, note)))
+            state.say(note.isEmpty ? "Removed the note on \(exercise)" : "Noted \(exercise)")
             afterLocalWrite(selectWorkout: id)
         case .finishWorkout(let id):
             // A workout left open for hours (yesterday's, never finished) ends at its last set,
@@ -173,6 +207,23 @@ extension Renderer {
         let x = (state.columns - width) / 2
         let y = max(1, (state.rows - height) / 2)
         for row in y..<(y + height) { buffer.fill(x: x, y: row, count: width) }
+        if let exercise = form.exercise {
+            drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: "Note", focused: true)
+            let about = "\(exercise) \(g.middleDot) \(form.name.text)"
+            buffer.put(about.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + 1, style: .bold)
+            putEditing(
+                form.notes, &buffer, x: x + 2, y: y + 2, style: CellStyle(underline: true),
+                cursorStyle: CellStyle(reverse: true, underline: true), maxWidth: width - 4, ellipsis: g.ellipsis)
+            if let error = form.error {
+                buffer.put(
+                    error.clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2, y: y + 4,
+                    style: .colored(.red, bold: true))
+            }
+            buffer.put(
+                "Enter save  Esc cancel  (empty removes it)".clipped(to: width - 4, ellipsis: g.ellipsis), x: x + 2,
+                y: y + 5, style: .dim)
+            return
+        }
         drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: "Workout", focused: true)
         for (index, field) in [WorkoutEditForm.Field.name, .notes].enumerated() {
             let label = field == .name ? "Name  " : "Notes "
