@@ -153,7 +153,7 @@ final class TmuxSession {
     /// Polls the screen until `condition` holds or `timeout` passes; returns the last screen
     /// and whether the condition held.
     @discardableResult
-    func waitFor(timeout: TimeInterval = 10, _ condition: (String) -> Bool) async throws -> (screen: String, ok: Bool) {
+    func waitFor(timeout: TimeInterval = 20, _ condition: (String) -> Bool) async throws -> (screen: String, ok: Bool) {
         let deadline = Date().addingTimeInterval(timeout)
         var screen = try capture()
         while !condition(screen) {
@@ -164,7 +164,7 @@ final class TmuxSession {
         return (screen, true)
     }
 
-    func waitFor(_ needle: String, timeout: TimeInterval = 10) async throws -> (screen: String, ok: Bool) {
+    func waitFor(_ needle: String, timeout: TimeInterval = 20) async throws -> (screen: String, ok: Bool) {
         try await waitFor(timeout: timeout) { $0.contains(needle) }
     }
 }
