@@ -161,16 +161,12 @@ extension WireWorkout: StampedRow {}
 extension WireSet: StampedRow {}
 extension WireRoutine: StampedRow {}
 
-/// A workout on the wire: the client's fields, and the server's stamp on what
-/// the server sends.
+/// A workout on the wire: the client's workout, and the server's stamp on what the server sends.
+/// Its fields are the workout's own (`wire.name` reads `workout.name`): a field added to
+/// `Workout` travels without a line here.
+@dynamicMemberLookup
 public struct WireWorkout: WireCodable, Equatable {
-    public var id: UUID
-    public var name: String
-    public var startedAt: Date
-    public var endedAt: Date?
-    public var notes: String?
-    public var plan: WorkoutPlan?
-    public var exerciseNotes: [String: String]?
+    public var workout: Workout
     public var updatedAt: Date?
     public var serverVersion: Int64?
     public var deleted: Bool?
@@ -179,16 +175,22 @@ public struct WireWorkout: WireCodable, Equatable {
     public typealias Field = Workout.Column
     typealias Stamp = ServerStampColumn
 
+    public subscript<Value>(dynamicMember field: WritableKeyPath<Workout, Value>) -> Value {
+        get { workout[keyPath: field] }
+        set { workout[keyPath: field] = newValue }
+    }
+
     public init(
         id: UUID, name: String, startedAt: Date, endedAt: Date? = nil, notes: String? = nil,
         plan: WorkoutPlan? = nil, updatedAt: Date? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil
     ) {
-        self.id = id
-        self.name = name
-        self.startedAt = startedAt
-        self.endedAt = endedAt
-        self.notes = notes
-        self.plan = plan
+        self.init(
+            Workout(id: id, name: name, startedAt: startedAt, endedAt: endedAt, notes: notes, plan: plan),
+            updatedAt: updatedAt, serverVersion: serverVersion, deleted: deleted)
+    }
+
+    public init(_ workout: Workout, updatedAt: Date? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil) {
+        self.workout = workout
         self.updatedAt = updatedAt
         self.serverVersion = serverVersion
         self.deleted = deleted
@@ -196,9 +198,7 @@ public struct WireWorkout: WireCodable, Equatable {
 
     public init(json: JSONValue) throws(WireError) {
         let fields = try WireFields(json, "workout")
-        let workout: Workout
         do { workout = try Workout(reading: fields) } catch { throw Self.wireError(error) }
-        self.init(workout)
         updatedAt = try fields.optionalDate(Stamp.updatedAt.name)
         serverVersion = try fields.optionalInt64(Stamp.serverVersion.name)
         deleted = try fields.optionalBool(Stamp.deleted.name)
@@ -211,38 +211,12 @@ public struct WireWorkout: WireCodable, Equatable {
         object.set(Stamp.deleted.name, deleted)
         return object.json
     }
-
-    public init(_ workout: Workout, updatedAt: Date? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil) {
-        self.init(
-            id: workout.id, name: workout.name, startedAt: workout.startedAt, endedAt: workout.endedAt,
-            notes: workout.notes, plan: workout.plan, updatedAt: updatedAt, serverVersion: serverVersion,
-            deleted: deleted)
-        exerciseNotes = workout.exerciseNotes
-    }
-
-    /// The client's part, as the domain keeps it.
-    public var workout: Workout {
-        Workout(
-            id: id, name: name, startedAt: startedAt, endedAt: endedAt, notes: notes, plan: plan,
-            exerciseNotes: exerciseNotes)
-    }
 }
 
-/// A set on the wire.
+/// A set on the wire: the client's set and the server's stamp; its fields are the set's own.
+@dynamicMemberLookup
 public struct WireSet: WireCodable, Equatable {
-    public var id: UUID
-    public var workoutID: UUID
-    public var exercise: String
-    public var position: Int
-    public var kind: SetKind
-    public var weight: Double
-    public var unit: WeightUnit
-    public var reps: Int
-    public var rpe: Double?
-    public var distanceM: Double?
-    public var durationS: Double?
-    public var notes: String?
-    public var performedAt: Date
+    public var set: WorkoutSet
     public var updatedAt: Date?
     public var serverVersion: Int64?
     public var deleted: Bool?
@@ -251,24 +225,26 @@ public struct WireSet: WireCodable, Equatable {
     public typealias Field = WorkoutSet.Column
     typealias Stamp = ServerStampColumn
 
+    public subscript<Value>(dynamicMember field: WritableKeyPath<WorkoutSet, Value>) -> Value {
+        get { set[keyPath: field] }
+        set { set[keyPath: field] = newValue }
+    }
+
     public init(
         id: UUID, workoutID: UUID, exercise: String, position: Int, kind: SetKind, weight: Double, unit: WeightUnit,
         reps: Int, rpe: Double? = nil, distanceM: Double? = nil, durationS: Double? = nil, notes: String? = nil,
         performedAt: Date, updatedAt: Date? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil
     ) {
-        self.id = id
-        self.workoutID = workoutID
-        self.exercise = exercise
-        self.position = position
-        self.kind = kind
-        self.weight = weight
-        self.unit = unit
-        self.reps = reps
-        self.rpe = rpe
-        self.distanceM = distanceM
-        self.durationS = durationS
-        self.notes = notes
-        self.performedAt = performedAt
+        self.init(
+            WorkoutSet(
+                id: id, workoutID: workoutID, exercise: exercise, position: position, kind: kind, weight: weight,
+                unit: unit, reps: reps, rpe: rpe, distanceM: distanceM, durationS: durationS, notes: notes,
+                performedAt: performedAt),
+            updatedAt: updatedAt, serverVersion: serverVersion, deleted: deleted)
+    }
+
+    public init(_ set: WorkoutSet, updatedAt: Date? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil) {
+        self.set = set
         self.updatedAt = updatedAt
         self.serverVersion = serverVersion
         self.deleted = deleted
@@ -276,9 +252,7 @@ public struct WireSet: WireCodable, Equatable {
 
     public init(json: JSONValue) throws(WireError) {
         let fields = try WireFields(json, "set")
-        let set: WorkoutSet
         do { set = try WorkoutSet(reading: fields) } catch { throw Self.wireError(error) }
-        self.init(set)
         updatedAt = try fields.optionalDate(Stamp.updatedAt.name)
         serverVersion = try fields.optionalInt64(Stamp.serverVersion.name)
         deleted = try fields.optionalBool(Stamp.deleted.name)
@@ -290,22 +264,6 @@ public struct WireSet: WireCodable, Equatable {
         object.set(Stamp.serverVersion.name, serverVersion)
         object.set(Stamp.deleted.name, deleted)
         return object.json
-    }
-
-    public init(_ set: WorkoutSet, updatedAt: Date? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil) {
-        self.init(
-            id: set.id, workoutID: set.workoutID, exercise: set.exercise, position: set.position, kind: set.kind,
-            weight: set.weight, unit: set.unit, reps: set.reps, rpe: set.rpe, distanceM: set.distanceM,
-            durationS: set.durationS, notes: set.notes, performedAt: set.performedAt, updatedAt: updatedAt,
-            serverVersion: serverVersion, deleted: deleted)
-    }
-
-    /// The client's part, as the domain keeps it.
-    public var set: WorkoutSet {
-        WorkoutSet(
-            id: id, workoutID: workoutID, exercise: exercise, position: position, kind: kind, weight: weight,
-            unit: unit,
-            reps: reps, rpe: rpe, distanceM: distanceM, durationS: durationS, notes: notes, performedAt: performedAt)
     }
 }
 

@@ -69,7 +69,7 @@ protocol MergeableEntity: WireCodable, Equatable {
 extension WireWorkout: MergeableEntity {
     static var entityType: EntityType { .workout }
     static var mergeGroups: [[String]] { MergeFields.workout }
-    var entityID: UUID { id }
+    var entityID: UUID { workout.id }
     var isDeleted: Bool { deleted == true }
     var lastUpdate: Date? { updatedAt }
     mutating func apply(_ fields: [String: JSONValue]) throws(ValidationError) {
@@ -88,7 +88,7 @@ extension WireWorkout: MergeableEntity {
 extension WireSet: MergeableEntity {
     static var entityType: EntityType { .set }
     static var mergeGroups: [[String]] { MergeFields.set }
-    var entityID: UUID { id }
+    var entityID: UUID { self.set.id }
     var isDeleted: Bool { deleted == true }
     var lastUpdate: Date? { updatedAt }
     mutating func apply(_ fields: [String: JSONValue]) throws(ValidationError) {
