@@ -232,8 +232,39 @@ extension ColumnValues {
     }
 }
 
+extension Routine {
+    /// One field's value as it is sent and stored (its exercises one JSON document); nil when unset.
+    public func value(_ column: Column) -> JSONValue? {
+        switch column {
+        case .id: .string(id.wireString)
+        case .name: .string(name)
+        case .notes: notes.map(JSONValue.string)
+        case .restSeconds: restSeconds.map { .int(Int64($0)) }
+        case .exercises: Self.exercisesJSON(exercises)
+        }
+    }
+
+    /// Every field that is set, by name: what a create sends.
+    public var fieldValues: [String: JSONValue] { Self.values(of: self) }
+
+    /// Reads a routine's fields, whoever holds them; exercises that do not read as a routine's
+    /// are unreadable, with the rule they break.
+    public init(reading cells: some ColumnReader) throws {
+        let document = try cells.document(Column.exercises.name) ?? .array([])
+        let exercises: [RoutineExercise]
+        do { exercises = try Self.exercises(from: document) } catch {
+            throw cells.unreadable(Column.exercises.name, expected: "a valid routine (\(error.field) \(error.message))")
+        }
+        self.init(
+            id: try cells.uuid(Column.id), name: try cells.string(Column.name),
+            notes: try cells.optionalString(Column.notes),
+            restSeconds: try cells.integer(Column.restSeconds.name).map { Int(clamping: $0) }, exercises: exercises)
+    }
+}
+
 extension Workout: ColumnValues {}
 extension WorkoutSet: ColumnValues {}
+extension Routine: ColumnValues {}
 
 /// A value as every schema stores it.
 public enum StoredValue: Sendable, Equatable {

@@ -228,14 +228,7 @@ extension Routine {
     }
 
     /// The client-owned fields as a create sends them (wire names; nil fields omitted).
-    public var wireFields: [String: JSONValue] {
-        var fields: [String: JSONValue] = [
-            Field.id: .string(id.wireString), Field.name: .string(name), Field.exercises: Self.exercisesJSON(exercises),
-        ]
-        if let notes { fields[Field.notes] = .string(notes) }
-        if let restSeconds { fields[Field.restSeconds] = .int(Int64(restSeconds)) }
-        return fields
-    }
+    public var wireFields: [String: JSONValue] { fieldValues }
 
     /// Reads and validates the wire's exercises; the error names the field ("exercises[1].sets[0].reps").
     public static func exercises(from json: JSONValue) throws(ValidationError) -> [RoutineExercise] {

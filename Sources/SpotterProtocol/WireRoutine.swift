@@ -10,9 +10,9 @@ public struct WireRoutine: WireCodable, Equatable {
     public var deleted: Bool?
 
     public typealias Field = Routine.Field
-    static let updatedAtField = "updated_at"
-    static let serverVersionField = "server_version"
-    static let deletedField = "deleted"
+    static let updatedAtField = ServerStampColumn.updatedAt.name
+    static let serverVersionField = ServerStampColumn.serverVersion.name
+    static let deletedField = ServerStampColumn.deleted.name
 
     public init(_ routine: Routine, updatedAt: Date? = nil, serverVersion: Int64? = nil, deleted: Bool? = nil) {
         self.routine = routine
@@ -23,28 +23,14 @@ public struct WireRoutine: WireCodable, Equatable {
 
     public init(json: JSONValue) throws(WireError) {
         let fields = try WireFields(json, "routine")
-        let exercises: [RoutineExercise]
-        do {
-            exercises = try Routine.exercises(from: fields.optionalValue(Field.exercises) ?? .array([]))
-        } catch {
-            throw WireError(field: error.field, expected: "a valid routine (\(error.message))")
-        }
-        let restSeconds = try fields.optionalInt64(Field.restSeconds).map { Int($0) }
-        routine = Routine(
-            id: try fields.uuid(Field.id), name: try fields.string(Field.name),
-            notes: try fields.optionalString(Field.notes), restSeconds: restSeconds, exercises: exercises)
+        do { routine = try Routine(reading: fields) } catch { throw Self.wireError(error) }
         updatedAt = try fields.optionalDate(Self.updatedAtField)
         serverVersion = try fields.optionalInt64(Self.serverVersionField)
         deleted = try fields.optionalBool(Self.deletedField)
     }
 
     public var json: JSONValue {
-        var object = WireObject()
-        object.set(Field.id, routine.id)
-        object.set(Field.name, routine.name)
-        object.set(Field.notes, routine.notes)
-        object.set(Field.restSeconds, routine.restSeconds.map { Int64($0) })
-        object.fields[Field.exercises] = Routine.exercisesJSON(routine.exercises)
+        var object = WireObject(fields: routine.fieldValues)
         object.set(Self.updatedAtField, updatedAt)
         object.set(Self.serverVersionField, serverVersion)
         object.set(Self.deletedField, deleted)

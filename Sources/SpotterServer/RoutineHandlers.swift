@@ -146,22 +146,9 @@ extension EntityHandlers {
 extension StoredEntity {
     /// A `routines` row (columns id, name, notes, rest_s, exercises as canonical JSON text, and the stamp).
     static func routine(_ row: some StoredRow) throws -> WireRoutine {
-        let text = try StoredCell.required(row.text("exercises"), "exercises")
-        guard let json = JSONValue.parse(text), let exercises = try? Routine.exercises(from: json) else {
-            throw StoredCell.Unreadable(column: "exercises", value: String(text.prefix(80)))
-        }
-        let rest = try row.integer("rest_s").map { Int($0) }
-        return WireRoutine(
-            Routine(
-                id: try StoredCell.uuid(row, "id"), name: try StoredCell.required(row.text("name"), "name"),
-                notes: try row.text("notes"), restSeconds: rest, exercises: exercises),
-            updatedAt: try StoredCell.optionalDate(row, "updated_at"),
+        WireRoutine(
+            try Routine(reading: row), updatedAt: try StoredCell.optionalDate(row, "updated_at"),
             serverVersion: try StoredCell.required(row.integer("server_version"), "server_version"),
             deleted: try StoredCell.required(row.flag("deleted"), "deleted"))
-    }
-
-    /// The exercises as stored: canonical JSON text, the same bytes on both stores.
-    static func exercisesText(_ routine: Routine) -> String {
-        Routine.exercisesJSON(routine.exercises).canonicalString
     }
 }

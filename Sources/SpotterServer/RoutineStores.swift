@@ -31,15 +31,10 @@ extension SQLiteServerTransaction {
     func saveRoutine(_ wire: WireRoutine, owner: String) throws {
         try db.cachedStatement(
             sql: """
-                INSERT OR REPLACE INTO routines
-                    (id, owner, name, notes, rest_s, exercises, updated_at, server_version, deleted)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO routines (\(Routine.Column.columnList), owner, \(ServerStampColumn.columnList))
+                VALUES (\(placeholders(Routine.Column.allCases.count + 1 + ServerStampColumn.allCases.count)))
                 """
-        ).execute(arguments: [
-            wire.routine.id.wireString, owner, wire.routine.name, wire.routine.notes, wire.routine.restSeconds,
-            StoredEntity.exercisesText(wire.routine), wire.updatedAt.map(Timestamp.format) ?? "",
-            wire.serverVersion ?? 0, wire.deleted ?? false,
-        ])
+        ).execute(arguments: StatementArguments(wire.routine.columnArguments + Self.rest(of: wire, owner)))
     }
 }
 
@@ -78,18 +73,9 @@ extension PostgresServerTransaction {
 
     func saveRoutine(_ wire: WireRoutine, owner: String) throws {
         try serialize(owner)
-        let restSeconds = wire.routine.restSeconds.map { Int64($0) }
         try session.query(
-            """
-            INSERT INTO routines
-                (id, owner, name, notes, rest_s, exercises, updated_at, server_version, deleted)
-            VALUES (\(wire.routine.id.wireString), \(owner), \(wire.routine.name), \(wire.routine.notes),
-                    \(restSeconds), \(StoredEntity.exercisesText(wire.routine)),
-                    \(wire.updatedAt.map(Timestamp.format) ?? ""), \(wire.serverVersion ?? 0), \(wire.deleted ?? false))
-            ON CONFLICT (owner, id) DO UPDATE SET
-                name = EXCLUDED.name, notes = EXCLUDED.notes, rest_s = EXCLUDED.rest_s,
-                exercises = EXCLUDED.exercises, updated_at = EXCLUDED.updated_at,
-                server_version = EXCLUDED.server_version, deleted = EXCLUDED.deleted
-            """)
+            Self.insert(
+                wire.routine, into: Routine.Column.table, owner: owner, stamp: wire,
+                "ON CONFLICT (owner, id) DO UPDATE SET \(Self.takeExcluded(Routine.Column.self))"))
     }
 }

@@ -311,7 +311,7 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 
     /// The owner and the server's stamp, in `ServerStampColumn` order, after an entity's columns.
-    private static func rest(
+    static func rest(
         of stamped: some StampedRow, _ owner: String
     ) -> [DatabaseValue] {
         [owner.databaseValue]

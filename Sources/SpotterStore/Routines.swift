@@ -92,20 +92,7 @@ public struct StartedRoutine: Sendable, Equatable {
 extension Routine {
     /// Reads a `routines` row; exercises that do not read as a routine's are an unreadable row.
     init(row: Row) throws {
-        let cells = RowCells(row, table: "routines")
-        let text: String = try cells.value("exercises")
-        let exercises: [RoutineExercise]
-        do {
-            guard let json = JSONValue.parse(text) else {
-                throw ValidationError(field: "exercises", message: "is not JSON")
-            }
-            exercises = try Routine.exercises(from: json)
-        } catch {
-            throw cells.unreadable("exercises", "\(error)")
-        }
-        self.init(
-            id: try cells.uuid("id"), name: try cells.value("name"), notes: try cells.value("notes"),
-            restSeconds: try cells.value("rest_s"), exercises: exercises)
+        try self.init(reading: RowCells(row, table: "routines"))
     }
 }
 
@@ -259,19 +246,19 @@ extension SpotterStore {
     func upsert(_ routine: Routine, stamp: ServerStamp, db: Database, now: String) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO routines (id, name, notes, rest_s, exercises, updated_at, server_version, sync_state, account)
-                VALUES (?, ?, ?, ?, ?, ?, ?, \(SyncState.synced.sql), ?)
-                ON CONFLICT(id) DO UPDATE SET name = excluded.name, notes = excluded.notes, rest_s = excluded.rest_s,
-                    exercises = excluded.exercises, updated_at = excluded.updated_at,
+                INSERT INTO routines (\(Routine.Column.columnList), updated_at, server_version, sync_state, account)
+                VALUES (\(placeholders(Routine.Column.allCases.count)), ?, ?, \(SyncState.synced.sql), ?)
+                ON CONFLICT(id) DO UPDATE SET \(Routine.Column.takeExcluded), updated_at = excluded.updated_at,
                     server_version = excluded.server_version, deleted_at = NULL, sync_state = \(SyncState.synced.sql),
                     sync_error = NULL, account = excluded.account
                 WHERE \(visible("routines."))
                 """
-        ).execute(arguments: [
-            routine.id.wireString, routine.name, routine.notes, routine.restSeconds,
-            Routine.exercisesJSON(routine.exercises).canonicalString, stamp.updatedAt ?? now, stamp.serverVersion,
-            userID,
-        ])
+        ).execute(
+            arguments: StatementArguments(
+                routine.columnArguments + [
+                    (stamp.updatedAt ?? now).databaseValue, stamp.serverVersion?.databaseValue ?? .null,
+                    userID.databaseValue,
+                ]))
         if db.changesCount == 0 { reportHeldByAnotherAccount("routines", routine.id) }
     }
 
@@ -612,13 +599,12 @@ extension WorkoutLog {
             try store.ensureRoutineNameFree(routine.name, except: nil, db: db)
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO routines (id, name, notes, rest_s, exercises, updated_at, sync_state, account)
-                    VALUES (?, ?, ?, ?, ?, ?, \(SyncState.pending.sql), ?)
+                    INSERT INTO routines (\(Routine.Column.columnList), updated_at, sync_state, account)
+                    VALUES (\(placeholders(Routine.Column.allCases.count)), ?, \(SyncState.pending.sql), ?)
                     """
-            ).execute(arguments: [
-                routine.id.wireString, routine.name, routine.notes, routine.restSeconds,
-                Routine.exercisesJSON(routine.exercises).canonicalString, Timestamp.format(now), userID,
-            ])
+            ).execute(
+                arguments: StatementArguments(
+                    routine.columnArguments + [Timestamp.format(now).databaseValue, userID.databaseValue]))
             _ = try Outbox.appendCreate(
                 db, user: userID, type: .routine, id: routine.id.wireString, payload: routine.wireFields,
                 dependency: nil, now: now)
