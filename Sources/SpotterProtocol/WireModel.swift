@@ -175,6 +175,7 @@ public struct WireWorkout: WireCodable, Equatable {
     public typealias Field = Workout.Column
     typealias Stamp = ServerStampColumn
 
+    @inlinable
     public subscript<Value>(dynamicMember field: WritableKeyPath<Workout, Value>) -> Value {
         get { workout[keyPath: field] }
         set { workout[keyPath: field] = newValue }
@@ -225,6 +226,7 @@ public struct WireSet: WireCodable, Equatable {
     public typealias Field = WorkoutSet.Column
     typealias Stamp = ServerStampColumn
 
+    @inlinable
     public subscript<Value>(dynamicMember field: WritableKeyPath<WorkoutSet, Value>) -> Value {
         get { set[keyPath: field] }
         set { set[keyPath: field] = newValue }

@@ -28,13 +28,14 @@ extension SQLiteServerTransaction {
         ).map { try StoredEntity.routine($0) }
     }
 
+    private static let saveRoutineSQL = """
+        INSERT OR REPLACE INTO routines (\(Routine.Column.columnList), owner, \(ServerStampColumn.columnList))
+        VALUES (\(placeholders(Routine.Column.allCases.count + 1 + ServerStampColumn.allCases.count)))
+        """
+
     func saveRoutine(_ wire: WireRoutine, owner: String) throws {
-        try db.cachedStatement(
-            sql: """
-                INSERT OR REPLACE INTO routines (\(Routine.Column.columnList), owner, \(ServerStampColumn.columnList))
-                VALUES (\(placeholders(Routine.Column.allCases.count + 1 + ServerStampColumn.allCases.count)))
-                """
-        ).execute(arguments: StatementArguments(wire.routine.columnArguments + Self.rest(of: wire, owner)))
+        try db.cachedStatement(sql: Self.saveRoutineSQL).execute(
+            arguments: StatementArguments(wire.routine.columnArguments + Self.rest(of: wire, owner)))
     }
 }
 

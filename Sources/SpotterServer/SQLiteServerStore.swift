@@ -266,13 +266,26 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 
     func saveWorkout(_ workout: WireWorkout, owner: String) throws {
-        try db.cachedStatement(
-            sql: """
-                INSERT OR REPLACE INTO workouts (\(Workout.Column.columnList), owner, \(ServerStampColumn.columnList))
-                VALUES (\(placeholders(Workout.Column.allCases.count + 1 + ServerStampColumn.allCases.count)))
-                """
-        ).execute(arguments: StatementArguments(workout.workout.columnArguments + Self.rest(of: workout, owner)))
+        try db.cachedStatement(sql: Self.saveWorkoutSQL).execute(
+            arguments: StatementArguments(workout.workout.columnArguments + Self.rest(of: workout, owner)))
     }
+
+    // The statements' text, made once from the entities' columns (not at every request: building
+    // it cost a write a few microseconds of string work before the statement cache could answer).
+    private static let saveWorkoutSQL = """
+        INSERT OR REPLACE INTO workouts (\(Workout.Column.columnList), owner, \(ServerStampColumn.columnList))
+        VALUES (\(placeholders(Workout.Column.allCases.count + 1 + ServerStampColumn.allCases.count)))
+        """
+    private static let saveSetSQL = """
+        INSERT OR REPLACE INTO sets (\(WorkoutSet.Column.columnList), owner, \(ServerStampColumn.columnList))
+        VALUES (\(setPlaceholders))
+        """
+    private static let insertNewSetSQL = """
+        INSERT INTO sets (\(WorkoutSet.Column.columnList), owner, \(ServerStampColumn.columnList))
+        SELECT \(setPlaceholders)
+        WHERE EXISTS (SELECT 1 FROM workouts WHERE owner = ? AND id = ? AND deleted = 0)
+        ON CONFLICT (owner, id) DO NOTHING
+        """
 
     func set(id: String, owner: String) throws -> WireSet? {
         try NamedRow.fetchOne(
@@ -281,23 +294,11 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 
     func saveSet(_ set: WireSet, owner: String) throws {
-        try db.cachedStatement(
-            sql: """
-                INSERT OR REPLACE INTO sets (\(WorkoutSet.Column.columnList), owner, \(ServerStampColumn.columnList))
-                VALUES (\(Self.setPlaceholders))
-                """
-        ).execute(arguments: Self.setValues(set, owner: owner))
+        try db.cachedStatement(sql: Self.saveSetSQL).execute(arguments: Self.setValues(set, owner: owner))
     }
 
     func insertNewSet(_ set: WireSet, owner: String) throws -> Bool {
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO sets (\(WorkoutSet.Column.columnList), owner, \(ServerStampColumn.columnList))
-                SELECT \(Self.setPlaceholders)
-                WHERE EXISTS (SELECT 1 FROM workouts WHERE owner = ? AND id = ? AND deleted = 0)
-                ON CONFLICT (owner, id) DO NOTHING
-                """
-        ).execute(
+        try db.cachedStatement(sql: Self.insertNewSetSQL).execute(
             arguments: Self.setValues(set, owner: owner) + [owner, set.workoutID.wireString])
         return db.changesCount == 1
     }
