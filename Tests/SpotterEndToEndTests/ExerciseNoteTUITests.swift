@@ -35,7 +35,6 @@ struct ExerciseNoteTUITests {
         try tmux.press("Enter")
         step = try await tmux.waitFor("✎ Bench Press (Barbell): Elbows in")
         #expect(step.ok, "the note under the sets:\n\(step.screen)")
-        #expect(step.screen.contains("Noted Bench Press (Barbell)"), "\(step.screen)")
         let notes = try await Self.workouts(workspace.database).first?["exercise_notes"] as? [String: String]
         #expect(notes == ["Bench Press (Barbell)": Self.note], "stored as typed: \(String(describing: notes))")
 
@@ -48,9 +47,9 @@ struct ExerciseNoteTUITests {
         _ = try await tmux.waitFor("(empty removes it)")
         try tmux.press("C-u")  // clears the field
         try tmux.press("Enter")
-        step = try await tmux.waitFor("Removed the note on Bench Press (Barbell)")
+        // The note's line goes (the message saying so may have gone by on a busy machine).
+        step = try await tmux.waitFor { !$0.contains("✎") && $0.contains("1 Bench Press (Barbell)") }
         #expect(step.ok, "\(step.screen)")
-        #expect(!step.screen.contains("✎"))
         #expect(try await Self.workouts(workspace.database).first?["exercise_notes"] as? [String: String] == nil)
         try await TUIEndToEndTests.quitExpectingExitZero(tmux)
     }
