@@ -90,8 +90,13 @@ public struct WorkoutChanges: Sendable, Equatable {
     public var name: String?
     public var notes: String?
     public var endedAt: Date?
-    /// One exercise's note (exercise, note); an empty note removes it.
-    public var exerciseNote: (exercise: String, note: String)?
+    /// One exercise's note; an empty note removes it.
+    public var exerciseNote: ExerciseNote?
+
+    public struct ExerciseNote: Sendable, Equatable {
+        public var exercise: String
+        public var note: String
+    }
 
     public init(
         name: String? = nil, notes: String? = nil, endedAt: Date? = nil,
@@ -100,13 +105,7 @@ public struct WorkoutChanges: Sendable, Equatable {
         self.name = name
         self.notes = notes
         self.endedAt = endedAt
-        self.exerciseNote = exerciseNote
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.name == rhs.name && lhs.notes == rhs.notes && lhs.endedAt == rhs.endedAt
-            && lhs.exerciseNote?.exercise == rhs.exerciseNote?.exercise
-            && lhs.exerciseNote?.note == rhs.exerciseNote?.note
+        self.exerciseNote = exerciseNote.map { ExerciseNote(exercise: $0.exercise, note: $0.note) }
     }
 }
 
@@ -467,9 +466,9 @@ extension WorkoutLog {
             if let name = changes.name { workout.name = name.trimmingCharacters(in: .whitespaces) }
             if let notes = changes.notes { workout.notes = notes.isEmpty ? nil : notes }
             if let endedAt = changes.endedAt { workout.endedAt = Timestamp.truncated(endedAt) }
-            if let (exercise, note) = changes.exerciseNote {
-                let name = try Self.exerciseOf(workout, named: exercise, removing: note.isEmpty, db: db)
-                workout.exerciseNotes = ExerciseNotes.setting(note, on: name, in: workout.exerciseNotes)
+            if let change = changes.exerciseNote {
+                let name = try Self.exerciseOf(workout, named: change.exercise, removing: change.note.isEmpty, db: db)
+                workout.exerciseNotes = ExerciseNotes.setting(change.note, on: name, in: workout.exerciseNotes)
             }
             try store.checked { () throws(ValidationError) in try Validation.workout(workout) }
             if current != workout {
