@@ -169,9 +169,6 @@ extension Workout {
         case .exerciseNotes: exerciseNotes.map { .object($0.mapValues(JSONValue.string)) }
         }
     }
-
-    /// Every field that is set, by name: what a create sends.
-    public var fieldValues: [String: JSONValue] { Self.values(of: self) }
 }
 
 extension WorkoutSet {
@@ -193,9 +190,6 @@ extension WorkoutSet {
         case .performedAt: .string(Timestamp.format(performedAt))
         }
     }
-
-    /// Every field that is set, by name: what a create sends.
-    public var fieldValues: [String: JSONValue] { Self.values(of: self) }
 }
 
 /// An entity whose every field reads through `value(_:)`: its wire object and the values its
@@ -206,30 +200,19 @@ public protocol ColumnValues {
 }
 
 extension ColumnValues {
-    static func values(of entity: Self) -> [String: JSONValue] {
-        var fields = [String: JSONValue](minimumCapacity: Column.allCases.count + ServerStampColumn.allCases.count)
+    /// Every field that is set, by name: what a create sends.
+    public var fieldValues: [String: JSONValue] {
+        var fields = [String: JSONValue](minimumCapacity: 16)  // a set's fields and the stamp, without rehashing
         for column in Column.allCases {
-            if let value = entity.value(column) { fields[column.name] = value }
+            if let value = value(column) { fields[column.name] = value }
         }
         return fields
     }
 
-    /// Every column's value as a schema stores it, in `Column.allCases` order (nil for NULL): the
-    /// arguments of a statement whose column list is `Column.names`.
-    public var storedValues: [StoredValue?] {
-        Column.allCases.map { column in entity(value(column), as: column.type) }
-    }
-
-    private func entity(_ value: JSONValue?, as type: ColumnType) -> StoredValue? {
-        switch value {
-        case nil, .null?: nil
-        case .string(let text)?: .text(text)
-        case .int(let number)?: type == .real ? .real(Double(number)) : .integer(number)
-        case .double(let number)?: .real(number)
-        case .bool(let flag)?: .integer(flag ? 1 : 0)
-        case let document?: .text(document.canonicalString)  // a plan, a routine's exercises
-        }
-    }
+    /// Every column's value in `Column.allCases` order (null when unset): the arguments of a
+    /// statement whose column list is `Column.names`. A document (a plan, a routine's exercises)
+    /// is stored as its canonical text.
+    public var columnValues: [JSONValue] { Column.allCases.map { value($0) ?? .null } }
 }
 
 extension Routine {
@@ -243,9 +226,6 @@ extension Routine {
         case .exercises: Self.exercisesJSON(exercises)
         }
     }
-
-    /// Every field that is set, by name: what a create sends.
-    public var fieldValues: [String: JSONValue] { Self.values(of: self) }
 
     /// Reads a routine's fields, whoever holds them; exercises that do not read as a routine's
     /// are unreadable, with the rule they break.
@@ -265,13 +245,6 @@ extension Routine {
 extension Workout: ColumnValues {}
 extension WorkoutSet: ColumnValues {}
 extension Routine: ColumnValues {}
-
-/// A value as every schema stores it.
-public enum StoredValue: Sendable, Equatable {
-    case text(String)
-    case integer(Int64)
-    case real(Double)
-}
 
 /// `?, ?, ?` for `count` values.
 public func placeholders(_ count: Int) -> String {

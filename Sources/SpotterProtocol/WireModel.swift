@@ -157,6 +157,20 @@ public protocol StampedRow {
     var deleted: Bool? { get }
 }
 
+extension StampedRow {
+    /// The stamp as the server stores it, in `ServerStampColumn` order (a row not stamped yet:
+    /// no time, version 0, not deleted).
+    public var stampValues: [JSONValue] {
+        ServerStampColumn.allCases.map { column in
+            switch column {
+            case .updatedAt: .string(updatedAt.map(Timestamp.format) ?? "")
+            case .serverVersion: .int(serverVersion ?? 0)
+            case .deleted: .bool(deleted ?? false)
+            }
+        }
+    }
+}
+
 extension WireWorkout: StampedRow {}
 extension WireSet: StampedRow {}
 extension WireRoutine: StampedRow {}

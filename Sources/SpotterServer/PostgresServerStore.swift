@@ -274,20 +274,14 @@ final class PostgresServerTransaction: ServerTransaction {
         _ entity: Entity, into table: String, owner: String, stamp: some StampedRow, _ tail: String
     ) -> PostgresQuery {
         var bindings = PostgresBindings()
-        for value in entity.storedValues {
+        for value in entity.columnValues + [.string(owner)] + stamp.stampValues {
             switch value {
-            case nil: bindings.appendNull()
-            case .text(let text)?: bindings.append(text)
-            case .integer(let number)?: bindings.append(number)
-            case .real(let number)?: bindings.append(number)
-            }
-        }
-        bindings.append(owner)
-        for column in ServerStampColumn.allCases {
-            switch column {
-            case .updatedAt: bindings.append(stamp.updatedAt.map(Timestamp.format) ?? "")
-            case .serverVersion: bindings.append(stamp.serverVersion ?? 0)
-            case .deleted: bindings.append(stamp.deleted ?? false)
+            case .null: bindings.appendNull()
+            case .string(let text): bindings.append(text)
+            case .int(let number): bindings.append(number)
+            case .double(let number): bindings.append(number)
+            case .bool(let flag): bindings.append(flag)
+            case .array, .object: bindings.append(value.canonicalString)
             }
         }
         let columns = Entity.Column.names + ["owner"] + ServerStampColumn.names

@@ -312,17 +312,8 @@ struct SQLiteServerTransaction: ServerTransaction {
     }
 
     /// The owner and the server's stamp, in `ServerStampColumn` order, after an entity's columns.
-    static func rest(
-        of stamped: some StampedRow, _ owner: String
-    ) -> [DatabaseValue] {
-        [owner.databaseValue]
-            + ServerStampColumn.allCases.map { column in
-                switch column {
-                case .updatedAt: (stamped.updatedAt.map(Timestamp.format) ?? "").databaseValue
-                case .serverVersion: (stamped.serverVersion ?? 0).databaseValue
-                case .deleted: (stamped.deleted ?? false).databaseValue
-                }
-            }
+    static func rest(of stamped: some StampedRow, _ owner: String) -> [DatabaseValue] {
+        [owner.databaseValue] + stamped.stampValues.map(\.databaseValue)
     }
 
     func liveSets(workoutID: String, owner: String) throws -> [WireSet] {
@@ -449,19 +440,23 @@ struct NamedRow: StoredRow {
     }
 }
 
-extension StoredValue {
+extension JSONValue {
+    /// The SQLite value a field is stored as: a flag as 0 or 1, a document as its canonical text.
     var databaseValue: DatabaseValue {
         switch self {
-        case .text(let text): text.databaseValue
-        case .integer(let number): number.databaseValue
-        case .real(let number): number.databaseValue
+        case .null: .null
+        case .bool(let value): (value ? 1 : 0).databaseValue
+        case .int(let value): value.databaseValue
+        case .double(let value): value.databaseValue
+        case .string(let value): value.databaseValue
+        case .array, .object: canonicalString.databaseValue
         }
     }
 }
 
 extension ColumnValues {
     /// The entity's columns as statement arguments, in `Column.names` order.
-    var columnArguments: [DatabaseValue] { storedValues.map { $0?.databaseValue ?? .null } }
+    var columnArguments: [DatabaseValue] { columnValues.map(\.databaseValue) }
 }
 
 extension EntityColumn {

@@ -496,19 +496,9 @@ extension RowCells: ColumnReader {
     }
 }
 
-extension StoredValue {
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .text(let text): text.databaseValue
-        case .integer(let number): number.databaseValue
-        case .real(let number): number.databaseValue
-        }
-    }
-}
-
 extension ColumnValues {
     /// The entity's columns as statement arguments, in `Column.names` order.
-    var columnArguments: [DatabaseValue] { storedValues.map { $0?.databaseValue ?? .null } }
+    var columnArguments: [DatabaseValue] { columnValues.map(\.databaseValue) }
 }
 
 extension EntityColumn {
