@@ -455,9 +455,6 @@ struct RowCells {
         }
     }
 
-    /// Whether the row was read with `column` at all.
-    private func has(_ column: String) -> Bool { columns[column] != nil || row.hasColumn(column) }
-
     static func noun<T>(_ type: T.Type) -> String {
         switch type {
         case is Double.Type, is Double?.Type: "a number"
@@ -469,19 +466,15 @@ struct RowCells {
 }
 
 extension RowCells: ColumnReader {
-    func text(_ column: String) throws -> String? {
-        let name = prefix + column
-        return has(name) ? try value(name) as String? : nil
-    }
+    func text(_ column: String) throws -> String? { try cell(column) }
+    func integer(_ column: String) throws -> Int64? { try cell(column) }
+    func real(_ column: String) throws -> Double? { try cell(column) }
 
-    func integer(_ column: String) throws -> Int64? {
+    /// One cell by its index, found once; nil for NULL and for a column the row was read without.
+    private func cell<T: DatabaseValueConvertible>(_ column: String) throws -> T? {
         let name = prefix + column
-        return has(name) ? try value(name) as Int64? : nil
-    }
-
-    func real(_ column: String) throws -> Double? {
-        let name = prefix + column
-        return has(name) ? try value(name) as Double? : nil
+        guard let index = columns[name] else { return nil }
+        do { return try row.decode(T?.self, atIndex: index) } catch { throw unreadable(name, Self.noun(T.self)) }
     }
 
     func document(_ column: String) throws -> JSONValue? {
