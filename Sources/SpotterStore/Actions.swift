@@ -528,7 +528,10 @@ extension WorkoutLog {
                 try store.journal(
                     .deleted, .workout, id: key,
                     beforeText: String(
-                        decoding: try JSONEncoder().encode(DeletedWorkout(workout: workout, sets: sets)), as: UTF8.self),
+                        decoding: try JSONEncoder().encode(
+                            DeletedWorkout(
+                                workout: workout, sets: sets, planRows: try DeletedWorkout.planRows(of: key, db: db))),
+                        as: UTF8.self),
                     description: "deleted the workout '\(workout.name)' (\(sets.count) sets)", db: db, now: now)
             }
             if try !store.queueDelete(type: .workout, id: key, db: db, now: now) {

@@ -25,6 +25,30 @@ public struct UndoneAction: Sendable, Equatable {
 struct DeletedWorkout: Codable {
     var workout: Workout
     var sets: [WorkoutSet]
+    /// The planned rows of a workout started from a routine, column by column as stored (done,
+    /// skipped or still to do): a workout never sent is removed outright, and its rows with it.
+    /// Absent in images written before rows were kept.
+    var planRows: [[String: JSONValue]]?
+
+    /// The rows `workoutID` has in `routine_plans`, as kept in the image.
+    static func planRows(of workoutID: String, db: Database) throws -> [[String: JSONValue]] {
+        try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM routine_plans WHERE workout_id = ? ORDER BY ordinal"),
+            arguments: [workoutID]
+        ).map { row in
+            var columns: [String: JSONValue] = [:]
+            for (column, value) in row {
+                switch value.storage {
+                case .null: columns[column] = .null
+                case .int64(let number): columns[column] = .int(number)
+                case .double(let number): columns[column] = .double(number)
+                case .string(let text): columns[column] = .string(text)
+                case .blob: continue  // no column of the table holds one
+                }
+            }
+            return columns
+        }
+    }
 }
 
 extension SpotterStore {
@@ -165,14 +189,44 @@ extension WorkoutLog {
                     }
                     var workout = deleted.workout
                     workout.id = UUID.timeOrdered(at: now)
+                    let sets = deleted.sets.sorted(by: { $0.position < $1.position })
+                    var renamed: [UUID: UUID] = [:]
+                    for set in sets { renamed[set.id] = UUID.timeOrdered() }
+                    // A plan names the sets logged for its planned sets by their ids: the new ones.
+                    if var plan = workout.plan {
+                        for index in plan.entries.indices {
+                            if let new = renamed[plan.entries[index].id] { plan.entries[index].id = new }
+                        }
+                        workout.plan = plan
+                    }
                     try store.insertWorkout(workout, db: db, now: now)
                     try renumber(deleted.workout.id, to: workout.id, db: db)
-                    for var set in deleted.sets.sorted(by: { $0.position < $1.position }) {
+                    for var set in sets {
                         let old = set.id
-                        set.id = UUID.timeOrdered()
+                        set.id = renamed[old] ?? UUID.timeOrdered()
                         set.workoutID = workout.id
                         _ = try store.insertSet(set, db: db, now: now)
                         try renumber(old, to: set.id, db: db)
+                    }
+                    // Its planned rows: still here when the workout had been sent (renumbered
+                    // above), written again from the image when it was removed outright, and
+                    // shown from the plan itself when neither (an image older than kept rows).
+                    let planColumns = Set(try db.columns(in: "routine_plans").map(\.name))
+                    for var columns in deleted.planRows ?? [] {
+                        columns["workout_id"] = .string(workout.id.wireString)
+                        if let old = columns["set_id"]?.stringValue.flatMap({ UUID(wire: $0) }), let new = renamed[old] {
+                            columns["set_id"] = .string(new.wireString)
+                        }
+                        let names = columns.keys.filter(planColumns.contains).sorted()
+                        try db.execute(
+                            sql: """
+                                INSERT OR IGNORE INTO routine_plans (\(names.map { "\"\($0)\"" }.joined(separator: ", ")))
+                                VALUES (\(databaseQuestionMarks(count: names.count)))
+                                """,
+                            arguments: StatementArguments(names.map { columns[$0]?.databaseValue ?? .null }))
+                    }
+                    if let plan = workout.plan {
+                        try store.showPlan(plan, of: workout, db: db, now: Timestamp.format(now))
                     }
                 default:
                     return refused("this version cannot take it back")
@@ -205,8 +259,14 @@ extension WorkoutLog {
     }
 
     /// An entity logged again under a new id: earlier actions on it (its log, its edits, a delete
-    /// of a set in it) now mean the new one.
+    /// of a set in it) now mean the new one, and so do the planned rows of a routine workout (the
+    /// workout's rows, and the row a set was logged for), so a routine workout comes back with
+    /// its plan: what was done still done, what was left still to do.
     private func renumber(_ old: UUID, to new: UUID, db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE routine_plans SET workout_id = ? WHERE workout_id = ?")
+            .execute(arguments: [new.wireString, old.wireString])
+        try db.cachedStatement(sql: "UPDATE routine_plans SET set_id = ? WHERE set_id = ?")
+            .execute(arguments: [new.wireString, old.wireString])
         try db.cachedStatement(sql: "UPDATE undo_journal SET entity_id = ? WHERE entity_id = ? AND undone = 0")
             .execute(arguments: [new.wireString, old.wireString])
         try db.cachedStatement(

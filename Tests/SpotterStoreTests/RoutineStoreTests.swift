@@ -99,6 +99,52 @@ struct RoutineStoreTests {
         #expect(try store.queries.routines().isEmpty)
     }
 
+    /// Undoing the delete of a workout started from a routine brings its plan back with it: the
+    /// rows logged are done (by the sets logged again), the skipped one skipped, the rest to do,
+    /// and the workout's plan names the new sets, so another device sees the same.
+    /// Both ways a delete goes: a workout never sent is removed outright (its planned rows with
+    /// it), one the server has is marked deleted (its rows stay).
+    @Test(arguments: [false, true])
+    func undoingARoutineWorkoutsDeleteBringsBackItsPlannedRows(sentFirst: Bool) throws {
+        let store = try makeStore()
+        try store.workoutLog.createRoutine(name: "Push A", exercises: routine(), restSeconds: 90)
+        let started = try store.workoutLog.startRoutine("Push A")
+        let first = try store.workoutLog.logPlanned(started.rows[0].id)
+        let second = try store.workoutLog.logPlanned(started.rows[1].id, weight: 102.5)
+        #expect(try store.workoutLog.toggleSkipPlanned(started.rows[4].id))
+        if sentFirst {
+            while case let claimed = try store.queue.claimEligible(limit: 100), !claimed.isEmpty {
+                for op in claimed {
+                    try store.queue.complete(opID: op.opID, result: .succeeded(status: 201, row: nil))
+                }
+            }
+            #expect(try store.queries.queueCounts().pending == 0)
+        }
+        let before = try store.queries.plannedRows(workoutID: started.workout.id)
+
+        try store.workoutLog.deleteWorkout(id: started.workout.id)
+        #expect(try store.queries.workoutSummaries().isEmpty)
+        let undone = try #require(try store.workoutLog.undoLast())
+        #expect(undone.notUndone == nil)
+
+        let back = try #require(try store.queries.workoutSummaries().first?.workout)
+        #expect(back.id != started.workout.id, "logged again under a new id")
+        let sets = try store.queries.sets(workoutID: back.id)
+        #expect(sets.map(\.set.weight) == [first.set.weight, second.set.weight])
+        let rows = try store.queries.plannedRows(workoutID: back.id)
+        #expect(rows.map(\.exercise) == before.map(\.exercise))
+        #expect(rows.map(\.status) == before.map(\.status))
+        #expect(rows.map(\.status) == [.done, .done, .planned, .planned, .skipped, .planned, .planned])
+        #expect(rows.prefix(2).map(\.setID) == sets.map { Optional($0.set.id) })
+        // The plan the workout carries names the new sets, so a device that pulls it shows them done.
+        let plan = try #require(back.plan)
+        #expect(plan.entries.prefix(2).map(\.id) == sets.map(\.set.id))
+        // Logging the next planned row goes on as before the delete.
+        let third = try store.workoutLog.logPlanned(rows[2].id)
+        #expect(third.workout.id == back.id)
+        #expect(try store.queries.plannedRows(workoutID: back.id).filter { $0.status == .done }.count == 3)
+    }
+
     @Test func enterOnEachPlannedRowLogsAndQueuesEachSetOnceAndASkippedRowNever() throws {
         let store = try makeStore()
         try store.workoutLog.createRoutine(name: "Push A", exercises: routine(), restSeconds: 90)
