@@ -257,9 +257,21 @@ public struct StatusMessage: Sendable, Equatable {
 }
 
 /// The `/` filter being typed, and the pane it narrows.
+///
+/// It is a type-ahead like the form's exercise field: the names the pane holds that contain the
+/// typed text are offered, the highlighted one is what Enter keeps (the filter becomes that
+/// name), and past the last suggestion a row keeps the typed text itself ("all matching 'x'"),
+/// which is also what Enter keeps when nothing matched.
 public struct FilterInput: Sendable, Equatable {
     public var pane: Pane
     public var field: TextField
+    /// The highlighted suggestion; `TypeAhead.customRow` is the typed text itself.
+    public var highlighted = TypeAhead.customRow
+
+    public init(pane: Pane, field: TextField) {
+        self.pane = pane
+        self.field = field
+    }
 
     public var text: String { field.text }
 }
@@ -394,6 +406,31 @@ public struct AppState: Sendable, Equatable {
     public var needsTicks: Bool {
         (syncing || (counts.pending > 0 && syncAvailable && !airplane)) || restRemaining != nil || message != nil
             || (debugVisible && counts.pending > 0)
+    }
+
+    /// What the filter being typed offers: the distinct names of the pane it narrows (exercises of
+    /// the selected workout's sets and planned rows, or workout names) that contain the typed text,
+    /// those that start with it first, each group in the pane's order.
+    public var filterSuggestions: [String] {
+        guard let input = filterInput else { return [] }
+        return filterSuggestions(typed: input.text, pane: input.pane)
+    }
+
+    func filterSuggestions(typed: String, pane: Pane) -> [String] {
+        let needle = typed.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !needle.isEmpty else { return [] }
+        let names =
+            pane == .sets
+            ? sets.map(\.set.exercise) + planned.map(\.exercise) : workouts.map(\.summary.workout.name)
+        var seen = Set<String>()
+        var starting: [String] = []
+        var containing: [String] = []
+        for name in names {
+            let folded = name.lowercased()
+            guard folded.contains(needle), seen.insert(folded).inserted else { continue }
+            if folded.hasPrefix(needle) { starting.append(name) } else { containing.append(name) }
+        }
+        return starting + containing
     }
 
     mutating func applyWorkoutFilter() {

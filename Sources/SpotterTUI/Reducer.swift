@@ -372,7 +372,22 @@ extension AppState {
         guard var input = filterInput else { return [] }
         switch action {
         case .submit:
+            // Enter keeps the highlighted suggestion (the filter becomes that name), or the typed
+            // text when its own row is highlighted or nothing matched.
+            let suggestions = filterSuggestions
             filterInput = nil
+            guard let choice = TypeAhead.choice(typed: input.text, suggestions: suggestions, highlighted: input.highlighted),
+                !choice.isNew, choice.name != input.text
+            else { return [] }
+            input.field = TextField(choice.name)
+        case .nextSuggestion:
+            input.highlighted = TypeAhead.next(input.highlighted, typed: input.text, suggestions: filterSuggestions)
+            filterInput = input
+            return []
+        case .previousSuggestion:
+            input.highlighted = TypeAhead.previous(
+                input.highlighted, typed: input.text, suggestions: filterSuggestions)
+            filterInput = input
             return []
         case .cancel:
             filterInput = nil
@@ -389,6 +404,12 @@ extension AppState {
                 say("A filter holds at most \(Self.maxFilterLength) characters", isError: true)
                 return []
             }
+            filterInput = input
+        }
+        if filterInput != nil {
+            // New text: the exact match, else the first suggestion, is highlighted again.
+            input.highlighted = TypeAhead.defaultHighlight(
+                typed: input.text, suggestions: filterSuggestions(typed: input.text, pane: input.pane))
             filterInput = input
         }
         let before = currentWorkout?.id

@@ -591,6 +591,7 @@ public enum Renderer {
             break
         }
         if let input = state.filterInput {
+            drawFilterSuggestions(input, state, &buffer, above: y)
             buffer.fill(x: 0, y: y, count: width, style: .reverse)
             let pane = input.pane == .sets ? "sets by exercise" : "workouts by name"
             putPrompt(
@@ -609,6 +610,38 @@ public enum Renderer {
         buffer.put(
             text.clipped(to: width, ellipsis: state.glyphs.ellipsis), x: 0, y: y,
             style: rejectedHint ? .colored(.red, bold: true) : .dim)
+    }
+
+    /// The filter's suggestions, in a box standing on the bottom bar under the pane it narrows:
+    /// the highlighted row is what Enter keeps; the last row, when the typed text is not itself a
+    /// suggestion, keeps the typed text ("all matching 'x'").
+    static func drawFilterSuggestions(_ input: FilterInput, _ state: AppState, _ buffer: inout ScreenBuffer, above y: Int) {
+        let suggestions = state.filterSuggestions
+        guard !suggestions.isEmpty else { return }
+        let g = state.glyphs
+        let offersTyped = TypeAhead.offersCustom(typed: input.text, suggestions: suggestions)
+        let shown = Array(suggestions.prefix(TypeAhead.shownCount(typed: input.text, suggestions: suggestions)))
+        let count = shown.count + (offersTyped ? 1 : 0)
+        let paneX = input.pane == .sets ? workoutsPaneWidth(columns: state.columns) : 0
+        let x = min(paneX, max(0, state.columns - 20))
+        let width = min(max(20, state.columns - x - 1), 48)
+        let top = y - count
+        guard top >= 1, width >= 8 else { return }
+        for (index, name) in shown.enumerated() {
+            let highlighted = index == input.highlighted
+            buffer.fill(x: x, y: top + index, count: width, style: highlighted ? .reverse : .plain)
+            buffer.put(
+                "\(highlighted ? g.selected : " ") \(name)".clipped(to: width, ellipsis: g.ellipsis), x: x,
+                y: top + index, style: highlighted ? .reverse : .plain, maxWidth: width)
+        }
+        if offersTyped {
+            let highlighted = input.highlighted == TypeAhead.customRow
+            let typed = input.text.trimmingCharacters(in: .whitespaces)
+            buffer.fill(x: x, y: top + shown.count, count: width, style: highlighted ? .reverse : .dim)
+            buffer.put(
+                "\(highlighted ? g.selected : " ") all matching '\(typed)'".clipped(to: width, ellipsis: g.ellipsis),
+                x: x, y: top + shown.count, style: highlighted ? .reverse : .dim, maxWidth: width)
+        }
     }
 
     /// A bottom-bar line that names something: the name is clipped (with an ellipsis) so the

@@ -215,6 +215,74 @@ struct KeyHandlingTests {
         #expect(app.state.visibleSets.count == 2)
     }
 
+    @Test("the / filter is a type-ahead: Enter keeps the highlighted name; its last row keeps the typed text")
+    func filterTypeAhead() throws {
+        let fixture = try Fixture()
+        try fixture.log("Leg Press (Machine)", 200, 10)
+        try fixture.log("Bench Press (Barbell)", 100, 5)
+        try fixture.log("Overhead Press (Barbell)", 60, 5)
+        try fixture.log("Bench Press (Barbell)", 100, 5)
+        let app = fixture.controller()
+        app.handle(.character("/"))
+        app.type("press")
+        // Offered once each, in the pane's order, with the typed text's own row last.
+        #expect(
+            app.state.filterSuggestions == [
+                "Leg Press (Machine)", "Bench Press (Barbell)", "Overhead Press (Barbell)",
+            ])
+        #expect(app.screen.contains("▸ Leg Press (Machine)"))
+        #expect(app.screen.contains("all matching 'press'"))
+        // While typing, the pane already narrows by the typed text.
+        #expect(app.state.visibleSets.count == 4)
+        app.handle(.down)
+        #expect(app.screen.contains("▸ Bench Press (Barbell)"))
+        app.handle(.enter)
+        #expect(app.state.filterInput == nil)
+        #expect(app.state.setFilter == "Bench Press (Barbell)")
+        #expect(app.state.visibleSets.map(\.set.exercise) == ["Bench Press (Barbell)", "Bench Press (Barbell)"])
+
+        // Down past the last suggestion is the typed text: Enter keeps "press" as it is.
+        app.handle(.escape)
+        app.handle(.character("/"))
+        app.type("press")
+        for _ in 0..<4 { app.handle(.down) }
+        #expect(app.screen.contains("▸ all matching 'press'"))
+        app.handle(.enter)
+        #expect(app.state.setFilter == "press")
+        #expect(app.state.visibleSets.count == 4)
+
+        // A name that starts with the text comes first; nothing matching offers nothing.
+        app.handle(.escape)
+        app.handle(.character("/"))
+        app.type("o")
+        #expect(app.state.filterSuggestions.first == "Overhead Press (Barbell)")
+        app.type("zz")
+        #expect(app.state.filterSuggestions.isEmpty)
+        app.handle(.enter)
+        #expect(app.state.setFilter == "ozz")
+        #expect(app.state.visibleSets.isEmpty)
+    }
+
+    @Test("the workouts pane's filter offers workout names, and Enter keeps the highlighted one")
+    func workoutFilterTypeAhead() throws {
+        let fixture = try Fixture()
+        let pull = try fixture.store.workoutLog.createWorkout(name: "Pull Day")
+        try fixture.log("Deadlift (Barbell)", 180, 3, workout: pull.id)
+        let push = try fixture.store.workoutLog.createWorkout(name: "Push Day 💪🏽")
+        try fixture.log("Bench Press (Barbell)", 100, 5, workout: push.id)
+        let app = fixture.controller()
+        app.handle(.left)
+        app.handle(.character("/"))
+        app.type("day")
+        #expect(Set(app.state.filterSuggestions) == ["Pull Day", "Push Day 💪🏽"])
+        let second = app.state.filterSuggestions[1]
+        app.handle(.down)
+        app.handle(.enter)
+        #expect(app.state.workoutFilter == second)
+        #expect(app.state.visibleWorkouts.map(\.summary.workout.name) == [second])
+        for row in 0..<24 { #expect(app.screen.line(row).count <= 80) }
+    }
+
     @Test("s asks for a sync, focus-in is a resume trigger, and without an engine s says so")
     func syncTriggers() throws {
         let fixture = try Fixture()
