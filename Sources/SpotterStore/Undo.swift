@@ -214,7 +214,8 @@ extension WorkoutLog {
                     let planColumns = Set(try db.columns(in: "routine_plans").map(\.name))
                     for var columns in deleted.planRows ?? [] {
                         columns["workout_id"] = .string(workout.id.wireString)
-                        if let old = columns["set_id"]?.stringValue.flatMap({ UUID(wire: $0) }), let new = renamed[old] {
+                        if let old = columns["set_id"]?.stringValue.flatMap({ UUID(wire: $0) }), let new = renamed[old]
+                        {
                             columns["set_id"] = .string(new.wireString)
                         }
                         let names = columns.keys.filter(planColumns.contains).sorted()

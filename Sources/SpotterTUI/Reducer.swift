@@ -376,7 +376,9 @@ extension AppState {
             // text when its own row is highlighted or nothing matched.
             let suggestions = filterSuggestions
             filterInput = nil
-            guard let choice = TypeAhead.choice(typed: input.text, suggestions: suggestions, highlighted: input.highlighted),
+            guard
+                let choice = TypeAhead.choice(
+                    typed: input.text, suggestions: suggestions, highlighted: input.highlighted),
                 !choice.isNew, choice.name != input.text
             else { return [] }
             input.field = TextField(choice.name)

@@ -615,7 +615,9 @@ public enum Renderer {
     /// The filter's suggestions, in a box standing on the bottom bar under the pane it narrows:
     /// the highlighted row is what Enter keeps; the last row, when the typed text is not itself a
     /// suggestion, keeps the typed text ("all matching 'x'").
-    static func drawFilterSuggestions(_ input: FilterInput, _ state: AppState, _ buffer: inout ScreenBuffer, above y: Int) {
+    static func drawFilterSuggestions(
+        _ input: FilterInput, _ state: AppState, _ buffer: inout ScreenBuffer, above y: Int
+    ) {
         let suggestions = state.filterSuggestions
         guard !suggestions.isEmpty else { return }
         let g = state.glyphs
