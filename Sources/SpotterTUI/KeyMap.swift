@@ -289,7 +289,7 @@ public enum KeyMap {
         KeyBinding([.right, c(" ")], .kindField, .nextKind),
 
         // The filter and the new workout's name.
-        KeyBinding([.enter], .filter, .submit, hints: [Hint(bar: .filter, text: "Enter keep highlighted")]),
+        KeyBinding([.enter], .filter, .submit, hints: [Hint(bar: .filter, text: "Enter take")]),
         KeyBinding([.down], .filter, .nextSuggestion, hints: [Hint(bar: .filter, text: "↓↑ pick")]),
         KeyBinding([.up], .filter, .previousSuggestion),
         KeyBinding([.escape], .filter, .cancel, hints: [Hint(bar: .filter, text: "Esc clear")]),

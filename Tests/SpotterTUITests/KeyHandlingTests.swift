@@ -232,6 +232,7 @@ struct KeyHandlingTests {
             ])
         #expect(app.screen.contains("▸ Leg Press (Machine)"))
         #expect(app.screen.contains("all matching 'press'"))
+        #expect(app.screen.line(23).contains("Enter take  ↓↑ pick"), "the keys show on an 80-column bar")
         // While typing, the pane already narrows by the typed text.
         #expect(app.state.visibleSets.count == 4)
         app.handle(.down)

@@ -173,7 +173,7 @@ struct KeyMapTests {
         // A hint's first word names a key: it must be one of its binding's keys.
         let names: [String: Key] = [
             "Enter": .enter, "Tab": .tab, "Esc": .escape, "^U": .control("u"), "^F": .control("f"),
-            "^O": .control("o"), "j/k": .character("j"), "g/G": .character("g"), "J/K": .character("J"),
+            "^O": .control("o"), "↓↑": .down, "j/k": .character("j"), "g/G": .character("g"), "J/K": .character("J"),
         ]
         for binding in KeyMap.bindings {
             for hint in binding.hints {
