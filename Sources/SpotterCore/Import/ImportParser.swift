@@ -250,8 +250,14 @@ struct RowReader {
     /// The file has a "Weight Unit" column (some of its cells may still be blank).
     var hasUnitColumn: Bool { index["weight unit"] != nil }
 
+    /// The weight and distance columns, found once (every row asks).
+    let weightColumn: String?
+    let distanceColumn: String?
+
     init(columns: [String], defaultUnit: WeightUnit, timeZone: TimeZone) {
         self.columns = columns
+        weightColumn = Self.column(startingWith: "weight", in: columns)
+        distanceColumn = Self.column(startingWith: "distance", in: columns)
         var index: [String: Int] = [:]
         for (position, name) in columns.enumerated() where index[name] == nil { index[name] = position }
         self.index = index
@@ -262,7 +268,11 @@ struct RowReader {
     func value(_ record: CSVRecord, _ names: String...) -> String? {
         for name in names {
             if let position = index[name] {
-                let text = record.fields[position].trimmingCharacters(in: .whitespacesAndNewlines)
+                let raw = record.fields[position]
+                // Most cells have no space around them: only those are trimmed.
+                let text =
+                    raw.first?.isWhitespace == false && raw.last?.isWhitespace == false
+                    ? raw : raw.trimmingCharacters(in: .whitespacesAndNewlines)
                 return text.isEmpty ? nil : text
             }
         }
@@ -271,6 +281,14 @@ struct RowReader {
 
     /// The first column whose name starts with `prefix` (e.g. `weight` matches `weight (kg)`).
     func column(startingWith prefix: String) -> String? {
+        switch prefix {
+        case "weight": weightColumn
+        case "distance": distanceColumn
+        default: Self.column(startingWith: prefix, in: columns)
+        }
+    }
+
+    static func column(startingWith prefix: String, in columns: [String]) -> String? {
         columns.first { $0 == prefix || $0.hasPrefix(prefix + " (") }
     }
 
