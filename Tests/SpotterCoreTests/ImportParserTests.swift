@@ -6,6 +6,30 @@ import Testing
 struct ImportParserTests {
     let utc = TimeZone(identifier: "UTC")!
 
+    /// The reader splits bytes, so text around the delimiter must come through whole: emoji with
+    /// a skin tone, a ZWJ family, a combining mark right after a comma, Arabic, a flag, CR LF and a
+    /// lone CR as line ends, CR LF inside quotes, doubled quotes and a byte-order mark.
+    @Test func hostileTextAroundDelimitersComesThroughWhole() throws {
+        let text =
+            "\u{FEFF}a,b,c\r\n"
+            + "💪🏽,\u{301}x,\"q \"\"y\"\"\r\nz\"\r"
+            + "👨‍👩‍👧,مرحبا,🇫🇷\n"
+            + "\"\",,\n"
+            + "  \r\n"
+            + "last,e\u{301},\"\"\"\""
+        let records = CSV.records(text, delimiter: ",")
+        #expect(
+            records.map(\.fields) == [
+                ["a", "b", "c"],
+                ["💪🏽", "\u{301}x", "q \"y\"\nz"],
+                ["👨‍👩‍👧", "مرحبا", "🇫🇷"],
+                ["", "", ""],
+                ["last", "e\u{301}", "\""],
+            ])
+        #expect(records.map(\.line) == [1, 2, 4, 5, 7])
+        #expect(CSV.records("x;\u{1F4AA};y", delimiter: ";").map(\.fields) == [["x", "💪", "y"]])
+    }
+
     @Test func strongCommaDialectWithQuotedNotesSpanningLines() throws {
         let text = #"""
             Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
