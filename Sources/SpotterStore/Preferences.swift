@@ -19,7 +19,8 @@ public enum Preference {
 }
 
 extension SpotterStore {
-    fileprivate func catalogueSpelling(_ name: String) throws -> String {
+    /// The catalogue's spelling of `name` (an alias resolved), or `name` trimmed.
+    func catalogueSpelling(_ name: String) throws -> String {
         try writer.read { db in
             try Self.canonicalExercise(name.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
         }

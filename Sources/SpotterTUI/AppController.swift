@@ -205,6 +205,17 @@ public final class AppController {
         case .prefill(let exercise, let workoutID):
             guard case .setForm(var form) = state.overlay else { return }
             try prefill(&form, exercise: exercise, workoutID: workoutID)
+            do {
+                form.plates =
+                    try store.preferences.loadsOnBar(exercise)
+                    ? try Dictionary(
+                        uniqueKeysWithValues: WeightUnit.allCases.map {
+                            ($0, try store.preferences.plateSet(unit: $0, exercise: exercise))
+                        }) : nil
+            } catch {
+                form.plates = nil
+                form.error = "Plates: \(StoreError.oneLine(error))"
+            }
             let sessions = try store.queries.exerciseSessions(exercise: exercise, limit: 12)
             form.history =
                 sessions.isEmpty

@@ -88,10 +88,31 @@ public struct SetForm: Sendable, Equatable {
     /// The weight the numbers came from, exactly as stored: saved unchanged until the weight's
     /// text is edited, so showing 120 kg as 264.55 lb never stores 264.55 lb.
     public var storedWeight: WeightAmount?
+    /// The bar and plates of the chosen exercise, per unit, when its weight is a bar and plates
+    /// (nil: a dumbbell, machine or bodyweight lift): the form shows the plates per side.
+    public var plates: [WeightUnit: PlateSet]?
     public var error: String?
 
     public init(purpose: Purpose) {
         self.purpose = purpose
+    }
+
+    /// The plates per side for the weight being typed ("20 + 2×25 + 10 per side"), or the loadable
+    /// weights either side of one the plates cannot make; nil when the lift is not on a bar or the
+    /// weight does not read as a number.
+    public var platesText: String? {
+        guard let plates, let amount = AppState.parseWeight(weight, defaultUnit: unit), amount.weight > 0,
+            let set = plates[amount.unit]
+        else { return nil }
+        if let loading = Plates.load(amount.weight, on: set) { return loading.text }
+        let unit = amount.unit.rawValue
+        switch Plates.nearest(amount.weight, on: set) {
+        case (let below?, let above?):
+            return "can't load exactly: \(Formatting.number(below)) or \(Formatting.number(above)) \(unit)"
+        case (let below?, nil): return "more than the plates can load (\(Formatting.number(below)) \(unit) at most)"
+        case (nil, let above?): return "less than the bar (\(Formatting.number(above)) \(unit))"
+        case (nil, nil): return nil
+        }
     }
 
     /// The exercise's name as typed (setting it puts the cursor at its end).

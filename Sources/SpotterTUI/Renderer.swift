@@ -804,6 +804,12 @@ public enum Renderer {
         row += suggestionRows
         let unitHint =
             form.weight.lowercased().contains("k") || form.weight.lowercased().contains("l") ? "" : form.unit.rawValue
+        if form.focus != .exercise, let plates = form.platesText {
+            // The plates stand just above the weight, in the rows the suggestions use while the
+            // exercise is typed.
+            buffer.put("Plates", x: x + 2, y: row - 1, style: .dim)
+            buffer.put(plates.clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX, y: row - 1, style: .plain)
+        }
         field(.weight, row: row, value: form.weight, unit: unitHint)
         field(.reps, row: row + 1, value: form.reps)
         field(.rpe, row: row + 2, value: form.rpe, hint: "optional, 1-10")

@@ -7,8 +7,11 @@ import SpotterStore
 struct Config: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Show or set preferences: rest timer, its bell, the unit weights are shown in.",
-        subcommands: [ConfigShow.self, ConfigRest.self, ConfigBell.self, ConfigUnit.self],
+        abstract:
+            "Show or set preferences: rest timer, its bell, the unit weights are shown in, plates and warm-ups.",
+        subcommands: [
+            ConfigShow.self, ConfigRest.self, ConfigBell.self, ConfigUnit.self, ConfigPlates.self, ConfigWarmup.self,
+        ],
         defaultSubcommand: ConfigShow.self)
 }
 
@@ -23,6 +26,15 @@ struct ConfigShow: AsyncParsableCommand {
         for rest in try store.preferences.exerciseRests() { print("rest \(rest.seconds) s for \(rest.exercise)") }
         print("bell \(try store.preferences.restBell ? "on" : "off")")
         print("unit \(try store.preferences.displayUnit?.rawValue ?? "as logged")")
+        for unit in WeightUnit.allCases {
+            print("plates \(unit.rawValue): \(try store.preferences.plateSet(unit: unit).summary)")
+        }
+        for bar in try store.preferences.exerciseBars() {
+            print(
+                "bar for \(try store.queries.exerciseName(bar.exercise)): \(Formatting.weight(bar.bar, unit: bar.unit))"
+            )
+        }
+        print("warmup \(try store.preferences.warmupScheme().summary)")
     }
 }
 

@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+import SpotterCore
+
+extension Preference {
+    /// The bar and plates owned in `unit`: "20|25,20,15,10,5,2.5,1.25".
+    public static func plates(_ unit: WeightUnit) -> String { "pref.plates.\(unit.rawValue)" }
+    /// One exercise's own bar in `unit` (a 15 kg bar, a trap bar), by its catalogue spelling.
+    public static func bar(_ unit: WeightUnit, exercise: String) -> String {
+        "pref.bar.\(unit.rawValue).\(exercise.lowercased())"
+    }
+    /// The warm-up ramp: "bar:10,40:5,60:3,80:2".
+    public static let warmup = "pref.warmup"
+    /// The equipment whose weight is a bar and plates.
+    public static let barEquipment: Set<String> = ["barbell", "trap bar"]
+}
+
+/// An exercise's own bar, as `spotter config show` lists it.
+public struct ExerciseBar: Sendable, Equatable {
+    public var exercise: String
+    public var unit: WeightUnit
+    public var bar: Double
+}
+
+extension Preferences {
+    /// The bar and plates for `unit` (the lifter's, else a gym's usual ones), with `exercise`'s
+    /// own bar when it has one. A stored value that no longer reads is an error naming it, never
+    /// quietly the default.
+    public func plateSet(unit: WeightUnit, exercise: String? = nil) throws -> PlateSet {
+        var set = PlateSet.standard(unit)
+        if let text = try meta(Preference.plates(unit)) {
+            set = try Self.readPlates(text, unit: unit, key: Preference.plates(unit))
+        }
+        if let exercise {
+            let key = Preference.bar(unit, exercise: try store.catalogueSpelling(exercise))
+            if let text = try meta(key) {
+                guard let bar = Double(text) else { throw Self.unreadable(key, text) }
+                set = try Self.checked(PlateSet(unit: unit, bar: bar, plates: set.plates))
+            }
+        }
+        return set
+    }
+
+    /// Sets the bar and the plates owned in `unit`; nil keeps what is set now.
+    public func setPlates(unit: WeightUnit, bar: Double?, plates: [Double]?) throws {
+        let current = try plateSet(unit: unit)
+        let set = try Self.checked(PlateSet(unit: unit, bar: bar ?? current.bar, plates: plates ?? current.plates))
+        try setMeta(
+            Preference.plates(unit),
+            "\(Formatting.number(set.bar))|\(set.plates.map(Formatting.number).joined(separator: ","))")
+    }
+
+    /// Gives `exercise` a bar of its own in `unit` (nil: back to the unit's bar).
+    public func setBar(_ bar: Double?, unit: WeightUnit, exercise: String) throws {
+        let name = try store.catalogueSpelling(exercise)
+        if let bar {
+            let plates = try plateSet(unit: unit).plates
+            _ = try Self.checked(PlateSet(unit: unit, bar: bar, plates: plates))
+        }
+        try setMeta(Preference.bar(unit, exercise: name), bar.map(Formatting.number))
+    }
+
+    /// Every exercise with a bar of its own.
+    public func exerciseBars() throws -> [ExerciseBar] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT key, value FROM meta WHERE key LIKE 'pref.bar.%' ORDER BY key")
+                .compactMap { row in
+                    let key: String = row["key"]
+                    let rest = key.dropFirst("pref.bar.".count)
+                    guard let dot = rest.firstIndex(of: "."), let unit = WeightUnit(rawValue: String(rest[..<dot])),
+                        let bar = Double(row["value"] as String)
+                    else { return nil }
+                    return ExerciseBar(exercise: String(rest[rest.index(after: dot)...]), unit: unit, bar: bar)
+                }
+        }
+    }
+
+    /// The warm-up ramp (the lifter's, else bar ×10, 40 % ×5, 60 % ×3, 80 % ×2).
+    public func warmupScheme() throws -> WarmupScheme {
+        guard let text = try meta(Preference.warmup) else { return .standard }
+        do {
+            return try WarmupScheme.parse(text)
+        } catch {
+            throw Self.unreadable(Preference.warmup, text)
+        }
+    }
+
+    /// Sets the warm-up ramp; nil goes back to the usual one.
+    public func setWarmupScheme(_ scheme: WarmupScheme?) throws {
+        try setMeta(
+            Preference.warmup,
+            scheme.map { scheme in
+                scheme.steps.map { ($0.percent == 0 ? "bar" : Formatting.number($0.percent)) + ":\($0.reps)" }
+                    .joined(separator: ",")
+            })
+    }
+
+    /// Whether `exercise`'s weight is a bar and plates: a catalogue barbell or trap-bar lift, or
+    /// any exercise given a bar of its own.
+    public func loadsOnBar(_ exercise: String) throws -> Bool {
+        let name = try store.catalogueSpelling(exercise)
+        let equipment = try writer.read { db in
+            try String.fetchOne(
+                db, sql: "SELECT equipment FROM exercises WHERE name = ? COLLATE NOCASE", arguments: [name])
+        }
+        if let equipment, Preference.barEquipment.contains(equipment.lowercased()) { return true }
+        for unit in WeightUnit.allCases where try meta(Preference.bar(unit, exercise: name)) != nil { return true }
+        return false
+    }
+
+    static func readPlates(_ text: String, unit: WeightUnit, key: String) throws -> PlateSet {
+        let parts = text.split(separator: "|", omittingEmptySubsequences: false)
+        guard parts.count == 2, let bar = Double(parts[0]),
+            let plates = try? PlateSet.parsePlates(String(parts[1])),
+            let set = try? PlateSet(unit: unit, bar: bar, plates: plates)
+        else { throw unreadable(key, text) }
+        return set
+    }
+
+    static func checked(_ make: @autoclosure () throws(ValidationError) -> PlateSet) throws -> PlateSet {
+        do {
+            return try make()
+        } catch {
+            throw StoreError.invalid(error)
+        }
+    }
+
+    static func unreadable(_ key: String, _ text: String) -> StoreError {
+        StoreError.notAllowed(
+            "the preference \(key) reads '\(DisplayText.replacingControls(String(text.prefix(60))))', which is not "
+                + "a valid setting: set it again with spotter config")
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// Plates and warm-ups from the command line, on the real binary.
+@Suite(
+    "Plates and warm-ups on the command line", .enabled(if: SpotterBinary.exists, "build the binary first: swift build")
+)
+struct ToolkitCLITests {
+    @Test func warmupPrintsTheRampWithPlatesAndFollowsTheLiftersPlates() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let ramp = try await SpotterBinary.run(["warmup", "squat", "140"], db: db)
+        #expect(ramp.status == 0, "\(ramp.stderr)")
+        #expect(ramp.stdout.contains("1. 20 kg × 10   bar only (20 kg)"))
+        #expect(ramp.stdout.contains("2. 55 kg × 5   20 + 15 + 2.5 per side"))
+        #expect(ramp.stdout.contains("4. 110 kg × 2   20 + 25 + 20 per side"))
+        #expect(ramp.stdout.contains("work: 140 kg   20 + 2×25 + 10 per side"))
+        let odd = try await SpotterBinary.run(["warmup", "Squat (Barbell)", "101"], db: db)
+        #expect(odd.stdout.contains("nearest: 100 kg or 102.5 kg"))
+        let pounds = try await SpotterBinary.run(["warmup", "Squat (Barbell)", "225lb"], db: db)
+        #expect(pounds.stdout.contains("work: 225 lb   45 + 2×45 per side"))
+
+        // The lifter's own bar and plates, then one lift's own bar.
+        let set = try await SpotterBinary.run(["config", "plates", "kg", "--bar", "15", "10,5,2.5"], db: db)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(set.stdout.contains("15 kg bar, 10/5/2.5"))
+        let own = try await SpotterBinary.run(["warmup", "Squat (Barbell)", "60"], db: db)
+        #expect(own.stdout.contains("work: 60 kg   15 + 2×10 + 2.5 per side"))
+        let trap = try await SpotterBinary.run(
+            ["config", "plates", "kg", "--exercise", "Deadlift (Trap Bar)", "--bar", "25"], db: db)
+        #expect(trap.status == 0, "\(trap.stderr)")
+        let show = try await SpotterBinary.run(["config", "show"], db: db)
+        #expect(show.stdout.contains("plates kg: 15 kg bar, 10/5/2.5"))
+        #expect(show.stdout.contains("plates lb: 45 lb bar, 45/35/25/10/5/2.5"))
+        #expect(show.stdout.contains("25 kg"))
+
+        // A custom ramp.
+        let scheme = try await SpotterBinary.run(["config", "warmup", "bar:8,50:5,75:2"], db: db)
+        #expect(scheme.stdout.contains("warmup bar×8, 50%×5, 75%×2"))
+        let custom = try await SpotterBinary.run(["warmup", "Squat (Barbell)", "100"], db: db)
+        #expect(custom.stdout.contains("1. 15 kg × 8"))
+        #expect(custom.stdout.contains("3. 75 kg × 2"))
+    }
+
+    @Test func badInputIsRefusedWithItsReasonAndChangesNothing() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let before = try await SpotterBinary.run(["config", "show"], db: db).stdout
+        for arguments in [
+            ["config", "plates", "kg", "--bar", "20", "25,💪🏽"],
+            ["config", "plates", "kg", "--bar", "nan"],
+            ["config", "plates", "stone", "--bar", "6"],
+            ["config", "plates", "kg", "--bar", "20", "0"],
+            ["config", "plates", "kg", "--bar", "20", "25,\u{1B}[2J"],
+            ["config", "plates", "kg", "--exercise", "Squat (Barbell)", "--bar", "20", "25,20"],
+            ["config", "warmup", "150:3"],
+            ["config", "warmup", "bar:10,\u{202E}40:5"],
+            ["warmup", "Squat (Barbell)", "lots"],
+            ["warmup", "Squat (Barbell)", "-5"],
+        ] {
+            let result = try await SpotterBinary.run(arguments, db: db)
+            #expect(result.status != 0, "\(arguments) was taken")
+            #expect(!result.stderr.isEmpty, "\(arguments) said nothing")
+            #expect(!result.stderr.contains("\u{1B}"), "a control character is never echoed")
+        }
+        #expect(try await SpotterBinary.run(["config", "show"], db: db).stdout == before)
+        let ambiguous = try await SpotterBinary.run(["warmup", "bench", "100"], db: db)
+        #expect(ambiguous.status == 2)
+        #expect(ambiguous.stderr.contains("Bench Press (Barbell)"))
+    }
+}
