@@ -212,8 +212,14 @@ public final class AppController {
                         uniqueKeysWithValues: WeightUnit.allCases.map {
                             ($0, try store.preferences.plateSet(unit: $0, exercise: exercise))
                         }) : nil
+                // A ramp is offered before the lift's first work set in this workout.
+                let today = try workoutID.map { try store.queries.sessionSets(exercise: exercise, workoutID: $0) } ?? []
+                form.warmupOffer =
+                    today.contains { $0.kind == .normal || $0.kind == .failure }
+                    ? nil : try store.preferences.warmupScheme()
             } catch {
                 form.plates = nil
+                form.warmupOffer = nil
                 form.error = "Plates: \(StoreError.oneLine(error))"
             }
             let sessions = try store.queries.exerciseSessions(exercise: exercise, limit: 12)
@@ -257,6 +263,14 @@ public final class AppController {
             try store.workoutLog.editSet(id: id, changes: changes)
             afterLocalWrite(selectSet: id)
             state.say("Saved")
+        case .planWarmups(let input):
+            let planned = try store.workoutLog.planWarmups(input)
+            // A warm-up logged by hand before already stands for the ramp's first row.
+            afterLocalWrite(
+                selectWorkout: planned.workout.id, selectPlanned: planned.rows.first { $0.status == .planned }?.id)
+            state.focus = .sets
+            let ramp = planned.rows.dropLast().map { "\(Formatting.number($0.weight))×\($0.reps)" }
+            state.say("Warm-ups \(ramp.joined(separator: ", ")), then the work set: Enter logs each")
         case .deleteSet(let id):
             try store.workoutLog.deleteSet(id: id)
             afterLocalWrite()
@@ -462,7 +476,7 @@ public final class AppController {
     /// so nothing typed is lost.
     private func reopenFormIfRefused(_ effect: AppEffect, error: String) {
         switch effect {
-        case .logSet(let input):
+        case .logSet(let input), .planWarmups(let input):
             var form = SetForm(purpose: .log(workoutID: nil, workoutName: nil))
             if case .existing(let id) = input.workout {
                 form.purpose = .log(

@@ -91,10 +91,27 @@ public struct SetForm: Sendable, Equatable {
     /// The bar and plates of the chosen exercise, per unit, when its weight is a bar and plates
     /// (nil: a dumbbell, machine or bodyweight lift): the form shows the plates per side.
     public var plates: [WeightUnit: PlateSet]?
+    /// The lifter's warm-up scheme while a ramp is offered: the lift has no work set in the
+    /// workout yet (^W plans it).
+    public var warmupOffer: WarmupScheme?
     public var error: String?
 
     public init(purpose: Purpose) {
         self.purpose = purpose
+    }
+
+    /// The ramp ^W would plan before the weight being typed ("20×10 · 55×5 · 82.5×3 · 110×2"); nil
+    /// when none is offered or the weight is light.
+    public var warmupText: String? {
+        guard let scheme = warmupOffer, let amount = AppState.parseWeight(weight, defaultUnit: unit), amount.weight > 0
+        else { return nil }
+        guard
+            let set = plates?[amount.unit]
+                ?? (try? PlateSet(unit: amount.unit, bar: 0, plates: [amount.unit == .kg ? 1.25 : 2.5]))
+        else { return nil }
+        let ramp = scheme.ramp(to: amount.weight, on: set).filter { $0.weight > 0 }
+        guard !ramp.isEmpty else { return nil }
+        return ramp.map { "\(Formatting.number($0.weight))×\($0.reps)" }.joined(separator: " · ")
     }
 
     /// The plates per side for the weight being typed ("20 + 2×25 + 10 per side"), or the loadable

@@ -56,7 +56,7 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     case submit
     /// Esc: close the form, cancel the workout, clear the filter.
     case cancel
-    case nextField, previousField, nextSuggestion, previousSuggestion, formHistory, starSuggestion
+    case nextField, previousField, nextSuggestion, previousSuggestion, formHistory, starSuggestion, planWarmups
     case previousKind, nextKind
     case edit(TextEdit)
     // The routine list and editor.
@@ -280,6 +280,9 @@ public enum KeyMap {
         KeyBinding([.end], .textField, .edit(.moveToEnd)),
         KeyBinding([.control("f")], .form, .starSuggestion, hints: [Hint(bar: .form, text: "^F star")]),
         KeyBinding([.control("o")], .form, .formHistory, hints: [Hint(bar: .form, text: "^O history")]),
+        KeyBinding(
+            [.control("w")], .form, .planWarmups,
+            help: .fragment(row: "Warm-ups", text: "^W in the set form plans them before a first work set")),
         KeyBinding(
             [.escape], .form, .cancel, hints: [Hint(bar: .form, text: "Esc")],
             help: .fragment(row: "In the form", text: "Esc cancels")),

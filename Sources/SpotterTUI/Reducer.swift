@@ -40,6 +40,8 @@ public enum AppEffect: Sendable, Equatable {
     case saveRoutine(workoutID: UUID, routineID: UUID?, name: String)
     /// Log a planned row (nil values: its targets) through the one-transaction action.
     case logPlanned(id: UUID, weight: Double?, reps: Int?, rpe: Double?, kind: SetKind?)
+    /// Plan the warm-up ramp before the work set the form holds, and the work set, as planned rows.
+    case planWarmups(LogSetInput)
     /// Skip a planned row, or bring a skipped one back.
     case toggleSkipPlanned(id: UUID)
     /// `n` in the routine list: an empty routine, then opened in the editor.
@@ -623,6 +625,22 @@ extension AppState {
             }
             overlay = .history(HistoryView(exercise: exercise, returnTo: form))
             return [.loadHistory(exercise: exercise, offset: 0)]
+        case .planWarmups:
+            guard case .log = form.purpose else {
+                form.error = "Warm-ups are planned from the form that logs a new set"
+                return []
+            }
+            if form.focus == .exercise { Self.takeChoice(&form) }
+            switch Self.submission(of: form) {
+            case .failure(let problem):
+                form.error = problem.message
+                form.focus = problem.field
+                return []
+            case .success(let effect):
+                guard case .logSet(let input) = effect else { return [] }
+                overlay = .none
+                return [.planWarmups(input)]
+            }
         case .starSuggestion:
             // Ctrl-F stars the highlighted suggestion without leaving the form.
             if form.focus == .exercise, form.suggestions.indices.contains(form.highlighted) {

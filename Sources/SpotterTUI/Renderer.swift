@@ -804,6 +804,11 @@ public enum Renderer {
         row += suggestionRows
         let unitHint =
             form.weight.lowercased().contains("k") || form.weight.lowercased().contains("l") ? "" : form.unit.rawValue
+        if form.focus != .exercise, case .log = form.purpose, let ramp = form.warmupText {
+            buffer.put("Warm-up", x: x + 2, y: row - 2, style: .dim)
+            buffer.put(
+                "^W \(ramp)".clipped(to: valueWidth, ellipsis: g.ellipsis), x: valueX, y: row - 2, style: .dim)
+        }
         if form.focus != .exercise, let plates = form.platesText {
             // The plates stand just above the weight, in the rows the suggestions use while the
             // exercise is typed.
