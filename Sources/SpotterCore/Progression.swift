@@ -64,10 +64,14 @@ public enum Progression {
     ///   - written: the routine's targets as written now (percentages already turned into weights).
     ///   - history: earlier performances of this exercise in this routine, oldest first.
     ///   - timeZone: for the dates the hint names.
+    ///   - plates: the bar and plates of a lift on a bar, in the routine's unit: a weight that
+    ///     moves lands on a loadable one, and an increment too small to load moves to the next
+    ///     loadable step (`Plates.progressed`), so progression never stalls on plates.
     public static func next(
         for exercise: RoutineExercise, written: [SetTarget], history: [PastPerformance],
-        timeZone: TimeZone = .current
+        timeZone: TimeZone = .current, plates: PlateSet? = nil
     ) -> ProgressionOutcome {
+        let plates = plates?.unit == exercise.unit ? plates : nil
         guard exercise.progression != .fixed else {
             return ProgressionOutcome(targets: written, hint: "as written (fixed)")
         }
@@ -95,7 +99,12 @@ public enum Progression {
             last.targets.indices.map { index in
                 guard last.targets[index].kind != .warmup else { return written[index] }
                 var target = last.targets[index]
-                target.weight = max(0, change(target.weight))
+                let wanted = max(0, change(target.weight))
+                if let plates, abs(wanted - target.weight) > 1e-9 {
+                    target.weight = Plates.progressed(from: target.weight, by: wanted - target.weight, on: plates)
+                } else {
+                    target.weight = wanted
+                }
                 if let reps { target.reps = reps(target.reps) }
                 return target
             }
@@ -105,9 +114,14 @@ public enum Progression {
             return ProgressionOutcome(targets: written, hint: "as written (fixed)")
         case .linear:
             if hit {
-                return ProgressionOutcome(
-                    targets: moved(weight: { $0 + exercise.increment }),
-                    hint: "+\(increment) \(unit): all \(shape) done on \(day)")
+                let targets = moved(weight: { $0 + exercise.increment })
+                // The plates may make the step bigger than the increment: the hint says so.
+                let first = working[0]
+                let step = targets[first].weight - last.targets[first].weight
+                let stepText =
+                    abs(step - exercise.increment) > 1e-6
+                    ? "+\(Formatting.number(step)) \(unit) (+\(increment) cannot be loaded)" : "+\(increment) \(unit)"
+                return ProgressionOutcome(targets: targets, hint: "\(stepText): all \(shape) done on \(day)")
             }
             let misses = missesInARow(history)
             let at = Formatting.number(last.targets[working[0]].weight)

@@ -27,18 +27,32 @@ extension Preferences {
     /// own bar when it has one. A stored value that no longer reads is an error naming it, never
     /// quietly the default.
     public func plateSet(unit: WeightUnit, exercise: String? = nil) throws -> PlateSet {
+        try writer.read { db in try Self.plateSet(unit: unit, exercise: exercise, db: db) }
+    }
+
+    static func plateSet(unit: WeightUnit, exercise: String?, db: Database) throws -> PlateSet {
+        func meta(_ key: String) throws -> String? {
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])
+        }
         var set = PlateSet.standard(unit)
         if let text = try meta(Preference.plates(unit)) {
-            set = try Self.readPlates(text, unit: unit, key: Preference.plates(unit))
+            set = try readPlates(text, unit: unit, key: Preference.plates(unit))
         }
         if let exercise {
-            let key = Preference.bar(unit, exercise: try store.catalogueSpelling(exercise))
+            let name = try SpotterStore.canonicalExercise(
+                exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
+            let key = Preference.bar(unit, exercise: name)
             if let text = try meta(key) {
-                guard let bar = Double(text) else { throw Self.unreadable(key, text) }
-                set = try Self.checked(PlateSet(unit: unit, bar: bar, plates: set.plates))
+                guard let bar = Double(text) else { throw unreadable(key, text) }
+                set = try checked(PlateSet(unit: unit, bar: bar, plates: set.plates))
             }
         }
         return set
+    }
+
+    /// The plates for `exercise` in `unit` when its weight is a bar and plates; nil otherwise.
+    static func barPlates(_ exercise: String, unit: WeightUnit, db: Database) throws -> PlateSet? {
+        try loadsOnBar(exercise, db: db) ? try plateSet(unit: unit, exercise: exercise, db: db) : nil
     }
 
     /// Sets the bar and the plates owned in `unit`; nil keeps what is set now.
@@ -98,13 +112,20 @@ extension Preferences {
     /// Whether `exercise`'s weight is a bar and plates: a catalogue barbell or trap-bar lift, or
     /// any exercise given a bar of its own.
     public func loadsOnBar(_ exercise: String) throws -> Bool {
-        let name = try store.catalogueSpelling(exercise)
-        let equipment = try writer.read { db in
-            try String.fetchOne(
-                db, sql: "SELECT equipment FROM exercises WHERE name = ? COLLATE NOCASE", arguments: [name])
-        }
+        try writer.read { db in try Self.loadsOnBar(exercise, db: db) }
+    }
+
+    static func loadsOnBar(_ exercise: String, db: Database) throws -> Bool {
+        let name = try SpotterStore.canonicalExercise(exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
+        let equipment = try String.fetchOne(
+            db, sql: "SELECT equipment FROM exercises WHERE name = ? COLLATE NOCASE", arguments: [name])
         if let equipment, Preference.barEquipment.contains(equipment.lowercased()) { return true }
-        for unit in WeightUnit.allCases where try meta(Preference.bar(unit, exercise: name)) != nil { return true }
+        for unit in WeightUnit.allCases
+        where try String.fetchOne(
+            db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Preference.bar(unit, exercise: name)]) != nil
+        {
+            return true
+        }
         return false
     }
 

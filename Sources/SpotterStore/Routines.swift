@@ -463,6 +463,8 @@ extension SpotterStore {
         _ routine: Routine, exerciseIndex: Int, past: [PastWorkout], db: Database
     ) throws -> ProgressionOutcome {
         let planned = routine.exercises[exerciseIndex]
+        // A lift on a bar moves to weights the lifter's plates can load.
+        let plates = try Preferences.barPlates(planned.exercise, unit: planned.unit, db: db)
         let percentBased = planned.sets.contains { $0.percentOfOneRepMax != nil }
         var written: [SetTarget] = []
         var hint: String?
@@ -471,7 +473,9 @@ extension SpotterStore {
             for set in planned.sets {
                 var weight = set.weight ?? 0
                 if let percent = set.percentOfOneRepMax, let max {
-                    weight = Progression.weight(percent: percent, ofOneRepMax: max, unit: planned.unit)
+                    weight =
+                        plates.map { Plates.rounded(max * percent / 100, on: $0) }
+                        ?? Progression.weight(percent: percent, ofOneRepMax: max, unit: planned.unit)
                 }
                 written.append(SetTarget(kind: set.kind, weight: weight, reps: set.reps))
             }
@@ -490,7 +494,7 @@ extension SpotterStore {
         let history = Self.pastPerformances(
             in: past, exercise: planned.exercise, occurrence: occurrence, unit: planned.unit,
             names: routine.currentNames)
-        return Progression.next(for: planned, written: written, history: history)
+        return Progression.next(for: planned, written: written, history: history, plates: plates)
     }
 
     /// A workout started from a routine on another device shows its planned sets here too, to

@@ -40,6 +40,38 @@ struct ProgressionTests {
         #expect(outcome.hint == "+2.5 kg: all 3×5 done on Mon 16 Nov")
     }
 
+    /// On a bar, a target lands on a weight the lifter's plates load, and a step too small to
+    /// load moves to the next loadable one: progression never stalls on plates.
+    @Test func linearOnABarMovesToLoadableWeightsAndNeverStalls() throws {
+        var small = exercise(.linear)
+        small.increment = 1
+        let standard = PlateSet.standard(.kg)
+        let one = Progression.next(
+            for: small, written: targets(100, 5), history: [performance(monday, 100, 5)], timeZone: utc,
+            plates: standard)
+        #expect(one.targets == targets(102.5, 5))
+        #expect(one.hint == "+2.5 kg (+1 cannot be loaded): all 3×5 done on Mon 16 Nov")
+        let bigPlates = try PlateSet(unit: .kg, bar: 20, plates: [20, 10, 5])
+        let home = Progression.next(
+            for: exercise(.linear), written: targets(100, 5), history: [performance(monday, 100, 5)],
+            timeZone: utc, plates: bigPlates)
+        #expect(home.targets == targets(110, 5), "2.5 kg cannot be loaded with 5 kg plates: the next step")
+        // A deload lands on a loadable weight too.
+        let misses = [
+            performance(day(-7), 110, 5, lastReps: 3), performance(day(-3), 110, 5, lastReps: 4),
+            performance(monday, 110, 5, lastReps: 4),
+        ]
+        let deload = Progression.next(
+            for: exercise(.linear), written: targets(100, 5), history: misses, timeZone: utc, plates: bigPlates)
+        #expect(deload.targets == targets(100, 5), "99 kg rounds to the loadable 100 kg")
+        // Plates of another unit are not used for a kg routine; without plates nothing changes.
+        let pounds = Progression.next(
+            for: small, written: targets(100, 5), history: [performance(monday, 100, 5)], timeZone: utc,
+            plates: PlateSet.standard(.lb))
+        #expect(pounds.targets == targets(101, 5))
+        #expect(next(small, [performance(monday, 100, 5)]).targets == targets(101, 5))
+    }
+
     @Test func linearKeepsTheWeightAfterAMiss() {
         let outcome = next(exercise(.linear), [performance(monday, 100, 5, lastReps: 4)])
         #expect(outcome.targets == targets(100, 5))

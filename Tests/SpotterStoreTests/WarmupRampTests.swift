@@ -81,4 +81,29 @@ struct WarmupRampTests {
         #expect(try store.queries.workoutSummaries().isEmpty, "no workout was started for nothing")
         #expect(try store.operations().isEmpty)
     }
+
+    /// A routine on a bar progresses to what the lifter's plates load: +2.5 kg with only 5 kg
+    /// plates is +10 kg, said in the hint, never a stall at the same weight.
+    @Test func aRoutinesProgressionLandsOnTheLiftersPlates() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        try store.preferences.setPlates(unit: .kg, bar: 20, plates: [20, 10, 5])
+        try store.workoutLog.createRoutine(
+            name: "Squat day",
+            exercises: [
+                RoutineExercise(
+                    exercise: "Squat (Barbell)", sets: Array(repeating: PlannedSet(weight: 100, reps: 5), count: 3),
+                    progression: .linear, increment: 2.5)
+            ])
+        let first = try store.workoutLog.startRoutine("Squat day")
+        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        try store.workoutLog.editWorkout(id: first.workout.id, changes: WorkoutChanges(endedAt: clock.now()))
+        clock.advance(by: 2 * 86_400)
+        let second = try store.workoutLog.startRoutine("Squat day")
+        #expect(second.workout.id != first.workout.id)
+        #expect(second.rows.map(\.weight) == [110, 110, 110])
+        #expect(
+            second.rows.first?.hint?.hasPrefix("+10 kg (+2.5 cannot be loaded)") == true,
+            "\(second.rows.first?.hint ?? "")")
+    }
 }
