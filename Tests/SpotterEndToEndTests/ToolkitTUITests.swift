@@ -37,7 +37,8 @@ struct ToolkitTUITests {
         try tmux.press("C-u")
         try tmux.type("5")
         try tmux.press("C-w")
-        step = try await tmux.waitFor("Enter logs each")
+        // The rows, not the few-second message: on a busy machine the message may be gone.
+        step = try await tmux.waitFor { $0.contains("110 kg    2") && $0.contains("planne") }
         #expect(step.ok, "\(step.screen)")
         // The bar warm-up logged by hand stands for the ramp's first row: four rows are left.
         for _ in 0..<4 { try tmux.press("Enter") }
