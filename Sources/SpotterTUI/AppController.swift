@@ -279,6 +279,32 @@ public final class AppController {
             try store.workoutLog.deleteWorkout(id: id)
             afterLocalWrite()
             state.say("Workout deleted")
+        case .loadPlates:
+            var current: [WeightUnit: String] = [:]
+            for unit in WeightUnit.allCases {
+                current[unit] = PlatesInput.text(try store.preferences.plateSet(unit: unit))
+            }
+            state.overlay = .plates(PlatesInput(unit: state.displayUnit ?? .kg, current: current))
+        case .savePlates(let unit, let text):
+            switch PlatesInput.parse(text) {
+            case .failure(let error):
+                state.say(error.message, isError: true)
+            case .success(let typed):
+                do {
+                    try store.preferences.setPlates(unit: unit, bar: typed.bar, plates: typed.plates)
+                    state.say("Plates (\(unit.rawValue)): \(try store.preferences.plateSet(unit: unit).summary)")
+                } catch {
+                    // Refused: the prompt again, with what was typed and why.
+                    var current: [WeightUnit: String] = [:]
+                    for other in WeightUnit.allCases {
+                        current[other] = (try? store.preferences.plateSet(unit: other)).map(PlatesInput.text)
+                    }
+                    var input = PlatesInput(unit: unit, current: current)
+                    input.field = TextField(text)
+                    state.overlay = .plates(input)
+                    state.say("\(error)", isError: true)
+                }
+            }
         case .createWorkout(let name):
             let workout = try store.workoutLog.createWorkout(
                 name: name.isEmpty ? SpotterStore.timeOfDayName(clock.now()) : name)

@@ -274,10 +274,47 @@ public enum Overlay: Sendable, Equatable {
     case workoutEdit(WorkoutEditForm)
     /// `F`: what the workout just finished came to.
     case workoutSummary(WorkoutSummaryView)
+    /// `P`: the bar and plates owned, per unit.
+    case plates(PlatesInput)
 
     /// The name dialog with `name` typed, the cursor at its end.
     public static func newWorkout(name: String) -> Overlay {
         .newWorkout(TextField(name))
+    }
+}
+
+/// `P`: the bar and the plates owned, typed as "20: 25,20,15,10,5,2.5,1.25", one unit at a time.
+public struct PlatesInput: Sendable, Equatable {
+    public var unit: WeightUnit
+    public var field: TextField
+    /// What each unit holds now, as typed ("BAR: PLATES"): Tab shows the other one.
+    public var current: [WeightUnit: String]
+
+    public init(unit: WeightUnit, current: [WeightUnit: String]) {
+        self.unit = unit
+        self.current = current
+        field = TextField(current[unit] ?? "", selected: false)
+    }
+
+    /// "20: 25,20,15,10,5,2.5,1.25".
+    public static func text(_ set: PlateSet) -> String {
+        "\(Formatting.number(set.bar)): \(set.plates.map(Formatting.number).joined(separator: ","))"
+    }
+
+    /// The bar and plates typed, or why they do not read.
+    public static func parse(_ text: String) -> Result<(bar: Double, plates: [Double]), ValidationError> {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let bar = Double(parts[0].trimmingCharacters(in: .whitespaces)), bar.isFinite
+        else {
+            return .failure(
+                ValidationError(field: "plates", message: "type the bar, a colon and the plates: 20: 25,20,15,10,5,2.5")
+            )
+        }
+        do {
+            return .success((bar, try PlateSet.parsePlates(String(parts[1]))))
+        } catch {
+            return .failure(error)
+        }
     }
 }
 

@@ -7,6 +7,8 @@ public enum KeyContext: Sendable, Equatable, Hashable, CaseIterable {
     case filter
     /// Typing a new workout's name.
     case newWorkout
+    /// `P`: the bar and plates owned, typed on the bottom bar.
+    case plates
     /// Any text being typed: the filter, the workout name, the form's text fields.
     case textField
     /// The set form, whichever field has focus.
@@ -47,7 +49,7 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     case toggleAirplane, toggleStar, cycleDisplayUnit, skipRest, extendRest, toggleDebug, syncNow
     case retryRejected, discardRejected, startFilter, startRoutine, saveAsRoutine
     case moveDown, moveUp, pageDown, pageUp, moveToFirst, moveToLast
-    case switchPane, focusWorkouts, focusSets, openWorkout, back
+    case switchPane, focusWorkouts, focusSets, openWorkout, back, editPlates, otherUnit
     // Overlays.
     case closeHelp
     case closeHistory, historyNextPage, historyPreviousPage, historyFirstPage, historyLastPage
@@ -82,7 +84,7 @@ public enum HintBar: Sendable, Equatable, Hashable, CaseIterable {
     /// The set form's last line.
     case form
     /// The bottom bar while typing a filter / a workout name / confirming a delete.
-    case filter, newWorkout, confirmDelete
+    case filter, newWorkout, confirmDelete, plates
     /// The history view's footer, and the help screen's.
     case history, help
     /// The "terminal too small" notice.
@@ -210,6 +212,9 @@ public enum KeyMap {
             hints: [Hint(bar: .browse, text: "w workout"), Hint(bar: .browseNarrow, text: "w workout")],
             help: .line(key: "w", text: "start a new workout")),
         KeyBinding(
+            [c("P")], .browse, .editPlates,
+            help: .line(key: "P", text: "the bar and plates you own, per unit (Tab: kg/lb)")),
+        KeyBinding(
             [c("R")], .browse, .startRoutine,
             help: .line(key: "R", text: "routines: Enter start, e edit, n new, r rename, d delete")),
         KeyBinding(
@@ -300,6 +305,9 @@ public enum KeyMap {
             [.enter], .newWorkout, .submit,
             hints: [Hint(bar: .newWorkout, text: "Enter create (empty: named after the time of day)")]),
         KeyBinding([.escape], .newWorkout, .cancel, hints: [Hint(bar: .newWorkout, text: "Esc cancel")]),
+        KeyBinding([.enter], .plates, .submit, hints: [Hint(bar: .plates, text: "Enter save")]),
+        KeyBinding([.tab], .plates, .otherUnit, hints: [Hint(bar: .plates, text: "Tab kg/lb")]),
+        KeyBinding([.escape], .plates, .cancel, hints: [Hint(bar: .plates, text: "Esc cancel")]),
 
         // Delete confirmation.
         KeyBinding(

@@ -23,6 +23,10 @@ public enum AppEffect: Sendable, Equatable {
     case deleteSet(id: UUID)
     case deleteWorkout(id: UUID)
     case createWorkout(name: String)
+    /// `P`: read the bar and plates owned, to edit them.
+    case loadPlates
+    /// Save the bar and plates owned in `unit`, as typed ("20: 25,20,15").
+    case savePlates(unit: WeightUnit, text: String)
     case setAirplane(Bool)
     case toggleFavorite(exercise: String)
     /// Keep the unit weights are shown in (nil: as logged).
@@ -80,6 +84,7 @@ extension AppState {
             }
         case .confirmDelete: [.confirmDelete]
         case .newWorkout: [.newWorkout, .textField]
+        case .plates: [.plates, .textField]
         case .history: [.history]
         case .help: [.help]
         case .routinePicker: [.routinePicker]
@@ -121,6 +126,8 @@ extension AppState {
             return reduceConfirm(target, action)
         case .newWorkout(let name):
             return reduceNewWorkout(name, key, action)
+        case .plates(let input):
+            return reducePlates(input, key, action)
         case .history(let view):
             return reduceHistory(view, action)
         case .help:
@@ -188,6 +195,8 @@ extension AppState {
             askToDelete()
         case .startWorkout:
             overlay = .newWorkout(TextField())
+        case .editPlates:
+            return [.loadPlates]
         case .toggleAirplane:
             airplane.toggle()
             say(airplane ? "Airplane mode on: changes stay queued on this device" : "Airplane mode off: syncing")
@@ -457,6 +466,36 @@ extension AppState {
     }
 
     // MARK: New workout and delete confirmation
+
+    private mutating func reducePlates(_ input: PlatesInput, _ key: Key, _ action: KeyAction?) -> [AppEffect] {
+        var input = input
+        switch action {
+        case .cancel:
+            overlay = .none
+            return []
+        case .submit:
+            if case .failure(let error) = PlatesInput.parse(input.field.text) {
+                say(error.message, isError: true)
+                return []
+            }
+            overlay = .none
+            return [.savePlates(unit: input.unit, text: input.field.text)]
+        case .otherUnit:
+            input.current[input.unit] = input.field.text
+            input.unit = input.unit == .kg ? .lb : .kg
+            input.field = TextField(input.current[input.unit] ?? "")
+        case .edit(let edit):
+            input.field.apply(edit)
+        default:
+            guard case .character(let character) = key else { break }
+            guard input.field.insert(character, limit: 120) else {
+                say("The plates line holds at most 120 characters", isError: true)
+                return []
+            }
+        }
+        overlay = .plates(input)
+        return []
+    }
 
     private mutating func reduceNewWorkout(_ name: TextField, _ key: Key, _ action: KeyAction?) -> [AppEffect] {
         var name = name

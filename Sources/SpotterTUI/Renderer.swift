@@ -65,7 +65,7 @@ public enum Renderer {
         case .conflicts(let view): drawConflicts(view, state, &buffer)
         case .workoutEdit(let form): drawWorkoutEdit(form, state, &buffer)
         case .workoutSummary(let view): drawWorkoutSummary(view, state, &buffer)
-        case .confirmDelete, .newWorkout, .none: break
+        case .confirmDelete, .newWorkout, .plates, .none: break
         }
         // Messages and names carry symbols of their own ("100 kg × 5", "Log set · new workout",
         // an emoji in a workout's name): a terminal without UTF-8 gets ASCII for every cell.
@@ -571,6 +571,12 @@ public enum Renderer {
                     before: parts.before, name: parts.name, after: parts.after + "  ",
                     keys: KeyMap.hints(.confirmDelete), width: width, ellipsis: state.glyphs.ellipsis),
                 x: 0, y: y, style: style, maxWidth: width)
+            return
+        case .plates(let input):
+            buffer.fill(x: 0, y: y, count: width, style: .reverse)
+            putPrompt(
+                label: " Plates \(input.unit.rawValue): ", field: input.field,
+                hints: "   " + KeyMap.hints(.plates), &buffer, y: y, width: width, ellipsis: state.glyphs.ellipsis)
             return
         case .newWorkout(let name):
             buffer.fill(x: 0, y: y, count: width, style: .reverse)

@@ -22,6 +22,7 @@ struct KeyMapTests {
             .routineName(RoutineNameInput(purpose: .create)), .conflicts(ConflictsView()),
             .workoutEdit(WorkoutEditForm(workoutID: UUID(), name: "Push", notes: nil)),
             .workoutSummary(WorkoutSummaryView(name: "Push", lines: [])),
+            .plates(PlatesInput(unit: .kg, current: [.kg: "20: 25,20"])),
         ] {
             var state = base
             state.overlay = overlay
