@@ -545,19 +545,7 @@ extension WorkoutLog {
     @discardableResult
     public func logSet(_ input: LogSetInput, id: UUID = .timeOrdered()) throws -> LoggedSet {
         let now = self.now
-        let exerciseName = input.exercise.trimmingCharacters(in: .whitespacesAndNewlines)
-        do {
-            try Validation.exercise(exerciseName)
-            try Validation.weight(input.weight, unit: input.unit)
-            try Validation.reps(input.reps)
-            try Validation.rpe(input.rpe)
-            try Validation.nonNegative(input.distanceM, field: "distance_m")
-            try Validation.nonNegative(input.durationS, field: "duration_s")
-            try Validation.notes(input.notes)
-            if case .new(let name) = input.workout { try Validation.workoutName(name) }
-        } catch {
-            throw StoreError.invalid(error)
-        }
+        _ = try input.validatedExercise()
         return try writer.write { db in
             let logged = try store.logValidatedSet(input, id: id, db: db, now: now)
             try store.journal(
@@ -674,4 +662,25 @@ extension WorkoutLog {
     }
 
     // MARK: Shared steps
+}
+
+extension LogSetInput {
+    /// Checks the input by the rules every set obeys (the same for a log and a planned ramp);
+    /// returns the exercise's name trimmed.
+    func validatedExercise() throws(StoreError) -> String {
+        let name = exercise.trimmingCharacters(in: .whitespacesAndNewlines)
+        do {
+            try Validation.exercise(name)
+            try Validation.weight(weight, unit: unit)
+            try Validation.reps(reps)
+            try Validation.rpe(rpe)
+            try Validation.nonNegative(distanceM, field: "distance_m")
+            try Validation.nonNegative(durationS, field: "duration_s")
+            try Validation.notes(notes)
+            if case .new(let name) = workout { try Validation.workoutName(name) }
+        } catch {
+            throw StoreError.invalid(error)
+        }
+        return name
+    }
 }

@@ -28,16 +28,7 @@ extension WorkoutLog {
     /// row still to do. A light work set has no ramp, and says so.
     public func planWarmups(_ input: LogSetInput) throws -> PlannedWarmups {
         let now = self.now
-        let name = input.exercise.trimmingCharacters(in: .whitespacesAndNewlines)
-        do {
-            try Validation.exercise(name)
-            try Validation.weight(input.weight, unit: input.unit)
-            try Validation.reps(input.reps)
-            try Validation.rpe(input.rpe)
-        } catch {
-            throw StoreError.invalid(error)
-        }
-        let exercise = try store.catalogueSpelling(name)
+        let exercise = try store.catalogueSpelling(try input.validatedExercise())
         let preferences = store.preferences
         let onBar = try preferences.loadsOnBar(exercise)
         let plates =
