@@ -90,7 +90,11 @@ struct PostgresStatementError: Error, CustomStringConvertible {
 /// - a lease deadline: with a permit in hand a connection is idle or may be opened, so a lease
 ///   that takes longer than `connectTimeout` means PostgreSQL cannot be reached, and the request
 ///   is answered 503. (The client alone would keep it waiting while it tries to connect again,
-///   backing off from 100 ms up to a minute, for a minute before it gives up.)
+///   backing off from 100 ms up to a minute, for a minute before it gives up.) Once a lease has
+///   timed out, the next ones wait only `probeTimeout` until one gets a connection again: the
+///   client keeps trying to connect meanwhile and keeps the connection it makes, so a request
+///   finds it at once when PostgreSQL is back, and the requests that pile up during an outage are
+///   answered 503 at once rather than each after `connectTimeout`.
 /// - the statement deadline (`PostgresSession.query`): a connection whose statement outlives it is
 ///   closed, and the client opens a fresh one for the next transaction.
 /// - a close that lets the running transactions finish: the client's own shutdown would close
@@ -104,6 +108,8 @@ final class PostgresPool: Sendable {
     /// How long opening a connection may take; also how long a transaction holding a permit may
     /// wait for its connection.
     let connectTimeout: Duration
+    /// How long a transaction waits for its connection while PostgreSQL is known to be out of reach.
+    static let probeTimeout = Duration.milliseconds(250)
     private let logger: Logger
     private let client: PostgresClient
     /// The client's `run()`: cancelled by `close()`, once no transaction is left.
@@ -123,6 +129,8 @@ final class PostgresPool: Sendable {
         /// Connections that have already served a transaction: one of them found dead at a
         /// transaction's first statement went stale while it was idle in the pool.
         var served: Set<PostgresConnection.ID> = []
+        /// Set when a lease found no connection in time, cleared by the next one that finds one.
+        var unreachable = false
     }
 
     init(
@@ -173,7 +181,7 @@ final class PostgresPool: Sendable {
         _ body: @escaping @Sendable (PostgresSession) async throws -> T
     ) async -> Result<T, any Error> {
         let race = LeaseRace()
-        let deadline = connectTimeout
+        let deadline = state.withLock { $0.unreachable } ? Self.probeTimeout : connectTimeout
         return await withTaskGroup(of: LeaseStep<T>.self) { group in
             group.addTask {
                 do {
@@ -181,6 +189,7 @@ final class PostgresPool: Sendable {
                         try await self.client.withConnection { connection in
                             // The connection came after the deadline: the request was answered already.
                             guard race.begin() else { return .failure(CancellationError()) }
+                            self.state.withLock { $0.unreachable = false }
                             return await self.run(body, on: connection)
                         })
                 } catch {
@@ -198,6 +207,7 @@ final class PostgresPool: Sendable {
                     return outcome
                 case .deadline where race.expire():
                     group.cancelAll()
+                    state.withLock { $0.unreachable = true }
                     return .failure(
                         ServerStoreUnavailable("no connection to \(location.host):\(location.port) within \(deadline)"))
                 case .deadline:

@@ -72,6 +72,41 @@ struct PostgresPoolTests {
         }
         await drop(pool)
     }
+
+    /// PostgreSQL stopped: a session is "unavailable" (503) within the connect time-out, and the
+    /// ones after it at once, not each after the time-out; once PostgreSQL is back, the pool uses it
+    /// again without being told.
+    @Test("while PostgreSQL is down sessions are unavailable, soon at once; once it is back it is used again")
+    func anOutageIsUnavailableAndThePoolRecovers() async throws {
+        let cluster = try TestPostgres.privateCluster()
+        defer { cluster.destroy() }
+        var logger = Logger(label: "test.pool")
+        logger.logLevel = .critical
+        let pool = PostgresPool(
+            location: try PostgresLocation(url: cluster.url), size: 2, connectTimeout: .seconds(2), logger: logger)
+        let one: @Sendable (PostgresSession) async throws -> Int? = { session in
+            try await session.query("SELECT 1").rows.first?.decode(Int.self)
+        }
+        #expect(try await pool.withSession(one) == 1)
+        try cluster.stopServer()
+        // The first session may find its pooled connection dead (stale) or wait for a connection.
+        _ = try? await pool.withSession(one)
+        let clock = ContinuousClock()
+        let started = clock.now
+        for _ in 0..<8 {
+            await #expect(throws: ServerStoreUnavailable.self) { try await pool.withSession(one) }
+        }
+        #expect(clock.now - started < .seconds(4), "eight sessions did not each wait for the time-out")
+        try cluster.startServer()
+        var answer: Int?
+        let deadline = clock.now + .seconds(60)
+        while answer == nil, clock.now < deadline {
+            answer = try? await pool.withSession(one)
+            if answer == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(answer == 1, "the pool connects again once PostgreSQL is back")
+        await pool.close()
+    }
 }
 
 /// How many sessions have started running their work.
