@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import PostgresNIO
 import Synchronization
 
@@ -87,14 +88,17 @@ struct PostgresStatementError: Error, CustomStringConvertible {
 /// - admission: `size` permits, one per connection the client may open, handed out in arrival
 ///   order. At most `size` transactions run at once on this instance; the others wait for a
 ///   permit (a suspended task, not a thread).
-/// - a lease deadline: with a permit in hand a connection is idle or may be opened, so a lease
-///   that takes longer than `connectTimeout` means PostgreSQL cannot be reached, and the request
-///   is answered 503. (The client alone would keep it waiting while it tries to connect again,
-///   backing off from 100 ms up to a minute, for a minute before it gives up.) Once a lease has
-///   timed out, the next ones wait only `probeTimeout` until one gets a connection again: the
-///   client keeps trying to connect meanwhile and keeps the connection it makes, so a request
-///   finds it at once when PostgreSQL is back, and the requests that pile up during an outage are
-///   answered 503 at once rather than each after `connectTimeout`.
+/// - an answer when PostgreSQL is out of reach. With a permit in hand a connection is idle or may
+///   be opened, so a lease is quick; one that is not after `probeDelay` has PostgreSQL's port
+///   tried: a port that refuses the connection (or does not answer within `connectTimeout`)
+///   means PostgreSQL is down, and the request is answered 503 at once. A port that accepts it
+///   means a slow server (a loaded machine, a database starting up): the lease goes on waiting,
+///   up to `leaseTimeout`. (The client alone would keep every request waiting while it tries to
+///   connect again, backing off from 100 ms up to a minute, for a minute before it gives up.)
+///   Once PostgreSQL was found out of reach, leases wait only `outageTimeout` until one gets a
+///   connection again: the client keeps trying to connect meanwhile and keeps the connection it
+///   makes, so a request finds it at once when PostgreSQL is back, and the requests that pile up
+///   during an outage are answered 503 at once.
 /// - the statement deadline (`PostgresSession.query`): a connection whose statement outlives it is
 ///   closed, and the client opens a fresh one for the next transaction.
 /// - a close that lets the running transactions finish: the client's own shutdown would close
@@ -105,11 +109,15 @@ final class PostgresPool: Sendable {
     /// How long one statement may wait for its answer before its connection is closed and the
     /// request answered 503: a database that hangs must not hold a transaction forever.
     let statementTimeout: TimeAmount
-    /// How long opening a connection may take; also how long a transaction holding a permit may
-    /// wait for its connection.
+    /// How long opening a connection (or trying PostgreSQL's port) may take.
     let connectTimeout: Duration
+    /// How long a transaction holding a permit may wait for its connection from a PostgreSQL that
+    /// accepts connections.
+    let leaseTimeout: Duration
+    /// How long a lease may take before PostgreSQL's port is tried.
+    static let probeDelay = Duration.milliseconds(500)
     /// How long a transaction waits for its connection while PostgreSQL is known to be out of reach.
-    static let probeTimeout = Duration.milliseconds(250)
+    static let outageTimeout = Duration.milliseconds(250)
     private let logger: Logger
     private let client: PostgresClient
     /// The client's `run()`: cancelled by `close()`, once no transaction is left.
@@ -129,18 +137,19 @@ final class PostgresPool: Sendable {
         /// Connections that have already served a transaction: one of them found dead at a
         /// transaction's first statement went stale while it was idle in the pool.
         var served: Set<PostgresConnection.ID> = []
-        /// Set when a lease found no connection in time, cleared by the next one that finds one.
+        /// Set when PostgreSQL was found out of reach, cleared by the next lease that gets a connection.
         var unreachable = false
     }
 
     init(
         location: PostgresLocation, size: Int, statementTimeout: TimeAmount = .seconds(30),
-        connectTimeout: Duration = .seconds(5), logger: Logger
+        connectTimeout: Duration = .seconds(5), leaseTimeout: Duration = .seconds(30), logger: Logger
     ) {
         self.location = location
         self.size = size
         self.statementTimeout = statementTimeout
         self.connectTimeout = connectTimeout
+        self.leaseTimeout = leaseTimeout
         self.logger = logger
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
@@ -172,16 +181,20 @@ final class PostgresPool: Sendable {
     /// One step of a lease racing its deadline.
     private enum LeaseStep<T: Sendable>: Sendable {
         case finished(Result<T, any Error>)
+        /// PostgreSQL's port refused the connection, or did not answer.
+        case outOfReach(any Error)
         case deadline
     }
 
-    /// Leases a connection from the client and runs `body` on it, unless no connection comes
-    /// within `connectTimeout`: then the lease is cancelled and the answer is "unavailable".
+    /// Leases a connection from the client and runs `body` on it, unless PostgreSQL turns out to
+    /// be out of reach, or no connection comes within the deadline: then the lease is cancelled
+    /// and the answer is "unavailable".
     private func leased<T: Sendable>(
         _ body: @escaping @Sendable (PostgresSession) async throws -> T
     ) async -> Result<T, any Error> {
         let race = LeaseRace()
-        let deadline = state.withLock { $0.unreachable } ? Self.probeTimeout : connectTimeout
+        let outage = state.withLock { $0.unreachable }
+        let deadline = outage ? Self.outageTimeout : leaseTimeout
         return await withTaskGroup(of: LeaseStep<T>.self) { group in
             group.addTask {
                 do {
@@ -197,7 +210,14 @@ final class PostgresPool: Sendable {
                 }
             }
             group.addTask {
-                try? await Task.sleep(for: deadline)
+                guard !outage else {
+                    try? await Task.sleep(for: deadline)
+                    return .deadline
+                }
+                // Cancelled (the lease came), the sleep ends early; the step is then not looked at.
+                do { try await Task.sleep(for: Self.probeDelay) } catch { return .deadline }
+                if let refusal = await self.tryPort() { return .outOfReach(refusal) }
+                try? await Task.sleep(for: deadline - Self.probeDelay)
                 return .deadline
             }
             for await step in group {
@@ -205,12 +225,17 @@ final class PostgresPool: Sendable {
                 case .finished(let outcome):
                     group.cancelAll()
                     return outcome
-                case .deadline where race.expire():
+                case .outOfReach(let refusal) where race.expire():
                     group.cancelAll()
                     state.withLock { $0.unreachable = true }
                     return .failure(
+                        ServerStoreUnavailable(
+                            "PostgreSQL at \(location.host):\(location.port) does not accept connections (\(refusal))"))
+                case .deadline where race.expire():
+                    group.cancelAll()
+                    return .failure(
                         ServerStoreUnavailable("no connection to \(location.host):\(location.port) within \(deadline)"))
-                case .deadline:
+                case .deadline, .outOfReach:
                     continue  // the transaction had its connection in time: it goes on
                 }
             }
@@ -240,6 +265,20 @@ final class PostgresPool: Sendable {
             // (the transaction rolled back first; see `PostgresSession.transaction`).
             remember(connection)
             return .failure(error)
+        }
+    }
+
+    /// Tries PostgreSQL's port: nil when it accepts a connection (closed at once, before any
+    /// PostgreSQL message), else why not.
+    private func tryPort() async -> (any Error)? {
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(TimeAmount(connectTimeout))
+                .connect(host: location.host, port: location.port).get()
+            channel.close(promise: nil)
+            return nil
+        } catch {
+            return error
         }
     }
 
