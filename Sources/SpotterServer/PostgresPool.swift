@@ -118,8 +118,6 @@ final class PostgresPool: Sendable {
     static let probeDelay = Duration.milliseconds(500)
     /// How long a transaction waits for its connection while PostgreSQL is known to be out of reach.
     static let outageTimeout = Duration.milliseconds(250)
-    /// How often the waiting leases are looked at.
-    static let watchTick = Duration.milliseconds(50)
     private let logger: Logger
     private let client: PostgresClient
     /// The client's `run()`: cancelled by `close()`, once no transaction is left.
@@ -141,11 +139,6 @@ final class PostgresPool: Sendable {
         var served: Set<PostgresConnection.ID> = []
         /// Set when PostgreSQL was found out of reach, cleared by the next lease that gets a connection.
         var unreachable = false
-        /// Leases waiting for a connection, by number.
-        var leases: [UInt64: Watched] = [:]
-        var nextLease: UInt64 = 0
-        /// Whether `watchLeases()` is running.
-        var watching = false
     }
 
     init(
@@ -185,98 +178,68 @@ final class PostgresPool: Sendable {
         return try await leased(body).get()
     }
 
+    /// One step of a lease racing its deadline.
+    private enum LeaseStep<T: Sendable>: Sendable {
+        case finished(Result<T, any Error>)
+        /// PostgreSQL's port refused the connection, or did not answer.
+        case outOfReach(any Error)
+        case deadline
+    }
+
     /// Leases a connection from the client and runs `body` on it, unless PostgreSQL turns out to
     /// be out of reach, or no connection comes within the deadline: then the lease is cancelled
-    /// and the answer is "unavailable". The lease runs in a task of its own, so that cancelling it
-    /// leaves the caller's task alone; the deadlines are kept by one watcher for every lease
-    /// (`watch()`), not by a timer each: most leases take microseconds.
+    /// and the answer is "unavailable".
     private func leased<T: Sendable>(
         _ body: @escaping @Sendable (PostgresSession) async throws -> T
     ) async -> Result<T, any Error> {
         let race = LeaseRace()
-        let lease = Task { () -> Result<T, any Error> in
-            do {
-                return try await client.withConnection { connection in
-                    // The connection came after the deadline: the request was answered already.
-                    guard race.begin() else { return .failure(CancellationError()) }
-                    self.state.withLock { $0.unreachable = false }
-                    return await self.run(body, on: connection)
+        let outage = state.withLock { $0.unreachable }
+        let deadline = outage ? Self.outageTimeout : leaseTimeout
+        return await withTaskGroup(of: LeaseStep<T>.self) { group in
+            group.addTask {
+                do {
+                    return .finished(
+                        try await self.client.withConnection { connection in
+                            // The connection came after the deadline: the request was answered already.
+                            guard race.begin() else { return .failure(CancellationError()) }
+                            self.state.withLock { $0.unreachable = false }
+                            return await self.run(body, on: connection)
+                        })
+                } catch {
+                    return .finished(.failure(PostgresSession.classify(error, doing: "lease a connection")))
                 }
-            } catch {
-                return .failure(PostgresSession.classify(error, doing: "lease a connection"))
             }
-        }
-        let id = watch(race, cancel: { lease.cancel() })
-        let outcome = await withTaskCancellationHandler {
-            await lease.value
-        } onCancel: {
-            lease.cancel()
-        }
-        _ = state.withLock { $0.leases.removeValue(forKey: id) }
-        return race.refusal.map { .failure($0) } ?? outcome
-    }
-
-    /// A lease the watcher keeps an eye on.
-    private struct Watched {
-        let started: ContinuousClock.Instant
-        let deadline: Duration
-        /// Whether PostgreSQL's port is to be tried once the lease has waited `probeDelay`.
-        var probe: Bool
-        let race: LeaseRace
-        let cancel: @Sendable () -> Void
-    }
-
-    /// Registers a lease with the watcher, started if it was not running.
-    private func watch(_ race: LeaseRace, cancel: @escaping @Sendable () -> Void) -> UInt64 {
-        let (id, start) = state.withLock { state in
-            let deadline = state.unreachable ? Self.outageTimeout : leaseTimeout
-            state.nextLease += 1
-            state.leases[state.nextLease] = Watched(
-                started: .now, deadline: deadline, probe: !state.unreachable, race: race, cancel: cancel)
-            defer { state.watching = true }
-            return (state.nextLease, !state.watching)
-        }
-        if start { Task { await watchLeases() } }
-        return id
-    }
-
-    /// Every `watchTick` while leases are waiting: a lease past its deadline is answered
-    /// "unavailable" and cancelled; for leases past `probeDelay`, PostgreSQL's port is tried, and
-    /// a refusal answers them (and starts the outage mode). Ends when no lease is waiting.
-    private func watchLeases() async {
-        while true {
-            try? await Task.sleep(for: Self.watchTick)
-            let now = ContinuousClock.now
-            let (late, toProbe, done) = state.withLock { state -> ([Watched], [Watched], Bool) in
-                var late: [Watched] = []
-                var toProbe: [Watched] = []
-                for (id, lease) in state.leases {
-                    if now - lease.started >= lease.deadline {
-                        late.append(lease)
-                        state.leases[id] = nil
-                    } else if lease.probe, now - lease.started >= Self.probeDelay {
-                        state.leases[id]?.probe = false
-                        toProbe.append(lease)
-                    }
+            group.addTask {
+                guard !outage else {
+                    try? await Task.sleep(for: deadline)
+                    return .deadline
                 }
-                if state.leases.isEmpty { state.watching = false }
-                return (late, toProbe, state.leases.isEmpty)
+                // Cancelled (the lease came), the sleep ends early; the step is then not looked at.
+                do { try await Task.sleep(for: Self.probeDelay) } catch { return .deadline }
+                if let refusal = await self.tryPort() { return .outOfReach(refusal) }
+                try? await Task.sleep(for: deadline - Self.probeDelay)
+                return .deadline
             }
-            for lease in late {
-                let refusal = ServerStoreUnavailable(
-                    "no connection to \(location.host):\(location.port) within \(lease.deadline)")
-                if lease.race.expire(refusal) { lease.cancel() }
-            }
-            if !toProbe.isEmpty {
-                Task {
-                    guard let error = await tryPort() else { return }
+            for await step in group {
+                switch step {
+                case .finished(let outcome):
+                    group.cancelAll()
+                    return outcome
+                case .outOfReach(let refusal) where race.expire():
+                    group.cancelAll()
                     state.withLock { $0.unreachable = true }
-                    let refusal = ServerStoreUnavailable(
-                        "PostgreSQL at \(location.host):\(location.port) does not accept connections (\(error))")
-                    for lease in toProbe where lease.race.expire(refusal) { lease.cancel() }
+                    return .failure(
+                        ServerStoreUnavailable(
+                            "PostgreSQL at \(location.host):\(location.port) does not accept connections (\(refusal))"))
+                case .deadline where race.expire():
+                    group.cancelAll()
+                    return .failure(
+                        ServerStoreUnavailable("no connection to \(location.host):\(location.port) within \(deadline)"))
+                case .deadline, .outOfReach:
+                    continue  // the transaction had its connection in time: it goes on
                 }
             }
-            if done { return }
+            return .failure(ServerStoreUnavailable("the lease of a connection ended without an answer"))
         }
     }
 
@@ -383,29 +346,17 @@ final class PostgresPool: Sendable {
 
 /// Which of a lease and its deadline came first: exactly one of them wins.
 private final class LeaseRace: Sendable {
-    private enum Outcome {
-        case pending, leased
-        case refused(ServerStoreUnavailable)
-    }
+    private enum Outcome { case pending, leased, expired }
     private let outcome = Mutex(Outcome.pending)
 
-    /// The connection came: true when the lease had not been refused yet.
+    /// The connection came: true when the deadline had not passed yet.
     func begin() -> Bool { settle(.leased) }
-    /// The deadline passed, or PostgreSQL was found out of reach: true when no connection had
-    /// come yet; `refusal` is then the answer.
-    func expire(_ refusal: ServerStoreUnavailable) -> Bool { settle(.refused(refusal)) }
-
-    /// The answer, when the lease was refused.
-    var refusal: ServerStoreUnavailable? {
-        outcome.withLock { outcome in
-            guard case .refused(let refusal) = outcome else { return nil }
-            return refusal
-        }
-    }
+    /// The deadline passed: true when no connection had come yet.
+    func expire() -> Bool { settle(.expired) }
 
     private func settle(_ settled: Outcome) -> Bool {
         outcome.withLock { outcome in
-            guard case .pending = outcome else { return false }
+            guard outcome == .pending else { return false }
             outcome = settled
             return true
         }
