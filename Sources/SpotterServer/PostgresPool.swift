@@ -77,296 +77,129 @@ struct PostgresStatementError: Error, CustomStringConvertible {
     var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 }
 
-/// PostgreSQL for the `ServerTransaction` seam, through PostgresNIO's `PostgresClient`.
+/// Blocking access to PostgreSQL for the synchronous `ServerTransaction` seam.
 ///
-/// The client owns the connections: it opens them as they are needed (at most `size`), keeps the
-/// idle ones alive, forgets the ones that close and closes the rest when its `run()` ends. That
-/// runs in a task of this pool's own, from `init` to `close()`. A transaction's statements are
-/// awaited one after another on the connection it leased: no thread ever waits for an answer.
-///
-/// What the client does not do on its own, this pool adds:
-/// - admission: `size` permits, one per connection the client may open, handed out in arrival
-///   order. At most `size` transactions run at once on this instance; the others wait for a
-///   permit (a suspended task, not a thread).
-/// - an answer when PostgreSQL is out of reach. With a permit in hand a connection is idle or may
-///   be opened, so a lease is quick; one that is not after `probeDelay` has PostgreSQL's port
-///   tried: a port that refuses the connection (or does not answer within `connectTimeout`)
-///   means PostgreSQL is down, and the request is answered 503 at once. A port that accepts it
-///   means a slow server (a loaded machine, a database starting up): the lease goes on waiting,
-///   up to `leaseTimeout`. (The client alone would keep every request waiting while it tries to
-///   connect again, backing off from 100 ms up to a minute, for a minute before it gives up.)
-///   Once PostgreSQL was found out of reach, leases wait only `outageTimeout` until one gets a
-///   connection again: the client keeps trying to connect meanwhile and keeps the connection it
-///   makes, so a request finds it at once when PostgreSQL is back, and the requests that pile up
-///   during an outage are answered 503 at once.
-/// - the statement deadline (`PostgresSession.query`): a connection whose statement outlives it is
-///   closed, and the client opens a fresh one for the next transaction.
-/// - a close that lets the running transactions finish: the client's own shutdown would close
-///   their connections under them.
+/// A transaction's statements depend on each other's answers, and the handlers that issue them
+/// are the same synchronous code SQLite runs. So each transaction runs on a thread of its own
+/// (`NIOThreadPool`, one thread per pooled connection, never an event loop or the cooperative
+/// pool) and waits for each answer there. `size` bounds both the threads and the connections:
+/// at most `size` transactions run at once on this instance, the others queue for a thread.
 final class PostgresPool: Sendable {
     let location: PostgresLocation
     let size: Int
     /// How long one statement may wait for its answer before its connection is closed and the
-    /// request answered 503: a database that hangs must not hold a transaction forever.
+    /// request answered 503: a database that hangs must not hold a thread forever.
     let statementTimeout: TimeAmount
-    /// How long opening a connection (or trying PostgreSQL's port) may take.
-    let connectTimeout: Duration
-    /// How long a transaction holding a permit may wait for its connection from a PostgreSQL that
-    /// accepts connections.
-    let leaseTimeout: Duration
-    /// How long a lease may take before PostgreSQL's port is tried.
-    static let probeDelay = Duration.milliseconds(500)
-    /// How long a transaction waits for its connection while PostgreSQL is known to be out of reach.
-    static let outageTimeout = Duration.milliseconds(250)
     private let logger: Logger
-    private let client: PostgresClient
-    /// The client's `run()`: cancelled by `close()`, once no transaction is left.
-    private let running: Task<Void, Never>
-    private let state: Mutex<State>
+    private let threads: NIOThreadPool
+    private let eventLoops: any EventLoopGroup
+    private let configuration: PostgresConnection.Configuration
+    private let state = Mutex(State())
 
     private struct State {
-        /// Permits not held; `size` of them at first.
-        var permits: Int
-        /// Transactions waiting for a permit, first come first served.
-        var waiting: [CheckedContinuation<Void, any Error>] = []
-        /// Transactions holding a permit.
-        var holders = 0
+        var idle: [PostgresConnection] = []
+        var nextID = 0
         var isClosed = false
-        /// `close()`, waiting for the last holder.
-        var drained: [CheckedContinuation<Void, Never>] = []
-        /// Connections that have already served a transaction: one of them found dead at a
-        /// transaction's first statement went stale while it was idle in the pool.
-        var served: Set<PostgresConnection.ID> = []
-        /// Set when PostgreSQL was found out of reach, cleared by the next lease that gets a connection.
-        var unreachable = false
     }
 
-    init(
-        location: PostgresLocation, size: Int, statementTimeout: TimeAmount = .seconds(30),
-        connectTimeout: Duration = .seconds(5), leaseTimeout: Duration = .seconds(30), logger: Logger
-    ) {
+    init(location: PostgresLocation, size: Int, statementTimeout: TimeAmount = .seconds(30), logger: Logger) {
         self.location = location
         self.size = size
         self.statementTimeout = statementTimeout
-        self.connectTimeout = connectTimeout
-        self.leaseTimeout = leaseTimeout
         self.logger = logger
-        var configuration = PostgresClient.Configuration(
+        var configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: .disable)
-        configuration.options.connectTimeout = connectTimeout
-        configuration.options.maximumConnections = size
-        // The client reports every failed attempt to connect at `info`, ten a second at the start
-        // of an outage; the 503s and their log lines already say it. Its warnings still show.
-        var background = logger
-        background.logLevel = max(logger.logLevel, .warning)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: background)
-        self.client = client
-        running = Task { await client.run() }
-        state = Mutex(State(permits: size))
+        configuration.options.connectTimeout = .seconds(5)
+        self.configuration = configuration
+        eventLoops = MultiThreadedEventLoopGroup.singleton
+        threads = NIOThreadPool(numberOfThreads: size)
+        threads.start()
     }
 
-    /// Runs `body` with a connection of its own, once a permit is free. A connection whose link
-    /// failed, or whose statement outlived its deadline, is closed: the client forgets it and
-    /// opens a new one when one is needed (so a restarted PostgreSQL is used again as soon as it
-    /// accepts connections).
-    func withSession<T: Sendable>(
-        _ body: @escaping @Sendable (PostgresSession) async throws -> T
-    ) async throws -> T {
-        try await acquire()
-        defer { release() }
-        return try await leased(body).get()
-    }
-
-    /// One step of a lease racing its deadline.
-    private enum LeaseStep<T: Sendable>: Sendable {
-        case finished(Result<T, any Error>)
-        /// PostgreSQL's port refused the connection, or did not answer.
-        case outOfReach(any Error)
-        case deadline
-    }
-
-    /// Leases a connection from the client and runs `body` on it, unless PostgreSQL turns out to
-    /// be out of reach, or no connection comes within the deadline: then the lease is cancelled
-    /// and the answer is "unavailable".
-    private func leased<T: Sendable>(
-        _ body: @escaping @Sendable (PostgresSession) async throws -> T
-    ) async -> Result<T, any Error> {
-        let race = LeaseRace()
-        let outage = state.withLock { $0.unreachable }
-        let deadline = outage ? Self.outageTimeout : leaseTimeout
-        return await withTaskGroup(of: LeaseStep<T>.self) { group in
-            group.addTask {
+    /// Runs `body` on a pool thread with a connection of its own. A connection whose link failed
+    /// is closed and forgotten; the next request opens a new one (so a restarted PostgreSQL is
+    /// used again as soon as it accepts connections).
+    func withSession<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+        // A stopped thread pool refuses work with a CancellationError: say what it means.
+        guard !state.withLock({ $0.isClosed }) else { throw ServerStoreUnavailable("the store is closed") }
+        do {
+            return try await threads.runIfActive { [self] in
+                let (connection, reused) = try lease()
+                let session = PostgresSession(
+                    connection: connection, wasIdle: reused, timeout: statementTimeout, logger: logger,
+                    progress: PostgresSession.Progress())
                 do {
-                    return .finished(
-                        try await self.client.withConnection { connection in
-                            // The connection came after the deadline: the request was answered already.
-                            guard race.begin() else { return .failure(CancellationError()) }
-                            self.state.withLock { $0.unreachable = false }
-                            return await self.run(body, on: connection)
-                        })
+                    let result = try body(session)
+                    giveBack(connection)
+                    return result
+                } catch let error where error is ServerStoreUnavailable || error is PostgresStaleConnection {
+                    Self.close(connection)
+                    throw error
                 } catch {
-                    return .finished(.failure(PostgresSession.classify(error, doing: "lease a connection")))
+                    // Refused statements and the handlers' own errors leave a healthy connection
+                    // (the transaction rolled back first; see `PostgresSession.transaction`).
+                    giveBack(connection)
+                    throw error
                 }
             }
-            group.addTask {
-                guard !outage else {
-                    try? await Task.sleep(for: deadline)
-                    return .deadline
-                }
-                // Cancelled (the lease came), the sleep ends early; the step is then not looked at.
-                do { try await Task.sleep(for: Self.probeDelay) } catch { return .deadline }
-                if let refusal = await self.tryPort() { return .outOfReach(refusal) }
-                try? await Task.sleep(for: deadline - Self.probeDelay)
-                return .deadline
-            }
-            for await step in group {
-                switch step {
-                case .finished(let outcome):
-                    group.cancelAll()
-                    return outcome
-                case .outOfReach(let refusal) where race.expire():
-                    group.cancelAll()
-                    state.withLock { $0.unreachable = true }
-                    return .failure(
-                        ServerStoreUnavailable(
-                            "PostgreSQL at \(location.host):\(location.port) does not accept connections (\(refusal))"))
-                case .deadline where race.expire():
-                    group.cancelAll()
-                    return .failure(
-                        ServerStoreUnavailable("no connection to \(location.host):\(location.port) within \(deadline)"))
-                case .deadline, .outOfReach:
-                    continue  // the transaction had its connection in time: it goes on
-                }
-            }
-            return .failure(ServerStoreUnavailable("the lease of a connection ended without an answer"))
+        } catch let error as NIOThreadPoolError.ThreadPoolInactive {
+            throw ServerStoreUnavailable("the store is closed (\(error))")
         }
     }
 
-    /// Runs `body` on a leased connection; what it came to, with a connection that failed closed.
-    private func run<T: Sendable>(
-        _ body: @Sendable (PostgresSession) async throws -> T, on connection: PostgresConnection
-    ) async -> Result<T, any Error> {
-        let wasIdle = state.withLock { $0.served.contains(connection.id) }
-        let session = PostgresSession(
-            connection: connection, wasIdle: wasIdle, timeout: statementTimeout, logger: logger,
-            progress: PostgresSession.Progress())
+    private func lease() throws -> (PostgresConnection, reused: Bool) {
+        let (found, id): (PostgresConnection?, Int) = try state.withLock { state in
+            guard !state.isClosed else { throw ServerStoreUnavailable("the store is closed") }
+            while let connection = state.idle.popLast() {
+                if !connection.isClosed { return (connection, 0) }
+            }
+            state.nextID += 1
+            return (nil, state.nextID)
+        }
+        if let found { return (found, true) }
         do {
-            let result = try await body(session)
-            remember(connection)
-            return .success(result)
-        } catch let error where error is ServerStoreUnavailable || error is PostgresStaleConnection {
-            // Awaited, so the client has heard of the close before the connection goes back to it
-            // (it would otherwise lend it again, closed).
-            try? await connection.close().get()
-            return .failure(error)
+            let connection = try PostgresConnection.connect(
+                on: eventLoops.next(), configuration: configuration, id: id, logger: logger
+            ).wait()
+            return (connection, false)
         } catch {
-            // Refused statements and the handlers' own errors leave a healthy connection
-            // (the transaction rolled back first; see `PostgresSession.transaction`).
-            remember(connection)
-            return .failure(error)
+            throw PostgresSession.classify(error, doing: "connect to \(location.host):\(location.port)")
         }
     }
 
-    /// Tries PostgreSQL's port: nil when it accepts a connection (closed at once, before any
-    /// PostgreSQL message), else why not.
-    private func tryPort() async -> (any Error)? {
-        do {
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(TimeAmount(connectTimeout))
-                .connect(host: location.host, port: location.port).get()
-            channel.close(promise: nil)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    /// Notes that `connection` served a transaction, until it closes.
-    private func remember(_ connection: PostgresConnection) {
-        let id = connection.id
-        guard state.withLock({ $0.served.insert(id).inserted }) else { return }
-        connection.closeFuture.whenComplete { [weak self] _ in
-            _ = self?.state.withLock { $0.served.remove(id) }
-        }
-    }
-
-    private func acquire() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let answer: Result<Void, any Error>? = state.withLock { state in
-                guard !state.isClosed else { return .failure(ServerStoreUnavailable("the store is closed")) }
-                guard state.permits > 0 else {
-                    state.waiting.append(continuation)
-                    return nil
-                }
-                state.permits -= 1
-                state.holders += 1
-                return .success(())
-            }
-            if let answer { continuation.resume(with: answer) }
-        }
-    }
-
-    /// Hands the permit to the first transaction waiting, or puts it back.
-    private func release() {
-        let (next, drained): (CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, Never>]) =
-            state.withLock { state in
-                if !state.waiting.isEmpty { return (state.waiting.removeFirst(), []) }
-                state.holders -= 1
-                state.permits += 1
-                guard state.isClosed, state.holders == 0 else { return (nil, []) }
-                defer { state.drained.removeAll() }
-                return (nil, state.drained)
-            }
-        next?.resume()
-        for waiter in drained { waiter.resume() }
-    }
-
-    /// Refuses new transactions (and those still waiting for a permit), lets the running ones
-    /// finish, then stops the client, which closes every connection.
-    func close() async {
-        let waiting: [CheckedContinuation<Void, any Error>] = state.withLock { state in
-            state.isClosed = true
-            defer { state.waiting.removeAll() }
-            return state.waiting
-        }
-        for waiter in waiting { waiter.resume(throwing: ServerStoreUnavailable("the store is closed")) }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let idle = state.withLock { state in
-                guard state.holders > 0 else { return true }
-                state.drained.append(continuation)
-                return false
-            }
-            if idle { continuation.resume() }
-        }
-        running.cancel()
-        await running.value
-    }
-}
-
-/// Which of a lease and its deadline came first: exactly one of them wins.
-private final class LeaseRace: Sendable {
-    private enum Outcome { case pending, leased, expired }
-    private let outcome = Mutex(Outcome.pending)
-
-    /// The connection came: true when the deadline had not passed yet.
-    func begin() -> Bool { settle(.leased) }
-    /// The deadline passed: true when no connection had come yet.
-    func expire() -> Bool { settle(.expired) }
-
-    private func settle(_ settled: Outcome) -> Bool {
-        outcome.withLock { outcome in
-            guard outcome == .pending else { return false }
-            outcome = settled
+    private func giveBack(_ connection: PostgresConnection) {
+        let kept = state.withLock { state in
+            guard !state.isClosed, !connection.isClosed else { return false }
+            state.idle.append(connection)
             return true
         }
+        if !kept { Self.close(connection) }
+    }
+
+    /// Closes `connection` without waiting, and keeps it alive until it is closed: the channel
+    /// closes later on its event loop, and a connection released before that trips PostgresNIO's
+    /// "deinitialized before being closed" assertion (a crash in debug builds).
+    static func close(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
+    /// Closes every idle connection and stops the threads once the running transactions are done.
+    func close() async {
+        let connections: [PostgresConnection] = state.withLock { state in
+            state.isClosed = true
+            defer { state.idle.removeAll() }
+            return state.idle
+        }
+        try? await threads.shutdownGracefully()
+        for connection in connections { try? await connection.close() }
     }
 }
 
-/// One connection, lent to one transaction; every statement is awaited, none blocks a thread.
+/// One connection, lent to one transaction on one pool thread; every call blocks that thread.
 struct PostgresSession {
     let connection: PostgresConnection
-    /// True when the connection served a transaction before this one (it may have gone stale).
+    /// True when the connection was pooled before this transaction (it may have gone stale).
     let wasIdle: Bool
     let timeout: TimeAmount
     let logger: Logger
@@ -378,16 +211,16 @@ struct PostgresSession {
         var sentAny: Bool { sent > 0 }
     }
 
-    /// Runs one statement and returns all its rows. The first statement on a pooled connection
+    /// Runs one statement and waits for all its rows. The first statement on a pooled connection
     /// that finds the link dead throws `PostgresStaleConnection`: nothing ran, so the caller may go
     /// again on a fresh connection.
     @discardableResult
-    func query(_ query: PostgresQuery) async throws -> PostgresQueryResult {
+    func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
         let first = !progress.sentAny
         progress.sent += 1
         do {
             guard !connection.isClosed else { throw ServerStoreUnavailable("the connection to PostgreSQL is closed") }
-            return try await answer(to: query)
+            return try answer(to: query)
         } catch {
             let classified = Self.classify(error, doing: "run a statement")
             if first, wasIdle, let unavailable = classified as? ServerStoreUnavailable {
@@ -397,28 +230,26 @@ struct PostgresSession {
         }
     }
 
-    /// The statement's answer, or "unavailable" once `timeout` has passed, whichever comes first.
-    /// The deadline is ours, not the connection's: a statement sent on a link that is going down
-    /// must not hold its transaction even if the driver never answers it. On time-out the
-    /// connection is closed (and so never lent again).
-    private func answer(to query: PostgresQuery) async throws -> PostgresQueryResult {
+    /// Waits for the statement's answer, or for `timeout`, whichever comes first. The wait is
+    /// ours, not the connection's: a statement sent on a link that is going down must not hold
+    /// this thread even if the driver never answers it. On time-out the connection is closed.
+    private func answer(to query: PostgresQuery) throws -> PostgresQueryResult {
         let connection = connection
         let timeout = timeout
         let promise = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
         let once = Once()
         let deadline = connection.eventLoop.scheduleTask(in: timeout) {
             guard once.claim() else { return }
-            connection.close().whenComplete { _ in }
             promise.fail(
                 ServerStoreUnavailable("PostgreSQL did not answer within \(timeout.nanoseconds / 1_000_000_000) s"))
+            PostgresPool.close(connection)
         }
-        let sent: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
-        sent.whenComplete { result in
+        connection.query(query, logger: logger).whenComplete { result in
             guard once.claim() else { return }
             deadline.cancel()
             promise.completeWith(result)
         }
-        return try await promise.futureResult.get()
+        return try promise.futureResult.wait()
     }
 
     /// Lets exactly one of two racing callbacks complete a promise.
@@ -436,24 +267,20 @@ struct PostgresSession {
     /// Runs `body` between BEGIN and COMMIT; a throw rolls back. A COMMIT that PostgreSQL answers
     /// with ROLLBACK (the transaction had failed) throws instead of passing for a commit, and a
     /// ROLLBACK that fails leaves the connection unusable, so it is reported as unavailable.
-    ///
-    /// (Not the client's `withTransaction`: every statement here goes through `query` and its
-    /// deadline, a read takes its own BEGIN, and a write's first savepoint is the transaction
-    /// itself — see `PostgresServerTransaction.savepoint`.)
-    func transaction<T>(_ begin: PostgresQuery = "BEGIN", _ body: () async throws -> T) async throws -> T {
-        try await query(begin)
+    func transaction<T>(_ begin: PostgresQuery = "BEGIN", _ body: () throws -> T) throws -> T {
+        try query(begin)
         let result: T
         do {
-            result = try await body()
+            result = try body()
         } catch let error as ServerStoreUnavailable {
             throw error  // the link is gone: the server rolls back; this connection is discarded
         } catch {
-            do { try await query("ROLLBACK") } catch {
+            do { try query("ROLLBACK") } catch {
                 throw ServerStoreUnavailable("could not roll back: \(error)")
             }
             throw error
         }
-        let committed = try await query("COMMIT")
+        let committed = try query("COMMIT")
         guard committed.metadata.command == "COMMIT" else {
             throw PostgresStatementError(
                 sqlState: "25P02", message: "the transaction had failed; COMMIT answered \(committed.metadata.command)")
@@ -462,8 +289,8 @@ struct PostgresSession {
     }
 
     /// Runs a statement and returns how many rows it changed.
-    func execute(_ query: PostgresQuery) async throws -> Int {
-        try await self.query(query).metadata.rows ?? 0
+    func execute(_ query: PostgresQuery) throws -> Int {
+        try self.query(query).metadata.rows ?? 0
     }
 
     /// A server's refusal of one statement stays a `PostgresStatementError` (the connection is

@@ -17,9 +17,6 @@ public struct SQLiteServerStore: ServerStore {
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        // A group commit's transaction may outlast one access to the writer, should a write's
-        // async work ever suspend (see `WriterExecutor`); GRDB would otherwise stop the process.
-        configuration.allowsUnsafeTransactions = true
         let pool = try DatabasePool(path: path, configuration: configuration)
         // An answered write survives a power cut: the WAL is flushed at every commit. GRDB sets
         // a pool's writer to NORMAL as it turns WAL on (after `prepareDatabase`), so FULL is set
@@ -64,12 +61,10 @@ public struct SQLiteServerStore: ServerStore {
     /// One writer: see `ServerStore.claimsWithTheEffect`.
     public var claimsWithTheEffect: Bool { true }
 
-    public func write<T: Sendable>(
-        _ work: @escaping @Sendable (any ServerTransaction) async throws -> T
-    ) async throws -> T {
+    public func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T {
         try await groupCommit.write { db in
             let transaction = SQLiteServerTransaction(db: db)
-            let result = try await work(transaction)
+            let result = try work(transaction)
             try transaction.storeChangeVersion()
             return result
         }
@@ -220,9 +215,7 @@ extension WireChange {
     }
 }
 
-/// One write transaction of `SQLiteServerStore`. Its statements are synchronous: they run at once
-/// on the writer connection, inside the group commit's access to it (see `GroupCommitWriter`).
-/// The seam's methods are async for PostgreSQL's sake; these satisfy them without ever waiting.
+/// One write transaction of `SQLiteServerStore`.
 struct SQLiteServerTransaction: ServerTransaction {
     let db: Database
     private let versions = ChangeVersions()
@@ -396,8 +389,8 @@ struct SQLiteServerTransaction: ServerTransaction {
         return .claimed(token: token)
     }
 
-    func savepoint(_ work: () async throws -> Bool) async throws {
-        try await db.inPreparedSavepoint(work)
+    func savepoint(_ work: () throws -> Bool) throws {
+        try db.inPreparedSavepoint(work)
     }
 
     func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws {

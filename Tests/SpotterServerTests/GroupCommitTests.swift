@@ -42,7 +42,7 @@ struct GroupCommitTests {
         #expect(try await store.synchronousMode(durable: false) == 1)
         #expect(try await store.synchronousMode() == 2)
         try await store.write { tx in
-            try await tx.saveWorkout(self.workout("after the claim"), owner: "alice")
+            try tx.saveWorkout(self.workout("after the claim"), owner: "alice")
         }
         #expect(try await store.synchronousMode() == 2)
         #expect(try await store.idempotencyRecord(scope) != nil)
@@ -58,8 +58,8 @@ struct GroupCommitTests {
                 group.addTask {
                     try await store.write { tx in
                         var saved = item
-                        saved.serverVersion = try await tx.nextChangeVersion(owner: "alice")
-                        try await tx.saveWorkout(saved, owner: "alice")
+                        saved.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                        try tx.saveWorkout(saved, owner: "alice")
                         return saved.serverVersion ?? 0
                     }
                 }
@@ -86,8 +86,8 @@ struct GroupCommitTests {
                     do {
                         try await store.write { tx in
                             var saved = item
-                            saved.serverVersion = try await tx.nextChangeVersion(owner: "alice")
-                            try await tx.saveWorkout(saved, owner: "alice")
+                            saved.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                            try tx.saveWorkout(saved, owner: "alice")
                             if index % 3 == 0 { throw Refused() }
                         }
                         return (item.id, true)

@@ -66,7 +66,7 @@ struct ServerStoreContractTests {
             #expect(try await claim(store, key, at: start.addingTimeInterval(1)) == .inProgress)
             #expect(try await claim(store, key, fingerprint: "other", at: start) == .fingerprintMismatch)
             let answer = StoredResponse(status: 201, contentType: "application/json", body: Data("{\"a\":1}".utf8))
-            try await store.write { tx in try await tx.completeIdempotencyRecord(key, token: held, response: answer) }
+            try await store.write { tx in try tx.completeIdempotencyRecord(key, token: held, response: answer) }
             #expect(try await claim(store, key, at: start.addingTimeInterval(2)) == .completed(answer))
             #expect(try await claim(store, key, fingerprint: "other", at: start) == .fingerprintMismatch)
             let record = try await store.idempotencyRecord(key)
@@ -91,14 +91,12 @@ struct ServerStoreContractTests {
             #expect(third != second)
             let answer = StoredResponse(status: 201, contentType: nil, body: Data())
             await #expect(throws: IdempotencyClaimLost.self) {
-                try await store.write { tx in
-                    try await tx.completeIdempotencyRecord(key, token: second, response: answer)
-                }
+                try await store.write { tx in try tx.completeIdempotencyRecord(key, token: second, response: answer) }
             }
             // Releasing with the lost token leaves the new holder's record alone.
             try await store.releaseIdempotencyKey(key, token: second)
             #expect(try await store.idempotencyRecord(key) != nil)
-            try await store.write { tx in try await tx.completeIdempotencyRecord(key, token: third, response: answer) }
+            try await store.write { tx in try tx.completeIdempotencyRecord(key, token: third, response: answer) }
             #expect(try await claim(store, key, at: start.addingTimeInterval(40)) == .completed(answer))
         }
     }
@@ -111,7 +109,7 @@ struct ServerStoreContractTests {
             let old = scope("old")
             let answer = StoredResponse(status: 201, contentType: nil, body: Data("x".utf8))
             let held = try token(try await claim(store, old, at: start))
-            try await store.write { tx in try await tx.completeIdempotencyRecord(old, token: held, response: answer) }
+            try await store.write { tx in try tx.completeIdempotencyRecord(old, token: held, response: answer) }
             let later = start.addingTimeInterval(8 * Self.day + 1)
             _ = try token(try await claim(store, old, fingerprint: "f2", at: later))
             #expect(try await store.idempotencyRecord(old)?.fingerprint == "f2")
@@ -144,10 +142,10 @@ struct ServerStoreContractTests {
             var sets: [WireSet] = []
             try await store.write { tx in
                 var stored = draft
-                stored.serverVersion = try await tx.nextChangeVersion(owner: "alice")
+                stored.serverVersion = try tx.nextChangeVersion(owner: "alice")
                 stored.updatedAt = Date(timeIntervalSince1970: 1_790_000_000.5)
                 stored.deleted = false
-                try await tx.saveWorkout(stored, owner: "alice")
+                try tx.saveWorkout(stored, owner: "alice")
             }
             let workout = try #require(try await store.workouts(user: "alice", includeDeleted: false).first)
             #expect(workout.updatedAt == Date(timeIntervalSince1970: 1_790_000_000.5))
@@ -160,16 +158,16 @@ struct ServerStoreContractTests {
             let toStore = sets
             try await store.write { tx in
                 for var row in toStore {
-                    row.serverVersion = try await tx.nextChangeVersion(owner: "alice")
+                    row.serverVersion = try tx.nextChangeVersion(owner: "alice")
                     row.updatedAt = Date(timeIntervalSince1970: 1_790_000_001)
                     row.deleted = false
-                    try await tx.saveSet(row, owner: "alice")
+                    try tx.saveSet(row, owner: "alice")
                 }
                 // Bob's rows with the same ids are his own.
                 var bobs = toStore[0]
-                bobs.serverVersion = try await tx.nextChangeVersion(owner: "bob")
+                bobs.serverVersion = try tx.nextChangeVersion(owner: "bob")
                 bobs.deleted = false
-                try await tx.saveSet(bobs, owner: "bob")
+                try tx.saveSet(bobs, owner: "bob")
             }
             let listed = try await store.sets(user: "alice", workoutID: workout.id.wireString, includeDeleted: false)
             #expect(listed.map(\.position) == [1, 2, 3], "ordered by position")
@@ -181,11 +179,11 @@ struct ServerStoreContractTests {
             // Tombstone one: gone from the live list, present with deleted, in the feed once, last.
             let victim = listed[0]
             try await store.write { tx in
-                var row = try #require(try await tx.set(id: victim.id.wireString, owner: "alice"))
+                var row = try #require(try tx.set(id: victim.id.wireString, owner: "alice"))
                 row.deleted = true
-                row.serverVersion = try await tx.nextChangeVersion(owner: "alice")
-                try await tx.saveSet(row, owner: "alice")
-                #expect(try await tx.liveSets(workoutID: workout.id.wireString, owner: "alice").count == 2)
+                row.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                try tx.saveSet(row, owner: "alice")
+                #expect(try tx.liveSets(workoutID: workout.id.wireString, owner: "alice").count == 2)
             }
             #expect(try await store.sets(user: "alice", workoutID: nil, includeDeleted: false).count == 2)
             #expect(try await store.sets(user: "alice", workoutID: nil, includeDeleted: true).count == 3)
@@ -214,12 +212,10 @@ struct ServerStoreContractTests {
         try await withStore(backend) { store in
             let added = try await store.write { tx in
                 [
-                    try await tx.addFavorite("bench Press", owner: "alice"),
-                    try await tx.addFavorite("Bench press", owner: "alice"),
-                    try await tx.addFavorite("Squat", owner: "alice"),
-                    try await tx.addFavorite("arnold Press", owner: "alice"),
-                    try await tx.addFavorite("Écarté", owner: "alice"),
-                    try await tx.addFavorite("écarté", owner: "alice"),
+                    try tx.addFavorite("bench Press", owner: "alice"),
+                    try tx.addFavorite("Bench press", owner: "alice"),
+                    try tx.addFavorite("Squat", owner: "alice"), try tx.addFavorite("arnold Press", owner: "alice"),
+                    try tx.addFavorite("Écarté", owner: "alice"), try tx.addFavorite("écarté", owner: "alice"),
                 ]
             }
             #expect(added == [true, false, true, true, true, true], "only ASCII letters fold")
@@ -229,10 +225,7 @@ struct ServerStoreContractTests {
                     "arnold Press", "bench Press", "Squat", "Écarté", "écarté",
                 ])
             let removed = try await store.write { tx in
-                [
-                    try await tx.removeFavorite("BENCH PRESS", owner: "alice"),
-                    try await tx.removeFavorite("Squat", owner: "bob"),
-                ]
+                [try tx.removeFavorite("BENCH PRESS", owner: "alice"), try tx.removeFavorite("Squat", owner: "bob")]
             }
             #expect(removed == [true, false])
             #expect(try await store.favorites(user: "bob").isEmpty)
@@ -247,19 +240,19 @@ struct ServerStoreContractTests {
             let kept = workout("kept", at: start)
             let undone = workout("undone", at: start)
             try await store.write { tx in
-                try await tx.savepoint {
+                try tx.savepoint {
                     var row = undone
-                    row.serverVersion = try await tx.nextChangeVersion(owner: "alice")
-                    try await tx.saveWorkout(row, owner: "alice")
-                    _ = try await tx.claimIdempotencyKey(
+                    row.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                    try tx.saveWorkout(row, owner: "alice")
+                    _ = try tx.claimIdempotencyKey(
                         IdempotencyScope(user: "alice", method: "POST", path: Route.workouts, key: "undone"),
                         fingerprint: "f", now: start, expiresAfter: 8 * Self.day, staleAfter: 30)
                     return false
                 }
-                try await tx.savepoint {
+                try tx.savepoint {
                     var row = kept
-                    row.serverVersion = try await tx.nextChangeVersion(owner: "alice")
-                    try await tx.saveWorkout(row, owner: "alice")
+                    row.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                    try tx.saveWorkout(row, owner: "alice")
                     return true
                 }
             }
@@ -289,9 +282,9 @@ struct ServerStoreContractTests {
                             let row = self.set(workout: workoutID, position: index * 100 + position, at: self.start)
                             try await store.write { tx in
                                 var stored = row
-                                stored.serverVersion = try await tx.nextChangeVersion(owner: "alice")
+                                stored.serverVersion = try tx.nextChangeVersion(owner: "alice")
                                 stored.deleted = false
-                                try await tx.saveSet(stored, owner: "alice")
+                                try tx.saveSet(stored, owner: "alice")
                             }
                         }
                     }
@@ -330,7 +323,7 @@ struct ServerStoreContractTests {
         _ store: any ServerStore, _ route: APIRoute, _ fields: [String: JSONValue], at now: Date
     ) async throws -> (status: Int, body: JSONValue?) {
         let response = try await store.write { tx in
-            try await EntityHandlers(transaction: tx, user: "alice", now: now).handle(route, fields: fields)
+            try EntityHandlers(transaction: tx, user: "alice", now: now).handle(route, fields: fields)
         }
         return (response.status, response.body.flatMap { JSONValue.parse($0) })
     }
