@@ -76,6 +76,27 @@ public struct PlateSet: Sendable, Hashable, Codable {
         return abs(scaled - weight * 100) < 1e-6 ? Int(scaled) : nil
     }
 
+    /// A lift off a bar (dumbbells, a machine, a cable): no bar, loaded in the unit's usual steps
+    /// of 2.5 kg or 5 lb.
+    public static func offBar(_ unit: WeightUnit) -> PlateSet {
+        try! PlateSet(unit: unit, bar: 0, plates: [unit == .kg ? 1.25 : 2.5])
+    }
+
+    /// "20: 25,20,15,10,5,2.5,1.25": how the lifter types a set, and how it is kept.
+    public var text: String {
+        "\(Formatting.number(bar)): \(plates.map(Formatting.number).joined(separator: ","))"
+    }
+
+    /// Reads `text` ("BAR: PLATES") as a set in `unit`, by the same rules as `init(unit:bar:plates:)`.
+    public init(text: String, unit: WeightUnit) throws(ValidationError) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let bar = Double(parts[0].trimmingCharacters(in: .whitespaces)), bar.isFinite else {
+            throw ValidationError(
+                field: "plates", message: "type the bar, a colon and the plates: 20: 25,20,15,10,5,2.5")
+        }
+        try self.init(unit: unit, bar: bar, plates: try Self.parsePlates(String(parts[1])))
+    }
+
     /// "20 kg bar, 25/20/15/10/5/2.5/1.25".
     public var summary: String {
         "\(Formatting.weight(bar, unit: unit)) bar, \(plates.map(Formatting.number).joined(separator: "/"))"
@@ -309,9 +330,10 @@ public struct WarmupScheme: Sendable, Equatable, Codable {
     }
 
     /// The warm-up sets before `working` on `set`'s bar, lightest first. Each is rounded down to a
-    /// loadable weight; a step that lands on a weight already in the ramp (the bar, for a low
-    /// percentage) or at or above the working weight is left out; a working weight
-    /// up to half as heavy again as the bar (30 kg on a 20 kg bar) is light: it has no ramp.
+    /// loadable weight; a step that lands on nothing (the bar step off a bar), on a weight already
+    /// in the ramp (the bar, for a low percentage) or at or above the working weight is left out;
+    /// a working weight up to half as heavy again as the bar (30 kg on a 20 kg bar) is light: it
+    /// has no ramp.
     public func ramp(to working: Double, on set: PlateSet) -> [SetTarget] {
         guard working.isFinite, working > set.bar * 1.5 + 1e-9 else { return [] }
         var ramp: [SetTarget] = []
@@ -319,7 +341,7 @@ public struct WarmupScheme: Sendable, Equatable, Codable {
             let weight =
                 step.percent == 0
                 ? set.bar : (Plates.nearest(working * step.percent / 100, on: set).below ?? set.bar)
-            guard weight < working - 1e-9 else { continue }
+            guard weight > 0, weight < working - 1e-9 else { continue }
             guard !ramp.contains(where: { abs($0.weight - weight) < 1e-9 }) else { continue }
             ramp.append(SetTarget(kind: .warmup, weight: weight, reps: step.reps))
         }

@@ -3,7 +3,7 @@ import GRDB
 import SpotterCore
 
 extension Preference {
-    /// The bar and plates owned in `unit`: "20|25,20,15,10,5,2.5,1.25".
+    /// The bar and plates owned in `unit`, as `PlateSet.text`: "20: 25,20,15,10,5,2.5,1.25".
     public static func plates(_ unit: WeightUnit) -> String { "pref.plates.\(unit.rawValue)" }
     /// One exercise's own bar in `unit` (a 15 kg bar, a trap bar), by its catalogue spelling.
     public static func bar(_ unit: WeightUnit, exercise: String) -> String {
@@ -36,7 +36,10 @@ extension Preferences {
         }
         var set = PlateSet.standard(unit)
         if let text = try meta(Preference.plates(unit)) {
-            set = try readPlates(text, unit: unit, key: Preference.plates(unit))
+            guard let stored = try? PlateSet(text: text, unit: unit) else {
+                throw unreadable(Preference.plates(unit), text)
+            }
+            set = stored
         }
         if let exercise {
             let name = try SpotterStore.canonicalExercise(
@@ -50,7 +53,12 @@ extension Preferences {
         return set
     }
 
-    /// The plates for `exercise` in `unit` when its weight is a bar and plates; nil otherwise.
+    /// The plates for `exercise` in `unit` when its weight is a bar and plates; nil otherwise. One
+    /// read: whether it is on a bar, the unit's plates and the lift's own bar.
+    public func barPlates(_ exercise: String, unit: WeightUnit) throws -> PlateSet? {
+        try writer.read { db in try Self.barPlates(exercise, unit: unit, db: db) }
+    }
+
     static func barPlates(_ exercise: String, unit: WeightUnit, db: Database) throws -> PlateSet? {
         try loadsOnBar(exercise, db: db) ? try plateSet(unit: unit, exercise: exercise, db: db) : nil
     }
@@ -59,9 +67,7 @@ extension Preferences {
     public func setPlates(unit: WeightUnit, bar: Double?, plates: [Double]?) throws {
         let current = try plateSet(unit: unit)
         let set = try Self.checked(PlateSet(unit: unit, bar: bar ?? current.bar, plates: plates ?? current.plates))
-        try setMeta(
-            Preference.plates(unit),
-            "\(Formatting.number(set.bar))|\(set.plates.map(Formatting.number).joined(separator: ","))")
+        try setMeta(Preference.plates(unit), set.text)
     }
 
     /// Gives `exercise` a bar of its own in `unit` (nil: back to the unit's bar).
@@ -111,10 +117,6 @@ extension Preferences {
 
     /// Whether `exercise`'s weight is a bar and plates: a catalogue barbell or trap-bar lift, or
     /// any exercise given a bar of its own.
-    public func loadsOnBar(_ exercise: String) throws -> Bool {
-        try writer.read { db in try Self.loadsOnBar(exercise, db: db) }
-    }
-
     static func loadsOnBar(_ exercise: String, db: Database) throws -> Bool {
         let name = try SpotterStore.canonicalExercise(exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
         let equipment = try String.fetchOne(
@@ -127,15 +129,6 @@ extension Preferences {
             return true
         }
         return false
-    }
-
-    static func readPlates(_ text: String, unit: WeightUnit, key: String) throws -> PlateSet {
-        let parts = text.split(separator: "|", omittingEmptySubsequences: false)
-        guard parts.count == 2, let bar = Double(parts[0]),
-            let plates = try? PlateSet.parsePlates(String(parts[1])),
-            let set = try? PlateSet(unit: unit, bar: bar, plates: plates)
-        else { throw unreadable(key, text) }
-        return set
     }
 
     static func checked(_ make: @autoclosure () throws(ValidationError) -> PlateSet) throws -> PlateSet {

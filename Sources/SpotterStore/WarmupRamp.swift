@@ -30,12 +30,10 @@ extension WorkoutLog {
         let now = self.now
         let exercise = try store.catalogueSpelling(try input.validatedExercise())
         let preferences = store.preferences
-        let onBar = try preferences.loadsOnBar(exercise)
-        let plates =
-            onBar
-            ? try preferences.plateSet(unit: input.unit, exercise: exercise)
-            : try PlateSet(unit: input.unit, bar: 0, plates: [input.unit == .kg ? 1.25 : 2.5])
-        let ramp = try preferences.warmupScheme().ramp(to: input.weight, on: plates).filter { $0.weight > 0 }
+        let barPlates = try preferences.barPlates(exercise, unit: input.unit)
+        let onBar = barPlates != nil
+        let plates = barPlates ?? .offBar(input.unit)
+        let ramp = try preferences.warmupScheme().ramp(to: input.weight, on: plates)
         guard !ramp.isEmpty else {
             throw StoreError.notAllowed(
                 "\(Formatting.weight(input.weight, unit: input.unit)) is light: no warm-up sets before it")

@@ -204,16 +204,17 @@ public final class AppController {
             state.overlay = .setForm(form)
         case .prefill(let exercise, let workoutID):
             guard case .setForm(var form) = state.overlay else { return }
-            try prefill(&form, exercise: exercise, workoutID: workoutID)
+            // The lift's sets in this workout, read once: the prefill follows them, and a warm-up
+            // ramp is offered before its first work set.
+            let name = try store.queries.exerciseName(exercise)
+            let today = try workoutID.map { try store.queries.sessionSets(exercise: name, workoutID: $0) } ?? []
+            try prefill(&form, exercise: exercise, name: name, workoutID: workoutID, today: today)
             do {
-                form.plates =
-                    try store.preferences.loadsOnBar(exercise)
-                    ? try Dictionary(
-                        uniqueKeysWithValues: WeightUnit.allCases.map {
-                            ($0, try store.preferences.plateSet(unit: $0, exercise: exercise))
-                        }) : nil
-                // A ramp is offered before the lift's first work set in this workout.
-                let today = try workoutID.map { try store.queries.sessionSets(exercise: exercise, workoutID: $0) } ?? []
+                var plates: [WeightUnit: PlateSet] = [:]
+                for unit in WeightUnit.allCases {
+                    plates[unit] = try store.preferences.barPlates(exercise, unit: unit)
+                }
+                form.plates = plates.isEmpty ? nil : plates
                 form.warmupOffer =
                     today.contains { $0.kind == .normal || $0.kind == .failure }
                     ? nil : try store.preferences.warmupScheme()
@@ -282,14 +283,12 @@ public final class AppController {
         case .loadPlates:
             var current: [WeightUnit: String] = [:]
             for unit in WeightUnit.allCases {
-                current[unit] = PlatesInput.text(try store.preferences.plateSet(unit: unit))
+                current[unit] = try store.preferences.plateSet(unit: unit).text
             }
             state.overlay = .plates(PlatesInput(unit: state.displayUnit ?? .kg, current: current))
         case .savePlates(let unit, let text):
-            switch PlatesInput.parse(text) {
-            case .failure(let error):
-                state.say(error.message, isError: true)
-            case .success(let typed):
+            do {
+                let typed = try PlateSet(text: text, unit: unit)
                 do {
                     try store.preferences.setPlates(unit: unit, bar: typed.bar, plates: typed.plates)
                     state.say("Plates (\(unit.rawValue)): \(try store.preferences.plateSet(unit: unit).summary)")
@@ -297,13 +296,15 @@ public final class AppController {
                     // Refused: the prompt again, with what was typed and why.
                     var current: [WeightUnit: String] = [:]
                     for other in WeightUnit.allCases {
-                        current[other] = (try? store.preferences.plateSet(unit: other)).map(PlatesInput.text)
+                        current[other] = (try? store.preferences.plateSet(unit: other))?.text
                     }
                     var input = PlatesInput(unit: unit, current: current)
                     input.field = TextField(text)
                     state.overlay = .plates(input)
                     state.say("\(error)", isError: true)
                 }
+            } catch {
+                state.say(error.message, isError: true)
             }
         case .createWorkout(let name):
             let workout = try store.workoutLog.createWorkout(
@@ -388,10 +389,11 @@ public final class AppController {
     /// today's sets have begun: then today's last work set, or last session's first one. The
     /// kind is `normal` unless the plan says otherwise: a warm-up or a drop set is never copied.
     /// Last session's set stays in the note, as Strong's "previous" column.
-    private func prefill(_ form: inout SetForm, exercise: String, workoutID: UUID?) throws {
+    private func prefill(
+        _ form: inout SetForm, exercise: String, name: String, workoutID: UUID?, today: [WorkoutSet]
+    ) throws {
         let previous = try store.queries.previousSet(exercise: exercise, workoutID: workoutID)
         let previousNote = previous.map { "previous: \(shortSet($0.set)) \(prefillNote($0))" }
-        let name = try store.queries.exerciseName(exercise)
         if let workoutID,
             let planned = try store.queries.plannedRows(workoutID: workoutID).first(where: {
                 $0.status == .planned && $0.exercise.caseInsensitiveCompare(name) == .orderedSame
@@ -408,7 +410,6 @@ public final class AppController {
                 display: state.displayUnit)
             return
         }
-        let today = try workoutID.map { try store.queries.sessionSets(exercise: name, workoutID: $0) } ?? []
         let lastWork = today.last { $0.kind == .normal || $0.kind == .failure }
         if let justLogged = today.last {
             switch justLogged.kind {

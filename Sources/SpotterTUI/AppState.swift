@@ -105,11 +105,7 @@ public struct SetForm: Sendable, Equatable {
     public var warmupText: String? {
         guard let scheme = warmupOffer, let amount = AppState.parseWeight(weight, defaultUnit: unit), amount.weight > 0
         else { return nil }
-        guard
-            let set = plates?[amount.unit]
-                ?? (try? PlateSet(unit: amount.unit, bar: 0, plates: [amount.unit == .kg ? 1.25 : 2.5]))
-        else { return nil }
-        let ramp = scheme.ramp(to: amount.weight, on: set).filter { $0.weight > 0 }
+        let ramp = scheme.ramp(to: amount.weight, on: plates?[amount.unit] ?? .offBar(amount.unit))
         guard !ramp.isEmpty else { return nil }
         return ramp.map { "\(Formatting.number($0.weight))×\($0.reps)" }.joined(separator: " · ")
     }
@@ -294,27 +290,6 @@ public struct PlatesInput: Sendable, Equatable {
         self.unit = unit
         self.current = current
         field = TextField(current[unit] ?? "", selected: false)
-    }
-
-    /// "20: 25,20,15,10,5,2.5,1.25".
-    public static func text(_ set: PlateSet) -> String {
-        "\(Formatting.number(set.bar)): \(set.plates.map(Formatting.number).joined(separator: ","))"
-    }
-
-    /// The bar and plates typed, or why they do not read.
-    public static func parse(_ text: String) -> Result<(bar: Double, plates: [Double]), ValidationError> {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let bar = Double(parts[0].trimmingCharacters(in: .whitespaces)), bar.isFinite
-        else {
-            return .failure(
-                ValidationError(field: "plates", message: "type the bar, a colon and the plates: 20: 25,20,15,10,5,2.5")
-            )
-        }
-        do {
-            return .success((bar, try PlateSet.parsePlates(String(parts[1]))))
-        } catch {
-            return .failure(error)
-        }
     }
 }
 

@@ -474,7 +474,7 @@ extension AppState {
             overlay = .none
             return []
         case .submit:
-            if case .failure(let error) = PlatesInput.parse(input.field.text) {
+            do { _ = try PlateSet(text: input.field.text, unit: input.unit) } catch {
                 say(error.message, isError: true)
                 return []
             }
@@ -826,7 +826,7 @@ extension AppState {
     }
 
     /// "100", "100 kg", "102.5kg", "225 lb", "225 lbs", "" (bodyweight: 0).
-    static func parseWeight(_ text: String, defaultUnit: WeightUnit) -> WeightAmount? {
+    public static func parseWeight(_ text: String, defaultUnit: WeightUnit) -> WeightAmount? {
         var body = text.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: ",", with: ".")
         if body.isEmpty { return WeightAmount(weight: 0, unit: defaultUnit) }
         var unit = defaultUnit

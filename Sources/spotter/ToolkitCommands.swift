@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SpotterCore
 import SpotterStore
+import SpotterTUI
 
 /// `spotter config plates kg --bar 20 25,20,15,10,5,2.5,1.25`: the bar and plates owned, per unit;
 /// with `--exercise NAME --bar 15` one exercise's own bar.
@@ -90,27 +91,21 @@ struct WarmupCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try global.openStore()
         let name = try Self.exercise(exercise, store: store)
-        var text = weight.trimmingCharacters(in: .whitespaces).lowercased()
-        var chosen = try unit.map(parseUnit) ?? store.preferences.displayUnit ?? .kg
-        for (suffix, suffixUnit) in [("kg", WeightUnit.kg), ("lbs", .lb), ("lb", .lb)] where text.hasSuffix(suffix) {
-            text = String(text.dropLast(suffix.count)).trimmingCharacters(in: .whitespaces)
-            chosen = suffixUnit
-            break
+        // Read as the set form reads a weight: "100", "102,5", "225lb".
+        let defaultUnit = try unit.map(parseUnit) ?? store.preferences.displayUnit ?? .kg
+        guard !weight.trimmingCharacters(in: .whitespaces).isEmpty,
+            let amount = AppState.parseWeight(weight, defaultUnit: defaultUnit)
+        else {
+            throw CLIError("the weight must be a number, not '\(DisplayText.replacingControls(weight))'", code: 2)
         }
-        let working = try number(text, what: "the weight")
+        let (working, chosen) = (amount.weight, amount.unit)
         do { try Validation.weight(working, unit: chosen) } catch { throw StoreError.invalid(error) }
-        let onBar = try store.preferences.loadsOnBar(name)
-        let plates = try store.preferences.plateSet(unit: chosen, exercise: onBar ? name : nil)
+        // Off a bar (dumbbells, machines, cables) the ramp is in the unit's usual steps.
+        let barPlates = try store.preferences.barPlates(name, unit: chosen)
+        let onBar = barPlates != nil
+        let plates = barPlates ?? .offBar(chosen)
         let scheme = try store.preferences.warmupScheme()
-        let ramp: [SetTarget]
-        if onBar {
-            ramp = scheme.ramp(to: working, on: plates)
-        } else {
-            // Dumbbells, machines, cables: rounded to the unit's usual step, no bar.
-            let step = chosen == .kg ? 2.5 : 5
-            let stepSet = try PlateSet(unit: chosen, bar: 0, plates: [step / 2])
-            ramp = scheme.ramp(to: working, on: stepSet).filter { $0.weight > 0 }
-        }
+        let ramp = scheme.ramp(to: working, on: plates)
         print("\(name): warm-up for \(Formatting.weight(working, unit: chosen))  (\(scheme.summary))")
         if ramp.isEmpty { print("  no warm-up sets: \(Formatting.weight(working, unit: chosen)) is light") }
         for (index, step) in ramp.enumerated() {
