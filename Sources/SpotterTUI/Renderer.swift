@@ -573,6 +573,13 @@ public enum Renderer {
                 x: 0, y: y, style: style, maxWidth: width)
             return
         case .plates(let input):
+            // The prompt stays open on a refusal, so its reason stands just above it.
+            if let message = state.message, message.isError, y > 1 {
+                buffer.fill(x: 0, y: y - 1, count: state.columns)
+                buffer.put(
+                    " " + message.text.clipped(to: state.columns - 1, ellipsis: state.glyphs.ellipsis), x: 0, y: y - 1,
+                    style: CellStyle(color: .red, bold: true))
+            }
             buffer.fill(x: 0, y: y, count: width, style: .reverse)
             putPrompt(
                 label: " Plates \(input.unit.rawValue): ", field: input.field,

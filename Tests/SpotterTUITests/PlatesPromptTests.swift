@@ -45,6 +45,9 @@ struct PlatesPromptTests {
             app.type(typed)
             app.handle(.enter)
             #expect(app.state.message?.isError == true, "\(typed) was taken")
+            if let reason = app.state.message?.text {
+                #expect(app.screen.line(22).contains(String(reason.suffix(12))), "the reason shows above the prompt")
+            }
             for row in 0..<24 { #expect(app.screen.line(row).count <= 80) }
             app.handle(.escape)
             #expect(try fixture.store.preferences.plateSet(unit: .kg) == PlateSet.standard(.kg), "\(typed)")
