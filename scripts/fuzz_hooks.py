@@ -45,19 +45,21 @@ _rng = random.Random(int(os.environ.get("SPOTTER_FUZZ_SEED", "1")))
 _last_key_by_route = {}
 _last_positive_by_route = {}
 _snapshot = {}
+# One keep-alive connection for the hooks' own reads and writes, instead of one per call.
+_http = requests.Session()
 
 
 def _state():
     """(latest change cursor, favorites) of the fuzzing user, read through the API itself."""
     cursor = _snapshot.get("cursor", "0")
     while True:
-        page = requests.get(BASE + "/v1/changes", params={"since": cursor, "limit": 5000}, headers=AUTH, timeout=10)
+        page = _http.get(BASE + "/v1/changes", params={"since": cursor, "limit": 5000}, headers=AUTH, timeout=10)
         page.raise_for_status()
         body = page.json()
         cursor = body["cursor"]
         if not body["has_more"]:
             break
-    favorites = requests.get(BASE + "/v1/favorites", headers=AUTH, timeout=10)
+    favorites = _http.get(BASE + "/v1/favorites", headers=AUTH, timeout=10)
     favorites.raise_for_status()
     return cursor, sorted(favorites.json()["favorites"])
 
@@ -93,7 +95,7 @@ def _millis(text):
 
 
 def _live_workouts():
-    response = requests.get(BASE + "/v1/workouts", headers=AUTH, timeout=10)
+    response = _http.get(BASE + "/v1/workouts", headers=AUTH, timeout=10)
     response.raise_for_status()
     return response.json()["workouts"]
 
@@ -104,7 +106,7 @@ def _a_live_workout_id():
     if workouts:
         return _rng.choice(workouts)["id"]
     workout_id = str(uuid.UUID(int=_rng.getrandbits(128)))
-    created = requests.post(
+    created = _http.post(
         BASE + "/v1/workouts",
         json={"id": workout_id, "name": "Fuzz anchor", "started_at": "2026-01-01T00:00:00.000Z"},
         headers={**AUTH, "Idempotency-Key": str(uuid.UUID(int=_rng.getrandbits(128)))}, timeout=10)
@@ -225,7 +227,7 @@ def _only_lost_edit_conflicts(case, response, since):
     if case.method.upper() != "PATCH" or response.status_code != 404:
         return False
     entity_id = case.formatted_path.rstrip("/").rsplit("/", 1)[-1].lower()
-    page = requests.get(BASE + "/v1/changes", params={"since": since, "limit": 5000}, headers=AUTH, timeout=10)
+    page = _http.get(BASE + "/v1/changes", params={"since": since, "limit": 5000}, headers=AUTH, timeout=10)
     page.raise_for_status()
     changes = page.json()["changes"]
     return bool(changes) and all(

@@ -45,6 +45,19 @@ public struct ClockStamp: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.init(milliseconds: ms, counter: counter, device: String(parts[2]))
     }
 
+    /// Reads a stamp a conflict records: any stamp an edit can carry, or `origin`'s own text
+    /// ("0000000000000-0000-", no device), which stands for a value never edited since its
+    /// create. An edit never carries the origin (`init?(_:)` refuses it), but a conflict over
+    /// such a value does, and every stamp written into a conflict must read back, or the change
+    /// feed that holds it could not be sent.
+    public init?(recorded text: String) {
+        if text == Self.origin.description {
+            self = .origin
+        } else {
+            self.init(text)
+        }
+    }
+
     /// The stamp of a new edit on a device whose last stamp was `last`: its clock's time, or one
     /// tick after `last` when the clock stands at or behind it (so stamps of one device only grow).
     public static func next(after last: ClockStamp?, now: Date, device: String) -> ClockStamp {
@@ -216,7 +229,7 @@ public struct ConflictRecord: Sendable, Equatable, Codable {
 extension ClockStamp: Codable {
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
-        guard let stamp = ClockStamp(text) else {
+        guard let stamp = ClockStamp(recorded: text) else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a stamp"))
         }
         self = stamp

@@ -29,10 +29,10 @@ public struct WireConflict: WireCodable, Equatable {
 
     public init(json: JSONValue) throws(WireError) {
         let fields = try WireFields(json, "conflict")
-        guard let keptStamp = ClockStamp(try fields.string(Field.keptStamp)) else {
+        guard let keptStamp = ClockStamp(recorded: try fields.string(Field.keptStamp)) else {
             throw WireError(field: Field.keptStamp, expected: "a clock stamp")
         }
-        guard let overriddenStamp = ClockStamp(try fields.string(Field.overriddenStamp)) else {
+        guard let overriddenStamp = ClockStamp(recorded: try fields.string(Field.overriddenStamp)) else {
             throw WireError(field: Field.overriddenStamp, expected: "a clock stamp")
         }
         record = ConflictRecord(

@@ -150,7 +150,7 @@ extension EntityHandlers {
     func editClock(_ fields: [String: JSONValue]) -> (stamp: ClockStamp, base: Int64?) {
         let serverNow = ClockStamp(
             milliseconds: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)), device: "server")
-        let sent = fields[EditClockField.stamp]?.stringValue.flatMap(ClockStamp.init)
+        let sent = fields[EditClockField.stamp]?.stringValue.flatMap { ClockStamp($0) }
         let base = fields[EditClockField.baseVersion]?.intValue.map(Int64.init)
         return ((sent ?? serverNow).clamped(serverNow: now), base)
     }

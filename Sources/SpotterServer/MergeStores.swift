@@ -122,7 +122,9 @@ extension StoredEntity {
         }
         func stamp(_ column: String) throws -> ClockStamp {
             let text = try row.text(column) ?? ""
-            guard let stamp = ClockStamp(text) else { throw StoredCell.Unreadable(column: column, value: text) }
+            guard let stamp = ClockStamp(recorded: text) else {
+                throw StoredCell.Unreadable(column: column, value: text)
+            }
             return stamp
         }
         return WireConflict(

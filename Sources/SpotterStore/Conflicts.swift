@@ -113,7 +113,7 @@ extension SpotterStore {
     func observe(_ stamp: ClockStamp, db: Database) throws {
         let last = try String.fetchOne(
             db.cachedStatement(sql: "SELECT value FROM meta WHERE key = ?"), arguments: [Self.clockKey]
-        ).flatMap(ClockStamp.init)
+        ).flatMap { ClockStamp($0) }
         guard last.map({ stamp.milliseconds > $0.milliseconds }) ?? true else { return }
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").execute(arguments: [
             Self.clockKey,
@@ -146,8 +146,8 @@ extension ConflictLog {
         let id: String = row["id"]
         guard let uuid = UUID(wire: id), let entityID = UUID(wire: row["entity_id"] as String? ?? ""),
             let type = EntityType(rawValue: row["entity_type"] as String? ?? ""),
-            let keptStamp = ClockStamp(row["kept_stamp"] as String? ?? ""),
-            let overriddenStamp = ClockStamp(row["overridden_stamp"] as String? ?? ""),
+            let keptStamp = ClockStamp(recorded: row["kept_stamp"] as String? ?? ""),
+            let overriddenStamp = ClockStamp(recorded: row["overridden_stamp"] as String? ?? ""),
             let recordedAt = Timestamp.parse(row["recorded_at"] as String? ?? ""),
             let status = StoredConflict.Status(rawValue: row["status"] as String? ?? "")
         else { throw UnreadableRow(table: "conflicts", id: id, reason: "a column does not read") }

@@ -314,7 +314,7 @@ enum Outbox {
             ?? QueueOwner.deviceID
         let last = try String.fetchOne(
             db.cachedStatement(sql: "SELECT value FROM meta WHERE key = ?"), arguments: [SpotterStore.clockKey]
-        ).flatMap(ClockStamp.init)
+        ).flatMap { ClockStamp($0) }
         let stamp = ClockStamp.next(after: last, now: now, device: device)
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").execute(arguments: [
             SpotterStore.clockKey, stamp.description,

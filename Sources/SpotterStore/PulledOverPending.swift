@@ -29,7 +29,7 @@ extension SpotterStore {
         else { return false }
         var pendingClocks: [String: FieldClock] = [:]
         for row in queued {
-            let stamp = (row["clock_stamp"] as String?).flatMap(ClockStamp.init) ?? ClockStamp.origin
+            let stamp = (row["clock_stamp"] as String?).flatMap { ClockStamp($0) } ?? ClockStamp.origin
             for field in JSONValue.parse(row["payload"] as String? ?? "")?.objectValue?.keys ?? [:].keys {
                 // Changed here after anything this device has seen: later than any base.
                 pendingClocks[field] = FieldClock(stamp: stamp, version: .max)

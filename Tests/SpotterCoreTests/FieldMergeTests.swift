@@ -118,11 +118,18 @@ struct FieldMergeTests {
         for value in stamps { #expect(ClockStamp(value.description) == value) }
         #expect(stamps.sorted().map(\.description) == stamps.map(\.description).sorted())
         for bad in [
-            "", "12-0000-a", "0000000000005-zz-a", "0000000000005-0000-", "0000000000005-0000-a b",
+            "", "12-0000-a", "0000000000005-zz-a", "0000000000005-0000-", "0000000000000-0001-",
+            "0000000000005-0000-a b",
             "0000000000005-0000-\u{202E}x",
         ] {
             #expect(ClockStamp(bad) == nil, "\(bad)")
+            #expect(ClockStamp(recorded: bad) == nil, "\(bad)")
         }
+        // No edit carries the origin; a conflict over a value never edited since its create
+        // records it, and what a conflict records reads back.
+        #expect(ClockStamp(ClockStamp.origin.description) == nil)
+        #expect(ClockStamp(recorded: ClockStamp.origin.description) == .origin)
+        for value in stamps { #expect(ClockStamp(recorded: value.description) == value) }
     }
 }
 

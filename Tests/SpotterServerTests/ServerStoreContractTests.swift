@@ -636,4 +636,38 @@ struct ServerStoreContractTests {
             #expect(stored.routine == merged)
         }
     }
+
+    @Test(
+        "an edit of a routine's plan that was never edited since its create, made on a base the store never had, leaves the feed readable",
+        arguments: StoreBackend.available)
+    func routineConflictOverAnUneditedPlanReadsBack(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            func squat(reps: Int) -> [RoutineExercise] {
+                [RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(weight: 100, reps: reps)])]
+            }
+            let routine = Routine(name: "Legs", exercises: squat(reps: 5))
+            let created = try await handle(store, .createRoutine, routine.wireFields, at: start)
+            let createdBody = try #require(created.body)
+            let base = try #require(try WireRoutine(json: createdBody).serverVersion)
+            // Found by the server fuzzer: the plan's rows carry no clock yet, so the value the edit
+            // overrides is stamped with the origin, and that conflict once made every later read
+            // of the change feed fail with a 500.
+            let answered = try await edit(
+                store, .updateRoutine(id: routine.id.wireString),
+                [
+                    "exercises": Routine.exercisesJSON(squat(reps: 8)),
+                    "base_exercises": Routine.exercisesJSON(squat(reps: 3)),
+                ], madeAt: 60, by: "phone", base: base, arrivesAt: 61)
+            #expect(answered.status == 200)
+            let found = try await conflicts(store)
+            #expect(found.count == 1)
+            #expect(found.first?.record.overriddenStamp == .origin)
+            #expect(found.first?.record.keptStamp.device == "phone")
+            // What the device reads of it is what the server sent.
+            let page = try await store.changes(user: "alice", after: 0, limit: 100)
+            for change in page.changes {
+                #expect(try WireChange(json: change.json) == change)
+            }
+        }
+    }
 }
