@@ -21,6 +21,7 @@ public enum SyncState: String, Codable, Sendable {
 /// The kinds of entity that travel through the outbox.
 public enum EntityType: String, Codable, Sendable, CaseIterable {
     case workout, set, favorite, routine
+    case bodyWeight = "body_weight"
 }
 
 /// What a user intent does to its entity.

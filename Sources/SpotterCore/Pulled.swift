@@ -22,6 +22,8 @@ public enum PulledEntity: Sendable, Equatable, Codable {
     case deletedSet(UUID, ServerStamp)
     case routine(Routine, ServerStamp)
     case deletedRoutine(UUID, ServerStamp)
+    case bodyWeight(BodyWeight, ServerStamp)
+    case deletedBodyWeight(UUID, ServerStamp)
     /// A value the server's merge overrode (see `ConflictRecord`): kept on the device and shown.
     case conflict(ConflictRecord, ServerStamp)
 
@@ -30,6 +32,7 @@ public enum PulledEntity: Sendable, Equatable, Codable {
         case .workout, .deletedWorkout: .workout
         case .set, .deletedSet: .set
         case .routine, .deletedRoutine: .routine
+        case .bodyWeight, .deletedBodyWeight: .bodyWeight
         case .conflict(let record, _): record.entityType
         }
     }
@@ -39,7 +42,10 @@ public enum PulledEntity: Sendable, Equatable, Codable {
         case .workout(let workout, _): workout.id.wireString
         case .set(let set, _): set.id.wireString
         case .routine(let routine, _): routine.id.wireString
-        case .deletedWorkout(let id, _), .deletedSet(let id, _), .deletedRoutine(let id, _): id.wireString
+        case .bodyWeight(let entry, _): entry.id.wireString
+        case .deletedWorkout(let id, _), .deletedSet(let id, _), .deletedRoutine(let id, _),
+            .deletedBodyWeight(let id, _):
+            id.wireString
         case .conflict(let record, _): record.id.wireString
         }
     }
@@ -47,7 +53,8 @@ public enum PulledEntity: Sendable, Equatable, Codable {
     public var stamp: ServerStamp {
         switch self {
         case .workout(_, let stamp), .set(_, let stamp), .deletedWorkout(_, let stamp), .deletedSet(_, let stamp),
-            .routine(_, let stamp), .deletedRoutine(_, let stamp), .conflict(_, let stamp):
+            .routine(_, let stamp), .deletedRoutine(_, let stamp), .bodyWeight(_, let stamp),
+            .deletedBodyWeight(_, let stamp), .conflict(_, let stamp):
             stamp
         }
     }

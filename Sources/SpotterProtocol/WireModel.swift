@@ -288,6 +288,7 @@ public enum WireChange: WireCodable, Equatable {
     case workout(WireWorkout)
     case set(WireSet)
     case routine(WireRoutine)
+    case bodyWeight(WireBodyWeight)
     /// A value the merge overrode (`WireConflict`).
     case conflict(WireConflict)
 
@@ -302,10 +303,12 @@ public enum WireChange: WireCodable, Equatable {
             self = .set(try WireSet(json: row))
         } else if let row = json[EntityType.routine.rawValue], !row.isNull {
             self = .routine(try WireRoutine(json: row))
+        } else if let row = json[EntityType.bodyWeight.rawValue], !row.isNull {
+            self = .bodyWeight(try WireBodyWeight(json: row))
         } else if let row = json[Self.conflictKey], !row.isNull {
             self = .conflict(try WireConflict(json: row))
         } else {
-            throw WireError(field: "change", expected: "a workout or a set")
+            throw WireError(field: "change", expected: "a workout, a set, a routine, a body weight or a conflict")
         }
     }
 
@@ -320,6 +323,11 @@ public enum WireChange: WireCodable, Equatable {
         case .routine(let routine):
             .object([
                 Self.entityTypeField: .string(EntityType.routine.rawValue), EntityType.routine.rawValue: routine.json,
+            ])
+        case .bodyWeight(let entry):
+            .object([
+                Self.entityTypeField: .string(EntityType.bodyWeight.rawValue),
+                EntityType.bodyWeight.rawValue: entry.json,
             ])
         case .conflict(let conflict):
             .object([Self.entityTypeField: .string(Self.conflictKey), Self.conflictKey: conflict.json])
@@ -337,6 +345,8 @@ public enum WireChange: WireCodable, Equatable {
             return row.deleted == true ? .deletedSet(row.id, stamp) : .set(row.set, stamp)
         case .routine(let row):
             return row.pulled
+        case .bodyWeight(let row):
+            return row.pulled
         case .conflict(let row):
             return .conflict(row.record, ServerStamp(serverVersion: row.serverVersion, updatedAt: nil))
         }
@@ -349,6 +359,7 @@ public enum WireChange: WireCodable, Equatable {
         case .workout: (try? WireWorkout(json: body)).map { Self.workout($0).pulled }
         case .set: (try? WireSet(json: body)).map { Self.set($0).pulled }
         case .routine: (try? WireRoutine(json: body)).map(\.pulled)
+        case .bodyWeight: (try? WireBodyWeight(json: body)).map(\.pulled)
         case .favorite: nil
         }
     }

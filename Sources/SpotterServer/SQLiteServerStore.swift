@@ -210,6 +210,7 @@ extension WireChange {
         case .workout(let workout): workout.serverVersion ?? 0
         case .set(let set): set.serverVersion ?? 0
         case .routine(let routine): routine.serverVersion ?? 0
+        case .bodyWeight(let entry): entry.serverVersion ?? 0
         case .conflict(let conflict): conflict.serverVersion
         }
     }

@@ -124,7 +124,8 @@ extension SpotterStore {
         case .workout(let workout, _): canonical = workout.wireFields
         case .set(let set, _): canonical = set.wireFields
         case .routine(let routine, _): canonical = routine.wireFields
-        case .deletedWorkout, .deletedSet, .deletedRoutine, .conflict, nil: return
+        case .bodyWeight(let entry, _): canonical = entry.wireFields
+        case .deletedWorkout, .deletedSet, .deletedRoutine, .deletedBodyWeight, .conflict, nil: return
         }
         let touched = canonical.filter { op.payload[$0.key] != nil && $0.key != "id" }
         var extra: [String: DatabaseValue] = [:]
@@ -217,6 +218,16 @@ extension SpotterStore {
             return "favorite \(id)"
         case .routine:
             return try routineLabel(id, db: db)
+        case .bodyWeight:
+            if let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT weight, unit, measured_at FROM body_weights WHERE id = ?"),
+                arguments: [id])
+            {
+                let weight = Formatting.weight(row["weight"], unit: WeightUnit(rawValue: row["unit"]) ?? .kg)
+                let day = (row["measured_at"] as String?).map { String($0.prefix(10)) } ?? ""
+                return "body weight \(weight) on \(day)"
+            }
+            return "body weight \(id.prefix(8))"
         }
     }
 

@@ -73,6 +73,16 @@ extension SpotterStore {
             try forgetWaiting(.routine, id, db: db, seen: seen)
             try db.cachedStatement(sql: "DELETE FROM routines WHERE id = ? AND \(visible())").execute(arguments: [id])
             return db.changesCount > 0
+        case .bodyWeight(let entry, let stamp):
+            try upsert(entry, stamp: stamp, db: db, now: now)
+            try forgetWaiting(.bodyWeight, id, db: db, seen: seen)
+            return true
+        case .deletedBodyWeight:
+            try settleGivenUpDeletes(.bodyWeight, id, db: db)
+            try forgetWaiting(.bodyWeight, id, db: db, seen: seen)
+            try db.cachedStatement(sql: "DELETE FROM body_weights WHERE id = ? AND \(visible())").execute(
+                arguments: [id])
+            return db.changesCount > 0
         }
     }
 

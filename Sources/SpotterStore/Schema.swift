@@ -205,6 +205,31 @@ enum Schema {
         migrator.registerMigration("v12-exercise-notes") { db in
             try db.execute(sql: "ALTER TABLE workouts ADD COLUMN exercise_notes TEXT")
         }
+        // Weigh-ins: a synced entity with the same bookkeeping columns as routines, so the
+        // outbox machinery (coalescing, reconcile, rollback, pull merge) takes them as it is.
+        migrator.registerMigration("v13-body-weights") { db in
+            try RoutineSchema.allowOperations(
+                db, from: "'workout','set','favorite','routine'",
+                to: "'workout','set','favorite','routine','body_weight'")
+            try db.execute(
+                sql: """
+                    CREATE TABLE body_weights (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        measured_at TEXT NOT NULL,
+                        weight REAL NOT NULL,
+                        unit TEXT NOT NULL CHECK (unit IN ('kg','lb')),
+                        notes TEXT,
+                        updated_at TEXT NOT NULL,
+                        server_version INTEGER,
+                        deleted_at TEXT,
+                        sync_state TEXT NOT NULL CHECK (sync_state IN ('synced','pending','rejected')),
+                        sync_error TEXT,
+                        account TEXT NOT NULL DEFAULT 'local',
+                        imported INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX body_weights_by_time ON body_weights(account, measured_at);
+                    """)
+        }
         return migrator
     }
 }
@@ -284,7 +309,13 @@ enum RoutineSchema {
     /// later migrations added) with 'routine' allowed, and every index and trigger it had is
     /// made again — including ones a migration registered before this one may have added.
     static func allowRoutineOperations(_ db: Database) throws {
-        let oldCheck = "CHECK (entity_type IN ('workout','set','favorite'))"
+        try allowOperations(db, from: "'workout','set','favorite'", to: "'workout','set','favorite','routine'")
+    }
+
+    /// Widens the outbox's CHECK on `entity_type` from the list `old` to `new` (SQLite cannot
+    /// alter a CHECK: the table is made again, its rows, indexes and triggers kept).
+    static func allowOperations(_ db: Database, from old: String, to new: String) throws {
+        let oldCheck = "CHECK (entity_type IN (\(old)))"
         guard
             let definition = try String.fetchOne(
                 db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'"),
@@ -298,12 +329,12 @@ enum RoutineSchema {
                 """)
         let rebuilt =
             definition
-            .replacingOccurrences(of: oldCheck, with: "CHECK (entity_type IN ('workout','set','favorite','routine'))")
-            .replacingOccurrences(of: "CREATE TABLE outbox", with: "CREATE TABLE outbox_v7")
+            .replacingOccurrences(of: oldCheck, with: "CHECK (entity_type IN (\(new)))")
+            .replacingOccurrences(of: "CREATE TABLE outbox", with: "CREATE TABLE outbox_widened")
         try db.execute(sql: rebuilt)
-        try db.execute(sql: "INSERT INTO outbox_v7 SELECT * FROM outbox")
+        try db.execute(sql: "INSERT INTO outbox_widened SELECT * FROM outbox")
         try db.execute(sql: "DROP TABLE outbox")
-        try db.execute(sql: "ALTER TABLE outbox_v7 RENAME TO outbox")
+        try db.execute(sql: "ALTER TABLE outbox_widened RENAME TO outbox")
         for statement in dependents { try db.execute(sql: statement) }
     }
 }

@@ -254,12 +254,14 @@ enum EntityTable {
     static let setColumns = Set(WorkoutSet.Column.allCases.filter { $0 != .id }.map(\.name))
     static let workoutColumns = Set(Workout.Column.allCases.filter { $0 != .id && $0 != .plan }.map(\.name))
     static let routineColumns = Set(Routine.Column.allCases.filter { $0 != .id }.map(\.name))
+    static let bodyWeightColumns = Set(BodyWeight.Column.allCases.filter { $0 != .id }.map(\.name))
 
     static func table(_ type: EntityType) -> String? {
         switch type {
         case .set: "sets"
         case .workout: "workouts"
         case .routine: "routines"
+        case .bodyWeight: "body_weights"
         case .favorite: nil
         }
     }
@@ -273,12 +275,19 @@ enum EntityTable {
         case .set: return try WorkoutSet(row: row).wireFields
         case .workout: return try Workout(row: row).wireFields
         case .routine: return try Routine(row: row).wireFields
+        case .bodyWeight: return try BodyWeight(row: row).wireFields
         case .favorite: return nil
         }
     }
 
     static func columns(_ type: EntityType) -> Set<String> {
-        type == .set ? setColumns : type == .workout ? workoutColumns : type == .routine ? routineColumns : []
+        switch type {
+        case .set: setColumns
+        case .workout: workoutColumns
+        case .routine: routineColumns
+        case .bodyWeight: bodyWeightColumns
+        case .favorite: []
+        }
     }
 
     /// Writes wire fields into an entity's columns.

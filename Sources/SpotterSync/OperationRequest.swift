@@ -51,6 +51,7 @@ public enum OperationRequest {
         case (.workout, .create): try WireWorkout(json: .object(op.payload)).json
         case (.set, .create): try WireSet(json: .object(op.payload)).json
         case (.routine, .create): try WireRoutine(json: .object(op.payload)).json
+        case (.bodyWeight, .create): try WireBodyWeight(json: .object(op.payload)).json
         case (_, .update): .object(editBody(op))
         }
     }
@@ -88,11 +89,12 @@ public enum OperationRequest {
         switch op.entityType {
         case .favorite:
             return Endpoint(method: op.kind == .delete ? "DELETE" : "PUT", path: Route.favorite(op.entityID))
-        case .workout, .set, .routine:
+        case .workout, .set, .routine, .bodyWeight:
             let collection =
                 switch op.entityType {
                 case .set: Route.sets
                 case .routine: Route.routines
+                case .bodyWeight: Route.bodyWeights
                 default: Route.workouts
                 }
             switch op.kind {
