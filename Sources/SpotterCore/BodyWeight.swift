@@ -147,3 +147,39 @@ public enum EffectiveLoad {
         }
     }
 }
+
+/// When a weigh-in was taken, as a lifter types and reads it: a day is its start in the
+/// device's time zone (so a morning weigh-in logged for the day counts for that day's sets).
+public enum BodyWeightDate {
+    /// "2026-11-20" (that day's start, local), "today", "yesterday", or an RFC 3339 time; nil
+    /// when it is none of them.
+    public static func read(_ text: String, now: Date, calendar: Calendar = .current) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        switch trimmed {
+        case "today": return calendar.startOfDay(for: now)
+        case "yesterday": return calendar.date(byAdding: .day, value: -1, to: calendar.startOfDay(for: now))
+        default: break
+        }
+        if let instant = Timestamp.parse(text.trimmingCharacters(in: .whitespaces)) { return instant }
+        let parts = trimmed.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) }),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            (1900...9999).contains(year)
+        else { return nil }
+        var components = DateComponents()
+        (components.year, components.month, components.day) = (year, month, day)
+        guard let date = calendar.date(from: components),
+            calendar.dateComponents([.year, .month, .day], from: date) == components
+        else { return nil }  // 2026-02-31 and the like
+        return date
+    }
+
+    /// "2026-11-20 07:30", local.
+    public static func shown(_ date: Date, calendar: Calendar = .current) -> String {
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
+        return String(format: "%04d", parts.year ?? 0) + "-\(two(parts.month))-\(two(parts.day))"
+            + " \(two(parts.hour)):\(two(parts.minute))"
+    }
+}

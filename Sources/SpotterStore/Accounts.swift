@@ -21,7 +21,8 @@ public struct Adoption: Sendable, Equatable {
     /// Starred-exercise changes still to send.
     public var favorites = 0
     public var routines = 0
-    public var operations: Int { workouts + sets + favorites + routines }
+    public var bodyWeights = 0
+    public var operations: Int { workouts + sets + favorites + routines + bodyWeights }
     public init() {}
 }
 
@@ -91,7 +92,7 @@ extension Accounts {
             try db.execute(
                 sql: "UPDATE outbox SET user_id = ? WHERE user_id IN (\(marks))",
                 arguments: StatementArguments([userID]) + values)
-            for table in ["workouts", "sets", "routines"] {
+            for table in ["workouts", "sets", "routines", BodyWeight.Column.table] {
                 try db.execute(
                     sql: "UPDATE \(table) SET account = ? WHERE account IN (\(marks))",
                     arguments: StatementArguments([userID]) + values)
@@ -219,6 +220,7 @@ extension Accounts {
                 arguments: [userID, device])
             adoption.favorites = db.changesCount
             adoption.routines = try store.adoptDeviceRoutines(db: db, now: now)
+            adoption.bodyWeights = try store.adoptDeviceBodyWeights(db: db, now: now)
             return adoption
         }
     }

@@ -30,3 +30,173 @@ extension SpotterStore {
         if db.changesCount == 0 { reportHeldByAnotherAccount("body_weights", entry.id) }
     }
 }
+
+/// A weigh-in as the device holds it: the entry and whether the server has it yet.
+public struct BodyWeightEntry: Sendable, Equatable {
+    public var bodyWeight: BodyWeight
+    public var syncState: SyncState
+    public var syncError: String?
+}
+
+extension WorkoutLog {
+    /// Logs a weigh-in: the row and its create in one transaction, like a set.
+    @discardableResult
+    public func logBodyWeight(
+        _ weight: Double, unit: WeightUnit, at measuredAt: Date? = nil, notes: String? = nil,
+        id: UUID = .timeOrdered()
+    ) throws -> BodyWeight {
+        let now = self.now
+        let entry = BodyWeight(
+            id: id, measuredAt: Timestamp.truncated(measuredAt ?? now), weight: weight, unit: unit,
+            notes: Self.cleanNotes(notes))
+        try store.checked { () throws(ValidationError) in try Validation.bodyWeight(entry) }
+        return try writer.write { db in
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO body_weights (\(BodyWeight.Column.columnList), updated_at, sync_state, account)
+                    VALUES (\(placeholders(BodyWeight.Column.allCases.count)), ?, \(SyncState.pending.sql), ?)
+                    """
+            ).execute(
+                arguments: StatementArguments(
+                    entry.columnArguments + [Timestamp.format(now).databaseValue, userID.databaseValue]))
+            _ = try Outbox.appendCreate(
+                db, user: userID, type: .bodyWeight, id: entry.id.wireString, payload: entry.wireFields,
+                dependency: nil, now: now)
+            return entry
+        }
+    }
+
+    /// Edits a weigh-in: only the fields given change (`notes: .some(nil)` clears the note), and
+    /// only what changed is queued, stamped, so another device's edit of another field stands.
+    @discardableResult
+    public func editBodyWeight(
+        _ id: UUID, weight: Double? = nil, unit: WeightUnit? = nil, measuredAt: Date? = nil,
+        notes: String?? = nil
+    ) throws -> BodyWeight {
+        let now = self.now
+        return try writer.write { db in
+            let old = try store.liveBodyWeight(id, db: db)
+            var new = old
+            if let weight { new.weight = weight }
+            if let unit { new.unit = unit }
+            if let measuredAt { new.measuredAt = Timestamp.truncated(measuredAt) }
+            if let notes { new.notes = Self.cleanNotes(notes) }
+            try store.checked { () throws(ValidationError) in try Validation.bodyWeight(new) }
+            try store.applyChanges(
+                type: .bodyWeight, id: id.wireString, from: old.wireFields, to: new.wireFields, db: db, now: now)
+            return new
+        }
+    }
+
+    /// Deletes a weigh-in; one the server never had is simply removed.
+    public func deleteBodyWeight(_ id: UUID) throws {
+        let now = self.now
+        try writer.write { db in
+            let key = id.wireString
+            _ = try store.liveBodyWeight(id, db: db)
+            if try !store.queueDelete(type: .bodyWeight, id: key, db: db, now: now) {
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE body_weights SET deleted_at = ?, updated_at = ?, sync_state = \(SyncState.pending.sql), sync_error = NULL
+                        WHERE id = ?
+                        """
+                ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
+            }
+        }
+    }
+
+    /// A note as typed: surrounding blanks dropped, an empty note none.
+    static func cleanNotes(_ notes: String?) -> String? {
+        guard let notes else { return nil }
+        let trimmed = Validation.trimmed(notes)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}
+
+extension SpotterStore {
+    /// The live weigh-in `id` of this account, or `notFound`.
+    func liveBodyWeight(_ id: UUID, db: Database) throws -> BodyWeight {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT * FROM body_weights WHERE id = ? AND deleted_at IS NULL AND \(visible())"),
+                arguments: [id.wireString])
+        else { throw StoreError.notFound("body weight \(id.wireString)") }
+        return try BodyWeight(row: row)
+    }
+
+    /// The live weigh-ins of this account, oldest first: what effective loads look up.
+    func bodyWeights(db: Database) throws -> [BodyWeight] {
+        try readable(
+            Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM body_weights WHERE deleted_at IS NULL AND \(visible())
+                        ORDER BY measured_at, id
+                        """))
+        ) { try BodyWeight(row: $0) }
+    }
+}
+
+extension Queries {
+    /// The live weigh-ins, newest first, each with whether the server has it.
+    public func bodyWeights(limit: Int = 10_000) throws -> [BodyWeightEntry] {
+        try writer.read { db in
+            try store.readable(
+                Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT * FROM body_weights WHERE deleted_at IS NULL AND \(store.visible())
+                            ORDER BY measured_at DESC, id DESC LIMIT ?
+                            """), arguments: [limit])
+            ) { row in
+                BodyWeightEntry(
+                    bodyWeight: try BodyWeight(row: row),
+                    syncState: SyncState(rawValue: row["sync_state"] ?? "") ?? .pending,
+                    syncError: row["sync_error"])
+            }
+        }
+    }
+
+    /// The weigh-in in force at `date` (the latest at or before it), or nil.
+    public func bodyWeight(at date: Date) throws -> BodyWeight? {
+        try writer.read { db in
+            try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM body_weights WHERE deleted_at IS NULL AND \(store.visible()) AND measured_at <= ?
+                        ORDER BY measured_at DESC, id DESC LIMIT 1
+                        """), arguments: [Timestamp.format(date)]
+            ).map { try BodyWeight(row: $0) }
+        }
+    }
+}
+
+extension SpotterStore {
+    /// Adopts the device's own weigh-ins into the account at first login, as routines are.
+    func adoptDeviceBodyWeights(db: Database, now: Date) throws -> Int {
+        let device = QueueOwner.deviceID
+        try db.execute(
+            sql: """
+                DELETE FROM outbox WHERE user_id = ? AND entity_type = \(EntityType.bodyWeight.sql)
+                    AND state != \(OperationState.succeeded.sql)
+                """, arguments: [device])
+        try db.execute(
+            sql: "DELETE FROM body_weights WHERE account = ? AND deleted_at IS NOT NULL", arguments: [device])
+        var count = 0
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM body_weights WHERE account = ?", arguments: [device]) {
+            let entry = try BodyWeight(row: row)
+            try db.execute(
+                sql: """
+                    UPDATE body_weights SET account = ?, server_version = NULL, sync_state = \(SyncState.pending.sql),
+                        sync_error = NULL
+                    WHERE id = ?
+                    """, arguments: [userID, entry.id.wireString])
+            _ = try Outbox.appendCreate(
+                db, user: userID, type: .bodyWeight, id: entry.id.wireString, payload: entry.wireFields,
+                dependency: nil, now: now)
+            count += 1
+        }
+        return count
+    }
+}

@@ -330,7 +330,10 @@ enum RoutineSchema {
         let rebuilt =
             definition
             .replacingOccurrences(of: oldCheck, with: "CHECK (entity_type IN (\(new)))")
-            .replacingOccurrences(of: "CREATE TABLE outbox", with: "CREATE TABLE outbox_widened")
+            // SQLite keeps a renamed table's name quoted ("outbox") in its definition.
+            .replacingOccurrences(of: "CREATE TABLE \"outbox\"", with: "CREATE TABLE outbox_widened")
+            .replacingOccurrences(of: "CREATE TABLE outbox ", with: "CREATE TABLE outbox_widened ")
+            .replacingOccurrences(of: "CREATE TABLE outbox(", with: "CREATE TABLE outbox_widened(")
         try db.execute(sql: rebuilt)
         try db.execute(sql: "INSERT INTO outbox_widened SELECT * FROM outbox")
         try db.execute(sql: "DROP TABLE outbox")
