@@ -19,12 +19,14 @@ public struct RecordTracker: Sendable {
 
     public init() {}
 
-    /// Takes the next set in performed order; returns the record it sets, if any.
-    public mutating func add(weightKg: Double, reps: Int, kind: SetKind) -> RecordKind? {
+    /// Takes the next set in performed order; returns the record it sets, if any. A set whose
+    /// load is not known (a bodyweight lift with no weigh-in before it) passes `estimating:
+    /// false`: it ranks by reps at what was added, and no 1RM is estimated from a part of its load.
+    public mutating func add(weightKg: Double, reps: Int, kind: SetKind, estimating: Bool = true) -> RecordKind? {
         guard kind != .warmup, reps > 0, weightKg >= 0, weightKg.isFinite else { return nil }
         defer { seen = true }
         var record: RecordKind?
-        if let estimate = OneRepMax.epley(weight: weightKg, reps: reps) {
+        if estimating, let estimate = OneRepMax.epley(weight: weightKg, reps: reps) {
             if let best = bestOneRepMax, estimate > best + 1e-9, seen { record = .oneRepMax }
             bestOneRepMax = max(bestOneRepMax ?? 0, estimate)
         }

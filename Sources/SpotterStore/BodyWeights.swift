@@ -27,7 +27,11 @@ extension SpotterStore {
                     (stamp.updatedAt ?? now).databaseValue, stamp.serverVersion?.databaseValue ?? .null,
                     userID.databaseValue,
                 ]))
-        if db.changesCount == 0 { reportHeldByAnotherAccount("body_weights", entry.id) }
+        if db.changesCount == 0 {
+            reportHeldByAnotherAccount("body_weights", entry.id)
+        } else {
+            try Self.markBodyWeightLiftsDirty(db: db)
+        }
     }
 }
 
@@ -62,6 +66,8 @@ extension WorkoutLog {
             _ = try Outbox.appendCreate(
                 db, user: userID, type: .bodyWeight, id: entry.id.wireString, payload: entry.wireFields,
                 dependency: nil, now: now)
+            try SpotterStore.markBodyWeightLiftsDirty(db: db)
+            try SpotterStore.refreshRecords(db)
             return entry
         }
     }
@@ -84,6 +90,8 @@ extension WorkoutLog {
             try store.checked { () throws(ValidationError) in try Validation.bodyWeight(new) }
             try store.applyChanges(
                 type: .bodyWeight, id: id.wireString, from: old.wireFields, to: new.wireFields, db: db, now: now)
+            try SpotterStore.markBodyWeightLiftsDirty(db: db)
+            try SpotterStore.refreshRecords(db)
             return new
         }
     }
@@ -102,6 +110,8 @@ extension WorkoutLog {
                         """
                 ).execute(arguments: [Timestamp.format(now), Timestamp.format(now), key])
             }
+            try SpotterStore.markBodyWeightLiftsDirty(db: db)
+            try SpotterStore.refreshRecords(db)
         }
     }
 

@@ -82,7 +82,9 @@ extension SpotterStore {
             try forgetWaiting(.bodyWeight, id, db: db, seen: seen)
             try db.cachedStatement(sql: "DELETE FROM body_weights WHERE id = ? AND \(visible())").execute(
                 arguments: [id])
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            try Self.markBodyWeightLiftsDirty(db: db)
+            return true
         }
     }
 

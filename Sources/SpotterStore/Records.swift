@@ -23,6 +23,11 @@ extension SpotterStore {
 
     /// Walks one exercise's live sets in performed order and stores each one's record.
     static func recomputeRecords(exercise: String, db: Database) throws {
+        let type = try loadType(exercise, db: db)
+        if type.usesBodyWeight {
+            try recomputeBodyWeightRecords(exercise: exercise, type: type, db: db)
+            return
+        }
         let rows = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
@@ -53,6 +58,8 @@ extension SpotterStore {
     /// usual case: logging now), from indexed lookups rather than a walk. Nil when it does not
     /// come last (a set of the same time may sort either side of it: the walk decides), or the exercise awaits a recompute anyway.
     static func appendedRecord(_ set: WorkoutSet, db: Database) throws -> RecordKind?? {
+        // A bodyweight lift's load needs the weigh-in in force: the walk works it out.
+        if try loadType(set.exercise, db: db).usesBodyWeight { return nil }
         let performed = Timestamp.format(set.performedAt)
         let pending =
             try Bool.fetchOne(
@@ -132,4 +139,86 @@ extension SpotterStore {
 private struct RecordChange {
     let setID: String
     let isPR: Int
+}
+
+// MARK: Bodyweight lifts: records and estimates by the load moved
+
+extension SpotterStore {
+    /// What a lift's logged weight means (`LoadType`): from its catalogue equipment and its name.
+    static func loadType(_ exercise: String, db: Database) throws -> LoadType {
+        let equipment = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT equipment FROM exercises WHERE name = ?"), arguments: [exercise])
+        return LoadType(equipment: equipment, name: exercise)
+    }
+
+    /// The walk for a lift the body is part of: each set's load is the weigh-in in force when it
+    /// was performed (its account's), plus or minus what was logged, and its stored estimate
+    /// (`e1rm_kg`, what `stats` and percentage targets read) is made from that load. A set with
+    /// no weigh-in before it has no estimate and ranks by reps at what was added (nothing, for
+    /// an assisted lift), so more assistance is never a record.
+    static func recomputeBodyWeightRecords(exercise: String, type: LoadType, db: Database) throws {
+        let weighIns = try weighInsByAccount(db: db)
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT id, weight, unit, reps, kind, is_pr, performed_at, account, e1rm_kg FROM sets
+                    WHERE exercise = ? AND deleted_at IS NULL ORDER BY \(PerformedOrder.sql)
+                    """), arguments: [exercise])
+        var tracker = RecordTracker()
+        let update = try db.cachedStatement(sql: "UPDATE sets SET is_pr = ?, e1rm_kg = ? WHERE id = ?")
+        for row in rows {
+            guard let id = row["id"] as String?, let weight = row["weight"] as Double?,
+                let unit = (row["unit"] as String?).flatMap(WeightUnit.init(rawValue:)),
+                let reps = row["reps"] as Int?, let kind = (row["kind"] as String?).flatMap(SetKind.init(rawValue:)),
+                let performed = (row["performed_at"] as String?).flatMap(Timestamp.parse)
+            else { continue }
+            let body = EffectiveLoad.bodyWeight(at: performed, in: weighIns[row["account"] ?? ""] ?? [])
+            let load = EffectiveLoad.load(logged: weight * unit.kilograms, unit: .kg, type: type, body: body)
+            let record: RecordKind?
+            if let load {
+                record = tracker.add(weightKg: load, reps: reps, kind: kind)
+            } else {
+                record = tracker.add(
+                    weightKg: type == .assisted ? 0 : weight * unit.kilograms, reps: reps, kind: kind, estimating: false
+                )
+            }
+            let estimate = load.flatMap { OneRepMax.epley(weight: $0, reps: reps) }
+            let storedRecord = (row["is_pr"] as Int?) ?? 0
+            let storedEstimate = row["e1rm_kg"] as Double?
+            if storedRecord != (record?.rawValue ?? 0) || storedEstimate != estimate {
+                try update.execute(arguments: [record?.rawValue ?? 0, estimate, id])
+            }
+        }
+    }
+
+    /// Every live weigh-in, by account, oldest first (what `EffectiveLoad.bodyWeight` searches).
+    static func weighInsByAccount(db: Database) throws -> [String: [BodyWeight]] {
+        var weighIns: [String: [BodyWeight]] = [:]
+        for row in try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM body_weights WHERE deleted_at IS NULL ORDER BY measured_at, id"))
+        {
+            // An unreadable weigh-in takes no part (the list reports it when read).
+            guard let entry = try? BodyWeight(row: row) else { continue }
+            weighIns[row["account"] ?? "", default: []].append(entry)
+        }
+        return weighIns
+    }
+
+    /// Marks every lift the body is part of for a fresh walk: a weigh-in was logged, changed,
+    /// deleted or pulled, so their loads (and records) may have moved.
+    static func markBodyWeightLiftsDirty(db: Database) throws {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT DISTINCT s.exercise, e.equipment FROM sets s LEFT JOIN exercises e ON e.name = s.exercise
+                WHERE s.deleted_at IS NULL
+                """)
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO records_dirty (exercise) VALUES (?)")
+        for row in rows {
+            guard let name = row["exercise"] as String?,
+                LoadType(equipment: row["equipment"], name: name).usesBodyWeight
+            else { continue }
+            try insert.execute(arguments: [name])
+        }
+    }
 }

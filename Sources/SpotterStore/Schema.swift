@@ -229,6 +229,9 @@ enum Schema {
                     );
                     CREATE INDEX body_weights_by_time ON body_weights(account, measured_at);
                     """)
+            // Assisted and bodyweight lifts kept an estimate made from the logged weight (the
+            // assistance): walked again, by the load moved.
+            try SpotterStore.markBodyWeightLiftsDirty(db: db)
         }
         return migrator
     }

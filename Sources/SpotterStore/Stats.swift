@@ -9,8 +9,11 @@ public struct ExerciseStats: Sendable, Equatable {
     /// Best estimated 1RM (Epley), in kg, and the set that made it.
     public var bestOneRepMaxKg: Double?
     public var bestOneRepMaxSet: WorkoutSet?
-    /// The heaviest weight lifted for at least one rep, in kg.
+    /// The heaviest weight lifted for at least one rep, in kg; nil for a lift the body is part
+    /// of, whose logged weight is not what was lifted.
     public var heaviestKg: Double?
+    /// What the logged weight means: the best set of an assisted lift logged its assistance.
+    public var loadType: LoadType = .external
 }
 
 /// Training volume (weight × reps, in kg) of one ISO week.
@@ -37,6 +40,7 @@ extension Queries {
             sql += " GROUP BY exercise ORDER BY best DESC NULLS LAST, exercise"
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 let name: String = row["exercise"]
+                let loadType = try SpotterStore.loadType(name, db: db)
                 // An unreadable best set is reported and left out, like every other read: one
                 // mistyped cell never takes the whole of `stats` down.
                 // A tie is held by the set performed first, on every device (`PerformedOrder`).
@@ -54,7 +58,7 @@ extension Queries {
                 }
                 return ExerciseStats(
                     exercise: name, sets: row["n"], bestOneRepMaxKg: row["best"], bestOneRepMaxSet: bestSet,
-                    heaviestKg: row["heaviest"])
+                    heaviestKg: loadType.usesBodyWeight ? nil : row["heaviest"], loadType: loadType)
             }
         }
     }
@@ -63,7 +67,8 @@ extension Queries {
     public func weeklyVolume(exercise: String? = nil, weeks: Int = 8) throws -> [WeeklyVolume] {
         let samples: [VolumeSample] = try writer.read { db in
             var sql = """
-                SELECT performed_at, weight * reps * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END AS volume
+                SELECT performed_at, exercise, account, reps,
+                    weight * CASE unit WHEN 'lb' THEN 0.45359237 ELSE 1 END AS weight_kg
                 FROM sets WHERE deleted_at IS NULL AND kind != \(SetKind.warmup.sql) AND \(store.visible())
                 """
             var arguments: StatementArguments = []
@@ -71,9 +76,24 @@ extension Queries {
                 sql += " AND exercise = ?"
                 arguments = [try SpotterStore.canonicalExercise(exercise, db: db)]
             }
+            // A lift the body is part of moves the weigh-in in force, plus or minus what was
+            // logged; with no weigh-in before it, what was logged (an assisted set: nothing).
+            var loadTypes: [String: LoadType] = [:]
+            var weighIns: [String: [BodyWeight]]?
             return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
                 guard let date = Timestamp.parse(row["performed_at"]) else { return nil }
-                return VolumeSample(performedAt: date, volumeKg: row["volume"])
+                let exercise: String = row["exercise"]
+                let reps = Double(row["reps"] as Int? ?? 0)
+                let logged: Double = row["weight_kg"] ?? 0
+                let type = try loadTypes[exercise] ?? SpotterStore.loadType(exercise, db: db)
+                loadTypes[exercise] = type
+                guard type.usesBodyWeight else { return VolumeSample(performedAt: date, volumeKg: logged * reps) }
+                if weighIns == nil { weighIns = try SpotterStore.weighInsByAccount(db: db) }
+                let body = EffectiveLoad.bodyWeight(at: date, in: weighIns?[row["account"] ?? ""] ?? [])
+                let load =
+                    EffectiveLoad.load(logged: logged, unit: .kg, type: type, body: body)
+                    ?? (type == .assisted ? 0 : logged)
+                return VolumeSample(performedAt: date, volumeKg: load * reps)
             }
         }
         var calendar = Calendar(identifier: .iso8601)

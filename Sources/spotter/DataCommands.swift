@@ -153,8 +153,15 @@ struct Stats: AsyncParsableCommand {
             line += " \(String(record.sets).leftPadded(5)) \(record.sets == 1 ? "set " : "sets")"
             if let best = record.bestOneRepMaxKg, let set = record.bestOneRepMaxSet {
                 line += "   e1RM \(shown(best))"
-                line +=
-                    " (\(Formatting.weight(set.weight, unit: set.unit, shownIn: unit)) × \(set.reps), \(Timestamp.format(set.performedAt).prefix(10)))"
+                let logged = Formatting.weight(set.weight, unit: set.unit, shownIn: unit)
+                // What was logged on a lift the body is part of is not its load: say what it was.
+                let what =
+                    switch record.loadType {
+                    case .external: logged
+                    case .assisted: "body − \(logged) assistance"
+                    case .bodyweight, .weighted: set.weight > 0 ? "body + \(logged)" : "body"
+                    }
+                line += " (\(what) × \(set.reps), \(Timestamp.format(set.performedAt).prefix(10)))"
             }
             if let heaviest = record.heaviestKg {
                 line += "   heaviest \(shown(heaviest))"
