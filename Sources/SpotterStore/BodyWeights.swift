@@ -210,3 +210,10 @@ extension SpotterStore {
         return count
     }
 }
+
+extension Queries {
+    /// What a lift's logged weight means (from its catalogue equipment and its name).
+    public func loadType(of exercise: String) throws -> LoadType {
+        try writer.read { db in try SpotterStore.loadType(exercise, db: db) }
+    }
+}

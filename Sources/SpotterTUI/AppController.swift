@@ -17,6 +17,8 @@ public final class AppController {
     /// of the list loads the next page, so every workout is reachable.
     public static let workoutLimit = 200
     private var loadedWorkouts = AppController.workoutLimit
+    /// Whether this run has said once that a bodyweight lift waits for a weigh-in.
+    private var saidBodyWeightMissing = false
     /// The store's change token when the screen was last re-read: the database as the screen
     /// shows it. Another process's commit (a CLI command, a second UI, `spotter sync`) moves the
     /// token, and `followDatabase()` re-reads.
@@ -260,6 +262,15 @@ public final class AppController {
                     logged.createdWorkout
                         ? "Logged \(described) in a new workout, \(logged.workout.name)" : "Logged \(described)")
             }
+            // A bodyweight lift with no weigh-in before it ranks by reps alone: said once a run.
+            if !saidBodyWeightMissing, try store.queries.loadType(of: logged.set.exercise).usesBodyWeight,
+                try store.queries.bodyWeight(at: logged.set.performedAt) == nil
+            {
+                saidBodyWeightMissing = true
+                state.say(
+                    "Logged \(described). No body weight logged: \(logged.set.exercise) ranks by reps until you log one (B)"
+                )
+            }
         case .editSet(let id, let changes):
             try store.workoutLog.editSet(id: id, changes: changes)
             afterLocalWrite(selectSet: id)
@@ -286,6 +297,19 @@ public final class AppController {
                 current[unit] = try store.preferences.plateSet(unit: unit).text
             }
             state.overlay = .plates(PlatesInput(unit: state.displayUnit ?? .kg, current: current))
+        case .loadBodyWeight:
+            let last = try store.queries.bodyWeights(limit: 1).first?.bodyWeight
+            let unit = last?.unit ?? state.displayUnit ?? .kg
+            state.overlay = .bodyWeight(
+                BodyWeightInput(
+                    unit: unit, prefill: last.map { Formatting.number($0.weight) } ?? "",
+                    last: last.map {
+                        "last: \(Formatting.weight($0.weight, unit: $0.unit)), \(BodyWeightDate.shown($0.measuredAt))"
+                    }))
+        case .saveBodyWeight(let weight, let unit, let notes):
+            let entry = try store.workoutLog.logBodyWeight(weight, unit: unit, notes: notes)
+            afterLocalWrite()
+            state.say("Body weight \(Formatting.weight(entry.weight, unit: entry.unit)) logged")
         case .savePlates(let unit, let text):
             do {
                 let typed = try PlateSet(text: text, unit: unit)

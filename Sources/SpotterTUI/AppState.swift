@@ -272,6 +272,8 @@ public enum Overlay: Sendable, Equatable {
     case workoutSummary(WorkoutSummaryView)
     /// `P`: the bar and plates owned, per unit.
     case plates(PlatesInput)
+    /// `B`: a weigh-in being typed.
+    case bodyWeight(BodyWeightInput)
 
     /// The name dialog with `name` typed, the cursor at its end.
     public static func newWorkout(name: String) -> Overlay {
@@ -291,6 +293,40 @@ public struct PlatesInput: Sendable, Equatable {
         self.current = current
         field = TextField(current[unit] ?? "", selected: false)
     }
+}
+
+/// `B`: a weigh-in typed as "81.4" or "81.4 after breakfast" (the weight, then an optional note),
+/// in `unit` unless the weight says its own ("179.5lb").
+public struct BodyWeightInput: Sendable, Equatable {
+    public var unit: WeightUnit
+    public var field: TextField
+    /// The last weigh-in, as shown above the prompt ("last: 81.4 kg, 2026-11-26 07:30"); nil when none.
+    public var last: String?
+
+    public init(unit: WeightUnit, prefill: String = "", last: String? = nil) {
+        self.unit = unit
+        self.last = last
+        field = TextField(prefill, selected: !prefill.isEmpty)
+    }
+
+    /// The weight and the note typed, or why they are not a weigh-in.
+    public func parsed() -> Result<(weight: Double, unit: WeightUnit, notes: String?), BodyWeightInputProblem> {
+        let text = field.text.trimmingCharacters(in: .whitespaces)
+        let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard let first = parts.first, let amount = AppState.parseWeight(String(first), defaultUnit: unit) else {
+            return .failure(BodyWeightInputProblem(message: "Type what you weighed, like 81.4 (and a note after it)"))
+        }
+        let notes = parts.count > 1 ? String(parts[1]) : nil
+        let entry = BodyWeight(measuredAt: Date(), weight: amount.weight, unit: amount.unit, notes: notes)
+        do { try Validation.bodyWeight(entry) } catch {
+            return .failure(BodyWeightInputProblem(message: ValidationError.sentence(error.field, error.message)))
+        }
+        return .success((amount.weight, amount.unit, notes))
+    }
+}
+
+public struct BodyWeightInputProblem: Error, Equatable {
+    public var message: String
 }
 
 /// A line for the bottom bar that replaces the key hints for a while.

@@ -9,6 +9,8 @@ public enum KeyContext: Sendable, Equatable, Hashable, CaseIterable {
     case newWorkout
     /// `P`: the bar and plates owned, typed on the bottom bar.
     case plates
+    /// `B`: a weigh-in, typed on the bottom bar.
+    case bodyWeight
     /// Any text being typed: the filter, the workout name, the form's text fields.
     case textField
     /// The set form, whichever field has focus.
@@ -50,6 +52,7 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     case retryRejected, discardRejected, startFilter, startRoutine, saveAsRoutine
     case moveDown, moveUp, pageDown, pageUp, moveToFirst, moveToLast
     case switchPane, focusWorkouts, focusSets, openWorkout, back, editPlates, otherUnit
+    case logBodyWeight
     // Overlays.
     case closeHelp
     case closeHistory, historyNextPage, historyPreviousPage, historyFirstPage, historyLastPage
@@ -84,7 +87,7 @@ public enum HintBar: Sendable, Equatable, Hashable, CaseIterable {
     /// The set form's last line.
     case form
     /// The bottom bar while typing a filter / a workout name / confirming a delete.
-    case filter, newWorkout, confirmDelete, plates
+    case filter, newWorkout, confirmDelete, plates, bodyWeight
     /// The history view's footer, and the help screen's.
     case history, help
     /// The "terminal too small" notice.
@@ -215,6 +218,9 @@ public enum KeyMap {
             [c("P")], .browse, .editPlates,
             help: .line(key: "P", text: "the bar and plates you own, per unit (Tab: kg/lb)")),
         KeyBinding(
+            [c("B")], .browse, .logBodyWeight,
+            help: .line(key: "B", text: "log your body weight (bodyweight lifts count it)")),
+        KeyBinding(
             [c("R")], .browse, .startRoutine,
             help: .line(key: "R", text: "routines: Enter start, e edit, n new, r rename, d delete")),
         KeyBinding(
@@ -308,6 +314,9 @@ public enum KeyMap {
         KeyBinding([.enter], .plates, .submit, hints: [Hint(bar: .plates, text: "Enter save")]),
         KeyBinding([.tab], .plates, .otherUnit, hints: [Hint(bar: .plates, text: "Tab kg/lb")]),
         KeyBinding([.escape], .plates, .cancel, hints: [Hint(bar: .plates, text: "Esc cancel")]),
+        KeyBinding([.enter], .bodyWeight, .submit, hints: [Hint(bar: .bodyWeight, text: "Enter log")]),
+        KeyBinding([.tab], .bodyWeight, .otherUnit, hints: [Hint(bar: .bodyWeight, text: "Tab kg/lb")]),
+        KeyBinding([.escape], .bodyWeight, .cancel, hints: [Hint(bar: .bodyWeight, text: "Esc cancel")]),
 
         // Delete confirmation.
         KeyBinding(

@@ -25,6 +25,9 @@ public enum AppEffect: Sendable, Equatable {
     case createWorkout(name: String)
     /// `P`: read the bar and plates owned, to edit them.
     case loadPlates
+    /// `B`: open the weigh-in prompt (it shows the last one).
+    case loadBodyWeight
+    case saveBodyWeight(weight: Double, unit: WeightUnit, notes: String?)
     /// Save the bar and plates owned in `unit`, as typed ("20: 25,20,15").
     case savePlates(unit: WeightUnit, text: String)
     case setAirplane(Bool)
@@ -85,6 +88,7 @@ extension AppState {
         case .confirmDelete: [.confirmDelete]
         case .newWorkout: [.newWorkout, .textField]
         case .plates: [.plates, .textField]
+        case .bodyWeight: [.bodyWeight, .textField]
         case .history: [.history]
         case .help: [.help]
         case .routinePicker: [.routinePicker]
@@ -128,6 +132,8 @@ extension AppState {
             return reduceNewWorkout(name, key, action)
         case .plates(let input):
             return reducePlates(input, key, action)
+        case .bodyWeight(let input):
+            return reduceBodyWeight(input, key, action)
         case .history(let view):
             return reduceHistory(view, action)
         case .help:
@@ -197,6 +203,8 @@ extension AppState {
             overlay = .newWorkout(TextField())
         case .editPlates:
             return [.loadPlates]
+        case .logBodyWeight:
+            return [.loadBodyWeight]
         case .toggleAirplane:
             airplane.toggle()
             say(airplane ? "Airplane mode on: changes stay queued on this device" : "Airplane mode off: syncing")
@@ -494,6 +502,37 @@ extension AppState {
             }
         }
         overlay = .plates(input)
+        return []
+    }
+
+    private mutating func reduceBodyWeight(_ input: BodyWeightInput, _ key: Key, _ action: KeyAction?) -> [AppEffect] {
+        var input = input
+        switch action {
+        case .cancel:
+            overlay = .none
+            return []
+        case .submit:
+            switch input.parsed() {
+            case .failure(let problem):
+                say(problem.message, isError: true)
+                overlay = .bodyWeight(input)
+                return []
+            case .success(let entry):
+                overlay = .none
+                return [.saveBodyWeight(weight: entry.weight, unit: entry.unit, notes: entry.notes)]
+            }
+        case .otherUnit:
+            input.unit = input.unit == .kg ? .lb : .kg
+        case .edit(let edit):
+            input.field.apply(edit)
+        default:
+            guard case .character(let character) = key else { break }
+            guard input.field.insert(character, limit: 200) else {
+                say("A weigh-in and its note hold at most 200 characters", isError: true)
+                return []
+            }
+        }
+        overlay = .bodyWeight(input)
         return []
     }
 

@@ -65,7 +65,7 @@ public enum Renderer {
         case .conflicts(let view): drawConflicts(view, state, &buffer)
         case .workoutEdit(let form): drawWorkoutEdit(form, state, &buffer)
         case .workoutSummary(let view): drawWorkoutSummary(view, state, &buffer)
-        case .confirmDelete, .newWorkout, .plates, .none: break
+        case .confirmDelete, .newWorkout, .plates, .bodyWeight, .none: break
         }
         // Messages and names carry symbols of their own ("100 kg × 5", "Log set · new workout",
         // an emoji in a workout's name): a terminal without UTF-8 gets ASCII for every cell.
@@ -584,6 +584,26 @@ public enum Renderer {
             putPrompt(
                 label: " Plates \(input.unit.rawValue): ", field: input.field,
                 hints: "   " + KeyMap.hints(.plates), &buffer, y: y, width: width, ellipsis: state.glyphs.ellipsis)
+            return
+        case .bodyWeight(let input):
+            // Above the prompt: why it refused what was typed, else the last weigh-in.
+            if y > 1 {
+                if let message = state.message, message.isError {
+                    buffer.fill(x: 0, y: y - 1, count: state.columns)
+                    buffer.put(
+                        " " + message.text.clipped(to: state.columns - 1, ellipsis: state.glyphs.ellipsis), x: 0,
+                        y: y - 1, style: CellStyle(color: .red, bold: true))
+                } else if let last = input.last {
+                    buffer.fill(x: 0, y: y - 1, count: state.columns)
+                    buffer.put(
+                        " " + last.clipped(to: state.columns - 1, ellipsis: state.glyphs.ellipsis), x: 0, y: y - 1,
+                        style: CellStyle(dim: true))
+                }
+            }
+            buffer.fill(x: 0, y: y, count: width, style: .reverse)
+            putPrompt(
+                label: " Body weight \(input.unit.rawValue): ", field: input.field,
+                hints: "   " + KeyMap.hints(.bodyWeight), &buffer, y: y, width: width, ellipsis: state.glyphs.ellipsis)
             return
         case .newWorkout(let name):
             buffer.fill(x: 0, y: y, count: width, style: .reverse)
