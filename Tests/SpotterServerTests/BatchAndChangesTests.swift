@@ -170,6 +170,8 @@ struct BatchAndChangesTests {
                         rebuiltSets[set.id.wireString] = set
                     case .routine(let routine):
                         version = routine.serverVersion ?? 0
+                    case .bodyWeight(let entry):
+                        version = entry.serverVersion ?? 0
                     case .conflict(let conflict):
                         version = conflict.serverVersion
                     }
