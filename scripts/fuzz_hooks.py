@@ -19,8 +19,8 @@
     - a workout's `exercise_notes` are keyed by exercise names (a schema of this version cannot
       say what an object's keys may be).
 - A check, rejected_request_changes_nothing: a request answered 4xx must not have changed the
-  user's data — neither the change feed (workouts and sets, tombstones included) nor the
-  favorites. Runs sequentially (--workers 1), so "before" and "after" bracket one request. The
+  user's data — neither the change feed (workouts, sets, routines and weigh-ins, tombstones and
+  conflicts included) nor the favorites. Runs sequentially (--workers 1), so "before" and "after" bracket one request. The
   one thing a refusal records: an edit of an entity another device deleted is answered 404 and
   leaves a conflict (field "deleted") naming that entity, so the user learns the edit was lost.
 """

@@ -174,6 +174,7 @@ extension StampedRow {
 extension WireWorkout: StampedRow {}
 extension WireSet: StampedRow {}
 extension WireRoutine: StampedRow {}
+extension WireBodyWeight: StampedRow {}
 
 /// A workout on the wire: the client's workout, and the server's stamp on what the server sends.
 /// Its fields are the workout's own (`wire.name` reads `workout.name`): a field added to

@@ -24,16 +24,20 @@ enum APIRoute: Sendable, Equatable {
     case updateRoutine(id: String)
     case deleteRoutine(id: String)
     case listRoutines
+    case createBodyWeight
+    case updateBodyWeight(id: String)
+    case deleteBodyWeight(id: String)
+    case listBodyWeights
     case changes
     case batch
 
     /// The method this endpoint answers.
     var method: HTTPRequest.Method {
         switch self {
-        case .createWorkout, .createSet, .createRoutine, .batch: .post
-        case .updateWorkout, .updateSet, .updateRoutine: .patch
-        case .deleteWorkout, .deleteSet, .deleteFavorite, .deleteRoutine: .delete
-        case .listWorkouts, .listSets, .listFavorites, .listRoutines, .changes: .get
+        case .createWorkout, .createSet, .createRoutine, .createBodyWeight, .batch: .post
+        case .updateWorkout, .updateSet, .updateRoutine, .updateBodyWeight: .patch
+        case .deleteWorkout, .deleteSet, .deleteFavorite, .deleteRoutine, .deleteBodyWeight: .delete
+        case .listWorkouts, .listSets, .listFavorites, .listRoutines, .listBodyWeights, .changes: .get
         case .putFavorite: .put
         }
     }
@@ -49,6 +53,8 @@ enum APIRoute: Sendable, Equatable {
         case .listFavorites: "/v1/favorites"
         case .createRoutine, .listRoutines: "/v1/routines"
         case .updateRoutine, .deleteRoutine: "/v1/routines/{id}"
+        case .createBodyWeight, .listBodyWeights: "/v1/body-weights"
+        case .updateBodyWeight, .deleteBodyWeight: "/v1/body-weights/{id}"
         case .changes: "/v1/changes"
         case .batch: "/v1/batch"
         }
@@ -79,8 +85,10 @@ enum APIRoute: Sendable, Equatable {
         case .deleteFavorite: return exercise().map { .deleteFavorite(exercise: $0) }
         case .updateRoutine: return uuid().map { .updateRoutine(id: $0) }
         case .deleteRoutine: return uuid().map { .deleteRoutine(id: $0) }
+        case .updateBodyWeight: return uuid().map { .updateBodyWeight(id: $0) }
+        case .deleteBodyWeight: return uuid().map { .deleteBodyWeight(id: $0) }
         case .createWorkout, .listWorkouts, .createSet, .listSets, .listFavorites, .createRoutine, .listRoutines,
-            .changes, .batch:
+            .createBodyWeight, .listBodyWeights, .changes, .batch:
             return self
         }
     }
@@ -88,19 +96,21 @@ enum APIRoute: Sendable, Equatable {
     /// POST and PATCH carry an intent that must not apply twice: they need an Idempotency-Key.
     var requiresIdempotencyKey: Bool {
         switch self {
-        case .createWorkout, .updateWorkout, .createSet, .updateSet, .createRoutine, .updateRoutine: true
+        case .createWorkout, .updateWorkout, .createSet, .updateSet, .createRoutine, .updateRoutine,
+            .createBodyWeight, .updateBodyWeight:
+            true
         default: false
         }
     }
 
     var takesJSONBody: Bool { requiresIdempotencyKey || self == .batch }
 
-    /// A delete of a workout, set or routine may carry a JSON object saying when it was made and
+    /// A delete of a workout, set, routine or weigh-in may carry a JSON object saying when it was made and
     /// what the device had seen (`EditClockField`), so the server can tell an edit it overrides
     /// unseen; without one it deletes as before.
     var takesOptionalJSONBody: Bool {
         switch self {
-        case .deleteWorkout, .deleteSet, .deleteRoutine: true
+        case .deleteWorkout, .deleteSet, .deleteRoutine, .deleteBodyWeight: true
         default: false
         }
     }
@@ -122,6 +132,8 @@ enum APIRoute: Sendable, Equatable {
         case .listFavorites: "/v1/favorites"
         case .createRoutine, .listRoutines: Route.routines
         case .updateRoutine(let id), .deleteRoutine(let id): "\(Route.routines)/\(id)"
+        case .createBodyWeight, .listBodyWeights: Route.bodyWeights
+        case .updateBodyWeight(let id), .deleteBodyWeight(let id): "\(Route.bodyWeights)/\(id)"
         case .changes: "/v1/changes"
         case .batch: "/v1/batch"
         }
@@ -129,7 +141,7 @@ enum APIRoute: Sendable, Equatable {
 
     var isMutating: Bool {
         switch self {
-        case .listWorkouts, .listSets, .listFavorites, .listRoutines, .changes: false
+        case .listWorkouts, .listSets, .listFavorites, .listRoutines, .listBodyWeights, .changes: false
         default: true
         }
     }
@@ -139,7 +151,7 @@ enum APIRoute: Sendable, Equatable {
     static let all: [APIRoute] = [
         .createWorkout, .updateWorkout(id: ""), .deleteWorkout(id: ""), .listWorkouts, .createSet,
         .updateSet(id: ""), .deleteSet(id: ""), .listSets, .putFavorite(exercise: ""), .deleteFavorite(exercise: ""),
-        .listFavorites, .createRoutine, .updateRoutine(id: ""), .deleteRoutine(id: ""), .listRoutines, .changes,
-        .batch,
+        .listFavorites, .createRoutine, .updateRoutine(id: ""), .deleteRoutine(id: ""), .listRoutines,
+        .createBodyWeight, .updateBodyWeight(id: ""), .deleteBodyWeight(id: ""), .listBodyWeights, .changes, .batch,
     ]
 }

@@ -49,7 +49,10 @@ struct EntityHandlers {
         case .createRoutine: return try createRoutine(fields)
         case .updateRoutine(let id): return try updateRoutine(id: id, fields)
         case .deleteRoutine(let id): return try deleteRoutine(id: id, fields)
-        case .listWorkouts, .listSets, .listFavorites, .listRoutines, .changes, .batch:
+        case .createBodyWeight: return try createBodyWeight(fields)
+        case .updateBodyWeight(let id): return try updateBodyWeight(id: id, fields)
+        case .deleteBodyWeight(let id): return try deleteBodyWeight(id: id, fields)
+        case .listWorkouts, .listSets, .listFavorites, .listRoutines, .listBodyWeights, .changes, .batch:
             return .problem(Problems.internalError)
         }
     }

@@ -185,7 +185,7 @@ enum EntityRules {
     }
 
     /// A weight's unit; absent or null is kilograms.
-    private static func unit(_ reader: FieldReader) throws(ValidationError) -> WeightUnit {
+    static func unit(_ reader: FieldReader) throws(ValidationError) -> WeightUnit {
         try reader.enumeration("unit", fallback: .kg, message: "must be kg or lb")
     }
 
@@ -209,7 +209,7 @@ enum EntityRules {
         return name
     }
 
-    private static func checkPatchID(_ reader: FieldReader, matches id: UUID) throws(ValidationError) {
+    static func checkPatchID(_ reader: FieldReader, matches id: UUID) throws(ValidationError) {
         guard reader.has("id") else { return }
         guard let sent = try reader.uuid("id"), sent == id else {
             throw ValidationError(field: "id", message: "must match the id in the path (ids cannot change)")

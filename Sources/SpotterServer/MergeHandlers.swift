@@ -8,6 +8,8 @@ import SpotterProtocol
 enum MergeFields {
     static let set = groups(WorkoutSet.Column.allCases.filter { $0 != .id }, together: [.weight, .unit])
     static let routine = groups(Routine.Column.allCases.filter { $0 != .id })
+    /// A weigh-in's weight and unit are one reading, as a set's are.
+    static let bodyWeight = groups(BodyWeight.Column.allCases.filter { $0 != .id }, together: [.weight, .unit])
     /// A workout's plan is set by its create and never edited, so it is never merged.
     static let workout = groups(Workout.Column.allCases.filter { $0 != .id && $0 != .plan })
 
@@ -51,8 +53,8 @@ enum MergeFields {
     }
 }
 
-/// A stored entity an update merges into field by field: a workout or a set (a routine's plan
-/// merges row by row, in `updateRoutine`).
+/// A stored entity an update merges into field by field: a workout, a set or a weigh-in (a
+/// routine's plan merges row by row, in `updateRoutine`).
 protocol MergeableEntity: WireCodable, Equatable {
     static var entityType: EntityType { get }
     static var mergeGroups: [[String]] { get }
@@ -103,8 +105,8 @@ extension WireSet: MergeableEntity {
 }
 
 extension EntityHandlers {
-    /// An update of a workout or a set, merged field by field into what is stored (one path for
-    /// both): an edit of a deleted entity is 404 and a conflict; a patch that changes nothing is
+    /// An update of a workout, a set or a weigh-in, merged field by field into what is stored (one
+    /// path for all three): an edit of a deleted entity is 404 and a conflict; a patch that changes nothing is
     /// no new version; otherwise what another device changed since the edit's base, later, stays,
     /// and every overridden value is recorded.
     /// - Parameter check: a refusal of the merged entity before it is saved (nil: none).

@@ -93,6 +93,7 @@ enum PostgresSchema {
         workoutPlanMigration,
         mergeMigration,
         exerciseNotesMigration,
+        bodyWeightMigration,
     ]
 
     /// Applies the migrations not yet recorded, all in one transaction under an advisory lock:
@@ -184,5 +185,29 @@ extension PostgresSchema {
     /// A note on each exercise of a workout (a JSON object, by exercise name).
     static let exerciseNotesMigration: (name: String, statements: [String]) = (
         "v6-exercise-notes", ["ALTER TABLE workouts ADD COLUMN exercise_notes TEXT"]
+    )
+}
+
+extension PostgresSchema {
+    /// Weigh-ins, synced like routines: the same owner key and stamp, in the change feed.
+    static let bodyWeightMigration: (name: String, statements: [String]) = (
+        "v7-body-weights",
+        [
+            """
+            CREATE TABLE body_weights (
+                owner TEXT COLLATE "C" NOT NULL,
+                id TEXT COLLATE "C" NOT NULL,
+                measured_at TEXT COLLATE "C" NOT NULL,
+                weight DOUBLE PRECISION NOT NULL,
+                unit TEXT NOT NULL,
+                notes TEXT,
+                updated_at TEXT NOT NULL,
+                server_version BIGINT NOT NULL,
+                deleted BOOLEAN NOT NULL DEFAULT FALSE,
+                PRIMARY KEY (owner, id)
+            )
+            """,
+            "CREATE INDEX body_weights_by_owner_version ON body_weights (owner, server_version)",
+        ]
     )
 }

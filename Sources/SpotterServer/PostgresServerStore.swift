@@ -151,8 +151,8 @@ public struct PostgresServerStore: ServerStore {
 
     public func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice {
         try await withSession { session in
-            // Both tables are read in one snapshot: a commit between the two reads would otherwise
-            // let the cursor pass a change of the table read first.
+            // Every table is read in one snapshot: a commit between two reads would otherwise let
+            // the cursor pass a change of a table read before it.
             try session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
                 let workouts = try session.query(
                     """
@@ -167,8 +167,11 @@ public struct PostgresServerStore: ServerStore {
                     """
                 ).rows.map { WireChange.set(try StoredEntity.set($0.makeRandomAccess())) }
                 let routines = try Self.routineChanges(session, user: user, after: version, limit: limit)
+                let bodyWeights = try Self.bodyWeightChanges(session, user: user, after: version, limit: limit)
                 let conflicts = try PostgresSchema.conflictChanges(session, user: user, after: version, limit: limit)
-                let merged = (workouts + sets + routines + conflicts).sorted { $0.serverVersion < $1.serverVersion }
+                let merged = (workouts + sets + routines + bodyWeights + conflicts).sorted {
+                    $0.serverVersion < $1.serverVersion
+                }
                 return ChangeSlice(changes: Array(merged.prefix(limit)), hasMore: merged.count > limit)
             }
         }

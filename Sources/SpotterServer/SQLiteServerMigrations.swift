@@ -134,6 +134,7 @@ extension SQLiteServerStore {
         migrator.registerMigration(exerciseNotesMigration.name) { db in
             for statement in exerciseNotesMigration.statements { try db.execute(sql: statement) }
         }
+        registerBodyWeightMigration(&migrator)
         return migrator
     }
 
@@ -192,6 +193,29 @@ extension SQLiteServerStore {
                         PRIMARY KEY (owner, id)
                     );
                     CREATE INDEX conflicts_by_owner_version ON conflicts(owner, server_version);
+                    """)
+        }
+    }
+
+    /// Weigh-ins arrived after routines: their own table, appended, with the same owner key and
+    /// stamp as every synced entity and an index for the change feed.
+    static func registerBodyWeightMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v7-body-weights") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE body_weights (
+                        id TEXT NOT NULL,
+                        owner TEXT NOT NULL,
+                        measured_at TEXT NOT NULL,
+                        weight REAL NOT NULL,
+                        unit TEXT NOT NULL,
+                        notes TEXT,
+                        updated_at TEXT NOT NULL,
+                        server_version INTEGER NOT NULL,
+                        deleted INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (owner, id)
+                    );
+                    CREATE INDEX body_weights_by_owner_version ON body_weights(owner, server_version);
                     """)
         }
     }

@@ -186,6 +186,7 @@ public struct SQLiteServerStore: ServerStore {
             changes += try rows("workouts").map { WireChange.workout(try StoredEntity.workout($0)) }
             changes += try rows("sets").map { WireChange.set(try StoredEntity.set($0)) }
             changes += try rows("routines").map { WireChange.routine(try StoredEntity.routine($0)) }
+            changes += try rows("body_weights").map { WireChange.bodyWeight(try StoredEntity.bodyWeight($0)) }
             changes += try rows("conflicts").map { WireChange.conflict(try StoredEntity.conflict($0)) }
             changes.sort { $0.serverVersion < $1.serverVersion }
             return ChangeSlice(changes: changes, hasMore: versions.count > limit)
@@ -193,7 +194,7 @@ public struct SQLiteServerStore: ServerStore {
     }
 
     /// The tables the change feed reads, each indexed on (owner, server_version).
-    static let feedTables = ["workouts", "sets", "routines", "conflicts"]
+    static let feedTables = ["workouts", "sets", "routines", "body_weights", "conflicts"]
 
     public func ping() async throws {
         _ = try await dbWriter.read { db in try Int.fetchOne(db, sql: "SELECT 1") }

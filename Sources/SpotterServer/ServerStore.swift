@@ -100,6 +100,9 @@ public protocol ServerTransaction {
     /// The routine `owner` has under `id`, deleted or not (per-user, like workouts).
     func routine(id: String, owner: String) throws -> WireRoutine?
     func saveRoutine(_ routine: WireRoutine, owner: String) throws
+    /// The weigh-in `owner` has under `id`, deleted or not (per-user, like workouts).
+    func bodyWeight(id: String, owner: String) throws -> WireBodyWeight?
+    func saveBodyWeight(_ entry: WireBodyWeight, owner: String) throws
     /// Each field's last write of an entity (a field not edited since the create has none).
     func fieldClocks(_ type: EntityType, id: String, owner: String) throws -> [String: FieldClock]
     /// Stores the clocks of the fields a write changed.
@@ -177,6 +180,8 @@ public protocol ServerStore: Sendable {
     func favorites(user: String) async throws -> [String]
     /// Routines of `user` by name, deleted ones included when asked.
     func routines(user: String, includeDeleted: Bool) async throws -> [WireRoutine]
+    /// Weigh-ins of `user` in the order they were taken, deleted ones included when asked.
+    func bodyWeights(user: String, includeDeleted: Bool) async throws -> [WireBodyWeight]
     /// Changes of `user` stamped after `version`, oldest first, at most `limit` (+ whether more exist).
     func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice
 

@@ -426,7 +426,7 @@ struct SyncAPI: Sendable {
                     ValidationError(
                         field: "path",
                         message:
-                            "\(what) is not a write on an entity route (/v1/workouts, /v1/sets, /v1/favorites, /v1/routines)"
+                            "\(what) is not a write on an entity route (/v1/workouts, /v1/sets, /v1/favorites, /v1/routines, /v1/body-weights)"
                     )))
         }
     }
@@ -497,6 +497,9 @@ struct SyncAPI: Sendable {
                 return .json(200, FavoritesDTO(favorites: try await store.favorites(user: user)))
             case .listRoutines:
                 return .json(200, RoutineList(routines: try await store.routines(user: user, includeDeleted: false)))
+            case .listBodyWeights:
+                return .json(
+                    200, BodyWeightList(bodyWeights: try await store.bodyWeights(user: user, includeDeleted: false)))
             case .changes:
                 var since: Int64 = 0
                 if let raw = query["since"], !raw.isEmpty {

@@ -115,6 +115,8 @@ struct PoisonedTransaction: ServerTransaction {
     func savepoint(_ work: () throws -> Bool) throws { try base.savepoint(work) }
     func routine(id: String, owner: String) throws -> WireRoutine? { try base.routine(id: id, owner: owner) }
     func saveRoutine(_ routine: WireRoutine, owner: String) throws { try base.saveRoutine(routine, owner: owner) }
+    func bodyWeight(id: String, owner: String) throws -> WireBodyWeight? { try base.bodyWeight(id: id, owner: owner) }
+    func saveBodyWeight(_ entry: WireBodyWeight, owner: String) throws { try base.saveBodyWeight(entry, owner: owner) }
     func fieldClocks(_ type: EntityType, id: String, owner: String) throws -> [String: FieldClock] {
         try base.fieldClocks(type, id: id, owner: owner)
     }

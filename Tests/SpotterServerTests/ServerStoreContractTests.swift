@@ -670,4 +670,121 @@ struct ServerStoreContractTests {
             }
         }
     }
+
+    // MARK: Weigh-ins (one rule, both stores)
+
+    private func weighIn(
+        _ weight: Double, _ unit: WeightUnit = .kg, at date: Date, notes: String? = nil
+    ) -> WireBodyWeight {
+        WireBodyWeight(BodyWeight(measuredAt: date, weight: weight, unit: unit, notes: notes))
+    }
+
+    @Test(
+        "weigh-ins are stored per user, listed in the order taken, and in the feed with their tombstones",
+        arguments: StoreBackend.available)
+    func bodyWeightsAndFeed(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            // Written out of order: the third taken first, the first with a note in three scripts.
+            let note = "מדוד 🏋🏽‍♀️ e\u{0301}"
+            let entries = [
+                weighIn(82, at: start.addingTimeInterval(2 * Self.day)),
+                weighIn(180.5, .lb, at: start, notes: note),
+                weighIn(81.25, at: start.addingTimeInterval(Self.day)),
+            ]
+            try await store.write { tx in
+                for var entry in entries {
+                    entry.stamp(version: try tx.nextChangeVersion(owner: "alice"), at: self.start)
+                    try tx.saveBodyWeight(entry, owner: "alice")
+                }
+                // Bob's row under the same id is his own.
+                var bobs = entries[0]
+                bobs.bodyWeight.weight = 95
+                bobs.stamp(version: try tx.nextChangeVersion(owner: "bob"), at: self.start)
+                try tx.saveBodyWeight(bobs, owner: "bob")
+            }
+            let listed = try await store.bodyWeights(user: "alice", includeDeleted: false)
+            #expect(listed.map(\.bodyWeight) == [entries[1], entries[2], entries[0]].map(\.bodyWeight))
+            #expect(listed.first?.bodyWeight.unit == .lb)
+            #expect(listed.first?.bodyWeight.notes.map { Array($0.utf8) } == Array(note.utf8))
+            #expect(listed.last?.bodyWeight.notes == nil)
+            #expect(try await store.bodyWeights(user: "bob", includeDeleted: false).map(\.bodyWeight.weight) == [95])
+
+            try await store.write { tx in
+                var row = try #require(try tx.bodyWeight(id: entries[1].bodyWeight.id.wireString, owner: "alice"))
+                row.deleted = true
+                row.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                try tx.saveBodyWeight(row, owner: "alice")
+                #expect(try tx.bodyWeight(id: entries[1].bodyWeight.id.wireString, owner: "alice")?.deleted == true)
+                #expect(try tx.bodyWeight(id: UUID().wireString, owner: "alice") == nil)
+            }
+            #expect(try await store.bodyWeights(user: "alice", includeDeleted: false).count == 2)
+            #expect(try await store.bodyWeights(user: "alice", includeDeleted: true).count == 3)
+
+            // Pages of one, with a set's workout between: versions grow, the tombstone comes last.
+            try await store.write { tx in
+                var workout = self.workout(at: self.start)
+                workout.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                workout.deleted = false
+                try tx.saveWorkout(workout, owner: "alice")
+            }
+            var cursor: Int64 = 0
+            var seen: [WireChange] = []
+            while true {
+                let page = try await store.changes(user: "alice", after: cursor, limit: 1)
+                seen += page.changes
+                cursor = page.changes.last?.serverVersion ?? cursor
+                if !page.hasMore { break }
+            }
+            let versions = seen.map(\.serverVersion)
+            #expect(versions == versions.sorted() && Set(versions).count == versions.count)
+            let weighIns = seen.compactMap { if case .bodyWeight(let entry) = $0 { entry } else { nil } }
+            #expect(weighIns.map(\.bodyWeight.id) == [entries[0], entries[2], entries[1]].map(\.bodyWeight.id))
+            #expect(weighIns.last?.deleted == true)
+            #expect(seen.count == 4)
+            for change in seen { #expect(try WireChange(json: change.json) == change) }
+            let bobsFeed = try await store.changes(user: "bob", after: 0, limit: 10).changes
+            #expect(bobsFeed.count == 1)
+        }
+    }
+
+    @Test(
+        "a weigh-in's weight and unit merge as one, the later stamp wins, and an edit of a deleted one is 404 and a conflict",
+        arguments: StoreBackend.available)
+    func bodyWeightMerge(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let entry = BodyWeight(measuredAt: start, weight: 81, unit: .kg)
+            let created = try await handle(store, .createBodyWeight, entry.wireFields, at: start)
+            #expect(created.status == 201)
+            let createdBody = try #require(created.body)
+            let base = try #require(try WireBodyWeight(json: createdBody).serverVersion)
+            let id = entry.id.wireString
+            _ = try await edit(
+                store, .updateBodyWeight(id: id), ["weight": .double(82)], madeAt: 60, by: "laptop", base: base,
+                arrivesAt: 61)
+            let phone = try await edit(
+                store, .updateBodyWeight(id: id),
+                ["weight": .double(180), "unit": .string("lb"), "notes": .string("fasted")], madeAt: 30, by: "phone",
+                base: base, arrivesAt: 62)
+            #expect(phone.status == 200)
+            let answered = try WireBodyWeight(json: try #require(phone.body)).bodyWeight
+            #expect(answered.weight == 82 && answered.unit == .kg && answered.notes == "fasted")
+            let stored = try #require(try await store.bodyWeights(user: "alice", includeDeleted: false).first)
+            #expect(stored.bodyWeight == answered)
+            let conflict = try #require(try await conflicts(store).first).record
+            #expect(conflict.entityType == .bodyWeight && conflict.field == "weight")
+            #expect(conflict.overridden == .object(["weight": .double(180), "unit": .string("lb")]))
+            #expect(conflict.keptStamp.device == "laptop" && conflict.overriddenStamp.device == "phone")
+
+            let deleted = try await handle(store, .deleteBodyWeight(id: id), [:], at: start.addingTimeInterval(70))
+            #expect(deleted.status == 204)
+            let late = try await edit(
+                store, .updateBodyWeight(id: id), ["weight": .double(83)], madeAt: 65, by: "phone", base: base,
+                arrivesAt: 80)
+            #expect(late.status == 404)
+            let lost = try #require(try await conflicts(store).last).record
+            #expect(lost.isDeleteOverEdit && lost.entityType == .bodyWeight)
+            #expect(lost.overridden == .object(["weight": .double(83)]), "a weight sent alone names no unit")
+            #expect(try await store.bodyWeights(user: "alice", includeDeleted: false).isEmpty)
+        }
+    }
 }

@@ -352,6 +352,10 @@ struct WrappedStore: ServerStore {
         try await base.routines(user: user, includeDeleted: includeDeleted)
     }
 
+    func bodyWeights(user: String, includeDeleted: Bool) async throws -> [WireBodyWeight] {
+        try await base.bodyWeights(user: user, includeDeleted: includeDeleted)
+    }
+
     func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice {
         try await base.changes(user: user, after: version, limit: limit)
     }

@@ -50,16 +50,20 @@ struct SchemaDriftTests {
         "routines": [
             "updated_at", "server_version", "deleted_at", "sync_state", "sync_error", "account", "imported",
         ],
+        "body_weights": [
+            "updated_at", "server_version", "deleted_at", "sync_state", "sync_error", "account", "imported",
+        ],
         "favorites": [],
     ]
     /// The server's: whose row it is and its stamp (`ServerStampColumn`); PostgreSQL keys a
     /// favorite by its case-folded name.
     static let serverOnly: [String: Set<String>] = [
-        "workouts": ["owner"], "sets": ["owner"], "routines": ["owner"], "favorites": ["owner"],
+        "workouts": ["owner"], "sets": ["owner"], "routines": ["owner"], "body_weights": ["owner"],
+        "favorites": ["owner"],
     ]
     static let postgresOnly: [String: Set<String>] = ["favorites": ["folded"]]
 
-    static let stamped: Set<String> = ["workouts", "sets", "routines"]
+    static let stamped: Set<String> = ["workouts", "sets", "routines", "body_weights"]
 
     static func check(
         _ schema: Schema, named where_: String, type: (ColumnType) -> String, extra: [String: Set<String>],
@@ -67,7 +71,8 @@ struct SchemaDriftTests {
     ) {
         let entities = [
             expected(Workout.Column.self, type: type), expected(WorkoutSet.Column.self, type: type),
-            expected(Routine.Column.self, type: type), expected(Favorite.Column.self, type: type),
+            expected(Routine.Column.self, type: type), expected(BodyWeight.Column.self, type: type),
+            expected(Favorite.Column.self, type: type),
         ]
         for (table, wanted) in entities {
             guard let actual = schema[table] else {
@@ -96,7 +101,7 @@ struct SchemaDriftTests {
         let database = try DatabaseQueue(path: path)
         return try database.read { db in
             var schema: Schema = [:]
-            for table in ["workouts", "sets", "routines", "favorites"] {
+            for table in ["workouts", "sets", "routines", "body_weights", "favorites"] {
                 var columns: [String: Declared] = [:]
                 for row in try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))") {
                     // A primary key column of a rowid table is never null, whatever it declares.
