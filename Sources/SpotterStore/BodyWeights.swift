@@ -217,3 +217,71 @@ extension Queries {
         try writer.read { db in try SpotterStore.loadType(exercise, db: db) }
     }
 }
+
+/// What an import of weigh-ins did.
+public struct WeighInImport: Sendable, Equatable {
+    public var added = 0
+    /// Weigh-ins this account holds already (the same file again, or Spotter's own export).
+    public var alreadyPresent = 0
+}
+
+extension WorkoutLog {
+    /// Imports weigh-ins read from a file, each a row and its queued create, in one transaction.
+    /// Ids come from the content, and a live weigh-in of the same second, weight and unit is the
+    /// same one, so importing a file twice (or Spotter's own export) adds nothing.
+    public func importBodyWeights(_ entries: [ImportedWeighIn], dryRun: Bool = false) throws -> WeighInImport {
+        let now = self.now
+        let owner = userID
+        let work = { (db: Database) throws -> WeighInImport in
+            var result = WeighInImport()
+            let present = try db.cachedStatement(
+                sql: """
+                    SELECT EXISTS(SELECT 1 FROM body_weights WHERE deleted_at IS NULL AND \(store.visible())
+                        AND (id = ? OR (substr(measured_at, 1, 19) = ? AND weight = ? AND unit = ?)))
+                    """)
+            for imported in entries {
+                let measuredAt = Timestamp.truncated(imported.measuredAt)
+                let stamp = Timestamp.format(measuredAt)
+                let id = ContentID.uuid(
+                    "body_weight|\(owner)|\(stamp)|\(Formatting.number(imported.weight))|\(imported.unit.rawValue)")
+                if try Bool.fetchOne(
+                    present,
+                    arguments: [id.wireString, String(stamp.prefix(19)), imported.weight, imported.unit.rawValue]
+                ) == true {
+                    result.alreadyPresent += 1
+                    continue
+                }
+                result.added += 1
+                if dryRun { continue }
+                let entry = BodyWeight(
+                    id: id, measuredAt: measuredAt, weight: imported.weight, unit: imported.unit,
+                    notes: Self.cleanNotes(imported.notes))
+                try store.checked { () throws(ValidationError) in try Validation.bodyWeight(entry) }
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO body_weights (\(BodyWeight.Column.columnList), updated_at, sync_state, account, imported)
+                        VALUES (\(placeholders(BodyWeight.Column.allCases.count)), ?, \(SyncState.pending.sql), ?, 1)
+                        """
+                ).execute(
+                    arguments: StatementArguments(
+                        entry.columnArguments + [Timestamp.format(now).databaseValue, owner.databaseValue]))
+                _ = try Outbox.appendCreate(
+                    db, user: owner, type: .bodyWeight, id: id.wireString, payload: entry.wireFields, dependency: nil,
+                    now: now)
+            }
+            if result.added > 0, !dryRun {
+                try SpotterStore.markBodyWeightLiftsDirty(db: db)
+                try SpotterStore.refreshRecords(db)
+            }
+            return result
+        }
+        return try dryRun ? writer.read(work) : writer.write(work)
+    }
+}
+
+extension Queries {
+    /// Every live weigh-in, oldest first, for an export.
+    public func exportBodyWeights() throws -> [BodyWeight] {
+        try bodyWeights().map(\.bodyWeight).reversed()
+    }
+}

@@ -9,7 +9,9 @@ extension ImportFormat: ExpressibleByArgument {}
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import a Strong, Hevy or FitNotes CSV export; the same file twice adds nothing.")
+        abstract:
+            "Import a Strong, Hevy or FitNotes CSV export, or a body-weight export (FitNotes body tracker, Hevy measurements); the same file twice adds nothing."
+    )
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The CSV file.") var file: String
@@ -27,6 +29,10 @@ struct Import: AsyncParsableCommand {
             text = try String(contentsOfFile: file, encoding: .utf8)
         } catch {
             throw CLIError("cannot read \(file): \(error.localizedDescription)")
+        }
+        if format == .auto, BodyWeightImport.recognizes(text) {
+            try await importWeighIns(text)
+            return
         }
         let parsed: ParsedImport
         do {
@@ -73,6 +79,33 @@ struct Import: AsyncParsableCommand {
         if dryRun { return }
         try await EagerSync.attempt(global: global, store: store)
     }
+
+    /// A body-weight export: its weigh-ins, each row that does not read said with its line.
+    private func importWeighIns(_ text: String) async throws {
+        let parsed: ParsedWeighIns
+        do { parsed = try BodyWeightImport.parse(text) } catch let error as ImportError {
+            throw CLIError("\(file): \(error.description)")
+        }
+        let store = try global.openStore()
+        let result = try store.workoutLog.importBodyWeights(parsed.entries, dryRun: dryRun)
+        for problem in parsed.problems {
+            printError("spotter: \(file): \(problem.description) (skipped)")
+        }
+        print(
+            (dryRun ? "would import" : "imported")
+                + " \(counted(result.added, "weigh-in")) from \(parsed.source) export"
+                + (result.alreadyPresent > 0 ? "; \(result.alreadyPresent) already present" : "")
+                + (parsed.otherMeasurements > 0
+                    ? "; \(counted(parsed.otherMeasurements, "row")) of other measurements left out" : "")
+                + (parsed.problems.isEmpty ? "" : "; \(counted(parsed.problems.count, "malformed row")) skipped")
+                + (parsed.cleanedLines.isEmpty
+                    ? ""
+                    : "; \(counted(parsed.cleanedLines.count, "note")) cleaned of control characters (line"
+                        + "\(parsed.cleanedLines.count == 1 ? "" : "s") \(parsed.cleanedLines.prefix(5).map(String.init).joined(separator: ", ")))")
+        )
+        if dryRun { return }
+        try await EagerSync.attempt(global: global, store: store)
+    }
 }
 
 /// The import's progress on stderr, only when it is a terminal and the import runs longer than a
@@ -101,14 +134,20 @@ final class ImportProgress {
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export every set as CSV (Strong's comma dialect with a Weight Unit column).")
+        abstract:
+            "Export every set as CSV (Strong's comma dialect with a Weight Unit column), or with --body-weight every weigh-in (FitNotes' body tracker shape)."
+    )
 
     @OptionGroup var global: GlobalOptions
     @Option(name: [.customShort("o"), .long], help: "Write to this file instead of stdout.") var output: String?
+    @Flag(name: .customLong("body-weight"), help: "Export the weigh-ins instead of the sets.") var bodyWeight = false
 
     func run() async throws {
         let store = try global.openStore(readOnly: true)
-        let csv = StrongExport.csv(try store.queries.exportRows())
+        let csv =
+            bodyWeight
+            ? BodyWeightImport.csv(try store.queries.exportBodyWeights())
+            : StrongExport.csv(try store.queries.exportRows())
         if let output {
             do {
                 try csv.write(toFile: output, atomically: true, encoding: .utf8)
