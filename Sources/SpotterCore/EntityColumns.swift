@@ -104,20 +104,22 @@ extension WorkoutSet {
         case durationS = "duration_s"
         case notes
         case performedAt = "performed_at"
+        /// The superset its exercise is in within the workout (1-999), or none.
+        case superset
 
         public static let table = "sets"
 
         public var type: ColumnType {
             switch self {
             case .id, .workoutID, .exercise, .kind, .unit, .notes, .performedAt: .text
-            case .position, .reps: .integer
+            case .position, .reps, .superset: .integer
             case .weight, .rpe, .distanceM, .durationS: .real
             }
         }
 
         public var isOptional: Bool {
             switch self {
-            case .rpe, .distanceM, .durationS, .notes: true
+            case .rpe, .distanceM, .durationS, .notes, .superset: true
             case .id, .workoutID, .exercise, .position, .kind, .weight, .unit, .reps, .performedAt: false
             }
         }
@@ -188,6 +190,7 @@ extension WorkoutSet {
         case .durationS: durationS.map(JSONValue.double)
         case .notes: notes.map(JSONValue.string)
         case .performedAt: .string(Timestamp.format(performedAt))
+        case .superset: superset.map { .int(Int64($0)) }
         }
     }
 }
@@ -347,6 +350,7 @@ extension WorkoutSet {
             unit: try cells.enumeration(Column.unit), reps: try cells.int(Column.reps),
             rpe: try cells.optionalDouble(Column.rpe), distanceM: try cells.optionalDouble(Column.distanceM),
             durationS: try cells.optionalDouble(Column.durationS), notes: try cells.optionalString(Column.notes),
-            performedAt: try cells.date(Column.performedAt))
+            performedAt: try cells.date(Column.performedAt),
+            superset: try cells.integer(Column.superset.name).map { Int(clamping: $0) })
     }
 }

@@ -89,11 +89,14 @@ public struct WorkoutSet: Sendable, Equatable, Codable {
     public var durationS: Double?
     public var notes: String?
     public var performedAt: Date
+    /// The superset its exercise is in, within its workout (sets of one workout with the same
+    /// number are one round's exercises, done in turn); nil when none.
+    public var superset: Int?
 
     public init(
         id: UUID = .timeOrdered(), workoutID: UUID, exercise: String, position: Int, kind: SetKind = .normal,
         weight: Double, unit: WeightUnit = .kg, reps: Int, rpe: Double? = nil, distanceM: Double? = nil,
-        durationS: Double? = nil, notes: String? = nil, performedAt: Date
+        durationS: Double? = nil, notes: String? = nil, performedAt: Date, superset: Int? = nil
     ) {
         self.id = id
         self.workoutID = workoutID
@@ -108,6 +111,7 @@ public struct WorkoutSet: Sendable, Equatable, Codable {
         self.durationS = durationS
         self.notes = notes
         self.performedAt = performedAt
+        self.superset = superset
     }
 
     /// Estimated one-rep max by Epley's formula, in kilograms; nil for sets that say nothing of strength.

@@ -148,6 +148,17 @@ public enum Validation {
         try nonNegative(set.durationS, field: "duration_s")
         try notes(set.notes)
         try position(set.position)
+        try superset(set.superset)
+    }
+
+    /// The most supersets one workout numbers.
+    public static let maxSuperset = 999
+
+    public static func superset(_ group: Int?) throws(ValidationError) {
+        guard let group else { return }
+        guard (1...maxSuperset).contains(group) else {
+            throw ValidationError(field: "superset", message: "must be a whole number from 1 to \(maxSuperset)")
+        }
     }
 
     public static func workout(_ workout: Workout) throws(ValidationError) {

@@ -162,6 +162,7 @@ enum EntityRules {
         if reader.has("duration_s") { set.durationS = try reader.double("duration_s") }
         if reader.has("notes") { set.notes = try reader.string("notes") }
         if reader.has("performed_at") { set.performedAt = try reader.timestamp("performed_at")! }
+        if reader.has("superset") { set.superset = try reader.int("superset") }
     }
 
     private static func canonicalise(_ set: inout WireSet) throws(ValidationError) {
@@ -175,6 +176,7 @@ enum EntityRules {
         try Validation.nonNegative(set.durationS, field: "duration_s")
         try Validation.notes(set.notes)
         try Validation.position(set.position)
+        try Validation.superset(set.superset)
     }
 
     /// A set's kind; absent or null is a normal set.
@@ -195,10 +197,7 @@ enum EntityRules {
     }
 
     static func clientContent(_ set: WireSet) -> WireSet {
-        WireSet(
-            id: set.id, workoutID: set.workoutID, exercise: set.exercise, position: set.position, kind: set.kind,
-            weight: set.weight, unit: set.unit, reps: set.reps, rpe: set.rpe, distanceM: set.distanceM,
-            durationS: set.durationS, notes: set.notes, performedAt: set.performedAt)
+        WireSet(set.set)
     }
 
     // MARK: Favorites

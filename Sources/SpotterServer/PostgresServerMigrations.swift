@@ -94,6 +94,7 @@ enum PostgresSchema {
         mergeMigration,
         exerciseNotesMigration,
         bodyWeightMigration,
+        supersetMigration,
     ]
 
     /// Applies the migrations not yet recorded, all in one transaction under an advisory lock:
@@ -190,6 +191,11 @@ extension PostgresSchema {
 
 extension PostgresSchema {
     /// Weigh-ins, synced like routines: the same owner key and stamp, in the change feed.
+    /// The superset a set's exercise is in within its workout: the same statement on SQLite.
+    static let supersetMigration: (name: String, statements: [String]) = (
+        "v8-set-supersets", ["ALTER TABLE sets ADD COLUMN superset BIGINT"]
+    )
+
     static let bodyWeightMigration: (name: String, statements: [String]) = (
         "v7-body-weights",
         [

@@ -135,6 +135,10 @@ extension SQLiteServerStore {
             for statement in exerciseNotesMigration.statements { try db.execute(sql: statement) }
         }
         registerBodyWeightMigration(&migrator)
+        // The superset a set's exercise is in within its workout.
+        migrator.registerMigration(PostgresSchema.supersetMigration.name) { db in
+            try db.execute(sql: "ALTER TABLE sets ADD COLUMN superset INTEGER")
+        }
         return migrator
     }
 

@@ -23,13 +23,18 @@ public struct LogSetInput: Sendable, Equatable {
     public var notes: String?
     public var workout: WorkoutChoice
     public var performedAt: Date?
+    /// Join the superset of the exercise logged just before it in the workout (`spotter log
+    /// --superset`; one is made when that exercise is in none). Either way a set of an exercise
+    /// already in a superset of the workout is in it too.
+    public var superset = false
 
     public init(
         exercise: String, weight: Double, unit: WeightUnit = .kg, reps: Int, rpe: Double? = nil,
         kind: SetKind = .normal,
         distanceM: Double? = nil, durationS: Double? = nil, notes: String? = nil, workout: WorkoutChoice = .current,
-        performedAt: Date? = nil
+        performedAt: Date? = nil, superset: Bool = false
     ) {
+        self.superset = superset
         self.exercise = exercise
         self.weight = weight
         self.unit = unit
@@ -570,11 +575,15 @@ extension SpotterStore {
                 db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"),
                 arguments: [workoutKey]) ?? 0) + 1
         let performedAt = try input.performedAt ?? SpotterStore.performedTime(in: workout, now: now, db: db)
+        let group =
+            input.superset
+            ? try store.joinSuperset(exercise: exercise, workoutID: workout.id, db: db, now: now)
+            : try store.superset(of: exercise, workoutID: workout.id, db: db)
         let set = WorkoutSet(
             id: id, workoutID: workout.id, exercise: exercise, position: position, kind: input.kind,
             weight: input.weight, unit: input.unit, reps: input.reps, rpe: input.rpe, distanceM: input.distanceM,
             durationS: input.durationS, notes: input.notes,
-            performedAt: Timestamp.truncated(performedAt))
+            performedAt: Timestamp.truncated(performedAt), superset: group)
         var (opID, isPR) = try store.insertSet(set, db: db, now: now)
         if try Bool.fetchOne(
             db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM records_dirty WHERE exercise = ?)"),

@@ -158,7 +158,7 @@ extension SpotterStore {
                 id: setID, workoutID: workoutID, exercise: exercise, position: position, kind: row.kind,
                 weight: row.weight,
                 unit: row.unit, reps: row.reps, rpe: row.rpe, distanceM: row.distanceM, durationS: row.durationS,
-                notes: row.notes, performedAt: start)
+                notes: row.notes, performedAt: start, superset: row.superset)
             try setWriter.insert(set, db: db, now: now, dirty: &dirty)
             present[rowContent, default: 0] += 1
             result.added += 1

@@ -646,7 +646,7 @@ extension String {
 enum AnsweredSet {
     static let columnNames = [
         "workout_id", "exercise", "position", "kind", "weight", "unit", "reps", "rpe", "distance_m", "duration_s",
-        "notes", "performed_at", "e1rm_kg",
+        "notes", "performed_at", "superset", "e1rm_kg",
     ]
 
     /// The compared columns for a SELECT, in the order of `values(of:exercise:)`.
@@ -659,7 +659,7 @@ enum AnsweredSet {
         [
             set.workoutID.wireString, exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue,
             set.reps, set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt),
-            set.estimatedOneRepMaxKg,
+            set.superset, set.estimatedOneRepMaxKg,
         ]
     }
 

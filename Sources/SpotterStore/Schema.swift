@@ -233,6 +233,10 @@ enum Schema {
             // assistance): walked again, by the load moved.
             try SpotterStore.markBodyWeightLiftsDirty(db: db)
         }
+        // The superset a set's exercise is in within its workout (synced with the set).
+        migrator.registerMigration("v14-set-supersets") { db in
+            try db.execute(sql: "ALTER TABLE sets ADD COLUMN superset INTEGER")
+        }
         return migrator
     }
 }

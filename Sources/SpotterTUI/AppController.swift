@@ -245,7 +245,11 @@ public final class AppController {
             let logged = try store.workoutLog.logSet(input)
             // No rest after a warm-up (the work sets follow straight on), nor after a set added
             // to a past workout: nobody is between sets of last October.
-            if input.kind == .warmup || logged.set.performedAt < clock.now().addingTimeInterval(-60) {
+            // Nor between the exercises of a superset's round: rest comes after the round.
+            let midRound =
+                try store.queries.supersetNext(after: logged.set.exercise, workoutID: logged.set.workoutID)
+                .map { !$0.endsRound } ?? false
+            if input.kind == .warmup || midRound || logged.set.performedAt < clock.now().addingTimeInterval(-60) {
                 state.restEndsAt = nil
             } else {
                 let seconds = (try? store.preferences.restSeconds(exercise: logged.set.exercise)) ?? state.restSeconds
@@ -297,6 +301,17 @@ public final class AppController {
                 current[unit] = try store.preferences.plateSet(unit: unit).text
             }
             state.overlay = .plates(PlatesInput(unit: state.displayUnit ?? .kg, current: current))
+        case .toggleSuperset(let setID):
+            let change = try store.workoutLog.toggleSuperset(setID: setID)
+            afterLocalWrite(selectSet: setID)
+            switch change {
+            case .grouped(let group, let exercises):
+                state.say(
+                    "Superset \(Renderer.supersetLetter(group)): \(exercises.joined(separator: " + ")), rest after the round"
+                )
+            case .ungrouped(let exercise):
+                state.say("\(exercise) is out of its superset")
+            }
         case .loadBodyWeight:
             let last = try store.queries.bodyWeights(limit: 1).first?.bodyWeight
             let unit = last?.unit ?? state.displayUnit ?? .kg

@@ -317,7 +317,9 @@ public struct BodyWeightInput: Sendable, Equatable {
             return .failure(BodyWeightInputProblem(message: "Type what you weighed, like 81.4 (and a note after it)"))
         }
         let notes = parts.count > 1 ? String(parts[1]) : nil
-        let entry = BodyWeight(measuredAt: Date(), weight: amount.weight, unit: amount.unit, notes: notes)
+        // Only the weight and the note are checked here: the time is the store's to set.
+        let entry = BodyWeight(
+            measuredAt: Date(timeIntervalSince1970: 0), weight: amount.weight, unit: amount.unit, notes: notes)
         do { try Validation.bodyWeight(entry) } catch {
             return .failure(BodyWeightInputProblem(message: ValidationError.sentence(error.field, error.message)))
         }

@@ -52,7 +52,7 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     case retryRejected, discardRejected, startFilter, startRoutine, saveAsRoutine
     case moveDown, moveUp, pageDown, pageUp, moveToFirst, moveToLast
     case switchPane, focusWorkouts, focusSets, openWorkout, back, editPlates, otherUnit
-    case logBodyWeight
+    case logBodyWeight, toggleSuperset
     // Overlays.
     case closeHelp
     case closeHistory, historyNextPage, historyPreviousPage, historyFirstPage, historyLastPage
@@ -217,6 +217,9 @@ public enum KeyMap {
         KeyBinding(
             [c("P")], .browse, .editPlates,
             help: .line(key: "P", text: "the bar and plates you own, per unit (Tab: kg/lb)")),
+        KeyBinding(
+            [c("L")], .browse, .toggleSuperset,
+            help: .line(key: "L", text: "superset the exercise with the one before it (again: out)")),
         KeyBinding(
             [c("B")], .browse, .logBodyWeight,
             help: .line(key: "B", text: "log your body weight (bodyweight lifts count it)")),

@@ -27,6 +27,8 @@ public enum AppEffect: Sendable, Equatable {
     case loadPlates
     /// `B`: open the weigh-in prompt (it shows the last one).
     case loadBodyWeight
+    /// `L`: the selected set's exercise in or out of a superset with the one before it.
+    case toggleSuperset(setID: UUID)
     case saveBodyWeight(weight: Double, unit: WeightUnit, notes: String?)
     /// Save the bar and plates owned in `unit`, as typed ("20: 25,20,15").
     case savePlates(unit: WeightUnit, text: String)
@@ -205,6 +207,12 @@ extension AppState {
             return [.loadPlates]
         case .logBodyWeight:
             return [.loadBodyWeight]
+        case .toggleSuperset:
+            guard focus == .sets, let row = currentSet else {
+                say("Select a set: its exercise goes in a superset with the one before it", isError: true)
+                return []
+            }
+            return [.toggleSuperset(setID: row.set.id)]
         case .toggleAirplane:
             airplane.toggle()
             say(airplane ? "Airplane mode on: changes stay queued on this device" : "Airplane mode off: syncing")
@@ -605,9 +613,16 @@ extension AppState {
         // Between sets the next one is most often the same exercise: start from the selected
         // (or last) set on screen, so `n` then Enter logs it again; in a routine's workout with
         // nothing logged yet, from the selected (or first open) planned row.
-        let template =
+        var template =
             currentSet?.set.exercise ?? currentPlanned?.exercise ?? sets.last?.set.exercise
             ?? planned.first(where: { $0.status == .planned })?.exercise
+        // In a superset the next set is the next exercise of the round, after the last set logged.
+        if let last = currentSet ?? sets.last,
+            last.set.id == sets.max(by: { $0.set.position < $1.set.position })?.set.id,
+            let next = Self.supersetNext(after: last.set, in: sets)
+        {
+            template = next
+        }
         if let template {
             form.exerciseInput = TextField(template, selected: true)
             form.focus = .weight
@@ -618,6 +633,19 @@ extension AppState {
             effects.append(.prefill(exercise: template, workoutID: form.targetWorkoutID))
         }
         return effects
+    }
+
+    /// The exercise after `set`'s in its superset's round (the first again after the last), from
+    /// the workout's sets on screen; nil when it is in none.
+    static func supersetNext(after set: WorkoutSet, in rows: [SetRow]) -> String? {
+        guard let group = set.superset else { return nil }
+        var first: [String: Int] = [:]
+        for row in rows where row.set.superset == group && row.set.workoutID == set.workoutID {
+            first[row.set.exercise] = min(first[row.set.exercise] ?? .max, row.set.position)
+        }
+        let order = first.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.map(\.key)
+        guard order.count > 1, let index = order.firstIndex(of: set.exercise) else { return nil }
+        return order[(index + 1) % order.count]
     }
 
     private mutating func openEditForm() -> [AppEffect] {

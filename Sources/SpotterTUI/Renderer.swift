@@ -372,6 +372,11 @@ public enum Renderer {
         return "\(reps)–\(top)"
     }
 
+    /// A superset's letter: A for the first of a workout, B for the second, … (S past Z).
+    static func supersetLetter(_ group: Int) -> String {
+        (1...26).contains(group) ? String(UnicodeScalar(UInt8(64 + group))) : "S"
+    }
+
     /// A set's kind in the position column: W, F, D, or `normal` (its position, its superset).
     static func kindLabel(_ kind: SetKind, normal: String) -> String {
         switch kind {
@@ -415,8 +420,10 @@ public enum Renderer {
         let set = row.set
         let base: CellStyle = selected ? (focused ? .reverse : .bold) : .plain
         buffer.fill(x: x, y: y, count: inner, style: base)
+        // A set of a superset shows its group's letter before its number, as lifters write it: A1, B2.
+        let label = set.superset.map { supersetLetter($0) + String(number) } ?? String(number)
         let text = rowText(
-            position: kindLabel(set.kind, normal: String(number)), exercise: set.exercise, weight: weight,
+            position: kindLabel(set.kind, normal: label), exercise: set.exercise, weight: weight,
             reps: String(set.reps), rpe: set.rpe, columns: columns, g)
         var column = x + buffer.put(text, x: x, y: y, style: base, maxWidth: inner)
         var prStyle = CellStyle.colored(.yellow, bold: true)

@@ -39,6 +39,11 @@ struct Log: AsyncParsableCommand {
     @Option(help: "Notes for this set.") var notes: String?
     @Option(help: "Log into this workout (id).") var workout: String?
     @Option(name: .customLong("new-workout"), help: "Start a new workout with this name.") var newWorkout: String?
+    @Flag(
+        help:
+            "Superset this exercise with the one logged just before it in the workout (their sets alternate, rest after the round)."
+    )
+    var superset = false
 
     func run() async throws {
         try refuseNegative(weight: weight, reps: reps)
@@ -58,7 +63,7 @@ struct Log: AsyncParsableCommand {
         let logged = try store.workoutLog.logSet(
             LogSetInput(
                 exercise: name, weight: weight, unit: unit, reps: reps, rpe: rpe, kind: kind, notes: notes,
-                workout: choice))
+                workout: choice, superset: superset))
         print(logged.set.id.wireString)
         try await EagerSync.attempt(global: global, store: store)
     }

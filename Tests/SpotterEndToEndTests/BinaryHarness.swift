@@ -1,4 +1,5 @@
 import Foundation
+import SpotterTestSupport
 import Synchronization
 
 /// Runs the real `spotter` binary the way a user or a script would.
@@ -134,7 +135,7 @@ final class OutputCollector: Sendable {
 /// pipe's write end, and the other test waited for an EOF until the child exited — a long-lived
 /// `spotter serve` then deadlocked tests on each other.
 enum Spawning {
-    private static let lock = NSLock()
+    private static var lock: NSLock { ChildSpawning.lock }
 
     /// A pipe whose two ends no child inherits (a child's own stdout is dup'ed, which clears the flag).
     static func pipe() -> Pipe {

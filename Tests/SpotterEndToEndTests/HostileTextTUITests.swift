@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SpotterCore
+import SpotterTestSupport
 import Testing
 
 /// Names a lifter really has (Hevy's defaults carry an emoji) and text a hostile user pastes,
@@ -328,7 +329,7 @@ struct HostileTextTUITests {
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         python.arguments = ["python3", "-c", script, database] + statements
-        try python.run()
+        try ChildSpawning.run(python)
         python.waitUntilExit()
         try #require(python.terminationStatus == 0, "python3 could not write the rows")
     }

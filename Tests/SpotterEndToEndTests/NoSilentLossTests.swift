@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import SpotterTestSupport
 import Testing
 
 /// No edit and no set is lost without a word: the real binary against a real `spotter serve`.
@@ -222,7 +223,7 @@ struct NoSilentLossTests {
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         python.arguments = ["python3", "-c", script, fleet.device("a"), setID]
-        try python.run()
+        try ChildSpawning.run(python)
         python.waitUntilExit()
         #expect(python.terminationStatus == 0)
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SpotterCore
+import SpotterTestSupport
 import Synchronization
 import Testing
 
@@ -320,7 +321,7 @@ struct UncertainOutcomeTests {
         #expect(claimed.count == 2)
         let finished = Process()
         finished.executableURL = URL(fileURLWithPath: "/bin/true")
-        try finished.run()
+        try ChildSpawning.run(finished)
         finished.waitUntilExit()
         try store.writer.write { db in
             try db.execute(

@@ -115,7 +115,7 @@ public enum TestPostgres {
         let argv = ([scriptPath] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, scriptPath, &actions, nil, argv, environ)
+        let spawned = ChildSpawning.lock.withLock { posix_spawn(&pid, scriptPath, &actions, nil, argv, environ) }
         guard spawned == 0 else {
             throw Unavailable(description: "cannot run \(scriptPath): \(String(cString: strerror(spawned)))")
         }

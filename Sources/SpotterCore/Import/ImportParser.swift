@@ -22,6 +22,8 @@ public struct ImportedSet: Sendable, Equatable {
     public var distanceM: Double?
     public var durationS: Double?
     public var notes: String?
+    /// The superset its exercise is in within the workout (Hevy's `superset_id`, counted from 1).
+    public var superset: Int? = nil
 }
 
 /// A row that could not be read, with its line number; the rest of the file still imports.
@@ -428,7 +430,11 @@ struct RowReader {
             distance = nil
         }
         let order = try wholeNumber(value(record, "set_index"), field: "set_index").map { $0 + 1 }
-        return ImportedSet(
+        // Hevy numbers a workout's supersets from 0.
+        let superset = try wholeNumber(value(record, "superset_id"), field: "superset_id").map {
+            min(max($0 + 1, 1), Validation.maxSuperset)
+        }
+        var set = ImportedSet(
             line: record.line, workoutName: value(record, "title") ?? "Workout", workoutStart: start,
             workoutNotes: value(record, "description"), exercise: exercise, setOrder: order, kind: kind, weight: weight,
             unit: unit, reps: try wholeNumber(value(record, "reps"), field: "reps") ?? 0,
@@ -437,6 +443,8 @@ struct RowReader {
                 $0 > 0 ? $0 : nil
             },
             notes: value(record, "exercise_notes"))
+        set.superset = superset
+        return set
     }
 
     mutating func fitnotes(_ record: CSVRecord) throws -> ImportedSet? {
