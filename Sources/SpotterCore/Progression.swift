@@ -69,9 +69,13 @@ public enum Progression {
     ///     loadable step (`Plates.progressed`), so progression never stalls on plates.
     public static func next(
         for exercise: RoutineExercise, written: [SetTarget], history: [PastPerformance],
-        timeZone: TimeZone = .current, plates: PlateSet? = nil
+        timeZone: TimeZone = .current, plates: PlateSet? = nil, loadType: LoadType = .external
     ) -> ProgressionOutcome {
-        let plates = plates?.unit == exercise.unit ? plates : nil
+        // An assisted lift's weight is the machine's help: it progresses by taking help away,
+        // is hit with no more help than planned, and deloads by giving some back. No plates load it.
+        let assisted = loadType == .assisted
+        let plates = assisted ? nil : plates?.unit == exercise.unit ? plates : nil
+        let step = assisted ? -exercise.increment : exercise.increment
         guard exercise.progression != .fixed else {
             return ProgressionOutcome(targets: written, hint: "as written (fixed)")
         }
@@ -93,7 +97,7 @@ public enum Progression {
         let shape = shapeText(last.targets, working)
         let unit = exercise.unit.rawValue
         let increment = Formatting.number(exercise.increment)
-        let hit = isHit(last, working)
+        let hit = isHit(last, working, assisted: assisted)
         // Warm-ups keep what is written; only working sets move.
         func moved(weight change: (Double) -> Double, reps: ((Int) -> Int)? = nil) -> [SetTarget] {
             last.targets.indices.map { index in
@@ -114,18 +118,29 @@ public enum Progression {
             return ProgressionOutcome(targets: written, hint: "as written (fixed)")
         case .linear:
             if hit {
-                let targets = moved(weight: { $0 + exercise.increment })
+                let targets = moved(weight: { $0 + step })
+                if assisted {
+                    return ProgressionOutcome(
+                        targets: targets, hint: "-\(increment) \(unit) of assistance: all \(shape) done on \(day)")
+                }
                 // The plates may make the step bigger than the increment: the hint says so.
                 let first = working[0]
-                let step = targets[first].weight - last.targets[first].weight
+                let taken = targets[first].weight - last.targets[first].weight
                 let stepText =
-                    abs(step - exercise.increment) > 1e-6
-                    ? "+\(Formatting.number(step)) \(unit) (+\(increment) cannot be loaded)" : "+\(increment) \(unit)"
+                    abs(taken - exercise.increment) > 1e-6
+                    ? "+\(Formatting.number(taken)) \(unit) (+\(increment) cannot be loaded)" : "+\(increment) \(unit)"
                 return ProgressionOutcome(targets: targets, hint: "\(stepText): all \(shape) done on \(day)")
             }
-            let misses = missesInARow(history)
+            let misses = missesInARow(history, assisted: assisted)
             let at = Formatting.number(last.targets[working[0]].weight)
             if misses >= missesBeforeDeload {
+                if assisted {
+                    return ProgressionOutcome(
+                        targets: moved(weight: { $0 + exercise.increment }),
+                        hint:
+                            "deload: +\(increment) \(unit) of assistance, \(shape) at \(at) \(unit) missed \(misses) times in a row (last \(day))"
+                    )
+                }
                 return ProgressionOutcome(
                     targets: moved(weight: { plateRounded($0 * deloadFactor, unit: exercise.unit) }),
                     hint: "-10 % deload: \(shape) at \(at) \(unit) missed \(misses) times in a row (last \(day))")
@@ -145,8 +160,9 @@ public enum Progression {
             }
             if reps >= top {
                 return ProgressionOutcome(
-                    targets: moved(weight: { $0 + exercise.increment }, reps: { _ in bottom }),
-                    hint: "+\(increment) \(unit), back to \(bottom) reps: all \(shape) done on \(day)")
+                    targets: moved(weight: { $0 + step }, reps: { _ in bottom }),
+                    hint: "\(assisted ? "-" : "+")\(increment) \(unit)\(assisted ? " of assistance" : ""),"
+                        + " back to \(bottom) reps: all \(shape) done on \(day)")
             }
             return ProgressionOutcome(
                 targets: moved(weight: { $0 }, reps: { $0 + 1 }),
@@ -154,17 +170,19 @@ public enum Progression {
         }
     }
 
-    /// Every working set logged with at least its target reps at (at least) its target weight.
-    static func isHit(_ performance: PastPerformance, _ working: [Int]) -> Bool {
+    /// Every working set logged with at least its target reps at (at least) its target weight;
+    /// for an assisted lift, with at most its target assistance.
+    static func isHit(_ performance: PastPerformance, _ working: [Int], assisted: Bool = false) -> Bool {
         working.allSatisfy { index in
             guard let done = performance.performed[index] else { return false }
             let target = performance.targets[index]
-            return done.reps >= target.reps && done.weight >= target.weight - 1e-6
+            let weightMet = assisted ? done.weight <= target.weight + 1e-6 : done.weight >= target.weight - 1e-6
+            return done.reps >= target.reps && weightMet
         }
     }
 
     /// Misses in a row at the newest performance's weight, counting back from it.
-    static func missesInARow(_ history: [PastPerformance]) -> Int {
+    static func missesInARow(_ history: [PastPerformance], assisted: Bool = false) -> Int {
         guard let last = history.last else { return 0 }
         let weight = last.targets.first { $0.kind != .warmup }?.weight
         var count = 0
@@ -172,7 +190,7 @@ public enum Progression {
             let working = performance.targets.indices.filter { performance.targets[$0].kind != .warmup }
             guard !working.isEmpty, performance.performed.count == performance.targets.count,
                 let first = working.first, abs(performance.targets[first].weight - (weight ?? -1)) < 1e-6,
-                !isHit(performance, working)
+                !isHit(performance, working, assisted: assisted)
             else { break }
             count += 1
         }

@@ -494,7 +494,9 @@ extension SpotterStore {
         let history = Self.pastPerformances(
             in: past, exercise: planned.exercise, occurrence: occurrence, unit: planned.unit,
             names: routine.currentNames)
-        return Progression.next(for: planned, written: written, history: history, plates: plates)
+        return Progression.next(
+            for: planned, written: written, history: history, plates: plates,
+            loadType: try Self.loadType(planned.exercise, db: db))
     }
 
     /// A workout started from a routine on another device shows its planned sets here too, to

@@ -72,6 +72,43 @@ struct ProgressionTests {
         #expect(next(small, [performance(monday, 100, 5)]).targets == targets(101, 5))
     }
 
+    /// An assisted lift's weight is the machine's help: a hit takes help away, a weight under the
+    /// target's is a hit (less help), more help is a miss, and a deload gives help back.
+    @Test func assistedLiftsProgressByTakingAssistanceAway() {
+        var assisted = exercise(.linear)
+        assisted.exercise = "Pull Up (Assisted)"
+        func nextAssisted(_ history: [PastPerformance]) -> ProgressionOutcome {
+            Progression.next(
+                for: assisted, written: targets(30, 5), history: history, timeZone: utc,
+                plates: PlateSet.standard(.kg), loadType: .assisted)
+        }
+        let hit = nextAssisted([performance(monday, 30, 5)])
+        #expect(hit.targets == targets(27.5, 5))
+        #expect(hit.hint == "-2.5 kg of assistance: all 3×5 done on Mon 16 Nov")
+        // Done with less help than planned is done.
+        let lessHelp = PastPerformance(
+            date: monday, targets: targets(30, 5),
+            performed: Array(repeating: PerformedSet(weight: 25, reps: 5), count: 3))
+        #expect(nextAssisted([lessHelp]).targets == targets(27.5, 5))
+        // More help than planned is a miss: the same help next time.
+        let moreHelp = PastPerformance(
+            date: monday, targets: targets(30, 5),
+            performed: Array(repeating: PerformedSet(weight: 35, reps: 5), count: 3))
+        #expect(nextAssisted([moreHelp]).targets == targets(30, 5))
+        let missed = [
+            performance(day(0), 30, 5, lastReps: 3), performance(day(2), 30, 5, lastReps: 3),
+            performance(day(4), 30, 5, lastReps: 2),
+        ]
+        let deload = nextAssisted(missed)
+        #expect(deload.targets == targets(32.5, 5), "a deload gives help back")
+        #expect(deload.hint.hasPrefix("deload: +2.5 kg of assistance"))
+        // Help never goes below none.
+        let none = Progression.next(
+            for: assisted, written: targets(0, 5), history: [performance(monday, 0, 5)], timeZone: utc,
+            loadType: .assisted)
+        #expect(none.targets == targets(0, 5))
+    }
+
     @Test func linearKeepsTheWeightAfterAMiss() {
         let outcome = next(exercise(.linear), [performance(monday, 100, 5, lastReps: 4)])
         #expect(outcome.targets == targets(100, 5))

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import SpotterTestSupport
 import Testing
 
 /// `spotter serve` writes its access log off the request path; a graceful shutdown still
@@ -12,7 +13,7 @@ struct AccessLogTests {
         let logPath = directory.appendingPathComponent("serve.log").path
         FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: SpotterBinary.path)
         process.arguments = [
             "serve", "--port", "0", "--db", directory.appendingPathComponent("server.db").path, "--token",

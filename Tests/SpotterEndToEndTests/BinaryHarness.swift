@@ -52,7 +52,7 @@ enum SpotterBinary {
         -> Result
     {
         let path = binary ?? path
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: launcher.first ?? path)
         process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [path] + arguments
         var env = ProcessInfo.processInfo.environment
@@ -129,11 +129,11 @@ final class OutputCollector: Sendable {
     var value: (Data, Data) { output.withLock { ($0.out, $0.err) } }
 }
 
-/// Every child the tests start is spawned under one lock, and every pipe they read is made under
-/// it with close-on-exec set. Foundation's `Process` closes no descriptor but the three it
-/// redirects: a child spawned by one test while another test had just made a pipe inherited that
-/// pipe's write end, and the other test waited for an EOF until the child exited — a long-lived
-/// `spotter serve` then deadlocked tests on each other.
+/// Every child the tests start is a `ChildProcess`, spawned under one lock, and every pipe they
+/// read is made under it with close-on-exec set: a child that inherited another test's pipe (its
+/// write end) kept that test waiting for an EOF until the child exited — a long-lived `spotter
+/// serve` once deadlocked tests on each other. The child closes every descriptor past its three
+/// streams as well.
 enum Spawning {
     private static var lock: NSLock { ChildSpawning.lock }
 
@@ -148,8 +148,8 @@ enum Spawning {
         }
     }
 
-    static func run(_ process: Process) throws {
-        try lock.withLock { try process.run() }
+    static func run(_ process: ChildProcess) throws {
+        try process.run()
     }
 }
 

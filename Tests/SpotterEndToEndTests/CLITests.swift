@@ -1,4 +1,5 @@
 import Foundation
+import SpotterTestSupport
 import Testing
 
 @Suite("The CLI, as a script uses it", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
@@ -87,7 +88,7 @@ struct CLITests {
               i=$((i + 1))
             done
             """
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script]
         var env = ProcessInfo.processInfo.environment

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import SpotterTestSupport
 import Testing
 
 /// Devices, each its own database, syncing with one real `spotter serve` through the real binary.
@@ -255,7 +256,7 @@ struct ConvergenceTests {
         let setID = logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try await SpotterBinary.run(["airplane", "off"], db: phone)
 
-        let sync = Process()
+        let sync = ChildProcess()
         sync.executableURL = URL(fileURLWithPath: SpotterBinary.path)
         sync.arguments = ["sync", "--timeout", "30"] + fleet.remote
         sync.environment = ProcessInfo.processInfo.environment.merging(["SPOTTER_DB": phone]) { $1 }

@@ -1,9 +1,10 @@
 import Foundation
+import SpotterTestSupport
 import Testing
 
 /// `spotter serve` as a child process, found through the line it prints once bound.
 final class ServerProcess: Sendable {
-    let process = Process()
+    let process = ChildProcess()
     let url: String
     static let token = "crash-secret"
 
@@ -84,7 +85,7 @@ struct CrashSyncTests {
 
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<5 {
-            let sync = Process()
+            let sync = ChildProcess()
             sync.executableURL = URL(fileURLWithPath: SpotterBinary.path)
             sync.arguments = ["sync", "--timeout", "30"] + remote
             var env = ProcessInfo.processInfo.environment

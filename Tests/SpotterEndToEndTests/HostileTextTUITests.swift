@@ -326,10 +326,10 @@ struct HostileTextTUITests {
                 db.execute(statement)
             db.commit()
             """
-        let python = Process()
+        let python = ChildProcess()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         python.arguments = ["python3", "-c", script, database] + statements
-        try ChildSpawning.run(python)
+        try python.run()
         python.waitUntilExit()
         try #require(python.terminationStatus == 0, "python3 could not write the rows")
     }

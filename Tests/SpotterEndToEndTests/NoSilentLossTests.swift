@@ -220,10 +220,10 @@ struct NoSilentLossTests {
             db.execute("INSERT INTO workouts (id, name, started_at, updated_at, sync_state, account) SELECT '01900000-0000-7000-8000-00000000b0b0', 'Bobs', started_at, updated_at, 'synced', ? FROM workouts LIMIT 1", (server + "|bob",))
             db.commit()
             """
-        let python = Process()
+        let python = ChildProcess()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         python.arguments = ["python3", "-c", script, fleet.device("a"), setID]
-        try ChildSpawning.run(python)
+        try python.run()
         python.waitUntilExit()
         #expect(python.terminationStatus == 0)
 

@@ -1,4 +1,5 @@
 import Foundation
+import SpotterTestSupport
 
 /// A detached tmux session on its own server socket, driving a real terminal for the UI:
 /// `send-keys` in, `capture-pane -p` out, polled against a deadline rather than slept on.
@@ -52,7 +53,7 @@ final class TmuxSession {
     /// Runs a tmux command on this session's server; returns its stdout.
     @discardableResult
     func run(_ arguments: [String]) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: tmux)
         // -u and a UTF-8 locale: tmux then keeps and captures the UI's Unicode glyphs as they are.
         process.arguments = ["-u", "-L", socket] + arguments

@@ -319,9 +319,9 @@ struct UncertainOutcomeTests {
         try store.workoutLog.createWorkout(name: "Arms")
         let claimed = try store.queue.claimEligible(limit: 10)
         #expect(claimed.count == 2)
-        let finished = Process()
+        let finished = ChildProcess()
         finished.executableURL = URL(fileURLWithPath: "/bin/true")
-        try ChildSpawning.run(finished)
+        try finished.run()
         finished.waitUntilExit()
         try store.writer.write { db in
             try db.execute(
