@@ -33,6 +33,7 @@ public struct BodyWeight: Sendable, Equatable, Codable {
         case notes
 
         public static let table = "body_weights"
+        public static let together: [Self] = [.weight, .unit]
 
         public var type: ColumnType { self == .weight ? .real : .text }
 

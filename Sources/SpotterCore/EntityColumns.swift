@@ -35,10 +35,15 @@ public protocol EntityColumn: RawRepresentable<String>, CaseIterable, Hashable, 
     static var table: String { get }
     var type: ColumnType { get }
     var isOptional: Bool { get }
+    /// Fields that are one value (a weight and its unit): an edit of one sends them all, and
+    /// the server merges them as one, so no device ever ends with one's weight in another's unit.
+    static var together: [Self] { get }
 }
 
 extension EntityColumn {
     public var name: String { rawValue }
+
+    public static var together: [Self] { [] }
 
     /// Every column's name, in declaration order: a statement's column list.
     public static var names: [String] { allCases.map(\.rawValue) }
@@ -108,6 +113,7 @@ extension WorkoutSet {
         case superset
 
         public static let table = "sets"
+        public static let together: [Self] = [.weight, .unit]
 
         public var type: ColumnType {
             switch self {

@@ -6,10 +6,11 @@ import SpotterProtocol
 /// merged as one (a weight and its unit: 105 from one device and "lb" from another would make a
 /// weight nobody lifted).
 enum MergeFields {
-    static let set = groups(WorkoutSet.Column.allCases.filter { $0 != .id }, together: [.weight, .unit])
+    static let set = groups(WorkoutSet.Column.allCases.filter { $0 != .id }, together: WorkoutSet.Column.together)
     static let routine = groups(Routine.Column.allCases.filter { $0 != .id })
     /// A weigh-in's weight and unit are one reading, as a set's are.
-    static let bodyWeight = groups(BodyWeight.Column.allCases.filter { $0 != .id }, together: [.weight, .unit])
+    static let bodyWeight = groups(
+        BodyWeight.Column.allCases.filter { $0 != .id }, together: BodyWeight.Column.together)
     /// A workout's plan is set by its create and never edited, so it is never merged.
     static let workout = groups(Workout.Column.allCases.filter { $0 != .id && $0 != .plan })
 

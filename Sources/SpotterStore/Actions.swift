@@ -274,6 +274,14 @@ extension SpotterStore {
 
     /// Writes a patch to an entity and queues it; a rejected create becomes a fresh create instead.
     func applyEdit(type: EntityType, id: String, patch: [String: JSONValue], db: Database, now: Date) throws {
+        var patch = patch
+        // A weight goes with its unit: sent alone, the server would read it in the unit it holds,
+        // which another device may have changed since. The other member is sent as it stands here.
+        let together = EntityTable.together(type)
+        if together.contains(where: { patch[$0] != nil }) {
+            let missing = together.filter { patch[$0] == nil }
+            for (name, value) in try EntityTable.read(missing, type: type, id: id, db: db) { patch[name] = value }
+        }
         let before = try EntityTable.read(patch.keys, type: type, id: id, db: db)
         try EntityTable.write(
             patch, type: type, id: id,

@@ -244,22 +244,36 @@ extension PlannedRow {
 extension SpotterStore {
     /// Takes the server's routine whole (nothing is queued for it here).
     func upsert(_ routine: Routine, stamp: ServerStamp, db: Database, now: String) throws {
+        _ = try upsertSynced(routine, id: routine.id, stamp: stamp, db: db, now: now)
+    }
+
+    /// Writes a row the server sent (the feed, or its answer to a write) whole, as synced, into
+    /// its entity's table (`Column.table`), unless another account holds that id here (reported).
+    /// Returns whether it was written.
+    func upsertSynced<Entity: ColumnValues>(
+        _ entity: Entity, id: UUID, stamp: ServerStamp, db: Database, now: String
+    ) throws -> Bool {
+        let table = Entity.Column.table
         try db.cachedStatement(
             sql: """
-                INSERT INTO routines (\(Routine.Column.columnList), updated_at, server_version, sync_state, account)
-                VALUES (\(placeholders(Routine.Column.allCases.count)), ?, ?, \(SyncState.synced.sql), ?)
-                ON CONFLICT(id) DO UPDATE SET \(Routine.Column.takeExcluded), updated_at = excluded.updated_at,
+                INSERT INTO \(table) (\(Entity.Column.columnList), updated_at, server_version, sync_state, account)
+                VALUES (\(placeholders(Entity.Column.allCases.count)), ?, ?, \(SyncState.synced.sql), ?)
+                ON CONFLICT(id) DO UPDATE SET \(Entity.Column.takeExcluded), updated_at = excluded.updated_at,
                     server_version = excluded.server_version, deleted_at = NULL, sync_state = \(SyncState.synced.sql),
                     sync_error = NULL, account = excluded.account
-                WHERE \(visible("routines."))
+                WHERE \(visible(table + "."))
                 """
         ).execute(
             arguments: StatementArguments(
-                routine.columnArguments + [
+                entity.columnArguments + [
                     (stamp.updatedAt ?? now).databaseValue, stamp.serverVersion?.databaseValue ?? .null,
                     userID.databaseValue,
                 ]))
-        if db.changesCount == 0 { reportHeldByAnotherAccount("routines", routine.id) }
+        guard db.changesCount > 0 else {
+            reportHeldByAnotherAccount(table, id)
+            return false
+        }
+        return true
     }
 
     func routineLabel(_ id: String, db: Database) throws -> String {

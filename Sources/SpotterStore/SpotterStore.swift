@@ -280,6 +280,15 @@ enum EntityTable {
         }
     }
 
+    /// The fields of `type` that are one value (`EntityColumn.together`).
+    static func together(_ type: EntityType) -> [String] {
+        switch type {
+        case .set: WorkoutSet.Column.together.map(\.name)
+        case .bodyWeight: BodyWeight.Column.together.map(\.name)
+        case .workout, .routine, .favorite: []
+        }
+    }
+
     static func columns(_ type: EntityType) -> Set<String> {
         switch type {
         case .set: setColumns

@@ -271,9 +271,10 @@ public final class AppController {
                 try store.queries.bodyWeight(at: logged.set.performedAt) == nil
             {
                 saidBodyWeightMissing = true
+                // Said once, so it stays long enough to be read (another message replaces it).
                 state.say(
-                    "Logged \(described). No body weight logged: \(logged.set.exercise) ranks by reps until you log one (B)"
-                )
+                    "Logged \(described). No body weight logged: \(logged.set.exercise) ranks by reps until you log one (B)",
+                    seconds: 30)
             }
         case .editSet(let id, let changes):
             try store.workoutLog.editSet(id: id, changes: changes)

@@ -99,7 +99,9 @@ struct BodyWeightEdit: AsyncParsableCommand {
         var amount: Double?
         var chosen = unit
         if let weight {
-            let read = try BodyWeightArgument.weight(weight, unit: unit, store: store)
+            // A weight without a unit is in the weigh-in's own unit, as the set form reads one.
+            let stored = try store.queries.bodyWeights().first { $0.bodyWeight.id == entryID }?.bodyWeight.unit
+            let read = try BodyWeightArgument.weight(weight, unit: unit, defaultUnit: stored, store: store)
             amount = read.weight
             chosen = read.unit
         }
@@ -129,11 +131,11 @@ struct BodyWeightDelete: AsyncParsableCommand {
 enum BodyWeightArgument {
     /// A weight as the set form reads one ("81.4", "81,4", "179.5lb"), in `unit` when given.
     static func weight(
-        _ text: String, unit: WeightUnit?, store: SpotterStore
-    ) throws -> (
-        weight: Double, unit: WeightUnit
-    ) {
-        let defaultUnit = try unit ?? store.preferences.displayUnit ?? .kg
+        _ text: String, unit: WeightUnit?, defaultUnit stated: WeightUnit? = nil, store: SpotterStore
+    )
+        throws -> (weight: Double, unit: WeightUnit)
+    {
+        let defaultUnit = try unit ?? stated ?? store.preferences.displayUnit ?? .kg
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty,
             let read = AppState.parseWeight(text, defaultUnit: defaultUnit)
         else {

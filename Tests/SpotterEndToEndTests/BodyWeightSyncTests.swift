@@ -58,6 +58,35 @@ struct BodyWeightSyncTests {
     }
 
     @Test(
+        "a later edit's weight in the unit the device already had wins whole: never one device's number in another's unit"
+    )
+    func weightAndUnitStayOneReading() async throws {
+        var fleet = try await Fleet.start()
+        defer { fleet.server.stop() }
+        let logged = try await fleet.run("a", ["bodyweight", "log", "180", "--unit", "lb"])
+        let id = logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await fleet.run("a", ["sync"]).status == 0)
+        #expect(try await fleet.run("b", ["sync"]).status == 0)
+        #expect(try await fleet.run("b", ["airplane", "on"]).status == 0)
+        // A changes both; a moment later B, offline and still in lb, changes the weight only.
+        #expect(try await fleet.run("a", ["bodyweight", "edit", id, "--weight", "90", "--unit", "kg"]).status == 0)
+        #expect(try await fleet.run("a", ["sync"]).status == 0)
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(try await fleet.run("b", ["bodyweight", "edit", id, "--weight", "200"]).status == 0)
+        #expect(try await fleet.run("b", ["airplane", "off"]).status == 0)
+        #expect(try await fleet.run("b", ["sync"]).status == 0)
+        #expect(try await fleet.run("a", ["sync"]).status == 0)
+        for device in ["a", "b"] {
+            let row = try await Self.weighIns(fleet, device)[id]
+            #expect(
+                row?["weight"] as? Double == 200 && row?["unit"] as? String == "lb",
+                "\(device): \(String(describing: row))")
+        }
+        let stored = try await fleet.serverGet("/v1/body-weights")["body_weights"] as? [[String: Any]] ?? []
+        #expect(stored.first?["unit"] as? String == "lb", "\(stored)")
+    }
+
+    @Test(
         "a weigh-in whose replies were dropped after the server stored it is sent again under its key: one on the server"
     )
     func aDroppedReplyMakesNoDuplicate() async throws {

@@ -100,6 +100,26 @@ struct BodyWeightStoreTests {
         #expect(throws: StoreError.self) { try store.workoutLog.deleteBodyWeight(entry.id) }
     }
 
+    @Test("an edit of a weight alone sends its unit with it, for a set and a weigh-in: one reading, never half of one")
+    func aWeightTravelsWithItsUnit() throws {
+        let store = try makeStore(clock: clock)
+        let set = try store.log("Bench Press (Barbell)", weight: 100)
+        let entry = try store.workoutLog.logBodyWeight(180, unit: .lb)
+        // Sent and answered, so the next edits are updates of their own.
+        try store.writer.write { db in try db.execute(sql: "UPDATE outbox SET state = 'succeeded'") }
+        try store.workoutLog.editSet(id: set.set.id, changes: SetChanges(weight: 102.5))
+        try store.workoutLog.editBodyWeight(entry.id, weight: 181)
+        let updates = try store.operations().filter { $0.kind == .update }
+        let setEdit = try #require(updates.first { $0.entityType == .set })
+        #expect(setEdit.payload["weight"] == .double(102.5) && setEdit.payload["unit"] == .string("kg"))
+        let weighInEdit = try #require(updates.first { $0.entityType == .bodyWeight })
+        #expect(weighInEdit.payload["weight"] == .double(181) && weighInEdit.payload["unit"] == .string("lb"))
+        // A note alone is sent alone.
+        try store.workoutLog.editBodyWeight(entry.id, notes: .some("after run"))
+        let noteEdit = try #require(try store.operations().last)
+        #expect(noteEdit.payload["unit"] == nil || noteEdit.payload["weight"] != nil, "\(noteEdit.payload)")
+    }
+
     @Test("a weigh-in no one weighs, or a note with a control character, is refused and changes nothing")
     func refusals() throws {
         let store = try makeStore(clock: clock)
