@@ -147,7 +147,8 @@ struct UndoTests {
             try fixture.store.queries.outbox(limit: 20).first {
                 $0.entityType == .set && $0.kind == .update && $0.state == .pending
             })
-        #expect(update.payload.keys.sorted() == ["weight"], "only the weight is sent: \(update.payload)")
+        // Only the weight is sent, with the unit it stands in (one reading); never the reps.
+        #expect(update.payload.keys.sorted() == ["unit", "weight"], "\(update.payload)")
     }
 
     @Test("an action that can no longer be taken back is said, not skipped; the next U goes on")
