@@ -168,36 +168,7 @@ extension Queries {
 extension SpotterStore {
     /// Adopts the device's own weigh-ins into the account at first login, as routines are.
     func adoptDeviceBodyWeights(db: Database, now: Date) throws -> Int {
-        let device = QueueOwner.deviceID
-        try db.execute(
-            sql: """
-                DELETE FROM outbox WHERE user_id = ? AND entity_type = \(EntityType.bodyWeight.sql)
-                    AND state != \(OperationState.succeeded.sql)
-                """, arguments: [device])
-        try db.execute(
-            sql: "DELETE FROM body_weights WHERE account = ? AND deleted_at IS NOT NULL", arguments: [device])
-        var count = 0
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM body_weights WHERE account = ?", arguments: [device]) {
-            let entry = try BodyWeight(row: row)
-            try db.execute(
-                sql: """
-                    UPDATE body_weights SET account = ?, server_version = NULL, sync_state = \(SyncState.pending.sql),
-                        sync_error = NULL
-                    WHERE id = ?
-                    """, arguments: [userID, entry.id.wireString])
-            _ = try Outbox.appendCreate(
-                db, user: userID, type: .bodyWeight, id: entry.id.wireString, payload: entry.wireFields,
-                dependency: nil, now: now)
-            count += 1
-        }
-        return count
-    }
-}
-
-extension Queries {
-    /// What a lift's logged weight means (from its catalogue equipment and its name).
-    public func loadType(of exercise: String) throws -> LoadType {
-        try writer.read { db in try SpotterStore.loadType(exercise, db: db) }
+        try adoptDeviceRows(.bodyWeight, db: db, now: now) { try BodyWeight(row: $0).wireFields }
     }
 }
 
@@ -266,5 +237,12 @@ extension Queries {
     /// Every live weigh-in, oldest first, for an export.
     public func exportBodyWeights() throws -> [BodyWeight] {
         try bodyWeights().map(\.bodyWeight).reversed()
+    }
+}
+
+extension Queries {
+    /// What a lift's logged weight means (from its catalogue equipment and its name).
+    public func loadType(of exercise: String) throws -> LoadType {
+        try writer.read { db in try SpotterStore.loadType(exercise, db: db) }
     }
 }

@@ -574,23 +574,33 @@ extension SpotterStore {
 
     /// Adopts the device's own routines into the account at first login, as workouts are adopted.
     func adoptDeviceRoutines(db: Database, now: Date) throws -> Int {
+        try adoptDeviceRows(.routine, db: db, now: now) { try Routine(row: $0).wireFields }
+    }
+
+    /// Adopts the device's own rows of a flat entity (no parent to wait on) into the account at
+    /// first login: what it deleted before is forgotten, each live row becomes the account's,
+    /// pending, with a new create. `fields` reads a row's wire fields. Returns how many.
+    func adoptDeviceRows(
+        _ type: EntityType, db: Database, now: Date, fields: (Row) throws -> [String: JSONValue]
+    ) throws -> Int {
+        guard let table = EntityTable.table(type) else { return 0 }
         let device = QueueOwner.deviceID
         try db.execute(
             sql: """
-                DELETE FROM outbox WHERE user_id = ? AND entity_type = \(EntityType.routine.sql) AND state != \(OperationState.succeeded.sql)
+                DELETE FROM outbox WHERE user_id = ? AND entity_type = \(type.sql) AND state != \(OperationState.succeeded.sql)
                 """, arguments: [device])
-        try db.execute(sql: "DELETE FROM routines WHERE account = ? AND deleted_at IS NOT NULL", arguments: [device])
+        try db.execute(sql: "DELETE FROM \(table) WHERE account = ? AND deleted_at IS NOT NULL", arguments: [device])
         var count = 0
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM routines WHERE account = ?", arguments: [device]) {
-            let routine = try Routine(row: row)
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE account = ?", arguments: [device]) {
+            let payload = try fields(row)
+            guard let id = payload["id"]?.stringValue else { continue }
             try db.execute(
                 sql: """
-                    UPDATE routines SET account = ?, server_version = NULL, sync_state = \(SyncState.pending.sql), sync_error = NULL
+                    UPDATE \(table) SET account = ?, server_version = NULL, sync_state = \(SyncState.pending.sql), sync_error = NULL
                     WHERE id = ?
-                    """, arguments: [userID, routine.id.wireString])
+                    """, arguments: [userID, id])
             _ = try Outbox.appendCreate(
-                db, user: userID, type: .routine, id: routine.id.wireString, payload: routine.wireFields,
-                dependency: nil, now: now)
+                db, user: userID, type: type, id: id, payload: payload, dependency: nil, now: now)
             count += 1
         }
         return count

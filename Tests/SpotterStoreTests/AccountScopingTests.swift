@@ -44,21 +44,27 @@ struct AccountScopingTests {
         let queued = try device.log(weight: 105)
         let deleted = try device.log(weight: 90)
         try device.workoutLog.deleteSet(id: deleted.set.id)
+        // Weigh-ins come along too; one deleted before is forgotten.
+        let weighIn = try device.workoutLog.logBodyWeight(81.4, unit: .kg)
+        let gone = try device.workoutLog.logBodyWeight(82, unit: .kg)
+        try device.workoutLog.deleteBodyWeight(gone.id)
 
         let alice = device.forUser(Self.alice)
         let adoption = try alice.accounts.adoptDeviceData()
-        #expect(adoption.workouts == 1 && adoption.sets == 2)
+        #expect(adoption.workouts == 1 && adoption.sets == 2 && adoption.bodyWeights == 1)
         let creates = try alice.queries.outbox(limit: 50).filter { $0.state == .pending }
         #expect(creates.allSatisfy { $0.kind == .create && $0.userID == Self.alice })
         #expect(
             Set(creates.map(\.entityID)) == [
                 synced.workout.id.wireString, synced.set.id.wireString, queued.set.id.wireString,
+                weighIn.id.wireString,
             ])
+        #expect(try alice.queries.bodyWeights().map(\.bodyWeight.id) == [weighIn.id])
         #expect(try alice.queries.sets(workoutID: nil).count == 2)
         #expect(try device.queries.queueCounts().pending == 0, "nothing left waiting for the device")
         // The workout's create goes first; each set waits for it.
         let first = try alice.queue.claimEligible(limit: 10)
-        #expect(first.map(\.entityType) == [.workout])
+        #expect(first.map(\.entityType).sorted { $0.rawValue < $1.rawValue } == [.bodyWeight, .workout])
         // Adopting again finds nothing more.
         #expect(try alice.accounts.adoptDeviceData() == Adoption())
         // Bob's later login does not take alice's data.
