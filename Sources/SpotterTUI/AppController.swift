@@ -302,6 +302,20 @@ public final class AppController {
                 current[unit] = try store.preferences.plateSet(unit: unit).text
             }
             state.overlay = .plates(PlatesInput(unit: state.displayUnit ?? .kg, current: current))
+        case .loadWeighIns(let select):
+            let entries = try store.queries.bodyWeights(limit: 500)
+            let index = select.flatMap { id in entries.firstIndex { $0.bodyWeight.id == id } } ?? 0
+            state.overlay = .weighIns(WeighInsView(entries: entries, selected: index))
+        case .changeBodyWeight(let id, let weight, let unit, let notes):
+            let changed = try store.workoutLog.editBodyWeight(id, weight: weight, unit: unit, notes: .some(notes))
+            afterLocalWrite()
+            try perform(.loadWeighIns(select: id))
+            state.say("Weigh-in changed: \(Formatting.weight(changed.weight, unit: changed.unit))")
+        case .deleteBodyWeight(let id):
+            try store.workoutLog.deleteBodyWeight(id)
+            afterLocalWrite()
+            try perform(.loadWeighIns(select: nil))
+            state.say("Weigh-in deleted")
         case .toggleSuperset(let setID):
             let change = try store.workoutLog.toggleSuperset(setID: setID)
             afterLocalWrite(selectSet: setID)

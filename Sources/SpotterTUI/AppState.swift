@@ -274,6 +274,8 @@ public enum Overlay: Sendable, Equatable {
     case plates(PlatesInput)
     /// `B`: a weigh-in being typed.
     case bodyWeight(BodyWeightInput)
+    /// `W`: the weigh-ins.
+    case weighIns(WeighInsView)
 
     /// The name dialog with `name` typed, the cursor at its end.
     public static func newWorkout(name: String) -> Overlay {
@@ -302,6 +304,8 @@ public struct BodyWeightInput: Sendable, Equatable {
     public var field: TextField
     /// The last weigh-in, as shown above the prompt ("last: 81.4 kg, 2026-11-26 07:30"); nil when none.
     public var last: String?
+    /// The weigh-in being changed (from `W`); nil when a new one is logged.
+    public var editing: UUID?
 
     public init(unit: WeightUnit, prefill: String = "", last: String? = nil) {
         self.unit = unit

@@ -11,6 +11,8 @@ public enum KeyContext: Sendable, Equatable, Hashable, CaseIterable {
     case plates
     /// `B`: a weigh-in, typed on the bottom bar.
     case bodyWeight
+    /// `W`: the weigh-ins.
+    case weighIns
     /// Any text being typed: the filter, the workout name, the form's text fields.
     case textField
     /// The set form, whichever field has focus.
@@ -52,7 +54,7 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     case retryRejected, discardRejected, startFilter, startRoutine, saveAsRoutine
     case moveDown, moveUp, pageDown, pageUp, moveToFirst, moveToLast
     case switchPane, focusWorkouts, focusSets, openWorkout, back, editPlates, otherUnit
-    case logBodyWeight, toggleSuperset
+    case logBodyWeight, toggleSuperset, showWeighIns
     // Overlays.
     case closeHelp
     case closeHistory, historyNextPage, historyPreviousPage, historyFirstPage, historyLastPage
@@ -87,7 +89,7 @@ public enum HintBar: Sendable, Equatable, Hashable, CaseIterable {
     /// The set form's last line.
     case form
     /// The bottom bar while typing a filter / a workout name / confirming a delete.
-    case filter, newWorkout, confirmDelete, plates, bodyWeight
+    case filter, newWorkout, confirmDelete, plates, bodyWeight, weighIns
     /// The history view's footer, and the help screen's.
     case history, help
     /// The "terminal too small" notice.
@@ -221,6 +223,9 @@ public enum KeyMap {
             [c("L")], .browse, .toggleSuperset,
             help: .line(key: "L", text: "superset the exercise with the one before it (again: out)")),
         KeyBinding(
+            [c("W")], .browse, .showWeighIns,
+            help: .line(key: "W", text: "your weigh-ins: Enter change, d delete, n new")),
+        KeyBinding(
             [c("B")], .browse, .logBodyWeight,
             help: .line(key: "B", text: "log your body weight (bodyweight lifts count it)")),
         KeyBinding(
@@ -320,6 +325,13 @@ public enum KeyMap {
         KeyBinding([.enter], .bodyWeight, .submit, hints: [Hint(bar: .bodyWeight, text: "Enter log")]),
         KeyBinding([.tab], .bodyWeight, .otherUnit, hints: [Hint(bar: .bodyWeight, text: "Tab kg/lb")]),
         KeyBinding([.escape], .bodyWeight, .cancel, hints: [Hint(bar: .bodyWeight, text: "Esc cancel")]),
+        KeyBinding(
+            [.enter, c("e")], .weighIns, .submit, hints: [Hint(bar: .weighIns, text: "Enter change")]),
+        KeyBinding([c("d")], .weighIns, .deleteSelected, hints: [Hint(bar: .weighIns, text: "d delete")]),
+        KeyBinding([c("n")], .weighIns, .logSet, hints: [Hint(bar: .weighIns, text: "n new")]),
+        KeyBinding([c("j"), .down], .weighIns, .moveDown, hints: [Hint(bar: .weighIns, text: "j/k move")]),
+        KeyBinding([c("k"), .up], .weighIns, .moveUp),
+        KeyBinding([.escape, c("q"), c("W")], .weighIns, .cancel, hints: [Hint(bar: .weighIns, text: "Esc close")]),
 
         // Delete confirmation.
         KeyBinding(

@@ -30,6 +30,10 @@ public enum AppEffect: Sendable, Equatable {
     /// `L`: the selected set's exercise in or out of a superset with the one before it.
     case toggleSuperset(setID: UUID)
     case saveBodyWeight(weight: Double, unit: WeightUnit, notes: String?)
+    /// `W`: open the weigh-ins list (selecting `select` when given).
+    case loadWeighIns(select: UUID?)
+    case changeBodyWeight(id: UUID, weight: Double, unit: WeightUnit, notes: String?)
+    case deleteBodyWeight(id: UUID)
     /// Save the bar and plates owned in `unit`, as typed ("20: 25,20,15").
     case savePlates(unit: WeightUnit, text: String)
     case setAirplane(Bool)
@@ -91,6 +95,7 @@ extension AppState {
         case .newWorkout: [.newWorkout, .textField]
         case .plates: [.plates, .textField]
         case .bodyWeight: [.bodyWeight, .textField]
+        case .weighIns: [.weighIns]
         case .history: [.history]
         case .help: [.help]
         case .routinePicker: [.routinePicker]
@@ -136,6 +141,8 @@ extension AppState {
             return reducePlates(input, key, action)
         case .bodyWeight(let input):
             return reduceBodyWeight(input, key, action)
+        case .weighIns(let view):
+            return reduceWeighIns(view, action)
         case .history(let view):
             return reduceHistory(view, action)
         case .help:
@@ -207,6 +214,8 @@ extension AppState {
             return [.loadPlates]
         case .logBodyWeight:
             return [.loadBodyWeight]
+        case .showWeighIns:
+            return [.loadWeighIns(select: nil)]
         case .toggleSuperset:
             guard focus == .sets, let row = currentSet else {
                 say("Select a set: its exercise goes in a superset with the one before it", isError: true)
@@ -517,8 +526,9 @@ extension AppState {
         var input = input
         switch action {
         case .cancel:
+            // Esc on a change goes back to the list it came from.
             overlay = .none
-            return []
+            return input.editing.map { [.loadWeighIns(select: $0)] } ?? []
         case .submit:
             switch input.parsed() {
             case .failure(let problem):
@@ -527,6 +537,9 @@ extension AppState {
                 return []
             case .success(let entry):
                 overlay = .none
+                if let id = input.editing {
+                    return [.changeBodyWeight(id: id, weight: entry.weight, unit: entry.unit, notes: entry.notes)]
+                }
                 return [.saveBodyWeight(weight: entry.weight, unit: entry.unit, notes: entry.notes)]
             }
         case .otherUnit:

@@ -63,6 +63,7 @@ public enum Renderer {
         case .routineEditor(let editor): drawRoutineEditor(editor, state, &buffer)
         case .routineName(let input): drawRoutineName(input, state, &buffer)
         case .conflicts(let view): drawConflicts(view, state, &buffer)
+        case .weighIns(let view): drawWeighIns(view, state, &buffer)
         case .workoutEdit(let form): drawWorkoutEdit(form, state, &buffer)
         case .workoutSummary(let view): drawWorkoutSummary(view, state, &buffer)
         case .confirmDelete, .newWorkout, .plates, .bodyWeight, .none: break

@@ -75,4 +75,49 @@ struct BodyWeightTUITests {
         let stats = try await SpotterBinary.run(["stats", "--exercise", "Pull Up (Assisted)"], db: workspace.database)
         #expect(stats.stdout.contains("e1RM 85.7 kg (body − 10 kg assistance × 6"), "\(stats.stdout)")
     }
+
+    @Test("W lists the weigh-ins: Enter changes the selected one with hard text, d twice deletes one, Esc closes")
+    func changeAndDeleteFromTheList() async throws {
+        let workspace = try TUIEndToEndTests.Workspace()
+        #expect(try await SpotterBinary.run(["airplane", "on"], db: workspace.database).status == 0)
+        for (weight, day) in [("82.2", "2026-11-20"), ("81.4", "2026-11-25")] {
+            let logged = try await SpotterBinary.run(
+                ["bodyweight", "log", weight, "--date", day], db: workspace.database)
+            #expect(logged.status == 0, "\(logged.stderr)")
+        }
+        let tmux = try await TUIEndToEndTests.launch(columns: 80, rows: 24, workspace: workspace)
+        try tmux.press("W")
+        var step = try await tmux.waitFor { $0.contains("Body weight · 2") && $0.contains("2026-11-25 00:00  81.4 kg") }
+        #expect(step.ok, "the list, newest first:\n\(step.screen)")
+
+        // Enter: the newest in the prompt, changed to a weight and a pasted hard note.
+        try tmux.press("Enter")
+        step = try await tmux.waitFor {
+            $0.contains("changing the weigh-in of 2026-11-25") && $0.contains("Body weight kg: 81.4")
+        }
+        #expect(step.ok, "the change prompt:\n\(step.screen)")
+        try tmux.press("C-u")
+        try tmux.type("80.9 fasted 🏋🏽‍♀️ cafe\u{301}")
+        try tmux.press("Enter")
+        step = try await tmux.waitFor { $0.contains("80.9 kg  fasted") && $0.contains("Body weight · 2") }
+        #expect(step.ok, "changed, back in the list:\n\(step.screen)")
+
+        // d asks, d again deletes the older one.
+        try tmux.press("j")
+        try tmux.press("d")
+        step = try await tmux.waitFor("d again deletes it")
+        #expect(step.ok, "asked first:\n\(step.screen)")
+        try tmux.press("d")
+        step = try await tmux.waitFor { $0.contains("Body weight · 1") && !$0.contains("82.2 kg") }
+        #expect(step.ok, "deleted:\n\(step.screen)")
+        try tmux.press("Escape")
+        step = try await tmux.waitFor { !$0.contains("Body weight · 1") }
+        #expect(step.ok, "closed:\n\(step.screen)")
+        try await TUIEndToEndTests.quitExpectingExitZero(tmux)
+
+        let rows = try await Self.weighIns(workspace)
+        #expect(rows.count == 1, "\(rows)")
+        #expect((rows.first?["weight"] as? NSNumber)?.doubleValue == 80.9)
+        #expect(rows.first?["notes"] as? String == "fasted 🏋🏽‍♀️ cafe\u{301}")
+    }
 }

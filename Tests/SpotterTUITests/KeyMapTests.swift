@@ -24,6 +24,7 @@ struct KeyMapTests {
             .workoutSummary(WorkoutSummaryView(name: "Push", lines: [])),
             .plates(PlatesInput(unit: .kg, current: [.kg: "20: 25,20"])),
             .bodyWeight(BodyWeightInput(unit: .kg, prefill: "81.4", last: "last: 81.4 kg, 2026-11-26 07:30")),
+            .weighIns(WeighInsView(entries: [])),
         ] {
             var state = base
             state.overlay = overlay
