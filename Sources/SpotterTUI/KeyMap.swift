@@ -220,15 +220,6 @@ public enum KeyMap {
             [c("P")], .browse, .editPlates,
             help: .line(key: "P", text: "the bar and plates you own, per unit (Tab: kg/lb)")),
         KeyBinding(
-            [c("L")], .browse, .toggleSuperset,
-            help: .line(key: "L", text: "superset the exercise with the one before it (again: out)")),
-        KeyBinding(
-            [c("W")], .browse, .showWeighIns,
-            help: .line(key: "W", text: "your weigh-ins: Enter change, d delete, n new")),
-        KeyBinding(
-            [c("B")], .browse, .logBodyWeight,
-            help: .line(key: "B", text: "log your body weight (bodyweight lifts count it)")),
-        KeyBinding(
             [c("R")], .browse, .startRoutine,
             help: .line(key: "R", text: "routines: Enter start, e edit, n new, r rename, d delete")),
         KeyBinding(
@@ -245,6 +236,16 @@ public enum KeyMap {
             [c("D")], .browse, .toggleDebug,
             hints: [Hint(bar: .browse, text: "D debug")],
             help: .line(key: "D", text: "debug pane: the newest 20 outbox operations")),
+        // The toolkit: supersets and body weight (after the keys every session uses).
+        KeyBinding(
+            [c("L")], .browse, .toggleSuperset,
+            help: .line(key: "L", text: "superset the exercise with the one before it (again: out)")),
+        KeyBinding(
+            [c("W")], .browse, .showWeighIns,
+            help: .line(key: "W", text: "your weigh-ins: Enter change, d delete, n new")),
+        KeyBinding(
+            [c("B")], .browse, .logBodyWeight,
+            help: .line(key: "B", text: "log your body weight (bodyweight lifts count it)")),
         KeyBinding(
             [c("s")], .browse, .syncNow,
             hints: [Hint(bar: .browse, text: "s sync"), Hint(bar: .browseNarrow, text: "s sync")],
