@@ -49,7 +49,7 @@ enum DeleteContext {
             return Problems.validation(ValidationError(field: unknown, message: "is not a field of a delete"))
         }
         if let stamp = fields[EditClockField.stamp], stamp != .null,
-            stamp.stringValue.flatMap { ClockStamp($0) } == nil
+            stamp.stringValue.flatMap({ ClockStamp($0) }) == nil
         {
             return Problems.validation(
                 ValidationError(field: EditClockField.stamp, message: "must be a clock stamp (ms-counter-device)"))

@@ -23,6 +23,14 @@ public struct BodyWeightEntry: Sendable, Equatable {
     public var bodyWeight: BodyWeight
     public var syncState: SyncState
     public var syncError: String?
+
+    /// "2026-11-20 07:30  81.4 kg  after breakfast": what every listing shows of a weigh-in.
+    public var summary: String {
+        var line =
+            "\(BodyWeightDate.shown(bodyWeight.measuredAt))  \(Formatting.weight(bodyWeight.weight, unit: bodyWeight.unit))"
+        if let notes = bodyWeight.notes { line += "  " + DisplayText.replacingControls(notes) }
+        return line
+    }
 }
 
 extension WorkoutLog {

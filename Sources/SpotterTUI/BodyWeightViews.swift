@@ -22,10 +22,7 @@ public struct WeighInsView: Sendable, Equatable {
 
     /// "2026-11-20 07:30  81.4 kg  after breakfast  [pending]"
     static func line(_ entry: BodyWeightEntry) -> String {
-        let weighIn = entry.bodyWeight
-        var line =
-            "\(BodyWeightDate.shown(weighIn.measuredAt))  \(Formatting.weight(weighIn.weight, unit: weighIn.unit))"
-        if let notes = weighIn.notes { line += "  " + DisplayText.replacingControls(notes) }
+        var line = entry.summary
         switch entry.syncState {
         case .synced: break
         case .pending: line += "  [pending]"

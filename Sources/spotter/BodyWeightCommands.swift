@@ -43,16 +43,13 @@ struct BodyWeightList: AsyncParsableCommand {
 
     /// "2026-11-20 07:30  81.4 kg  after breakfast  [pending]  0199…"
     static func line(_ entry: BodyWeightEntry) -> String {
-        let weighIn = entry.bodyWeight
-        var line =
-            "\(BodyWeightDate.shown(weighIn.measuredAt))  \(Formatting.weight(weighIn.weight, unit: weighIn.unit))"
-        if let notes = weighIn.notes { line += "  \(DisplayText.replacingControls(notes))" }
+        var line = entry.summary
         switch entry.syncState {
         case .synced: break
         case .pending: line += "  [pending]"
         case .rejected: line += "  [rejected: \(DisplayText.replacingControls(entry.syncError ?? "refused"))]"
         }
-        return line + "  \(weighIn.id.wireString)"
+        return line + "  \(entry.bodyWeight.id.wireString)"
     }
 }
 
