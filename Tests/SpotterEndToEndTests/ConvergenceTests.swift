@@ -248,7 +248,9 @@ struct ConvergenceTests {
     /// A `spotter sync` killed while its request is out leaves a lease behind; the next sync sees
     /// that its holder is gone and sends at once instead of waiting out the 60 s lease.
     @Test func aLeaseHeldByAKilledProcessIsReleasedAtOnce() async throws {
-        var fleet = try await Fleet.start(extra: ["--chaos-latency", "4000"])
+        // The write waits 30 s on the server, so the claim stays visible however slowly a
+        // loaded machine runs the polling below; the deadline, not a count, bounds the wait.
+        var fleet = try await Fleet.start(extra: ["--chaos-latency", "30000"])
         defer { fleet.server.stop() }
         let phone = fleet.device("phone")
         try await SpotterBinary.run(["airplane", "on"], db: phone)
@@ -258,13 +260,14 @@ struct ConvergenceTests {
 
         let sync = ChildProcess()
         sync.executableURL = URL(fileURLWithPath: SpotterBinary.path)
-        sync.arguments = ["sync", "--timeout", "30"] + fleet.remote
+        sync.arguments = ["sync", "--timeout", "120"] + fleet.remote
         sync.environment = ProcessInfo.processInfo.environment.merging(["SPOTTER_DB": phone]) { $1 }
         sync.standardOutput = FileHandle.nullDevice
         sync.standardError = FileHandle.nullDevice
         try Spawning.run(sync)
         var claimed = false
-        for _ in 0..<100 where !claimed {
+        let deadline = Date().addingTimeInterval(90)
+        while !claimed && Date() < deadline {
             try await Task.sleep(nanoseconds: 100_000_000)
             let outbox = try await fleet.run("phone", ["outbox", "--json"]).stdout
             claimed = outbox.contains("\"in_flight\"")
