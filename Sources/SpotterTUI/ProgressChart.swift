@@ -249,10 +249,13 @@ public enum ProgressChartView {
         let shown = series.points
         let low = shown.map(\.value).min() ?? seriesMin
         let high = shown.map(\.value).max() ?? seriesMax
-        let start = shown[0].date.timeIntervalSinceReferenceDate
-        let span = shown[shown.count - 1].date.timeIntervalSinceReferenceDate - start
+        // Columns follow time. The axis spans a day at least, points of one day centred on it: a
+        // single point stands in the middle, and two sets a minute apart are not drawn a chart apart.
+        let first = shown[0].date.timeIntervalSinceReferenceDate
+        let pointsSpan = shown[shown.count - 1].date.timeIntervalSinceReferenceDate - first
+        let span = max(pointsSpan, 86_400)
+        let start = first - (span - pointsSpan) / 2
         func dotX(_ point: ChartPoint) -> Int {
-            guard span > 0 else { return (plot.dotColumns - 1) / 2 }
             let fraction = (point.date.timeIntervalSinceReferenceDate - start) / span
             return min(max(0, Int((fraction * Double(plot.dotColumns - 1)).rounded())), plot.dotColumns - 1)
         }

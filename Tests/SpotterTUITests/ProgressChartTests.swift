@@ -221,6 +221,36 @@ struct ProgressChartTests {
         }
     }
 
+    @Test("a point's day is its day in the chart's time zone")
+    func timeZones() throws {
+        let late = ChartSupport.day(2026, 3, 12).addingTimeInterval(11.5 * 3600)  // 23:30 UTC
+        let model = Self.model([ChartPoint(date: late, value: 100)], cursor: 0)
+        var buffer = ScreenBuffer(width: 80, height: 24)
+        let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+        ProgressChartView.render(
+            model, into: &buffer, x: 0, y: 0, width: 80, height: 24, glyphs: .unicode, braille: true, timeZone: tokyo)
+        #expect(buffer.line(23).hasPrefix("13 Mar 2026  100 kg"), "\(buffer)")
+        #expect(Self.render(model).line(23).hasPrefix("12 Mar 2026  100 kg"))
+    }
+
+    @Test("points of one day stand in one column, joined top to bottom")
+    func oneDay() throws {
+        let noon = ChartSupport.day(2026, 3, 12)
+        let points = [100.0, 140, 120].enumerated().map {
+            ChartPoint(date: noon.addingTimeInterval(Double($0.offset)), value: $0.element)
+        }
+        for braille in [true, false] {
+            let screen = Self.render(Self.model(points, cursor: 2), braille: braille)
+            let plotted = S.cells(screen, y: 1, width: 80, height: 20) {
+                braille ? S.isBraille($0) : $0 == "•" || $0 == "·"
+            }
+            #expect(Set(plotted.map(\.x)).count == 1, "\(screen)")
+            #expect(plotted.count >= 10, "a column from 100 up to 140:\n\(screen)")
+            #expect(screen.contains("140 kg") && screen.contains("100 kg"), "\(screen)")
+            #expect(screen.line(23).hasPrefix("12 Mar 2026  120 kg"), "\(screen)")
+        }
+    }
+
     @Test("an empty series says so in the middle", arguments: sizes)
     func emptySeries(size: (Int, Int)) throws {
         let screen = Self.render(Self.model([]), columns: size.0, rows: size.1)
