@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SpotterAssets
+import SpotterCore
 
 /// One exercise of the catalogue.
 public struct Exercise: Sendable, Equatable, Decodable {
@@ -26,6 +27,38 @@ enum Catalog {
         /// Names other apps use (Strong, Hevy and FitNotes default lists) → the catalogue's name.
         var aliases: [String: String]?
     }
+
+    /// One exercise's muscles as the file names them (`Muscle` raw values).
+    struct MuscleEntry: Decodable {
+        var name: String
+        var primary: [String]?
+        var secondary: [String]?
+    }
+
+    private struct MuscleFile: Decodable {
+        var exercises: [MuscleEntry]
+    }
+
+    /// Every catalogue exercise's muscles as written in the file; empty when the file is missing.
+    static func bundledMuscles() -> [MuscleEntry] {
+        guard let url = SpotterAssets.exercisesURL, let data = try? Data(contentsOf: url),
+            let file = try? JSONDecoder().decode(MuscleFile.self, from: data)
+        else { return [] }
+        return file.exercises
+    }
+
+    /// The muscles of each catalogue exercise, keyed by `aliasKey` of its name; a name the
+    /// vocabulary does not have is left out (the catalogue's test keeps there being none).
+    static let muscles: [String: ExerciseMuscles] = {
+        var table: [String: ExerciseMuscles] = [:]
+        for entry in bundledMuscles() {
+            let primary = (entry.primary ?? []).compactMap(Muscle.init(rawValue:))
+            let secondary = (entry.secondary ?? []).compactMap(Muscle.init(rawValue:))
+            guard !primary.isEmpty else { continue }
+            table[aliasKey(entry.name)] = ExerciseMuscles(primary: primary, secondary: secondary)
+        }
+        return table
+    }()
 
     /// The alias table, keyed by `aliasKey`; empty when the file is missing (import then keeps names as they are).
     static let aliases: [String: String] = {

@@ -71,6 +71,10 @@ extension WorkoutLog {
                     try db.cachedStatement(sql: "INSERT INTO exercises (name, is_custom) VALUES (?, 1)").execute(
                         arguments: [into])
                 }
+                // The muscles set for a custom exercise follow its new name.
+                try db.execute(
+                    sql: "UPDATE OR IGNORE exercise_muscles SET exercise = ? WHERE exercise = ?",
+                    arguments: [into, from])
             }
             let setIDs = try String.fetchAll(
                 db.cachedStatement(sql: "SELECT id FROM sets WHERE exercise = ? AND deleted_at IS NULL ORDER BY id"),
@@ -99,6 +103,7 @@ extension WorkoutLog {
                 try db.cachedStatement(sql: "DELETE FROM exercises WHERE name = ? AND is_custom = 1").execute(
                     arguments: [from])
                 removed = db.changesCount > 0
+                if removed { try db.execute(sql: "DELETE FROM exercise_muscles WHERE exercise = ?", arguments: [from]) }
             }
             return ExerciseMove(
                 from: from, into: into, setsMoved: setIDs.count, removedCustom: removed, movedStar: false,

@@ -237,6 +237,19 @@ enum Schema {
         migrator.registerMigration("v14-set-supersets") { db in
             try db.execute(sql: "ALTER TABLE sets ADD COLUMN superset INTEGER")
         }
+        // The muscles a custom exercise works, as its lifter named them (catalogue exercises
+        // carry theirs in the catalogue file). This table stays on this device: it does not
+        // sync, and another device knows only the muscles set there.
+        migrator.registerMigration("v15-exercise-muscles") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE exercise_muscles (
+                        exercise TEXT PRIMARY KEY NOT NULL COLLATE NOCASE,
+                        primary_muscles TEXT NOT NULL,
+                        secondary_muscles TEXT NOT NULL DEFAULT ''
+                    );
+                    """)
+        }
         return migrator
     }
 }

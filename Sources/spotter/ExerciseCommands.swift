@@ -99,8 +99,9 @@ enum StarCommands {
 struct Exercises: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "exercises",
-        abstract: "List exercises; rename a custom exercise or merge one exercise's sets into another.",
-        subcommands: [ExercisesList.self, ExercisesRename.self, ExercisesMerge.self],
+        abstract:
+            "List exercises; rename a custom exercise or merge one exercise's sets into another; show or set muscles.",
+        subcommands: [ExercisesList.self, ExercisesRename.self, ExercisesMerge.self, ExercisesMuscles.self],
         defaultSubcommand: ExercisesList.self)
 }
 

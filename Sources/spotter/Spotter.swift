@@ -21,7 +21,8 @@ struct Spotter: AsyncParsableCommand {
             OutboxCommand.self, Airplane.self, Retry.self, Discard.self, Sync.self, Login.self, Logout.self,
             Whoami.self, Serve.self, Import.self, Export.self, Stats.self, WorkoutCommand.self, Star.self,
             Unstar.self, Stars.self, Exercises.self, Config.self, RoutineCommand.self, Conflicts.self, Undo.self,
-            WarmupCommand.self, BodyWeightCommand.self,
+            WarmupCommand.self, BodyWeightCommand.self, ChartCommand.self, RecordsCommand.self, CalendarCommand.self,
+            VolumeCommand.self,
         ],
         defaultSubcommand: Interactive.self
     )

@@ -1,0 +1,277 @@
+import Foundation
+import GRDB
+import SpotterCore
+import Testing
+
+/// Charts, records, the calendar and muscle volume from the command line, on the real binary.
+@Suite("Progress on the command line", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+struct ProgressCLITests {
+    /// Times in the file are read in the process's zone: UTC here, so days are fixed.
+    static let environment = ["TZ": "UTC", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"]
+
+    /// Three bench sessions a week apart (a warm-up in the first) and a squat in the last.
+    static let fixture = """
+        Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+        2026-01-05 10:00:00,Day A,Bench Press (Barbell),W,60,10,0,0,,,
+        2026-01-05 10:00:00,Day A,Bench Press (Barbell),1,100,5,0,0,,,
+        2026-01-05 10:00:00,Day A,Bench Press (Barbell),2,100,5,0,0,,,
+        2026-01-12 10:00:00,Day B,Bench Press (Barbell),1,110,2,0,0,,,
+        2026-01-12 10:00:00,Day B,Bench Press (Barbell),2,90,10,0,0,,,
+        2026-01-19 10:00:00,Day C,Bench Press (Barbell),1,120,1,0,0,,,
+        2026-01-19 10:00:00,Day C,Bench Press (Barbell),2,100,12,0,0,,,
+        2026-01-19 10:00:00,Day C,Squat (Barbell),1,140,5,0,0,,,
+
+        """
+
+    static func run(_ arguments: [String], db: String, locale: String = "C.UTF-8") async throws -> SpotterBinary.Result
+    {
+        var environment = Self.environment
+        environment["LANG"] = locale
+        environment["LC_ALL"] = locale
+        return try await SpotterBinary.run(arguments, db: db, environment: environment)
+    }
+
+    /// A database with the fixture imported.
+    static func importedDatabase() async throws -> String {
+        let db = SpotterBinary.temporaryDatabase()
+        let file = URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("strong.csv").path
+        try fixture.write(toFile: file, atomically: true, encoding: .utf8)
+        let imported = try await run(["import", file], db: db)
+        #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
+        return db
+    }
+
+    /// The series computed straight from the file's rows, as the store reads them.
+    static func expectedSeries(db: String, exercise: String, metric: ProgressMetric) throws -> [ProgressPoint] {
+        let queue = try DatabaseQueue(path: db)
+        let samples = try queue.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, workout_id, performed_at, weight, unit, reps FROM sets
+                    WHERE exercise = ? AND deleted_at IS NULL AND kind != 'warmup'
+                    ORDER BY performed_at, workout_id, position, id
+                    """, arguments: [exercise]
+            ).map { row in
+                let unit = WeightUnit(rawValue: row["unit"]) ?? .kg
+                return ProgressSample(
+                    setID: row["id"], workoutID: row["workout_id"],
+                    performedAt: Timestamp.parse(row["performed_at"])!,
+                    loadKg: (row["weight"] as Double) * unit.kilograms, reps: row["reps"])
+            }
+        }
+        return ProgressSeries.points(samples: samples, metric: metric)
+    }
+
+    @Test("chart --json: the series the sets give, for each metric; the text marks records")
+    func chartJSONMatchesTheStore() async throws {
+        let db = try await Self.importedDatabase()
+        for metric in ProgressMetric.allCases {
+            let result = try await Self.run(
+                ["chart", "bench press (barbell)", "--metric", metric.rawValue, "--json"], db: db)
+            #expect(result.status == 0, "\(result.stderr)")
+            let json = try SpotterBinary.json(result.stdout)
+            #expect(json["exercise"] as? String == "Bench Press (Barbell)")
+            #expect(json["metric"] as? String == metric.rawValue)
+            let points = try #require(json["points"] as? [[String: Any]])
+            let expected = try Self.expectedSeries(db: db, exercise: "Bench Press (Barbell)", metric: metric)
+            #expect(points.count == expected.count && expected.count == 3, "\(metric)")
+            for (point, want) in zip(points, expected) {
+                #expect(abs((point["value"] as? Double ?? -1) - want.value) < 1e-9, "\(metric)")
+                #expect(point["record"] as? Bool == want.isRecord)
+                #expect(point["workout_id"] as? String == want.workoutID)
+                #expect(point["date"] as? String == Timestamp.format(want.date))
+            }
+        }
+        let text = try await Self.run(["chart", "Bench Press (Barbell)", "--metric", "heaviest"], db: db)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("2026-01-05  100 kg\n"), "\(text.stdout)")
+        #expect(text.stdout.contains("2026-01-12  110 kg  ★"), "\(text.stdout)")
+        #expect(text.stdout.contains("2026-01-19  120 kg  ★"), "\(text.stdout)")
+        let ascii = try await Self.run(["chart", "Bench Press (Barbell)", "--metric", "heaviest"], db: db, locale: "C")
+        #expect(ascii.stdout.contains("120 kg  *") && !ascii.stdout.contains("★"), "\(ascii.stdout)")
+        let recent = try await Self.run(["chart", "Bench Press (Barbell)", "--range", "3m", "--json"], db: db)
+        #expect(recent.status == 0)
+        let most = try SpotterBinary.json(try await Self.run(["chart", "--json"], db: db).stdout)
+        #expect(most["exercise"] as? String == "Bench Press (Barbell)", "the lift logged most")
+        let empty = try await Self.run(["chart"], db: SpotterBinary.temporaryDatabase())
+        #expect(empty.status == 1 && empty.stderr.contains("no working sets"), "\(empty.stderr)")
+    }
+
+    @Test("records: the same text for the same sets")
+    func recordsText() async throws {
+        let db = try await Self.importedDatabase()
+        let result = try await Self.run(["records", "Bench Press (Barbell)"], db: db)
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = """
+            Bench Press (Barbell): records (warm-ups excluded)
+            Heaviest for at least N reps
+              1 rep   120 kg  2026-01-19
+              2 reps  110 kg  2026-01-12
+              3 reps  100 kg  2026-01-05  (× 5)
+              5 reps  100 kg  2026-01-05
+              8 reps  100 kg  2026-01-19  (× 12)
+              10 reps 100 kg  2026-01-19  (× 12)
+              12 reps 100 kg  2026-01-19
+            Estimated 1RM        140 kg  2026-01-19
+            Best set volume      1200 kg  2026-01-19
+            Best session volume  1320 kg  2026-01-19
+            Rep maxes the estimated 1RM predicts
+               1 ×   140 kg
+               2 × 131.3 kg
+               3 × 127.3 kg
+               4 × 123.5 kg
+               5 ×   120 kg
+               6 × 116.7 kg
+               7 × 113.5 kg
+               8 × 110.5 kg
+               9 × 107.7 kg
+              10 ×   105 kg
+              11 × 102.4 kg
+              12 ×   100 kg
+
+            """
+        #expect(result.stdout == expected, "\(result.stdout)")
+        let json = try SpotterBinary.json(
+            try await Self.run(["records", "bench press (barbell)", "--json"], db: db).stdout)
+        let reps = try #require(json["rep_records"] as? [[String: Any]])
+        #expect(reps.map { $0["reps"] as? Int } == [1, 2, 3, 5, 8, 10, 12])
+        #expect((json["best_e1rm"] as? [String: Any])?["value_kg"] as? Double == 140)
+        // In pounds when the lifter shows pounds.
+        #expect(try await Self.run(["config", "unit", "lb"], db: db).status == 0)
+        let pounds = try await Self.run(["records", "Bench Press (Barbell)"], db: db)
+        #expect(pounds.stdout.contains("1 rep   264.6 lb"), "\(pounds.stdout)")
+    }
+
+    @Test("calendar --json: the training days, their volume, and the streak; the text is a grid")
+    func calendarJSON() async throws {
+        let db = try await Self.importedDatabase()
+        let json = try SpotterBinary.json(try await Self.run(["calendar", "--year", "2026", "--json"], db: db).stdout)
+        #expect(json["year"] as? Int == 2026)
+        let days = try #require(json["days"] as? [[String: Any]])
+        let byDate = Dictionary(uniqueKeysWithValues: days.map { ($0["date"] as? String ?? "", $0) })
+        #expect(byDate["2026-01-05"]?["volume_kg"] as? Double == 1000, "the warm-up is no volume")
+        #expect(byDate["2026-01-12"]?["volume_kg"] as? Double == 1120)
+        #expect(byDate["2026-01-19"]?["volume_kg"] as? Double == 2020)
+        #expect(byDate["2026-01-19"]?["workouts"] as? Int == 1)
+        #expect(byDate["2026-01-19"]?["shade"] as? Int == 4)
+        #expect(json["streak_weeks"] as? Int == 0, "nothing this week or last")
+        let logged = try await Self.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5"], db: db)
+        #expect(logged.status == 0, "\(logged.stderr)")
+        let now = try SpotterBinary.json(try await Self.run(["calendar", "--json"], db: db).stdout)
+        #expect(now["streak_weeks"] as? Int == 1)
+        let twice = try SpotterBinary.json(
+            try await Self.run(["calendar", "--json", "--weeks-min", "2"], db: db).stdout)
+        #expect(twice["streak_weeks"] as? Int == 0)
+
+        let text = try await Self.run(["calendar", "--year", "2026"], db: db)
+        #expect(text.status == 0, "\(text.stderr)")
+        let lines = text.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.contains { $0.hasPrefix("Mon ") } && lines.contains { $0.hasPrefix("Sun") }, "\(text.stdout)")
+        #expect(text.stdout.contains("█") && text.stdout.contains("Jan"), "\(text.stdout)")
+        #expect(text.stdout.contains("streak: "), "\(text.stdout)")
+        let ascii = try await Self.run(["calendar", "--year", "2026"], db: db, locale: "C")
+        #expect(ascii.stdout.contains("#") && !ascii.stdout.contains("█") && !ascii.stdout.contains("░"))
+    }
+
+    @Test("volume --json: sets and volume per muscle, secondary muscles at half")
+    func volumeJSON() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        for (exercise, weight, reps) in [("Bench Press (Barbell)", "100", "5"), ("Bicep Curl (Barbell)", "30", "10")] {
+            let logged = try await Self.run(
+                ["log", "--exercise", exercise, "--weight", weight, "--reps", reps], db: db)
+            #expect(logged.status == 0, "\(logged.stderr)")
+        }
+        let result = try await Self.run(["volume", "--weeks", "3", "--json"], db: db)
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try SpotterBinary.json(result.stdout)
+        #expect((json["weeks"] as? [String])?.count == 3)
+        let muscles = try #require(json["muscles"] as? [[String: Any]])
+        func thisWeek(_ muscle: String) -> [String: Any]? {
+            (muscles.first { $0["muscle"] as? String == muscle }?["weeks"] as? [[String: Any]])?.first
+        }
+        #expect(thisWeek("chest")?["sets"] as? Double == 1)
+        #expect(thisWeek("chest")?["volume_kg"] as? Double == 500)
+        #expect(thisWeek("triceps")?["sets"] as? Double == 0.5)
+        #expect(thisWeek("triceps")?["volume_kg"] as? Double == 250)
+        #expect(thisWeek("biceps")?["volume_kg"] as? Double == 300)
+        #expect(thisWeek("forearms")?["sets"] as? Double == 0.5)
+        #expect(json["unassigned_sets"] as? Int == 0)
+        let text = try await Self.run(["volume"], db: db)
+        #expect(text.stdout.contains("chest") && text.stdout.contains("this wk"), "\(text.stdout)")
+    }
+
+    @Test("an unknown exercise, a bad option, hostile names: exit 2 with a reason, never a crash")
+    func refusals() async throws {
+        let db = try await Self.importedDatabase()
+        let unknown = try await Self.run(["chart", "Zzyzx Lift"], db: db)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("no exercise named"), "\(unknown.stderr)")
+        let ambiguous = try await Self.run(["records", "bench"], db: db)
+        #expect(ambiguous.status == 2)
+        #expect(ambiguous.stderr.contains("Bench Press (Barbell)"), "\(ambiguous.stderr)")
+        let suggested = try await Self.run(["records", "Bench Pres (Barbell)"], db: db)
+        #expect(suggested.status == 2, "\(suggested.stdout)")
+        for arguments in [
+            ["chart", "Bench Press (Barbell)", "--metric", "speed"],
+            ["chart", "Bench Press (Barbell)", "--range", "2w"],
+            ["chart", "Bench Press (Barbell)", "--width", "5"],
+            ["chart", "Bench Press (Barbell)", "--height", "-3"],
+            ["chart", "Bench Press (Barbell)", "--width", "1e9"],
+            ["calendar", "--weeks-min", "0"],
+            ["calendar", "--year", "20260"],
+            ["volume", "--weeks", "0"],
+            ["volume", "--weeks", "💪🏽"],
+        ] {
+            let result = try await Self.run(arguments, db: db)
+            #expect(result.status == 2, "\(arguments): \(result.stdout)")
+            #expect(!result.stderr.isEmpty, "\(arguments) said nothing")
+        }
+        for name in [
+            "💪🏽 Curl", "👩🏿‍🦰", "e\u{301}\u{301}\u{301}\u{301}", "\u{202E}Squat (Barbell)", "Bench\u{1B}[2J",
+            "\u{200F}مرحبا", String(repeating: "\u{301}", count: 500),
+        ] {
+            for command in [
+                ["chart", name], ["records", name], ["chart", name, "--json"], ["exercises", "muscles", name],
+            ] {
+                let result = try await Self.run(command, db: db)
+                #expect(result.status == 2, "\(command.map { $0.unicodeScalars.map { String($0.value, radix: 16) } })")
+                #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("\u{202E}"))
+            }
+        }
+    }
+
+    @Test("exercises muscles: set for a custom exercise, printed back; unknown muscles and catalogue lifts refused")
+    func musclesRoundTrip() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let logged = try await Self.run(
+            ["log", "--exercise", "Landmine Press", "--custom", "--weight", "30", "--reps", "8"], db: db)
+        #expect(logged.status == 0, "\(logged.stderr)")
+        let none = try await Self.run(["exercises", "muscles", "Landmine Press"], db: db)
+        #expect(none.status == 0 && none.stdout.contains("no muscles set"), "\(none.stdout)\(none.stderr)")
+        let set = try await Self.run(
+            ["exercises", "muscles", "landmine press", "Shoulders, chest", "--secondary", "triceps,upper back"], db: db)
+        #expect(set.status == 0, "\(set.stderr)")
+        let line = "Landmine Press: primary shoulders, chest; secondary triceps, upper back\n"
+        #expect(set.stdout == line)
+        #expect(try await Self.run(["exercises", "muscles", "Landmine Press"], db: db).stdout == line)
+        let catalogue = try await Self.run(["exercises", "muscles", "Squat (Barbell)"], db: db)
+        #expect(catalogue.stdout.hasPrefix("Squat (Barbell): primary quads, glutes"), "\(catalogue.stdout)")
+
+        let wrong = try await Self.run(["exercises", "muscles", "Landmine Press", "chest,glutez"], db: db)
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("'glutez'") && wrong.stderr.contains("full body"), "\(wrong.stderr)")
+        let hostile = try await Self.run(["exercises", "muscles", "Landmine Press", "chest,\u{202E}abs"], db: db)
+        #expect(hostile.status == 2 && !hostile.stderr.contains("\u{202E}"))
+        let fixed = try await Self.run(["exercises", "muscles", "Squat (Barbell)", "lats"], db: db)
+        #expect(fixed.status == 2 && fixed.stderr.contains("catalogue"), "\(fixed.stderr)")
+        let lonely = try await Self.run(["exercises", "muscles", "Landmine Press", "--secondary", "abs"], db: db)
+        #expect(lonely.status == 2)
+        #expect(try await Self.run(["exercises", "muscles", "Landmine Press"], db: db).stdout == line, "unchanged")
+        // The muscles count in the week's volume.
+        let volume = try SpotterBinary.json(try await Self.run(["volume", "--json"], db: db).stdout)
+        let shoulders = (volume["muscles"] as? [[String: Any]])?.first { $0["muscle"] as? String == "shoulders" }
+        #expect(((shoulders?["weeks"] as? [[String: Any]])?.first?["volume_kg"] as? Double) == 240)
+    }
+}
