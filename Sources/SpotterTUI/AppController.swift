@@ -302,6 +302,61 @@ public final class AppController {
                 current[unit] = try store.preferences.plateSet(unit: unit).text
             }
             state.overlay = .plates(PlatesInput(unit: state.displayUnit ?? .kg, current: current))
+        case .loadProgress(let exercise, let returnTo):
+            guard let name = try exercise ?? store.queries.mostLoggedExercise() else {
+                state.say("No working sets yet: log one and its chart is here")
+                return
+            }
+            var view = ProgressView(exercise: name, returnTo: returnTo)
+            view.samples = try store.queries.progressSamples(exercise: name)
+            view.records = try store.queries.exerciseRecords(exercise: name)
+            view.loaded = true
+            state.overlay = .progress(view)
+        case .loadCalendar(let year, let minimumPerWeek):
+            var selected = state.now
+            if case .calendar(let open) = state.overlay { selected = open.selected }
+            if calendar.component(.year, from: selected) != year {
+                // Moving to another year keeps the day and month where that year has them.
+                var components = calendar.dateComponents([.month, .day], from: selected)
+                components.year = year
+                selected =
+                    calendar.date(from: components) ?? calendar.date(from: DateComponents(year: year, month: 1, day: 1))
+                    ?? selected
+            }
+            var view = CalendarView(year: year, selected: selected)
+            view.days = try store.queries.trainingDays(year: year, calendar: calendar)
+            view.minimumPerWeek = minimumPerWeek
+            view.streak = TrainingCalendar.streakWeeks(
+                workoutDates: try store.queries.workoutStarts(), minimumPerWeek: minimumPerWeek, now: state.now,
+                calendar: calendar)
+            view.loaded = true
+            state.overlay = .calendar(view)
+        case .loadCalendarDay(let day):
+            guard case .calendar(var view) = state.overlay else { return }
+            let all = try store.queries.workoutSummaries(limit: try store.queries.workoutCount(), countingSets: false)
+            view.dayWorkouts = all.filter { calendar.isDate($0.workout.startedAt, inSameDayAs: day) }.reversed().map {
+                (
+                    id: $0.workout.id,
+                    title: "\(Self.timeText($0.workout.startedAt, calendar: calendar))  \($0.workout.name)"
+                )
+            }
+            view.dayWorkoutSelected = 0
+            state.overlay = .calendar(view)
+        case .openWorkout(let id):
+            state.workoutFilter = ""
+            if !state.workouts.contains(where: { $0.id == id }) {
+                loadedWorkouts = max(loadedWorkouts, try store.queries.workoutCount())
+            }
+            reloadAll(selectWorkout: id)
+            if state.currentWorkout?.id == id {
+                state.focus = .sets
+                state.selectedSet = 0
+            } else {
+                state.say("That workout is no longer here", isError: true)
+            }
+        case .loadMuscleVolume:
+            state.overlay = .muscleVolume(
+                MuscleVolumeView(report: try store.queries.muscleVolume(weeks: 9, calendar: calendar)))
         case .loadWeighIns(let select):
             let entries = try store.queries.bodyWeights(limit: 500)
             let index = select.flatMap { id in entries.firstIndex { $0.bodyWeight.id == id } } ?? 0

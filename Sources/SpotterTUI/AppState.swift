@@ -276,6 +276,12 @@ public enum Overlay: Sendable, Equatable {
     case bodyWeight(BodyWeightInput)
     /// `W`: the weigh-ins.
     case weighIns(WeighInsView)
+    /// `c`: an exercise's chart and records.
+    case progress(ProgressView)
+    /// `Y`: the training calendar.
+    case calendar(CalendarView)
+    /// `V`: weekly volume per muscle.
+    case muscleVolume(MuscleVolumeView)
 
     /// The name dialog with `name` typed, the cursor at its end.
     public static func newWorkout(name: String) -> Overlay {

@@ -44,6 +44,12 @@ public enum KeyContext: Sendable, Equatable, Hashable, CaseIterable {
     case workoutEdit
     /// A finished workout's summary.
     case workoutSummary
+    /// `c`: an exercise's chart and records.
+    case progress
+    /// `Y`: the training calendar.
+    case calendar
+    /// `V`: weekly volume per muscle.
+    case muscleVolume
 }
 
 /// What a key does, whatever key it is.
@@ -78,6 +84,9 @@ public enum KeyAction: Sendable, Equatable, Hashable {
     case noteExercise
     /// Take back this device's last action (again: the one before).
     case undo
+    // Progress: the chart and records, the calendar, the volume per muscle.
+    case showProgress, showCalendar, showMuscleVolume
+    case cycleMetric, cycleRange, previousPoint, nextPoint, switchProgressPage, morePerWeek, fewerPerWeek
 }
 
 /// A line of hints a binding shows up in.
@@ -101,6 +110,8 @@ public enum HintBar: Sendable, Equatable, Hashable, CaseIterable {
     case conflicts
     /// The workout form's and the finished workout's last lines.
     case workoutEdit, workoutSummary
+    /// The progress screens' last lines.
+    case progress, calendar, muscleVolume
 }
 
 /// A binding's text on one hint bar: "n log set".
@@ -246,6 +257,15 @@ public enum KeyMap {
         KeyBinding(
             [c("B")], .browse, .logBodyWeight,
             help: .line(key: "B", text: "log your body weight (bodyweight lifts count it)")),
+        // Progress (after the keys every session uses, like the toolkit's).
+        KeyBinding(
+            [c("c")], .browse, .showProgress,
+            help: .line(key: "c", text: "the set's exercise: chart and records (^G in the form)")),
+        KeyBinding(
+            [c("Y")], .browse, .showCalendar,
+            help: .line(key: "Y", text: "training calendar and streak")),
+        KeyBinding(
+            [c("V")], .browse, .showMuscleVolume, help: .line(key: "V", text: "weekly sets and volume per muscle")),
         KeyBinding(
             [c("s")], .browse, .syncNow,
             hints: [Hint(bar: .browse, text: "s sync"), Hint(bar: .browseNarrow, text: "s sync")],
@@ -300,6 +320,7 @@ public enum KeyMap {
         KeyBinding([.end], .textField, .edit(.moveToEnd)),
         KeyBinding([.control("f")], .form, .starSuggestion, hints: [Hint(bar: .form, text: "^F star")]),
         KeyBinding([.control("o")], .form, .formHistory, hints: [Hint(bar: .form, text: "^O history")]),
+        KeyBinding([.control("g")], .form, .showProgress),
         KeyBinding(
             [.control("w")], .form, .planWarmups,
             help: .fragment(row: "Warm-ups", text: "^W in the set form plans them before a first work set")),
@@ -348,8 +369,37 @@ public enum KeyMap {
         KeyBinding([.pageUp, c("k"), .up], .history, .historyPreviousPage),
         KeyBinding([.home, c("g")], .history, .historyFirstPage, hints: [Hint(bar: .history, text: "g/G first/last")]),
         KeyBinding([.end, c("G")], .history, .historyLastPage),
+        KeyBinding([c("c")], .history, .showProgress, hints: [Hint(bar: .history, text: "c chart")]),
         KeyBinding(
             [.escape, c("q"), c("h"), .enter], .history, .closeHistory, hints: [Hint(bar: .history, text: "Esc close")]),
+
+        // An exercise's progress: the chart and, on Tab, the records.
+        KeyBinding([c("m")], .progress, .cycleMetric, hints: [Hint(bar: .progress, text: "m metric")]),
+        KeyBinding([c("r")], .progress, .cycleRange, hints: [Hint(bar: .progress, text: "r range")]),
+        KeyBinding(
+            [.left, c("h")], .progress, .previousPoint, hints: [Hint(bar: .progress, text: "h/l move")]),
+        KeyBinding([.right, c("l")], .progress, .nextPoint),
+        KeyBinding([.home, c("g")], .progress, .moveToFirst),
+        KeyBinding([.end, c("G")], .progress, .moveToLast),
+        KeyBinding([.tab], .progress, .switchProgressPage, hints: [Hint(bar: .progress, text: "Tab chart/records")]),
+        KeyBinding([.escape, c("q"), c("c")], .progress, .cancel, hints: [Hint(bar: .progress, text: "Esc close")]),
+        // The training calendar.
+        KeyBinding(
+            [.left, c("h")], .calendar, .previousPoint, hints: [Hint(bar: .calendar, text: "hjkl move")]),
+        KeyBinding([.right, c("l")], .calendar, .nextPoint),
+        KeyBinding([.up, c("k")], .calendar, .moveUp),
+        KeyBinding([.down, c("j")], .calendar, .moveDown),
+        KeyBinding([.enter], .calendar, .submit, hints: [Hint(bar: .calendar, text: "Enter the day's workouts")]),
+        KeyBinding([.pageUp, c("[")], .calendar, .pageUp, hints: [Hint(bar: .calendar, text: "[/] year")]),
+        KeyBinding([.pageDown, c("]")], .calendar, .pageDown),
+        KeyBinding([c("+")], .calendar, .morePerWeek, hints: [Hint(bar: .calendar, text: "+/- streak goal")]),
+        KeyBinding([c("-")], .calendar, .fewerPerWeek),
+        KeyBinding([.escape, c("q"), c("Y")], .calendar, .cancel, hints: [Hint(bar: .calendar, text: "Esc close")]),
+        // Weekly volume per muscle.
+        KeyBinding([c("j"), .down], .muscleVolume, .moveDown, hints: [Hint(bar: .muscleVolume, text: "j/k scroll")]),
+        KeyBinding([c("k"), .up], .muscleVolume, .moveUp),
+        KeyBinding(
+            [.escape, c("q"), c("V")], .muscleVolume, .cancel, hints: [Hint(bar: .muscleVolume, text: "Esc close")]),
 
         // The routine list.
         KeyBinding([.enter], .routinePicker, .submit, hints: [Hint(bar: .routinePicker, text: "Enter start")]),

@@ -78,6 +78,16 @@ public enum AppEffect: Sendable, Equatable {
     case noteExercise(workoutID: UUID, exercise: String, note: String)
     /// Take back this device's last action.
     case undo
+    /// Open an exercise's progress (nil: the exercise with the most working sets).
+    case loadProgress(exercise: String?, returnTo: ProgressReturn)
+    /// Open (or move) the training calendar on `year`.
+    case loadCalendar(year: Int, minimumPerWeek: Int)
+    /// List the workouts of the calendar's selected day.
+    case loadCalendarDay(Date)
+    /// Select a workout in the panes (loading older ones when it is not among them).
+    case openWorkout(id: UUID)
+    /// Open the weekly volume per muscle.
+    case loadMuscleVolume
 }
 
 extension AppState {
@@ -96,6 +106,9 @@ extension AppState {
         case .plates: [.plates, .textField]
         case .bodyWeight: [.bodyWeight, .textField]
         case .weighIns: [.weighIns]
+        case .progress: [.progress]
+        case .calendar: [.calendar]
+        case .muscleVolume: [.muscleVolume]
         case .history: [.history]
         case .help: [.help]
         case .routinePicker: [.routinePicker]
@@ -143,6 +156,12 @@ extension AppState {
             return reduceBodyWeight(input, key, action)
         case .weighIns(let view):
             return reduceWeighIns(view, action)
+        case .progress(let view):
+            return reduceProgress(view, action)
+        case .calendar(let view):
+            return reduceCalendar(view, action)
+        case .muscleVolume(let view):
+            return reduceMuscleVolume(view, action)
         case .history(let view):
             return reduceHistory(view, action)
         case .help:
@@ -216,6 +235,16 @@ extension AppState {
             return [.loadBodyWeight]
         case .showWeighIns:
             return [.loadWeighIns(select: nil)]
+        case .showProgress:
+            // The selected set's exercise; with none, the one logged most.
+            let exercise = focus == .sets ? currentSet?.set.exercise : nil
+            return [.loadProgress(exercise: exercise, returnTo: .browse)]
+        case .showCalendar:
+            let year = Calendar.current.component(.year, from: now)
+            return [.loadCalendar(year: year, minimumPerWeek: 1)]
+        case .showMuscleVolume:
+            overlay = .muscleVolume(MuscleVolumeView())
+            return [.loadMuscleVolume]
         case .toggleSuperset:
             guard focus == .sets, let row = currentSet else {
                 say("Select a set: its exercise goes in a superset with the one before it", isError: true)
@@ -483,6 +512,8 @@ extension AppState {
             offset = 0
         case .historyLastPage:
             offset = max(0, view.total - 1) / page * page
+        case .showProgress:
+            return [.loadProgress(exercise: view.exercise, returnTo: .history(view))]
         default:
             return []
         }
@@ -744,6 +775,14 @@ extension AppState {
             }
             overlay = .history(HistoryView(exercise: exercise, returnTo: form))
             return [.loadHistory(exercise: exercise, offset: 0)]
+        case .showProgress:
+            // Ctrl-G: the chosen exercise's chart; Esc comes back to the form.
+            let exercise = form.exercise.trimmingCharacters(in: .whitespaces)
+            guard !exercise.isEmpty else {
+                form.error = "Choose an exercise to see its chart"
+                return []
+            }
+            return [.loadProgress(exercise: exercise, returnTo: .form(form))]
         case .planWarmups:
             guard case .log = form.purpose else {
                 form.error = "Warm-ups are planned from the form that logs a new set"

@@ -64,6 +64,9 @@ public enum Renderer {
         case .routineName(let input): drawRoutineName(input, state, &buffer)
         case .conflicts(let view): drawConflicts(view, state, &buffer)
         case .weighIns(let view): drawWeighIns(view, state, &buffer)
+        case .progress(let view): drawProgress(view, state, &buffer)
+        case .calendar(let view): drawCalendar(view, state, &buffer)
+        case .muscleVolume(let view): drawMuscleVolume(view, state, &buffer)
         case .workoutEdit(let form): drawWorkoutEdit(form, state, &buffer)
         case .workoutSummary(let view): drawWorkoutSummary(view, state, &buffer)
         case .confirmDelete, .newWorkout, .plates, .bodyWeight, .none: break

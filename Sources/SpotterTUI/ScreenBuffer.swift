@@ -173,7 +173,7 @@ extension ScreenBuffer {
 
     /// Replaces every character outside ASCII: a wide one (two cells) becomes "??", so the grid
     /// and every border stay where they are.
-    mutating func transliterateToASCII() {
+    public mutating func transliterateToASCII() {
         var replacedWide = false
         for index in cells.indices {
             let cell = cells[index]

@@ -23,6 +23,7 @@ struct ChartCommand: AsyncParsableCommand {
     @Option(help: "3m, 1y or all.") var range: String = ProgressRange.all.rawValue
     @Option(parsing: .unconditional, help: "The chart's width in columns (20 to 400).") var width: String = "60"
     @Option(parsing: .unconditional, help: "The chart's height in lines (5 to 200).") var height: String = "12"
+    @Flag(help: "A line per session (date, value, a star for a record) under the chart.") var list = false
     @Flag(help: "One JSON document on stdout.") var json = false
 
     func run() async throws {
@@ -60,21 +61,49 @@ struct ChartCommand: AsyncParsableCommand {
             return
         }
         let unit = try store.preferences.displayUnit ?? .kg
-        print(shownName("\(name): \(metric.title), \(range.title.lowercased())"))
         if points.isEmpty {
+            print(shownName("\(name): \(metric.title), \(range.title.lowercased())"))
             print(
                 all.isEmpty
                     ? "  no working sets with a \(metric.title.lowercased()) yet"
                     : "  nothing in this range (\(all.count) sessions in all: --range all)")
             return
         }
-        print(chartText(points: points, metric: metric, unit: unit, width: columns, height: lines))
+        let glyphs = Glyphs.forLocale()
+        print(
+            chartPicture(
+                title: shownName("\(name): \(metric.title), \(range.title.lowercased())"), points: points,
+                metric: metric, unit: unit, width: columns, height: lines, glyphs: glyphs))
+        if list { print(chartText(points: points, metric: metric, unit: unit, width: columns, height: lines)) }
     }
 }
 
-/// The text form of a progress series: for now a line a session, "date  value unit  ★" (★ when the
-/// session set a record), values aligned. The one place the chart is drawn, so a graphical
-/// renderer can take its place; `width` and `height` are the room it has (unused by the lines).
+/// The chart the UI draws, as text: the same renderer into a buffer of `width` × `height`, in
+/// braille dots on a UTF-8 terminal and plain characters otherwise, trailing spaces trimmed.
+func chartPicture(
+    title: String, points: [ProgressPoint], metric: ProgressMetric, unit: WeightUnit, width: Int, height: Int,
+    glyphs: Glyphs
+) -> String {
+    let model = ChartModel(
+        title: title,
+        points: points.map {
+            ChartPoint(
+                date: $0.date, value: metric.isWeight ? Formatting.converted($0.value, from: .kg, to: unit) : $0.value,
+                isRecord: $0.isRecord)
+        },
+        unitLabel: metric.isWeight ? unit.rawValue : "reps", cursor: points.count - 1,
+        valueFormatter: .fractionDigits(1))
+    var buffer = ScreenBuffer(width: width, height: height)
+    ProgressChartView.render(
+        model, into: &buffer, x: 0, y: 0, width: width, height: height, glyphs: glyphs, braille: glyphs == .unicode,
+        timeZone: ProgressCommands.calendar.timeZone)
+    if glyphs == .ascii { buffer.transliterateToASCII() }
+    return (0..<height).map { buffer.line($0).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }
+        .joined(separator: "\n")
+}
+
+/// The series as a line per session, "date  value unit  ★" (★ when the session set a record),
+/// values aligned: `spotter chart --list`.
 func chartText(points: [ProgressPoint], metric: ProgressMetric, unit: WeightUnit, width: Int, height: Int) -> String {
     let star = Glyphs.forLocale().star
     let values = points.map { ProgressCommands.shown($0.value, metric: metric, unit: unit) }

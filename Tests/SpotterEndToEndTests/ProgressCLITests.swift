@@ -83,13 +83,27 @@ struct ProgressCLITests {
                 #expect(point["date"] as? String == Timestamp.format(want.date))
             }
         }
-        let text = try await Self.run(["chart", "Bench Press (Barbell)", "--metric", "heaviest"], db: db)
+        let picture = try await Self.run(
+            ["chart", "Bench Press (Barbell)", "--metric", "heaviest", "--width", "60", "--height", "12"], db: db)
+        #expect(picture.status == 0, "\(picture.stderr)")
+        let rows = picture.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(
+            rows.count == 12 && rows.allSatisfy { $0.count <= 60 }, "the chart is the size asked: \(picture.stdout)")
+        let top = picture.stdout.contains("120")
+        #expect(top, "the top label is the best: \(picture.stdout)")
+        #expect(picture.stdout.contains("5 Jan 2026") && picture.stdout.contains("19 Jan 2026"), "\(picture.stdout)")
+        let braille = picture.stdout.unicodeScalars.contains { (0x2801...0x28FF).contains($0.value) }
+        #expect(braille, "braille dots")
+        let text = try await Self.run(["chart", "Bench Press (Barbell)", "--metric", "heaviest", "--list"], db: db)
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.contains("2026-01-05  100 kg\n"), "\(text.stdout)")
         #expect(text.stdout.contains("2026-01-12  110 kg  ★"), "\(text.stdout)")
         #expect(text.stdout.contains("2026-01-19  120 kg  ★"), "\(text.stdout)")
-        let ascii = try await Self.run(["chart", "Bench Press (Barbell)", "--metric", "heaviest"], db: db, locale: "C")
+        let ascii = try await Self.run(
+            ["chart", "Bench Press (Barbell)", "--metric", "heaviest", "--list"], db: db, locale: "C")
         #expect(ascii.stdout.contains("120 kg  *") && !ascii.stdout.contains("★"), "\(ascii.stdout)")
+        let plain = ascii.stdout.unicodeScalars.allSatisfy { $0.isASCII }
+        #expect(plain, "no braille without UTF-8: \(ascii.stdout)")
         let recent = try await Self.run(["chart", "Bench Press (Barbell)", "--range", "3m", "--json"], db: db)
         #expect(recent.status == 0)
         let most = try SpotterBinary.json(try await Self.run(["chart", "--json"], db: db).stdout)

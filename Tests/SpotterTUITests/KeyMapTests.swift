@@ -48,6 +48,19 @@ struct KeyMapTests {
             state.overlay = .routineEditor(editor)
             states.append(state)
         }
+        for overlay in [
+            Overlay.progress(ProgressView(exercise: "Squat (Barbell)")),
+            .calendar(CalendarView(year: 2026, selected: base.now)), .muscleVolume(MuscleVolumeView()),
+        ] {
+            var state = base
+            state.overlay = overlay
+            states.append(state)
+        }
+        var calendarDay = CalendarView(year: 2026, selected: base.now)
+        calendarDay.dayWorkouts = []
+        var listing = base
+        listing.overlay = .calendar(calendarDay)
+        states.append(listing)
         var tooSmall = base
         tooSmall.columns = 79
         states.append(tooSmall)
