@@ -34,6 +34,9 @@ public struct BenchOptions: Sendable {
 public protocol FrameProbe: Sendable {
     /// Opens the UI state over `store` at a terminal size; returns something that renders.
     func makeSession(store: SpotterStore, columns: Int, rows: Int) throws -> any FrameSession
+    /// The same over an exercise's chart (`c`, the exercise logged most): each press moves the
+    /// cursor a session and renders the whole screen.
+    func makeChartSession(store: SpotterStore, columns: Int, rows: Int) throws -> any FrameSession
     /// The command line of a fresh process that opens `databasePath`, renders the first frame and
     /// reports its clock and memory (the `startup` part); nil when there is no such process.
     func startupCommand(databasePath: String) -> [String]?
@@ -156,6 +159,22 @@ public enum BenchmarkSuite {
             var samples = Samples(capacity: frames)
             for _ in 0..<frames { try samples.time { try session.pressKeyAndRender() } }
             sizes["\(columns)x\(rows)"] = .object([
+                "p50_us": .double(samples.percentileMicros(0.5)), "p99_us": .double(samples.percentileMicros(0.99)),
+            ])
+        }
+        // Beside it, a chart of 1 000 sessions (twenty sets each, one exercise): the cursor moves
+        // a session, the series is cut and drawn again, the whole screen rendered.
+        let sessions = options.quick ? 100 : 1_000
+        let chartStore = try SpotterStore.open(path: freshPath(options, "chart"), userID: "bench")
+        try BenchFixtures(path: chartStore.path, userID: "bench").populateSynced(
+            sets: sessions * 20, exercises: ["Squat (Barbell)"], store: chartStore)
+        for (columns, rows) in [(80, 24), (200, 60)] {
+            var session = try probe.makeChartSession(store: chartStore, columns: columns, rows: rows)
+            let frames = options.quick ? 50 : 500
+            for _ in 0..<20 { try session.pressKeyAndRender() }
+            var samples = Samples(capacity: frames)
+            for _ in 0..<frames { try samples.time { try session.pressKeyAndRender() } }
+            sizes["chart_\(sessions)_sessions_\(columns)x\(rows)"] = .object([
                 "p50_us": .double(samples.percentileMicros(0.5)), "p99_us": .double(samples.percentileMicros(0.99)),
             ])
         }

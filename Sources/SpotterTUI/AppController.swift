@@ -308,6 +308,7 @@ public final class AppController {
                 return
             }
             var view = ProgressView(exercise: name, returnTo: returnTo)
+            view.now = state.now
             view.samples = try store.queries.progressSamples(exercise: name)
             view.records = try store.queries.exerciseRecords(exercise: name)
             view.loaded = true

@@ -27,10 +27,21 @@ public struct ProgressView: Sendable, Equatable {
 
     public var exercise: String
     /// The exercise's working sets, in performed order, with the load they moved.
-    public var samples: [ProgressSample] = []
+    public var samples: [ProgressSample] = [] {
+        didSet { points = Self.points(samples, metric, range, now: now) }
+    }
     public var records: ExerciseRecords?
-    public var metric: ProgressMetric = .e1rm
-    public var range: ProgressRange = .year
+    public var metric: ProgressMetric = .e1rm {
+        didSet { points = Self.points(samples, metric, range, now: now) }
+    }
+    public var range: ProgressRange = .year {
+        didSet { points = Self.points(samples, metric, range, now: now) }
+    }
+    /// One point per session of the range, as the chart draws them: computed when the sets,
+    /// the metric or the range change, not on every key and frame.
+    public private(set) var points: [ProgressPoint] = []
+    /// The instant the range ends at: when the sets were read.
+    public var now = Date()
     /// The session under the cursor, an index into `points`; nil: the latest.
     public var cursor: Int?
     public var page: Page = .chart
@@ -43,15 +54,15 @@ public struct ProgressView: Sendable, Equatable {
         self.returnTo = returnTo
     }
 
-    /// One point per session of the range, as the chart draws them.
-    public func points(now: Date, calendar: Calendar = .current) -> [ProgressPoint] {
+    static func points(
+        _ samples: [ProgressSample], _ metric: ProgressMetric, _ range: ProgressRange, now: Date
+    ) -> [ProgressPoint] {
         ProgressSeries.cut(
-            ProgressSeries.points(samples: samples, metric: metric), range: range, now: now, calendar: calendar)
+            ProgressSeries.points(samples: samples, metric: metric), range: range, now: now, calendar: .current)
     }
 
     /// What the renderer draws: the points in the display unit, the cursor on one of them.
-    func chartModel(now: Date, display: WeightUnit?, glyphs: Glyphs) -> ChartModel {
-        let points = points(now: now)
+    func chartModel(display: WeightUnit?, glyphs: Glyphs) -> ChartModel {
         let unit = metric.isWeight ? (display ?? .kg) : nil
         let shown = points.map { point in
             ChartPoint(
@@ -169,7 +180,7 @@ public struct MuscleVolumeView: Sendable, Equatable {
 extension AppState {
     mutating func reduceProgress(_ view: ProgressView, _ action: KeyAction?) -> [AppEffect] {
         var view = view
-        let count = view.points(now: now).count
+        let count = view.points.count
         let cursor = count == 0 ? nil : min(view.cursor ?? count - 1, count - 1)
         switch action {
         case .cancel:
@@ -268,9 +279,10 @@ extension AppState {
 }
 
 extension Renderer {
-    /// The progress screens take the whole screen but the header and the bottom bar's row.
+    /// The progress screens take the whole screen but the header and the bottom bar, which
+    /// shows their keys.
     private static func progressFrame(_ state: AppState) -> (x: Int, y: Int, width: Int, height: Int) {
-        (0, 1, state.columns, state.rows - 1)
+        (0, 1, state.columns, state.rows - 2)
     }
 
     static func drawProgress(_ view: ProgressView, _ state: AppState, _ buffer: inout ScreenBuffer) {
@@ -284,13 +296,13 @@ extension Renderer {
         let innerX = frame.x + 2
         let innerWidth = frame.width - 4
         let innerY = frame.y + 1
-        let innerHeight = frame.height - 3
+        let innerHeight = frame.height - 2
         if !view.loaded {
             buffer.put(
                 "Reading the sets…".clipped(to: innerWidth, ellipsis: g.ellipsis), x: innerX, y: innerY, style: .dim)
         } else if view.page == .chart {
             ProgressChartView.render(
-                view.chartModel(now: state.now, display: state.displayUnit, glyphs: g), into: &buffer, x: innerX,
+                view.chartModel(display: state.displayUnit, glyphs: g), into: &buffer, x: innerX,
                 y: innerY, width: innerWidth, height: innerHeight, glyphs: g, braille: g == .unicode)
         } else {
             let lines = ProgressView.recordLines(view.records, display: state.displayUnit)
@@ -300,9 +312,6 @@ extension Renderer {
                     style: index == 0 ? .bold : .plain)
             }
         }
-        buffer.put(
-            KeyMap.hints(.progress).clipped(to: innerWidth, ellipsis: g.ellipsis), x: innerX,
-            y: frame.y + frame.height - 2, style: .dim)
     }
 
     static func drawCalendar(_ view: CalendarView, _ state: AppState, _ buffer: inout ScreenBuffer) {
@@ -313,7 +322,9 @@ extension Renderer {
         let workouts = view.days.reduce(0) { $0 + $1.workouts }
         drawBox(
             &buffer, g, x: frame.x, y: frame.y, width: frame.width, height: frame.height,
-            title: "Training calendar \(g.middleDot) \(view.year) \(g.middleDot) \(workouts) workouts", focused: true)
+            title:
+                "Training calendar \(g.middleDot) \(view.year) \(g.middleDot) \(Formatting.counted(workouts, "workout"))",
+            focused: true)
         let innerX = frame.x + 2
         let innerWidth = frame.width - 4
         var y = frame.y + 1
@@ -334,14 +345,14 @@ extension Renderer {
         if let selected {
             let volume = Formatting.weight(selected.volumeKg, unit: .kg, shownIn: state.displayUnit ?? .kg)
             let count = selected.workouts == 1 ? "1 workout" : "\(selected.workouts) workouts"
-            line += "\(count), \(selected.sets) sets, \(volume) moved (Enter lists them)"
+            line += "\(count), \(Formatting.counted(selected.sets, "set")), \(volume) moved (Enter lists them)"
         } else {
             line += "no training"
         }
         buffer.put(line.clipped(to: innerWidth, ellipsis: g.ellipsis), x: innerX, y: y)
         y += 1
         if let list = view.dayWorkouts {
-            let rows = max(1, frame.y + frame.height - 3 - y)
+            let rows = max(1, frame.y + frame.height - 1 - y)
             if list.isEmpty {
                 buffer.put(
                     "No workouts that day".clipped(to: innerWidth, ellipsis: g.ellipsis), x: innerX, y: y, style: .dim)
@@ -355,9 +366,6 @@ extension Renderer {
                     x: innerX, y: y + index - offset, style: chosen ? .reverse : .plain)
             }
         }
-        let hints = view.dayWorkouts == nil ? KeyMap.hints(.calendar) : "Enter open  j/k move  Esc back to the year"
-        buffer.put(
-            hints.clipped(to: innerWidth, ellipsis: g.ellipsis), x: innerX, y: frame.y + frame.height - 2, style: .dim)
     }
 
     static func drawMuscleVolume(_ view: MuscleVolumeView, _ state: AppState, _ buffer: inout ScreenBuffer) {
@@ -370,7 +378,7 @@ extension Renderer {
         let innerX = frame.x + 2
         let innerWidth = frame.width - 4
         let lines = MuscleVolumeView.lines(view.report, display: state.displayUnit, columns: innerWidth)
-        let rows = frame.height - 3
+        let rows = frame.height - 2
         guard let header = lines.first else { return }
         buffer.put(header.clipped(to: innerWidth, ellipsis: g.ellipsis), x: innerX, y: frame.y + 1, style: .bold)
         let body = Array(lines.dropFirst())
@@ -378,9 +386,6 @@ extension Renderer {
         for (index, line) in body.dropFirst(start).prefix(rows - 1).enumerated() {
             buffer.put(line.clipped(to: innerWidth, ellipsis: g.ellipsis), x: innerX, y: frame.y + 2 + index)
         }
-        buffer.put(
-            KeyMap.hints(.muscleVolume).clipped(to: innerWidth, ellipsis: g.ellipsis), x: innerX,
-            y: frame.y + frame.height - 2, style: .dim)
     }
 }
 

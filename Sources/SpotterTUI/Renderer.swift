@@ -541,6 +541,14 @@ public enum Renderer {
         if case .routineEditor(let editor) = state.overlay {
             return " " + KeyMap.hints(editor.form == nil ? .routineEditor : .routineForm)
         }
+        switch state.overlay {
+        case .progress: return " " + KeyMap.hints(.progress)
+        case .calendar(let view):
+            return " "
+                + (view.dayWorkouts == nil ? KeyMap.hints(.calendar) : "Enter open  j/k move  Esc back to the year")
+        case .muscleVolume: return " " + KeyMap.hints(.muscleVolume)
+        default: break
+        }
         if let row = state.currentSet, row.syncState == .rejected, state.focus == .sets {
             return " \(state.glyphs.rejected) \(row.syncError ?? "rejected")  \(KeyMap.hints(.rejectedSet))"
         }

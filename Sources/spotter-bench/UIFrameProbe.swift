@@ -12,6 +12,15 @@ struct UIFrameProbe: FrameProbe {
             buffer: ScreenBuffer(width: columns, height: rows))
     }
 
+    func makeChartSession(store: SpotterStore, columns: Int, rows: Int) throws -> any FrameSession {
+        let controller = AppController(store: store, sync: nil, columns: columns, rows: rows)
+        controller.handle(.character("c"))
+        guard case .progress = controller.state.overlay else {
+            throw BenchProbeError(message: "c opened no chart: \(controller.state.message?.text ?? "no message")")
+        }
+        return UIChartSession(controller: controller, buffer: ScreenBuffer(width: columns, height: rows))
+    }
+
     /// The `spotter` binary built beside this one, as `spotter --db DB --startup-probe`: the UI's
     /// command, so start-up is measured on the binary a user runs. Nil when it is not there.
     func startupCommand(databasePath: String) -> [String]? {
@@ -40,4 +49,22 @@ struct UIFrameSession: FrameSession {
         presses += 1
         controller.render(into: &buffer)
     }
+}
+
+/// The chart open: the cursor moves back ten sessions and forward again, each press a full frame.
+struct UIChartSession: FrameSession {
+    let controller: AppController
+    var buffer: ScreenBuffer
+    var presses = 0
+
+    mutating func pressKeyAndRender() throws {
+        controller.handle(presses % 20 < 10 ? Key.left : Key.right)
+        presses += 1
+        controller.render(into: &buffer)
+    }
+}
+
+struct BenchProbeError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }

@@ -225,7 +225,8 @@ struct ProgressViewsTests {
                     if glyphs == .ascii {
                         #expect(screen.text.unicodeScalars.allSatisfy { $0.isASCII }, "\(key): \(screen)")
                     }
-                    #expect(screen.line(rows - 2).contains("Esc close"), "\(key): the box reaches the bottom")
+                    #expect(screen.line(rows - 1).contains("Esc close"), "\(key): its keys on the bottom bar")
+                    #expect(screen.line(rows - 2).hasPrefix(String(glyphs.bottomLeft)), "\(key): the box reaches it")
                     app.handle(.escape)
                 }
             }
