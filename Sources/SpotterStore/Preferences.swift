@@ -10,6 +10,11 @@ public enum Preference {
     public static let restBell = "pref.rest_bell"
     /// The unit weights are shown in ("kg" or "lb"); nil shows each set in its own unit.
     public static let unit = "pref.unit"
+    /// The day weeks start on for the calendar, the streak and weekly volume: "monday" or
+    /// "sunday"; nil follows the locale.
+    public static let weekStart = "pref.week_start"
+    /// Workouts a week needs to count for the streak (1 to 14; 1 when not set).
+    public static let streakGoal = "pref.streak_goal"
     /// Rest for one exercise, overriding the default.
     public static func rest(exercise: String) -> String { "pref.rest." + exercise.lowercased() }
 
@@ -67,6 +72,48 @@ extension Preferences {
 
     public func setDisplayUnit(_ unit: WeightUnit?) throws {
         try setMeta(Preference.unit, unit?.rawValue)
+    }
+
+    /// The first day of the week the lifter chose (1 Sunday, 2 Monday); nil: the locale's.
+    public var weekStart: Int? {
+        get throws {
+            switch try meta(Preference.weekStart) {
+            case "sunday": 1
+            case "monday": 2
+            default: nil
+            }
+        }
+    }
+
+    /// Sets the first day of the week: 1 Sunday, 2 Monday, nil the locale's.
+    public func setWeekStart(_ weekday: Int?) throws {
+        guard let weekday else { return try setMeta(Preference.weekStart, nil) }
+        guard weekday == 1 || weekday == 2 else {
+            throw StoreError.invalid(ValidationError(field: "week start", message: "must be monday or sunday"))
+        }
+        try setMeta(Preference.weekStart, weekday == 1 ? "sunday" : "monday")
+    }
+
+    /// The calendar days and weeks are counted in: this device's time zone, weeks starting on
+    /// the chosen day or else the locale's.
+    public func progressCalendar() throws -> Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        calendar.locale = .current
+        calendar.firstWeekday = try weekStart ?? Calendar.current.firstWeekday
+        return calendar
+    }
+
+    /// Workouts a week needs for the streak: the lifter's goal, 1 when none was set.
+    public var streakGoal: Int {
+        get throws { try meta(Preference.streakGoal).flatMap(Int.init).map { min(14, max(1, $0)) } ?? 1 }
+    }
+
+    public func setStreakGoal(_ workouts: Int) throws {
+        guard (1...14).contains(workouts) else {
+            throw StoreError.invalid(ValidationError(field: "streak", message: "must be 1 to 14 workouts a week"))
+        }
+        try setMeta(Preference.streakGoal, String(workouts))
     }
 
     /// Per-exercise settings for every exercise with its own rest.

@@ -324,12 +324,17 @@ public final class AppController {
                     calendar.date(from: components) ?? calendar.date(from: DateComponents(year: year, month: 1, day: 1))
                     ?? selected
             }
+            if let minimumPerWeek, minimumPerWeek != (try store.preferences.streakGoal) {
+                try store.preferences.setStreakGoal(minimumPerWeek)
+            }
+            let goal = try store.preferences.streakGoal
+            let weeks = try store.preferences.progressCalendar()
             var view = CalendarView(year: year, selected: selected)
-            view.days = try store.queries.trainingDays(year: year, calendar: calendar)
-            view.minimumPerWeek = minimumPerWeek
+            view.firstWeekday = weeks.firstWeekday
+            view.days = try store.queries.trainingDays(year: year, calendar: weeks)
+            view.minimumPerWeek = goal
             view.streak = TrainingCalendar.streakWeeks(
-                workoutDates: try store.queries.workoutStarts(), minimumPerWeek: minimumPerWeek, now: state.now,
-                calendar: calendar)
+                workoutDates: try store.queries.workoutStarts(), minimumPerWeek: goal, now: state.now, calendar: weeks)
             view.loaded = true
             state.overlay = .calendar(view)
         case .loadCalendarDay(let day):
@@ -357,7 +362,9 @@ public final class AppController {
             }
         case .loadMuscleVolume:
             state.overlay = .muscleVolume(
-                MuscleVolumeView(report: try store.queries.muscleVolume(weeks: 9, calendar: calendar)))
+                MuscleVolumeView(
+                    report: try store.queries.muscleVolume(weeks: 9, calendar: try store.preferences.progressCalendar())
+                ))
         case .loadWeighIns(let select):
             let entries = try store.queries.bodyWeights(limit: 500)
             let index = select.flatMap { id in entries.firstIndex { $0.bodyWeight.id == id } } ?? 0

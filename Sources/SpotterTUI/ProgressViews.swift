@@ -142,6 +142,8 @@ public struct CalendarView: Sendable, Equatable {
     /// Weeks in a row with at least `minimumPerWeek` workouts.
     public var streak = 0
     public var minimumPerWeek = 1
+    /// The day weeks start on (1 Sunday, 2 Monday): `spotter config week-start`, else the locale's.
+    public var firstWeekday = Calendar.current.firstWeekday
     public var selected: Date
     /// Enter on a day: its workouts (id and name), one of them selected.
     public var dayWorkouts: [(id: UUID, title: String)]?
@@ -159,6 +161,7 @@ public struct CalendarView: Sendable, Equatable {
             && left.dayWorkouts?.map(\.id) == right.dayWorkouts?.map(\.id)
             && left.dayWorkouts?.map(\.title) == right.dayWorkouts?.map(\.title)
             && left.dayWorkoutSelected == right.dayWorkoutSelected && left.loaded == right.loaded
+            && left.firstWeekday == right.firstWeekday
     }
 
     /// The training day of `selected`, if it is one.
@@ -331,7 +334,7 @@ extension Renderer {
         var volumes: [Date: Double] = [:]
         for day in view.days { volumes[day.day] = day.volumeKg }
         CalendarHeatmapView.render(
-            days: volumes, year: view.year, firstWeekday: calendar.firstWeekday, calendar: calendar,
+            days: volumes, year: view.year, firstWeekday: view.firstWeekday, calendar: calendar,
             selected: view.selected, into: &buffer, x: innerX, y: y, width: innerWidth, height: 9, glyphs: g)
         y += 10
         let weeks = view.streak == 1 ? "1 week" : "\(view.streak) weeks"

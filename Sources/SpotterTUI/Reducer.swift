@@ -80,8 +80,8 @@ public enum AppEffect: Sendable, Equatable {
     case undo
     /// Open an exercise's progress (nil: the exercise with the most working sets).
     case loadProgress(exercise: String?, returnTo: ProgressReturn)
-    /// Open (or move) the training calendar on `year`.
-    case loadCalendar(year: Int, minimumPerWeek: Int)
+    /// Open (or move) the training calendar on `year`; a new streak goal is kept (nil: the kept one).
+    case loadCalendar(year: Int, minimumPerWeek: Int?)
     /// List the workouts of the calendar's selected day.
     case loadCalendarDay(Date)
     /// Select a workout in the panes (loading older ones when it is not among them).
@@ -241,7 +241,7 @@ extension AppState {
             return [.loadProgress(exercise: exercise, returnTo: .browse)]
         case .showCalendar:
             let year = Calendar.current.component(.year, from: now)
-            return [.loadCalendar(year: year, minimumPerWeek: 1)]
+            return [.loadCalendar(year: year, minimumPerWeek: nil)]
         case .showMuscleVolume:
             overlay = .muscleVolume(MuscleVolumeView())
             return [.loadMuscleVolume]

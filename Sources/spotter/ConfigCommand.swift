@@ -11,6 +11,7 @@ struct Config: AsyncParsableCommand {
             "Show or set preferences: rest timer, its bell, the unit weights are shown in, plates and warm-ups.",
         subcommands: [
             ConfigShow.self, ConfigRest.self, ConfigBell.self, ConfigUnit.self, ConfigPlates.self, ConfigWarmup.self,
+            ConfigWeekStart.self, ConfigStreak.self,
         ],
         defaultSubcommand: ConfigShow.self)
 }
@@ -35,6 +36,46 @@ struct ConfigShow: AsyncParsableCommand {
             )
         }
         print("warmup \(try store.preferences.warmupScheme().summary)")
+        let weekStart = try store.preferences.weekStart
+        print("week-start \(weekStart == 1 ? "sunday" : weekStart == 2 ? "monday" : "locale")")
+        print("streak \(try store.preferences.streakGoal) a week")
+    }
+}
+
+struct ConfigWeekStart: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "week-start",
+        abstract: "The day weeks start on in the calendar, the streak and weekly volume: monday, sunday or locale.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "monday, sunday or locale.") var day: String
+
+    func run() async throws {
+        let weekday: Int?
+        switch day.lowercased() {
+        case "monday", "mon": weekday = 2
+        case "sunday", "sun": weekday = 1
+        case "locale", "auto": weekday = nil
+        default: throw CLIError("week-start is monday, sunday or locale, not '\(shownName(day))'", code: 2)
+        }
+        try global.openStore().preferences.setWeekStart(weekday)
+        print("week-start \(weekday == 1 ? "sunday" : weekday == 2 ? "monday" : "locale")")
+    }
+}
+
+struct ConfigStreak: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "streak", abstract: "Workouts a week needs to count for the streak (1 to 14).")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "1 to 14.") var workouts: String
+
+    func run() async throws {
+        guard let count = Int(workouts), (1...14).contains(count) else {
+            throw CLIError("streak is 1 to 14 workouts a week, not '\(shownName(workouts))'", code: 2)
+        }
+        try global.openStore().preferences.setStreakGoal(count)
+        print("streak \(count) a week")
     }
 }
 

@@ -50,7 +50,7 @@ struct ChartCommand: AsyncParsableCommand {
         }
         let all = ProgressSeries.points(samples: try store.queries.progressSamples(exercise: name), metric: metric)
         let points = ProgressSeries.cut(
-            all, range: range, now: SystemClock().now(), calendar: ProgressCommands.calendar)
+            all, range: range, now: SystemClock().now(), calendar: try store.preferences.progressCalendar())
         if json {
             printJSON(
                 .object([
@@ -96,7 +96,7 @@ func chartPicture(
     var buffer = ScreenBuffer(width: width, height: height)
     ProgressChartView.render(
         model, into: &buffer, x: 0, y: 0, width: width, height: height, glyphs: glyphs, braille: glyphs == .unicode,
-        timeZone: ProgressCommands.calendar.timeZone)
+        timeZone: .current)
     if glyphs == .ascii { buffer.transliterateToASCII() }
     return (0..<height).map { buffer.line($0).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }
         .joined(separator: "\n")
@@ -215,14 +215,16 @@ struct CalendarCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "The year (default: this year).") var year: String?
     @Option(
         name: .customLong("weeks-min"), parsing: .unconditional,
-        help: "Workouts a week needs to count for the streak (1 to 14).")
-    var weeksMin: String = "1"
+        help: "Workouts a week needs to count for the streak (1 to 14; default: spotter config streak).")
+    var weeksMin: String?
     @Flag(help: "One JSON document on stdout.") var json = false
 
     func run() async throws {
-        let calendar = ProgressCommands.calendar
-        let minimum = try ProgressCommands.integer(weeksMin, option: "--weeks-min", in: 1...14)
         let store = try global.openStore(readOnly: true)
+        let calendar = try store.preferences.progressCalendar()
+        let minimum =
+            try weeksMin.map { try ProgressCommands.integer($0, option: "--weeks-min", in: 1...14) }
+            ?? store.preferences.streakGoal
         let year =
             try self.year.map { try ProgressCommands.integer($0, option: "--year", in: 1900...9999) }
             ?? calendar.component(.year, from: SystemClock().now())
@@ -250,7 +252,9 @@ struct CalendarCommand: AsyncParsableCommand {
             return
         }
         let workouts = days.reduce(0) { $0 + $1.workouts }
-        print("\(year): \(days.count) training \(days.count == 1 ? "day" : "days"), \(workouts) workouts")
+        print(
+            "\(year): \(days.count) training \(days.count == 1 ? "day" : "days"), \(Formatting.counted(workouts, "workout"))"
+        )
         print(Self.heatmap(grid, shades: shades, calendar: calendar, unicode: Glyphs.localeIsUTF8()))
         let glyphs = Self.shadeGlyphs(unicode: Glyphs.localeIsUTF8())
         print("  less \(glyphs[1...].joined()) more (volume by quartile)")
@@ -304,7 +308,7 @@ struct VolumeCommand: AsyncParsableCommand {
     func run() async throws {
         let count = try ProgressCommands.integer(weeks, option: "--weeks", in: 1...52)
         let store = try global.openStore(readOnly: true)
-        let report = try store.queries.muscleVolume(weeks: count, calendar: ProgressCommands.calendar)
+        let report = try store.queries.muscleVolume(weeks: count, calendar: try store.preferences.progressCalendar())
         if json {
             printJSON(
                 .object([
@@ -429,8 +433,8 @@ struct ExercisesMuscles: AsyncParsableCommand {
 }
 
 enum ProgressCommands {
-    /// The calendar the progress commands count days and weeks in: the device's time zone, weeks
-    /// starting on the locale's first weekday.
+    /// The calendar a local day is read in: the device's time zone. (Weeks are counted in the
+    /// store's `progressCalendar`, which knows the lifter's first day of the week.)
     static var calendar: Calendar {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = .current

@@ -178,6 +178,26 @@ struct ProgressCLITests {
         let twice = try SpotterBinary.json(
             try await Self.run(["calendar", "--json", "--weeks-min", "2"], db: db).stdout)
         #expect(twice["streak_weeks"] as? Int == 0)
+        // The goal and the first day of the week are preferences; a bad value changes nothing.
+        #expect(try await Self.run(["config", "streak", "2"], db: db).status == 0)
+        let kept = try SpotterBinary.json(try await Self.run(["calendar", "--json"], db: db).stdout)
+        #expect(kept["weeks_min"] as? Int == 2 && kept["streak_weeks"] as? Int == 0, "\(kept)")
+        for bad in [["config", "streak", "0"], ["config", "streak", "🏋️"], ["config", "week-start", "friday"]] {
+            let refused = try await Self.run(bad, db: db)
+            #expect(refused.status == 2, "\(bad): \(refused.stderr)")
+        }
+        #expect(try await Self.run(["config", "week-start", "sunday"], db: db).status == 0)
+        let sunday = try SpotterBinary.json(try await Self.run(["calendar", "--json"], db: db).stdout)
+        #expect(sunday["first_weekday"] as? Int == 1 && sunday["weeks_min"] as? Int == 2, "\(sunday)")
+        let sundayText = try await Self.run(["calendar", "--year", "2026"], db: db)
+        #expect(sundayText.stdout.split(separator: "\n").contains { $0.hasPrefix("Sun") }, "\(sundayText.stdout)")
+        #expect(try await Self.run(["config", "week-start", "monday"], db: db).status == 0)
+        let monday = try SpotterBinary.json(try await Self.run(["calendar", "--json"], db: db).stdout)
+        #expect(monday["first_weekday"] as? Int == 2)
+        let shown = try await Self.run(["config", "show"], db: db)
+        #expect(
+            shown.stdout.contains("week-start monday") && shown.stdout.contains("streak 2 a week"), "\(shown.stdout)")
+        #expect(try await Self.run(["config", "streak", "1"], db: db).status == 0)
 
         let text = try await Self.run(["calendar", "--year", "2026"], db: db)
         #expect(text.status == 0, "\(text.stderr)")

@@ -189,6 +189,9 @@ struct ProgressViewsTests {
         app.handle(.character("Y"))
         app.handle(.character("+"))
         #expect(app.screen.contains("Streak: 0 weeks"), "\(app.screen)")
+        #expect(try fixture.store.preferences.streakGoal == 2, "the goal is kept for the next time")
+        app.handle(.character("-"))
+        #expect(app.screen.contains("Streak: 3 weeks"), "\(app.screen)")
     }
 
     @Test("V lists sets per muscle this week and before; lifts with no muscles are counted, not dropped")
