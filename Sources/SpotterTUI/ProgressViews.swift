@@ -40,8 +40,10 @@ public struct ProgressView: Sendable, Equatable {
     /// One point per session of the range, as the chart draws them: computed when the sets,
     /// the metric or the range change, not on every key and frame.
     public private(set) var points: [ProgressPoint] = []
-    /// The instant the range ends at: when the sets were read.
-    public var now = Date()
+    /// The instant the range ends at: when the sets were read (the controller's clock).
+    public var now = Date.distantPast {
+        didSet { points = Self.points(samples, metric, range, now: now) }
+    }
     /// The session under the cursor, an index into `points`; nil: the latest.
     public var cursor: Int?
     public var page: Page = .chart

@@ -18,7 +18,9 @@ struct UIFrameProbe: FrameProbe {
         guard case .progress = controller.state.overlay else {
             throw BenchProbeError(message: "c opened no chart: \(controller.state.message?.text ?? "no message")")
         }
-        return UIChartSession(controller: controller, buffer: ScreenBuffer(width: columns, height: rows))
+        // The cursor moves back ten sessions and forward again.
+        return UIFrameSession(
+            controller: controller, buffer: ScreenBuffer(width: columns, height: rows), keys: (.left, .right))
     }
 
     /// The `spotter` binary built beside this one, as `spotter --db DB --startup-probe`: the UI's
@@ -37,28 +39,17 @@ struct UIFrameProbe: FrameProbe {
     }
 }
 
-/// Moves the workouts selection down and back up (each move loads that workout's sets), then
-/// renders the whole screen: key press → state → full frame.
+/// Presses one key ten times and the other ten times — by default the workouts selection down
+/// and back up, each move loading that workout's sets — rendering the whole screen after each:
+/// key press → state → full frame.
 struct UIFrameSession: FrameSession {
     let controller: AppController
     var buffer: ScreenBuffer
+    var keys: (forth: Key, back: Key) = (.down, .up)
     var presses = 0
 
     mutating func pressKeyAndRender() throws {
-        controller.handle(presses % 20 < 10 ? Key.down : Key.up)
-        presses += 1
-        controller.render(into: &buffer)
-    }
-}
-
-/// The chart open: the cursor moves back ten sessions and forward again, each press a full frame.
-struct UIChartSession: FrameSession {
-    let controller: AppController
-    var buffer: ScreenBuffer
-    var presses = 0
-
-    mutating func pressKeyAndRender() throws {
-        controller.handle(presses % 20 < 10 ? Key.left : Key.right)
+        controller.handle(presses % 20 < 10 ? keys.forth : keys.back)
         presses += 1
         controller.render(into: &buffer)
     }
