@@ -348,7 +348,9 @@ extension Renderer {
         let selected = view.day(view.selected, calendar: calendar)
         var line = ProgressView.dayText(view.selected) + ": "
         if let selected {
-            let volume = Formatting.weight(selected.volumeKg, unit: .kg, shownIn: state.displayUnit ?? .kg)
+            let unit = state.displayUnit ?? .kg
+            let volume = Formatting.weight(
+                Formatting.converted(selected.volumeKg, from: .kg, to: unit).rounded(), unit: unit)
             let count = selected.workouts == 1 ? "1 workout" : "\(selected.workouts) workouts"
             line += "\(count), \(Formatting.counted(selected.sets, "set")), \(volume) moved (Enter lists them)"
         } else {
@@ -411,7 +413,9 @@ extension MuscleVolumeView {
         for muscle in report.muscles {
             guard let now = muscle.weeks.first else { continue }
             var line = muscle.muscle.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
-            let volume = Formatting.weight(Formatting.converted(now.volumeKg, from: .kg, to: unit), unit: unit)
+            // Volume to the whole kilogram or pound: "6754 kg", not "6753.75 kg".
+            let volume = Formatting.weight(
+                Formatting.converted(now.volumeKg, from: .kg, to: unit).rounded(), unit: unit)
             line += "\(Formatting.number(now.sets)) sets  \(volume)".padding(toLength: 26, withPad: " ", startingAt: 0)
             for week in muscle.weeks.dropFirst().prefix(earlier) {
                 line += Formatting.number(week.sets).leftPadded(to: 6)
