@@ -130,6 +130,17 @@ public enum ProgressChartView {
                 shownIndex[index] = shown.count
             }
             closePeriod()
+            // The series' first and last sessions stay whatever their periods' best: the line
+            // starts and ends where the lifter's history does, today's session included.
+            if shownIndex[first].map({ shown[$0].date != points[first].date }) ?? true {
+                shown.insert(points[first], at: 0)
+                for index in shownIndex.indices { shownIndex[index] = shownIndex[index].map { $0 + 1 } }
+                shownIndex[first] = 0
+            }
+            if shownIndex[last].map({ shown[$0].date != points[last].date }) ?? true {
+                shown.append(points[last])
+                shownIndex[last] = shown.count - 1
+            }
         }
         // A left-out point stands for the nearest kept one in the input, so a cursor on it
         // still lands somewhere sensible.
@@ -230,8 +241,9 @@ public enum ProgressChartView {
         // Too small for a plot: the point under the cursor (or the latest) on one line.
         guard height >= 5, width >= 12 else {
             let series = downsample(model.points, periods: model.points.count)
-            let index = model.cursor.flatMap { cursorIndex($0, series) } ?? series.points.count - 1
-            let line = pointLine(series.points[index], model, unit: unit, glyphs: glyphs, timeZone: timeZone)
+            let point =
+                model.cursor.flatMap { exactPoint($0, model.points) } ?? series.points[series.points.count - 1]
+            let line = pointLine(point, model, unit: unit, glyphs: glyphs, timeZone: timeZone)
             buffer.put(line.clipped(to: width, ellipsis: ellipsis), x: x, y: y + 1, maxWidth: width)
             return
         }
@@ -266,8 +278,11 @@ public enum ProgressChartView {
         }
         for position in positions { plot.point(position, into: &grid) }
 
-        let cursorPoint = model.cursor.flatMap { cursorIndex($0, series) }
-        let cursorColumn = cursorPoint.map { positions[$0].x / plot.dotsAcross }
+        // The cursor names the session it is on, even where the line keeps a period's best.
+        let cursorPoint = model.cursor.flatMap {
+            exactPoint($0, model.points) ?? cursorIndex($0, series).map { shown[$0] }
+        }
+        let cursorColumn = cursorPoint.map { dotX($0) / plot.dotsAcross }
         let records = Set(
             shown.indices.filter { shown[$0].isRecord }.map {
                 (positions[$0].y / plot.dotsDown) * plot.columns + positions[$0].x / plot.dotsAcross
@@ -324,10 +339,17 @@ public enum ProgressChartView {
         }
 
         if let cursorPoint {
-            let line = pointLine(shown[cursorPoint], model, unit: unit, glyphs: glyphs, timeZone: timeZone)
+            let line = pointLine(cursorPoint, model, unit: unit, glyphs: glyphs, timeZone: timeZone)
             buffer.put(
                 line.clipped(to: width, ellipsis: ellipsis), x: x, y: y + height - 1, style: .bold, maxWidth: width)
         }
+    }
+
+    /// The input point under the cursor (clamped to the input), when it can be drawn.
+    static func exactPoint(_ cursor: Int, _ points: [ChartPoint]) -> ChartPoint? {
+        guard !points.isEmpty else { return nil }
+        let point = points[min(max(0, cursor), points.count - 1)]
+        return isDrawable(point) ? point : nil
     }
 
     /// The drawn point a cursor on input index `cursor` stands on (clamped to the input).

@@ -282,11 +282,28 @@ struct ProgressChartTests {
             S.expectOnlyInside(screen, x: 0, y: 0, width: size.0, height: size.1)
         }
         let series = ProgressChartView.downsample(points, periods: 150)
-        #expect(series.points.count <= 150)
+        #expect(series.points.count <= 152, "a point per period, and the first and last sessions")
         #expect(series.points.count > 100)
         #expect(series.points.map(\.value).max() == 163.25)
         #expect(series.shownIndex.allSatisfy { $0 != nil })
         #expect(series.points[series.shownIndex[613]!].value == 163.25)
+    }
+
+    @Test("thinned to a point per period, the cursor still names each session, and the last one is drawn")
+    func cursorOnAThinnedSeries() throws {
+        // 400 daily sessions rising to 200 kg, then a light day: the deload is the last point.
+        var points = (0..<400).map {
+            ChartPoint(date: S.day(2025, 1, 1).addingTimeInterval(Double($0) * 86_400), value: 100 + Double($0) / 4)
+        }
+        points.append(ChartPoint(date: S.day(2025, 1, 1).addingTimeInterval(400 * 86_400), value: 60))
+        let last = Self.render(Self.model(points, cursor: points.count - 1))
+        #expect(last.line(23).hasPrefix("5 Feb 2026  60 kg"), "the cursor names the deload:\n\(last)")
+        #expect(last.contains("5 Feb 2026"), "the axis ends on the last session:\n\(last)")
+        for cursor in [points.count - 2, points.count - 3] {
+            let screen = Self.render(Self.model(points, cursor: cursor))
+            let date = ProgressChartView.dateText(points[cursor].date, timeZone: S.utc)
+            #expect(screen.line(23).hasPrefix(date), "one step back is one session back:\n\(screen)")
+        }
     }
 
     @Test("downsampling keeps each period's largest value and its record, and maps every point")
@@ -300,11 +317,16 @@ struct ProgressChartTests {
             ChartPoint(date: start.addingTimeInterval(200 * 3600), value: 3),
             ChartPoint(date: start.addingTimeInterval(201 * 3600), value: 4),
         ]
-        // Two periods: hours 0-100 and 100-201.
+        // Two periods: hours 0-100 and 100-201; the first point stays too, so the line starts
+        // where the history does (the last, 4, is its period's best already).
         let series = ProgressChartView.downsample(points, periods: 2)
-        #expect(series.points.map(\.value) == [9, 4])
-        #expect(series.points.map(\.isRecord) == [true, false])
-        #expect(series.shownIndex == [0, 0, 0, 0, 1, 1])
+        #expect(series.points.map(\.value) == [5, 9, 4])
+        #expect(series.points.map(\.isRecord) == [false, true, false])
+        #expect(series.shownIndex == [0, 1, 1, 1, 2, 2])
+        // The last session is drawn though its period's best came before it.
+        let lower = points.dropLast() + [ChartPoint(date: start.addingTimeInterval(201 * 3600), value: 2)]
+        let ending = ProgressChartView.downsample(Array(lower), periods: 2)
+        #expect(ending.points.map(\.value) == [5, 9, 3, 2], "\(ending.points.map(\.value))")
         let all = ProgressChartView.downsample(points, periods: 10)
         #expect(all.points.map(\.value) == [5, 9, 7, 3, 4], "fewer points than periods: every finite one")
         #expect(all.shownIndex == [0, 1, 2, 2, 3, 4])
