@@ -451,19 +451,26 @@ public enum TrainingCalendar {
     /// the days given; a day trained without volume (cardio, an unknown load) is shade 1.
     public static func shades(_ days: [TrainingDay]) -> [Date: Int] {
         let volumes = days.map(\.volumeKg).filter { $0 > 0 }.sorted()
-        func quartile(_ fraction: Double) -> Double {
-            guard !volumes.isEmpty else { return 0 }
-            let index = Int((Double(volumes.count - 1) * fraction).rounded(.down))
-            return volumes[index]
-        }
-        let (q1, q2, q3) = (quartile(0.25), quartile(0.5), quartile(0.75))
         var shades: [Date: Int] = [:]
         for day in days where day.sets > 0 || day.volumeKg > 0 {
-            let volume = day.volumeKg
-            shades[day.day] =
-                if volume <= 0 || volume <= q1 { 1 } else if volume <= q2 { 2 } else if volume <= q3 { 3 } else { 4 }
+            shades[day.day] = max(1, level(day.volumeKg, among: volumes))
         }
         return shades
+    }
+
+    /// A day's shade, 1 to 4, by where its volume ranks among the year's training days (sorted
+    /// ascending): the top quarter 4, the bottom quarter 1; 0 for no volume. The one rule the
+    /// CLI's grid and the UI's heatmap both shade by.
+    public static func level(_ volume: Double, among sortedVolumes: [Double]) -> Int {
+        guard volume > 0, !sortedVolumes.isEmpty else { return 0 }
+        var low = 0
+        var high = sortedVolumes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sortedVolumes[middle] <= volume { low = middle + 1 } else { high = middle }
+        }
+        let count = sortedVolumes.count
+        return min(4, max(1, (4 * low + count - 1) / count))
     }
 }
 

@@ -47,13 +47,18 @@ extension Queries {
         return TrainingCalendar.days(entries: entries, calendar: calendar)
     }
 
-    /// When each live workout of this account started, oldest first (for the weekly streak).
+    /// When each live workout of this account with a working set started, oldest first (for
+    /// the weekly streak: a workout of warm-ups only, or with nothing logged, is no training day
+    /// on the calendar, so it does not keep a streak either).
     public func workoutStarts() throws -> [Date] {
         try writer.read { db in
             try String.fetchAll(
                 db,
                 sql: """
-                    SELECT started_at FROM workouts WHERE deleted_at IS NULL AND \(store.visible())
+                    SELECT started_at FROM workouts w WHERE w.deleted_at IS NULL AND \(store.visible("w."))
+                    AND EXISTS (
+                        SELECT 1 FROM sets s WHERE s.workout_id = w.id AND s.deleted_at IS NULL
+                        AND s.kind != \(SetKind.warmup.sql))
                     ORDER BY started_at
                     """
             ).compactMap(Timestamp.parse)
@@ -87,6 +92,21 @@ extension Queries {
         return MuscleVolumeReport(
             weeks: starts, muscles: MuscleVolume.compute(samples: samples, weeks: weeks, now: now, calendar: calendar),
             unassignedSets: unassigned.values.reduce(0, +), unassignedExercises: unassigned.keys.sorted())
+    }
+
+    /// The unit `exercise`'s newest working set was logged in: what "as logged" shows its
+    /// progress in. Nil when it has none.
+    public func loggedUnit(exercise: String) throws -> WeightUnit? {
+        try writer.read { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT unit FROM sets
+                    WHERE exercise = ? AND deleted_at IS NULL AND kind != \(SetKind.warmup.sql) AND \(store.visible())
+                    ORDER BY \(PerformedOrder.sql) DESC LIMIT 1
+                    """, arguments: [try SpotterStore.canonicalExercise(exercise, db: db)]
+            ).flatMap(WeightUnit.init(rawValue:))
+        }
     }
 
     /// The exercise with the most working sets in this account; nil when there are none (the

@@ -309,6 +309,7 @@ public final class AppController {
             }
             var view = ProgressView(exercise: name, returnTo: returnTo)
             view.now = state.now
+            view.unit = try state.displayUnit ?? store.queries.loggedUnit(exercise: name) ?? .kg
             view.samples = try store.queries.progressSamples(exercise: name)
             view.records = try store.queries.exerciseRecords(exercise: name)
             view.loaded = true

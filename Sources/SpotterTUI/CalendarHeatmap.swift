@@ -92,15 +92,7 @@ public enum CalendarHeatmapView {
     /// (sorted): the share of training days at or below it, in quarters rounded up, so the
     /// year's biggest day is always 4 and a year of equal days is all 4.
     static func level(_ volume: Double, among trainingVolumes: [Double]) -> Int {
-        guard volume > 0, !trainingVolumes.isEmpty else { return 0 }
-        var low = 0
-        var high = trainingVolumes.count
-        while low < high {
-            let middle = (low + high) / 2
-            if trainingVolumes[middle] <= volume { low = middle + 1 } else { high = middle }
-        }
-        let count = trainingVolumes.count
-        return min(4, max(1, (4 * low + count - 1) / count))
+        TrainingCalendar.level(volume, among: trainingVolumes)
     }
 
     /// The cell drawn for a level: a faint middle dot for a day without training, then

@@ -48,6 +48,9 @@ public struct ProgressView: Sendable, Equatable {
     public var cursor: Int?
     public var page: Page = .chart
     public var returnTo: ProgressReturn
+    /// The unit weights are shown in: the one chosen with `u`, else the one the exercise's newest
+    /// set was logged in ("as logged").
+    public var unit: WeightUnit = .kg
     /// False until the store has answered: "loading", not "no sets".
     public var loaded = false
 
@@ -64,8 +67,8 @@ public struct ProgressView: Sendable, Equatable {
     }
 
     /// What the renderer draws: the points in the display unit, the cursor on one of them.
-    func chartModel(display: WeightUnit?, glyphs: Glyphs) -> ChartModel {
-        let unit = metric.isWeight ? (display ?? .kg) : nil
+    func chartModel(glyphs: Glyphs) -> ChartModel {
+        let unit = metric.isWeight ? self.unit : nil
         let shown = points.map { point in
             ChartPoint(
                 date: point.date,
@@ -248,8 +251,11 @@ extension AppState {
         case .moveDown:
             view.selected = CalendarHeatmapView.move(view.selected, .down, year: view.year, calendar: calendar)
         case .pageUp:
+            // The years the calendar is laid out for, as on the command line.
+            guard view.year > 1900 else { return [] }
             return [.loadCalendar(year: view.year - 1, minimumPerWeek: view.minimumPerWeek)]
         case .pageDown:
+            guard view.year < 9999 else { return [] }
             return [.loadCalendar(year: view.year + 1, minimumPerWeek: view.minimumPerWeek)]
         case .morePerWeek:
             return [.loadCalendar(year: view.year, minimumPerWeek: min(14, view.minimumPerWeek + 1))]
@@ -307,10 +313,10 @@ extension Renderer {
                 "Reading the sets…".clipped(to: innerWidth, ellipsis: g.ellipsis), x: innerX, y: innerY, style: .dim)
         } else if view.page == .chart {
             ProgressChartView.render(
-                view.chartModel(display: state.displayUnit, glyphs: g), into: &buffer, x: innerX,
+                view.chartModel(glyphs: g), into: &buffer, x: innerX,
                 y: innerY, width: innerWidth, height: innerHeight, glyphs: g, braille: g == .unicode)
         } else {
-            let lines = ProgressView.recordLines(view.records, display: state.displayUnit)
+            let lines = ProgressView.recordLines(view.records, display: view.unit)
             for (index, line) in lines.prefix(innerHeight).enumerated() {
                 buffer.put(
                     line.clipped(to: innerWidth, ellipsis: g.ellipsis), x: innerX, y: innerY + index,
@@ -333,8 +339,15 @@ extension Renderer {
         let innerX = frame.x + 2
         let innerWidth = frame.width - 4
         var y = frame.y + 1
+        // In the unit the day's line below names, so the heatmap's own label agrees with it.
+        let shownUnit = state.displayUnit ?? .kg
         var volumes: [Date: Double] = [:]
-        for day in view.days { volumes[day.day] = day.volumeKg }
+        for day in view.days {
+            // A day of sets that moved no known load (a bodyweight lift before any weigh-in) is
+            // still a training day: the lightest shade, not the blank of a rest day.
+            let volume = Formatting.converted(day.volumeKg, from: .kg, to: shownUnit).rounded()
+            volumes[day.day] = day.sets > 0 ? max(volume, 0.001) : volume
+        }
         CalendarHeatmapView.render(
             days: volumes, year: view.year, firstWeekday: view.firstWeekday, calendar: calendar,
             selected: view.selected, into: &buffer, x: innerX, y: y, width: innerWidth, height: 9, glyphs: g)
@@ -401,7 +414,9 @@ extension MuscleVolumeView {
     /// sets of each week before it, newest first, as many weeks as the width holds.
     static func lines(_ report: MuscleVolumeReport?, display: WeightUnit?, columns: Int) -> [String] {
         guard let report else { return ["Reading the sets…"] }
-        guard !report.muscles.isEmpty else { return ["No working sets in the last weeks"] }
+        guard !report.muscles.isEmpty || report.unassignedSets > 0 else {
+            return ["No working sets in the last \(report.weeks.count) weeks"]
+        }
         let unit = display ?? .kg
         let earlier = max(0, min(report.weeks.count - 1, (columns - 40) / 6))
         var header = "Muscle".padding(toLength: 14, withPad: " ", startingAt: 0)

@@ -542,7 +542,8 @@ public enum Renderer {
             return " " + KeyMap.hints(editor.form == nil ? .routineEditor : .routineForm)
         }
         switch state.overlay {
-        case .progress: return " " + KeyMap.hints(.progress)
+        case .progress(let view):
+            return view.page == .chart ? " " + KeyMap.hints(.progress) : " Tab chart  Esc close"
         case .calendar(let view):
             return " "
                 + (view.dayWorkouts == nil ? KeyMap.hints(.calendar) : "Enter open  j/k move  Esc back to the year")

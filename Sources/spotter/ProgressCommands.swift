@@ -60,13 +60,16 @@ struct ChartCommand: AsyncParsableCommand {
                 ]))
             return
         }
-        let unit = try store.preferences.displayUnit ?? .kg
+        let unit = try store.preferences.displayUnit ?? store.queries.loggedUnit(exercise: name) ?? .kg
         if points.isEmpty {
             print(shownName("\(name): \(metric.title), \(range.title.lowercased())"))
             print(
                 all.isEmpty
-                    ? "  no working sets with a \(metric.title.lowercased()) yet"
-                    : "  nothing in this range (\(all.count) sessions in all: --range all)")
+                    ? "  no working sets with a value for this yet"
+                        + (try store.queries.loadType(of: name).usesBodyWeight
+                            ? " (a bodyweight lift counts once a body weight is logged before it: spotter bodyweight log)"
+                            : "")
+                    : "  nothing in this range (\(Formatting.counted(all.count, "session")) in all: --range all)")
             return
         }
         let glyphs = Glyphs.forLocale()
@@ -135,7 +138,7 @@ struct RecordsCommand: AsyncParsableCommand {
             printJSON(Self.json(name: name, records: records, loadType: loadType))
             return
         }
-        let unit = try store.preferences.displayUnit ?? .kg
+        let unit = try store.preferences.displayUnit ?? store.queries.loggedUnit(exercise: name) ?? .kg
         print(Self.text(name: name, records: records, loadType: loadType, unit: unit))
     }
 
@@ -337,7 +340,9 @@ struct VolumeCommand: AsyncParsableCommand {
 
     static func text(_ report: MuscleVolumeReport, unit: WeightUnit) -> String {
         guard !report.muscles.isEmpty else {
-            return "No working sets in the last \(report.weeks.count) weeks."
+            return
+                (report.unassignedSets == 0
+                ? "No working sets in the last \(report.weeks.count) weeks." : "No sets of lifts with muscles named.")
                 + unassigned(report)
         }
         let nameRoom = max(6, report.muscles.map { DisplayWidth.of($0.muscle.rawValue) }.max() ?? 0)

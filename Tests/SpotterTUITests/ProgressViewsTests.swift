@@ -212,6 +212,51 @@ struct ProgressViewsTests {
         #expect(app.state.overlay == .none)
     }
 
+    @Test("as logged, a lift logged in lb is charted in lb; a chosen unit wins")
+    func chartInTheLoggedUnit() throws {
+        let fixture = try Fixture()
+        try fixture.store.workoutLog.logSet(
+            LogSetInput(exercise: "Deadlift (Barbell)", weight: 330, unit: .lb, reps: 5))
+        let app = fixture.controller()
+        app.handle(.character("l"))
+        app.handle(.character("c"))
+        app.handle(.character("m"))  // heaviest
+        #expect(app.screen.contains("330 lb"), "as logged: \(app.screen)")
+        app.handle(.tab)
+        #expect(app.screen.contains("330 lb"), "the records too: \(app.screen)")
+        app.handle(.escape)
+        app.handle(.character("u"))  // kg
+        app.handle(.character("c"))
+        app.handle(.character("m"))
+        #expect(app.screen.contains("149.7 kg"), "\(app.screen)")
+    }
+
+    @Test("workouts of warm-ups only keep no streak, as they are no training day on the calendar")
+    func warmupsOnlyKeepNoStreak() throws {
+        let fixture = try Fixture()
+        for week in 0..<3 {
+            let start = fixture.clock.now().addingTimeInterval(-Double(week) * 7 * 86_400 - 3_600)
+            let workout = try fixture.store.workoutLog.createWorkout(name: "Warm-up \(week)", startedAt: start)
+            try fixture.store.workoutLog.logSet(
+                LogSetInput(
+                    exercise: "Squat (Barbell)", weight: 20, reps: 10, kind: .warmup, workout: .existing(workout.id),
+                    performedAt: start))
+        }
+        let app = fixture.controller()
+        app.handle(.character("Y"))
+        #expect(app.screen.contains("Streak: 0 weeks"), "\(app.screen)")
+    }
+
+    @Test("V with only lifts that have no muscles says so and counts their sets")
+    func volumeOfCustomLiftsOnly() throws {
+        let fixture = try Fixture()
+        try fixture.log("Sandbag Carry", 60, 5)
+        try fixture.log("Sandbag Carry", 60, 5)
+        let app = fixture.controller(columns: 100, rows: 30)
+        app.handle(.character("V"))
+        #expect(app.screen.contains("2 sets of lifts with no muscles named: Sandbag Carry"), "\(app.screen)")
+    }
+
     @Test("the progress screens fit 80×24 and fill 200×60, in Unicode and in ASCII")
     func sizesAndGlyphs() throws {
         let fixture = try Fixture()
