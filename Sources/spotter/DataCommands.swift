@@ -200,7 +200,7 @@ struct Stats: AsyncParsableCommand {
                     case .assisted: "body − \(logged) assistance"
                     case .bodyweight, .weighted: set.weight > 0 ? "body + \(logged)" : "body"
                     }
-                line += " (\(what) × \(set.reps), \(Timestamp.format(set.performedAt).prefix(10)))"
+                line += " (\(what) × \(set.reps), \(ProgressCommands.day(set.performedAt)))"
             }
             if let heaviest = record.heaviestKg {
                 line += "   heaviest \(shown(heaviest))"
@@ -210,7 +210,7 @@ struct Stats: AsyncParsableCommand {
         print("Volume per week (\(unit.rawValue) × reps)")
         for week in weeks {
             print(
-                "  week of \(Timestamp.format(week.weekStart).prefix(10))  \(shown(week.volumeKg, places: 1)) in \(week.sets) sets"
+                "  week of \(ProgressCommands.day(week.weekStart))  \(shown(week.volumeKg, places: 1)) in \(week.sets) sets"
             )
         }
     }
@@ -247,7 +247,7 @@ extension Stats {
             "weekly_volume": .array(
                 weeks.map { week in
                     .object([
-                        "week_start": .string(String(Timestamp.format(week.weekStart).prefix(10))),
+                        "week_start": .string(ProgressCommands.day(week.weekStart)),
                         "volume_kg": .double(week.volumeKg.rounded()), "sets": .int(Int64(week.sets)),
                     ])
                 }),

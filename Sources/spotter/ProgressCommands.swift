@@ -447,7 +447,8 @@ enum ProgressCommands {
         return calendar
     }
 
-    /// "2026-06-08", the local day of `date`.
+    /// "2026-06-08", the local day of `date`: what every day the CLI prints as text means (a
+    /// workout at 07:30 in Tokyo is that morning's, not the UTC day before).
     static func day(_ date: Date) -> String {
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
         return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)

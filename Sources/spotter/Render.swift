@@ -120,7 +120,7 @@ enum Render {
 
     /// One workout as `spotter workouts` prints it: id, day, name, sets, and its sync state.
     static func workoutLine(_ row: WorkoutSummary) -> String {
-        var line = "\(row.workout.id.wireString)  \(Timestamp.format(row.workout.startedAt).prefix(10))  "
+        var line = "\(row.workout.id.wireString)  \(ProgressCommands.day(row.workout.startedAt))  "
         line += nameColumn(row.workout.name, Column.workoutName) + "  "
         line += (row.setCount.map(String.init) ?? "?").leftPadded(to: Column.setCount) + " sets"
         if row.syncState != .synced {

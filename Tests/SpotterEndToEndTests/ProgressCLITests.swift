@@ -157,6 +157,28 @@ struct ProgressCLITests {
         #expect(pounds.stdout.contains("1 rep   264.6 lb"), "\(pounds.stdout)")
     }
 
+    @Test("days printed as text are local days: a 07:30 workout in Tokyo is that day's, in workouts and stats")
+    func localDaysInText() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let file = URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("early.csv").path
+        try """
+        Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+        2026-01-05 07:30:00,Early,Bench Press (Barbell),1,100,5,0,0,,,
+
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        var tokyo = Self.environment
+        tokyo["TZ"] = "Asia/Tokyo"
+        #expect(try await SpotterBinary.run(["import", file], db: db, environment: tokyo).status == 0)
+        let workouts = try await SpotterBinary.run(["workouts"], db: db, environment: tokyo)
+        #expect(workouts.stdout.contains("  2026-01-05  Early"), "\(workouts.stdout)")
+        let stats = try await SpotterBinary.run(["stats"], db: db, environment: tokyo)
+        #expect(stats.stdout.contains("2026-01-05") && !stats.stdout.contains("2026-01-04"), "\(stats.stdout)")
+        let calendar = try SpotterBinary.json(
+            try await SpotterBinary.run(["calendar", "--year", "2026", "--json"], db: db, environment: tokyo).stdout)
+        let days = (calendar["days"] as? [[String: Any]] ?? []).compactMap { $0["date"] as? String }
+        #expect(days == ["2026-01-05"], "\(days)")
+    }
+
     @Test("calendar --json: the training days, their volume, and the streak; the text is a grid")
     func calendarJSON() async throws {
         let db = try await Self.importedDatabase()
