@@ -55,7 +55,10 @@ struct ProgressTUITests {
         }
 
         try tmux.press("c")
-        var step = try await tmux.waitFor { $0.contains("Progress · Squat (Barbell)") && $0.contains("Estimated 1RM") }
+        // Each wait names the bottom bar too: a capture can land while a frame is still being drawn.
+        var step = try await tmux.waitFor {
+            $0.contains("Progress · Squat (Barbell)") && $0.contains("Estimated 1RM") && $0.contains("Esc close")
+        }
         #expect(step.ok, "the chart of the lift logged most:\n\(step.screen)")
         #expect(step.screen.unicodeScalars.contains { (0x2801...0x28FF).contains($0.value) }, "braille dots")
         #expect(fits(step.screen).isEmpty, "\(fits(step.screen))")
@@ -67,9 +70,13 @@ struct ProgressTUITests {
         #expect(step.ok, "r: the next range:\n\(step.screen)")
         try tmux.press("Left")
         try tmux.press("Left")
-        #expect(fits(try tmux.capture()).isEmpty)
+        step = try await tmux.waitFor { $0.contains("All time") && $0.contains("Esc close") }
+        #expect(fits(step.screen).isEmpty, "\(fits(step.screen))")
         try tmux.press("Tab")
-        step = try await tmux.waitFor { $0.contains("Heaviest for at least") && $0.contains("Best estimated 1RM") }
+        step = try await tmux.waitFor {
+            $0.contains("Heaviest for at least") && $0.contains("Best estimated 1RM")
+                && $0.contains("Tab chart  Esc close")
+        }
         #expect(step.ok, "Tab: the records:\n\(step.screen)")
         #expect(fits(step.screen).isEmpty, "\(fits(step.screen))")
         try tmux.press("Escape")
@@ -77,13 +84,17 @@ struct ProgressTUITests {
         #expect(step.ok)
 
         try tmux.press("Y")
-        step = try await tmux.waitFor { $0.contains("Training calendar") && $0.contains("Streak:") }
+        step = try await tmux.waitFor {
+            $0.contains("Training calendar") && $0.contains("Streak:") && $0.contains("Esc close")
+        }
         #expect(step.ok, "Y: the calendar:\n\(step.screen)")
         #expect(fits(step.screen).isEmpty, "\(fits(step.screen))")
         #expect(step.screen.contains("█") || step.screen.contains("▓"), "training days shaded:\n\(step.screen)")
         try tmux.press("Escape")
         try tmux.press("V")
-        step = try await tmux.waitFor { $0.contains("Weekly volume per muscle") && $0.contains("quads") }
+        step = try await tmux.waitFor {
+            $0.contains("Weekly volume per muscle") && $0.contains("quads") && $0.contains("Esc close")
+        }
         #expect(fits(step.screen).isEmpty, "\(fits(step.screen))")
         try tmux.press("Escape")
         step = try await tmux.waitFor { !$0.contains("Weekly volume per muscle") }

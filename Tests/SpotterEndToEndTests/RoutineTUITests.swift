@@ -88,9 +88,11 @@ struct RoutineTUITests {
         let db = workspace.database
         var step: (screen: String, ok: Bool)
         try tmux.press("R")
-        step = try await tmux.waitFor { $0.contains("Start routine") && $0.contains("Push A") }
-        #expect(step.ok, "routine list:\n\(step.screen)")
-        #expect(step.screen.contains("e edit  n new  r rename  d delete"), "the list names its keys:\n\(step.screen)")
+        // The footer is in the condition: a capture can land while the box is still being drawn.
+        step = try await tmux.waitFor {
+            $0.contains("Start routine") && $0.contains("Push A") && $0.contains("e edit  n new  r rename  d delete")
+        }
+        #expect(step.ok, "routine list, naming its keys:\n\(step.screen)")
         try tmux.press("e")
         step = try await tmux.waitFor { TUIEndToEndTests.lines($0, containing: "100 kg", "5 reps").count == 3 }
         #expect(step.ok, "the editor, three planned sets:\n\(step.screen)")
