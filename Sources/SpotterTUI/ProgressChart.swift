@@ -66,6 +66,28 @@ public struct ChartModel: Sendable, Equatable {
 
 /// The points a chart draws when there are more than it has columns for: one per period of
 /// equal time, each its period's maximum (a lifter's best is never dropped).
+extension ChartValueFormat {
+    /// Values to a tenth, without a trailing ".0": "148.8", "125", "8".
+    public static let tenths = ChartValueFormat(name: "tenths") { Formatting.number(($0 * 10).rounded() / 10) }
+}
+
+extension ChartModel {
+    /// A progress series as the UI and `spotter chart` draw it: weights (kept in kg) in `unit`,
+    /// reps as they are, values to a tenth.
+    public init(progress points: [ProgressPoint], metric: ProgressMetric, unit: WeightUnit, title: String, cursor: Int?)
+    {
+        self.init(
+            title: title,
+            points: points.map {
+                ChartPoint(
+                    date: $0.date,
+                    value: metric.isWeight ? Formatting.converted($0.value, from: .kg, to: unit) : $0.value,
+                    isRecord: $0.isRecord)
+            },
+            unitLabel: metric.isWeight ? unit.rawValue : "reps", cursor: cursor, valueFormatter: .tenths)
+    }
+}
+
 public struct DownsampledSeries: Sendable, Equatable {
     /// The points drawn, in date order, finite values only.
     public var points: [ChartPoint]

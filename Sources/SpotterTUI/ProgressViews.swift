@@ -66,24 +66,13 @@ public struct ProgressView: Sendable, Equatable {
             ProgressSeries.points(samples: samples, metric: metric), range: range, now: now, calendar: .current)
     }
 
-    /// What the renderer draws: the points in the display unit, the cursor on one of them.
+    /// What the renderer draws: the points in the lift's unit, the cursor on one of them.
     func chartModel(glyphs: Glyphs) -> ChartModel {
-        let unit = metric.isWeight ? self.unit : nil
-        let shown = points.map { point in
-            ChartPoint(
-                date: point.date,
-                value: unit.map { Formatting.converted(point.value, from: .kg, to: $0) } ?? point.value,
-                isRecord: point.isRecord)
-        }
-        let cursor = points.isEmpty ? nil : min(self.cursor ?? points.count - 1, points.count - 1)
-        return ChartModel(
+        ChartModel(
+            progress: points, metric: metric, unit: unit,
             title: "\(exercise) \(glyphs.middleDot) \(metric.title) \(glyphs.middleDot) \(range.title)",
-            points: shown, unitLabel: unit?.rawValue ?? "reps", cursor: cursor,
-            valueFormatter: Self.tenths)
+            cursor: points.isEmpty ? nil : min(cursor ?? points.count - 1, points.count - 1))
     }
-
-    /// Values to a tenth, without a trailing ".0": "148.8", "125", "8".
-    static let tenths = ChartValueFormat(name: "tenths") { Formatting.number(($0 * 10).rounded() / 10) }
 
     /// The records page, line by line: the heaviest load for at least N reps, the best
     /// estimates and volumes with their dates, and what the best estimate predicts per rep count.
@@ -128,14 +117,9 @@ public struct ProgressView: Sendable, Equatable {
         return lines
     }
 
-    /// "12 Mar 2026": the day a record was set, in this device's time zone.
+    /// "12 Mar 2026": the day a record was set, in this device's time zone, as the chart writes it.
     static func dayText(_ date: Date) -> String {
-        let components = Calendar.current.dateComponents([.year, .month, .day], from: date)
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        guard let year = components.year, let month = components.month, let dayOfMonth = components.day,
-            (1...12).contains(month)
-        else { return "?" }
-        return "\(dayOfMonth) \(months[month - 1]) \(year)"
+        ProgressChartView.dateText(date, calendar: .current)
     }
 }
 

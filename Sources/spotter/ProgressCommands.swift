@@ -87,15 +87,7 @@ func chartPicture(
     title: String, points: [ProgressPoint], metric: ProgressMetric, unit: WeightUnit, width: Int, height: Int,
     glyphs: Glyphs
 ) -> String {
-    let model = ChartModel(
-        title: title,
-        points: points.map {
-            ChartPoint(
-                date: $0.date, value: metric.isWeight ? Formatting.converted($0.value, from: .kg, to: unit) : $0.value,
-                isRecord: $0.isRecord)
-        },
-        unitLabel: metric.isWeight ? unit.rawValue : "reps", cursor: points.count - 1,
-        valueFormatter: .fractionDigits(1))
+    let model = ChartModel(progress: points, metric: metric, unit: unit, title: title, cursor: points.count - 1)
     var buffer = ScreenBuffer(width: width, height: height)
     ProgressChartView.render(
         model, into: &buffer, x: 0, y: 0, width: width, height: height, glyphs: glyphs, braille: glyphs == .unicode,
