@@ -50,7 +50,7 @@ extension SpotterStore {
     func importAliases(db: Database) throws -> [String] {
         guard
             let text = try String.fetchOne(
-                db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.aliasesKey(userID)])
+                db.cachedStatement(sql: "SELECT value FROM meta WHERE key = ?"), arguments: [Self.aliasesKey(userID)])
         else { return [] }
         guard case .array(let owners)? = JSONValue.parse(text) else { return [] }
         return owners.compactMap { $0.stringValue }
@@ -118,7 +118,11 @@ extension SpotterStore {
             present[content, default: 0] += 1
         }
         var setWriter = ImportedSetWriter(store: self, workoutKey: workoutID.wireString)
+        // Each row's catalogue name and id first, then which ids are taken, in one query for the
+        // whole workout (a query a row was a tenth of a 100 000-row import).
         var occurrences: [String: Int] = [:]
+        var derived: [(row: ImportedSet, named: ImportedName, occurrence: Int, id: UUID)] = []
+        derived.reserveCapacity(rows.count)
         for row in rows {
             // Each name of the file is looked up once: a file repeats a few dozen names thousands of times.
             let named: ImportedName
@@ -129,27 +133,29 @@ extension SpotterStore {
                 named = ImportedName(name: resolved.name, alias: resolved.alias)
                 names[row.exercise] = named
             }
-            let (exercise, alias) = (named.name, named.alias)
             let content = [
-                exercise, row.kind.rawValue, Formatting.number(row.weight), row.unit.rawValue, "\(row.reps)",
+                named.name, row.kind.rawValue, Formatting.number(row.weight), row.unit.rawValue, "\(row.reps)",
                 row.rpe.map(Formatting.number) ?? "", row.distanceM.map(Formatting.number) ?? "",
                 row.durationS.map(Formatting.number) ?? "", row.notes ?? "",
             ].joined(separator: "|")
             occurrences[content, default: 0] += 1
             let occurrence = occurrences[content]!
             let setID = ContentID.uuid("spotter-import-set|\(importNamespace)\(key)|\(content)|\(occurrence)")
+            derived.append((row, named, occurrence, setID))
+        }
+        let taken = Set(
+            try String.fetchAll(
+                db.cachedStatement(sql: "SELECT id FROM sets WHERE id IN (SELECT value FROM json_each(?))"),
+                arguments: [JSONValue.array(derived.map { .string($0.id.wireString) }).canonicalString]))
+        for (row, named, occurrence, setID) in derived {
+            let (exercise, alias) = (named.name, named.alias)
             // Already here: this file imported before, or these very sets exported and read back.
             let rowContent = ImportedContent(
                 exercise: Array(exercise.utf8), kind: Array(row.kind.rawValue.utf8), weight: row.weight,
                 unit: Array(row.unit.rawValue.utf8), reps: Int64(row.reps), rpe: row.rpe, distanceM: row.distanceM,
                 durationS: row.durationS, notes: row.notes.map { Array($0.utf8) })
             let sameContent = present[rowContent] ?? 0
-            let idTaken =
-                try Bool.fetchOne(
-                    db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ?)"),
-                    arguments: [setID.wireString])
-                ?? false
-            if idTaken || sameContent >= occurrence {
+            if taken.contains(setID.wireString) || sameContent >= occurrence {
                 result.alreadyPresent += 1
                 continue
             }
@@ -203,7 +209,7 @@ extension WorkoutLog {
     ///   the report of an import, with nothing written.
     /// - Parameter progress: told the rows done after each chunk.
     public func importSets(
-        _ sets: [ImportedSet], chunkSize: Int = 2_000, dryRun: Bool = false,
+        _ sets: [ImportedSet], chunkSize: Int = 20_000, dryRun: Bool = false,
         progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> ImportResult {
         if dryRun {
@@ -243,31 +249,28 @@ extension WorkoutLog {
         var result = ImportResult()
         var names: [String: ImportedName] = [:]
         var done = 0
-        var pending: [ImportGroup] = []
-        var pendingCount = 0
-        func flush() throws {
-            guard !pending.isEmpty else { return }
+        var groups = Self.importGroups(sets)[...]
+        // Workouts are written in transactions of at most `chunkSize` rows and about a quarter of a
+        // second each: few enough commits (each flushes the WAL, and each rewrites the index pages
+        // of its random ids) and short enough that a set logged meanwhile waits at most that long.
+        let budget = Duration.milliseconds(250)
+        while !groups.isEmpty {
             let now = self.now
-            let batch = pending
             try writer.write { db in
+                let began = ContinuousClock.now
+                var rows = 0
                 var dirty: Set<[UInt8]> = []  // known within this transaction only
-                for group in batch {
+                repeat {
+                    let group = groups.removeFirst()
                     try store.importWorkout(
                         key: group.key, rows: group.rows, db: db, now: now, result: &result, names: &names,
                         dirty: &dirty)
-                }
+                    rows += group.rows.count
+                } while !groups.isEmpty && rows < chunkSize && ContinuousClock.now - began < budget
+                done += rows
             }
-            done += pendingCount
             progress?(done, sets.count)
-            pending.removeAll()
-            pendingCount = 0
         }
-        for group in Self.importGroups(sets) {
-            pending.append(group)
-            pendingCount += group.rows.count
-            if pendingCount >= chunkSize { try flush() }
-        }
-        try flush()
         // Imported sets come in file order, not performed order: recompute their exercises now.
         try store.refreshRecords()
         return result

@@ -96,6 +96,28 @@ struct ImportParserTests {
         #expect(parsed.sets[0].rpe == 8)
     }
 
+    @Test("cells padded with non-ASCII space are trimmed, hostile text is kept whole, dates follow their rows")
+    func paddedCellsHostileTextAndInterleavedDates() throws {
+        // The byte check that skips trimming must not skip a cell padded with NBSP or U+3000, nor
+        // cut a name that ends in an emoji with a modifier or a combining mark; the date read for
+        // one row must not stick to the next row of another workout.
+        let text =
+            "Date,Workout Name,Exercise Name,Set Order,Weight (lbs),Reps,Distance,Seconds,Notes,Workout Notes,RPE\n"
+            + "2026-01-02 07:00:00,Legs,\u{00A0}Squat (Barbell)\u{3000},1,\"62,5\",5,,,Go 💪🏽,,\n"
+            + "2026-01-03 08:00:00,Arms,Curl e\u{0301},1,20,10,,,\u{202E}note,,\n"
+            + "2026-01-02 07:00:00,Legs,Squat (Barbell),2,100,5,,,,,\n"
+        let parsed = try ImportParser.parse(text, defaultUnit: .kg, timeZone: utc)
+        #expect(parsed.sets.count == 3)
+        #expect(parsed.sets[0].exercise == "Squat (Barbell)")
+        #expect(parsed.sets[0].weight == 62.5 && parsed.sets[0].unit == .lb, "a decimal comma, the header's unit")
+        #expect(parsed.sets[0].notes == "Go 💪🏽")
+        #expect(parsed.sets[1].exercise == "Curl e\u{0301}")
+        #expect(parsed.sets[1].notes == "note", "the override is taken out, as from any cell")
+        let second = parsed.sets[1].workoutStart.timeIntervalSince(parsed.sets[0].workoutStart)
+        #expect(second == 90_000, "the second workout's own date")
+        #expect(parsed.sets[2].workoutStart == parsed.sets[0].workoutStart)
+    }
+
     @Test func strongWithoutAUnitUsesTheDefault() throws {
         let text = #"""
             Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,RPE

@@ -80,7 +80,10 @@ public enum ImportParser {
         _ text: String, format requested: ImportFormat = .auto, defaultUnit: WeightUnit = .kg,
         timeZone: TimeZone = .current
     ) throws -> ParsedImport {
-        guard let firstLine = text.drop(while: { $0 == "\u{FEFF}" }).split(whereSeparator: \.isNewline).first else {
+        guard
+            let firstLine = text.drop(while: { $0 == "\u{FEFF}" }).split(maxSplits: 1, whereSeparator: \.isNewline)
+                .first
+        else {
             throw ImportError("the file is empty")
         }
         let delimiter: Character =
@@ -252,14 +255,29 @@ struct RowReader {
     /// The file has a "Weight Unit" column (some of its cells may still be blank).
     var hasUnitColumn: Bool { index["weight unit"] != nil }
 
-    /// The weight and distance columns, found once (every row asks).
+    /// The weight and distance columns, found once (every row asks), and the units their names give.
     let weightColumn: String?
     let distanceColumn: String?
+    /// "Weight (kg)" or "Weight (lbs)": the unit of every row (kg when a name says both).
+    let weightHeaderUnit: WeightUnit?
+    /// "Distance (km)".
+    let distanceInKilometres: Bool
+    /// The last date read, with its formats: the rows of a workout repeat its start one after another.
+    private var lastDate: (text: String, formats: [String], date: Date)?
 
     init(columns: [String], defaultUnit: WeightUnit, timeZone: TimeZone) {
         self.columns = columns
-        weightColumn = Self.column(startingWith: "weight", in: columns)
+        let weightColumn = Self.column(startingWith: "weight", in: columns)
+        self.weightColumn = weightColumn
         distanceColumn = Self.column(startingWith: "distance", in: columns)
+        if weightColumn?.contains("(kg") == true {
+            weightHeaderUnit = .kg
+        } else if weightColumn?.contains("(lb") == true {
+            weightHeaderUnit = .lb
+        } else {
+            weightHeaderUnit = nil
+        }
+        distanceInKilometres = distanceColumn?.contains("(km") == true
         var index: [String: Int] = [:]
         for (position, name) in columns.enumerated() where index[name] == nil { index[name] = position }
         self.index = index
@@ -271,14 +289,27 @@ struct RowReader {
         for name in names {
             if let position = index[name] {
                 let raw = record.fields[position]
-                // Most cells have no space around them: only those are trimmed.
+                // Most cells have no space around them: only those are trimmed. A cell that
+                // starts and ends with a printable ASCII byte has none (the bytes are checked
+                // first: asking a Character whether it is whitespace cost more than the rest).
+                func plain(_ byte: UInt8?) -> Bool { byte.map { $0 > 0x20 && $0 < 0x7F } ?? false }
                 let text =
-                    raw.first?.isWhitespace == false && raw.last?.isWhitespace == false
-                    ? raw : raw.trimmingCharacters(in: .whitespacesAndNewlines)
+                    plain(raw.utf8.first) && plain(raw.utf8.last)
+                    ? raw
+                    : raw.first?.isWhitespace == false && raw.last?.isWhitespace == false
+                        ? raw : raw.trimmingCharacters(in: .whitespacesAndNewlines)
                 return text.isEmpty ? nil : text
             }
         }
         return nil
+    }
+
+    /// A row's weight unit: the weight column's name when it gives one, else the row's own unit,
+    /// else `defaultUnit` (counted in `defaultUnitRows` when neither the name nor the row says).
+    mutating func weightUnit(stated: WeightUnit?) -> WeightUnit {
+        if let weightHeaderUnit { return weightHeaderUnit }
+        if stated == nil, weightColumn != nil { defaultUnitRows += 1 }
+        return stated ?? defaultUnit
     }
 
     /// The first column whose name starts with `prefix` (e.g. `weight` matches `weight (kg)`).
@@ -296,7 +327,9 @@ struct RowReader {
 
     func number(_ text: String?, field: String) throws -> Double? {
         guard let text else { return nil }
-        guard let value = Double(text.replacingOccurrences(of: ",", with: ".")), value.isFinite else {
+        // A decimal comma ("62,5") reads as a point.
+        let decimal = text.utf8.contains(UInt8(ascii: ",")) ? text.replacingOccurrences(of: ",", with: ".") : text
+        guard let value = Double(decimal), value.isFinite else {
             throw ImportError("\(field) '\(text)' is not a number")
         }
         return value
@@ -333,8 +366,12 @@ struct RowReader {
 
     mutating func date(_ text: String?, formats: [String], field: String) throws -> Date {
         guard let text else { throw ImportError("\(field) is missing") }
+        if let lastDate, lastDate.text == text, lastDate.formats == formats { return lastDate.date }
         let key = formats.joined(separator: "\u{1F}") + "\u{1E}" + text
-        if let known = dates[key] { return known }
+        if let known = dates[key] {
+            lastDate = (text, formats, known)
+            return known
+        }
         // A formatter per format, made once: building one per row dominated a 10 000-row import.
         for format in formats {
             let formatter: DateFormatter
@@ -349,6 +386,7 @@ struct RowReader {
             }
             if let date = formatter.date(from: text) {
                 dates[key] = date
+                lastDate = (text, formats, date)
                 return date
             }
         }
@@ -384,19 +422,13 @@ struct RowReader {
             }
         }
         let weightColumn = column(startingWith: "weight")
-        let stated = try unit(value(record, "weight unit"))
-        var unit = stated ?? defaultUnit
-        if let weightColumn, weightColumn.contains("(lb") { unit = .lb }
-        if let weightColumn, weightColumn.contains("(kg") { unit = .kg }
-        if stated == nil, let weightColumn, !weightColumn.contains("(lb"), !weightColumn.contains("(kg") {
-            defaultUnitRows += 1
-        }
+        let unit = try weightUnit(stated: unit(value(record, "weight unit")))
         let weight = try number(weightColumn.flatMap { value(record, $0) }, field: "Weight") ?? 0
         let reps = try wholeNumber(value(record, "reps"), field: "Reps") ?? 0
         let distanceColumn = column(startingWith: "distance")
         let distance = try metres(
             number(distanceColumn.flatMap { value(record, $0) }, field: "Distance"),
-            unit: value(record, "distance unit") ?? (distanceColumn?.contains("(km") == true ? "km" : nil))
+            unit: value(record, "distance unit") ?? (distanceInKilometres ? "km" : nil))
         let seconds = try number(value(record, "seconds"), field: "Seconds")
         return ImportedSet(
             line: record.line, workoutName: value(record, "workout name") ?? "Workout", workoutStart: start,
@@ -451,13 +483,7 @@ struct RowReader {
         let day = try date(value(record, "date"), formats: ["yyyy-MM-dd"], field: "Date")
         guard let exercise = value(record, "exercise") else { throw ImportError("Exercise is missing") }
         let weightColumn = column(startingWith: "weight")
-        let stated = try unit(value(record, "weight unit"))
-        var unit = stated ?? defaultUnit
-        if let weightColumn, weightColumn.contains("(lb") { unit = .lb }
-        if let weightColumn, weightColumn.contains("(kg") { unit = .kg }
-        if stated == nil, let weightColumn, !weightColumn.contains("(lb"), !weightColumn.contains("(kg") {
-            defaultUnitRows += 1
-        }
+        let unit = try weightUnit(stated: unit(value(record, "weight unit")))
         let distance = try metres(
             number(value(record, "distance"), field: "Distance"), unit: value(record, "distance unit"))
         return ImportedSet(
