@@ -182,6 +182,11 @@ public protocol ServerStore: Sendable {
     func routines(user: String, includeDeleted: Bool) async throws -> [WireRoutine]
     /// Weigh-ins of `user` in the order they were taken, deleted ones included when asked.
     func bodyWeights(user: String, includeDeleted: Bool) async throws -> [WireBodyWeight]
+    /// A page of one of `user`'s lists (live rows only): at most `limit` rows after `cursor`, in
+    /// the list's order, and the next page's cursor when more follow (`ListPages.swift`).
+    func listPage(
+        _ list: ListedEntity, user: String, workoutID: String?, after cursor: ListCursor, limit: Int
+    ) async throws -> ListSlice
     /// Changes of `user` stamped after `version`, oldest first, at most `limit` (+ whether more exist).
     func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice
 

@@ -482,7 +482,7 @@ struct SyncAPI: Sendable {
         do {
             switch route {
             case .listWorkouts:
-                return .json(200, WorkoutList(workouts: try await store.workouts(user: user, includeDeleted: false)))
+                return try await listPage(.workouts, key: "workouts", query: query, user: user)
             case .listSets:
                 var workoutID: String?
                 if let raw = query["workout_id"], !raw.isEmpty {
@@ -491,15 +491,13 @@ struct SyncAPI: Sendable {
                     }
                     workoutID = id.wireString
                 }
-                return .json(
-                    200, SetList(sets: try await store.sets(user: user, workoutID: workoutID, includeDeleted: false)))
+                return try await listPage(.sets, key: "sets", query: query, user: user, workoutID: workoutID)
             case .listFavorites:
                 return .json(200, FavoritesDTO(favorites: try await store.favorites(user: user)))
             case .listRoutines:
-                return .json(200, RoutineList(routines: try await store.routines(user: user, includeDeleted: false)))
+                return try await listPage(.routines, key: "routines", query: query, user: user)
             case .listBodyWeights:
-                return .json(
-                    200, BodyWeightList(bodyWeights: try await store.bodyWeights(user: user, includeDeleted: false)))
+                return try await listPage(.bodyWeights, key: BodyWeightList.key, query: query, user: user)
             case .changes:
                 var since: Int64 = 0
                 if let raw = query["since"], !raw.isEmpty {
@@ -528,6 +526,37 @@ struct SyncAPI: Sendable {
             logger.error("read failed", metadata: ["route": "\(route.template)", "error": "\(error)"])
             return error is ServerStoreUnavailable ? Self.unavailable : .problem(Problems.internalError)
         }
+    }
+
+    /// A page of a list route: `limit` rows at most (`ListedEntity.defaultLimit` when absent) after
+    /// the cursor `after` names (from the start when absent); the answer names the next page's
+    /// cursor while more follow.
+    private func listPage(
+        _ list: ListedEntity, key: String, query: [String: String], user: String, workoutID: String? = nil
+    ) async throws -> APIResponse {
+        var limit = ListedEntity.defaultLimit
+        if let raw = query["limit"], !raw.isEmpty {
+            guard let value = Int(raw), (1...ListedEntity.maximumLimit).contains(value) else {
+                return .problem(
+                    Problems.malformed(
+                        "limit must be a whole number from 1 to \(ListedEntity.maximumLimit)", field: "limit"))
+            }
+            limit = value
+        }
+        var cursor = ListCursor.start(of: list)
+        if let raw = query["after"], !raw.isEmpty {
+            guard let named = ListCursor(token: raw, of: list) else {
+                return .problem(Problems.malformed("after must be a cursor this list returned", field: "after"))
+            }
+            cursor = named
+        }
+        let page = try await store.listPage(list, user: user, workoutID: workoutID, after: cursor, limit: limit)
+        return .json(
+            200,
+            .object([
+                key: .array(page.items.map(\.json)), "has_more": .bool(page.next != nil),
+                "cursor": page.next.map { .string($0.token) } ?? .null,
+            ]))
     }
 
     /// The body's object, and its canonical bytes when they were written to check its size.

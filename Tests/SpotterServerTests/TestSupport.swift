@@ -356,6 +356,12 @@ struct WrappedStore: ServerStore {
         try await base.bodyWeights(user: user, includeDeleted: includeDeleted)
     }
 
+    func listPage(
+        _ list: ListedEntity, user: String, workoutID: String?, after cursor: ListCursor, limit: Int
+    ) async throws -> ListSlice {
+        try await base.listPage(list, user: user, workoutID: workoutID, after: cursor, limit: limit)
+    }
+
     func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice {
         try await base.changes(user: user, after: version, limit: limit)
     }
