@@ -25,7 +25,9 @@ struct ServerComponents: Sendable {
         }
         let store = try await Self.openStore(configuration, logger: logger)
         let metrics = ServerMetrics()
-        let api = SyncAPI(store: store, configuration: configuration, metrics: metrics, logger: logger)
+        let waiters = ChangeWaiters(limit: configuration.maxWaiting) { metrics.recordWaiting($0) }
+        let api = SyncAPI(
+            store: store, configuration: configuration, metrics: metrics, logger: logger, waiters: waiters)
         self.store = store
         self.metrics = metrics
         router = ServerRouter(

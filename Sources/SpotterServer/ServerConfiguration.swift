@@ -52,6 +52,11 @@ public struct ServerConfiguration: Sendable {
     public var maxBatchBodyBytes = 1024 * 1024
     /// Most operations accepted in one batch.
     public var maxBatchOperations = 1000
+    /// The most requests waiting on a change feed at once (`GET /v1/changes?wait=`); one more is
+    /// answered 503 with `Retry-After`. They hold a connection each but no other work.
+    public var maxWaiting = 10_000
+    /// The longest wait a request may ask for, in seconds: under the idle timeouts of common proxies.
+    public static let maxWaitSeconds = 25
     /// Budget of one batch response: once the results reach it, the remaining operations are
     /// not run (503 each, sent again by the client). Writes answer with about what they sent,
     /// so a batch within `maxBatchBodyBytes` stays well inside it.

@@ -19,6 +19,8 @@ enum MetricName: String, CaseIterable, Sendable {
     case idempotencyInProgress = "spotter_idempotency_in_progress_total"
     /// Faults injected by chaos mode, by kind.
     case chaosInjected = "spotter_chaos_injected_total"
+    /// Requests waiting for a user's change feed to move (`GET /v1/changes?wait=`).
+    case changesWaiting = "spotter_changes_waiting"
 }
 
 /// A fault chaos mode injected, as its metrics label names it.
@@ -41,6 +43,7 @@ public final class ServerMetrics: Sendable {
     private let replays: CoreMetrics.Counter
     private let keyReused: CoreMetrics.Counter
     private let keyInUse: CoreMetrics.Counter
+    private let changesWaiting: Prometheus.Gauge
     /// Handles made once per label set (routes are templates, so there are few): making one
     /// asks the registry under its lock, which every request paid before.
     private let requestCounters = Mutex<[RequestLabels: CoreMetrics.Counter]>([:])
@@ -58,7 +61,12 @@ public final class ServerMetrics: Sendable {
         replays = CoreMetrics.Counter(label: MetricName.idempotencyReplays.rawValue, factory: factory)
         keyReused = CoreMetrics.Counter(label: MetricName.idempotencyKeyReused.rawValue, factory: factory)
         keyInUse = CoreMetrics.Counter(label: MetricName.idempotencyInProgress.rawValue, factory: factory)
+        changesWaiting = registry.makeGauge(name: MetricName.changesWaiting.rawValue)
+        changesWaiting.set(Int64(0))
     }
+
+    /// How many requests wait on a change feed now.
+    func recordWaiting(_ count: Int) { changesWaiting.set(Int64(count)) }
 
     func recordRequest(route: String, status: Int, duration: Duration) {
         counter(.httpRequests, RequestLabels(route: route, status: status), in: requestCounters).increment()

@@ -107,7 +107,11 @@ struct ServerRouter: Sendable {
             let data = try await Self.collectBody(request, limit: configuration.maxBodyBytes)
             if !data.isEmpty { body = .bytes(data) }
         }
-        if route == .batch { return await batch(body, user: user).httpResponse }
+        if route == .batch {
+            let response = await batch(body, user: user)
+            api.waiters.changed(user)  // a hint: a waiting request reads the feed again
+            return response.httpResponse
+        }
         if request.headers[values: Self.idempotencyKeyField].count > 1 {
             // Two keys are no key: joined into "a, b" they would make a third scope, and reusing
             // either alone would run again instead of being refused.
@@ -120,7 +124,9 @@ struct ServerRouter: Sendable {
         let call = APICall(
             route: route, query: query, body: body, idempotencyKey: request.headers[Self.idempotencyKeyField],
             user: user)
-        return await api.perform(call).httpResponse
+        let response = await api.perform(call)
+        if route.isMutating { api.waiters.changed(user) }
+        return response.httpResponse
     }
 
     /// `POST /v1/batch`: every operation resolved by `operations`, run by `SyncAPI.performBatch`

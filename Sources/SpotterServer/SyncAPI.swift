@@ -101,6 +101,8 @@ struct SyncAPI: Sendable {
     let configuration: ServerConfiguration
     let metrics: ServerMetrics
     let logger: Logger
+    /// Requests waiting for a user's feed to move; every write through this instance wakes them.
+    let waiters: ChangeWaiters
 
     private var clock: any SpotterClock { configuration.clock }
 
@@ -515,7 +517,36 @@ struct SyncAPI: Sendable {
                     }
                     limit = value
                 }
-                let page = try await store.changes(user: user, after: since, limit: limit)
+                var wait = 0
+                if let raw = query["wait"], !raw.isEmpty {
+                    guard let value = Int(raw), (0...ServerConfiguration.maxWaitSeconds).contains(value) else {
+                        return .problem(
+                            Problems.malformed(
+                                "wait must be a whole number of seconds from 0 to \(ServerConfiguration.maxWaitSeconds)",
+                                field: "wait"))
+                    }
+                    wait = value
+                }
+                // A wait: the generation is noted before the read, so a write that commits
+                // between the read and the wait still ends it.
+                let deadline = ContinuousClock.now + .seconds(wait)
+                var seen = waiters.generation(of: user)
+                var page = try await store.changes(user: user, after: since, limit: limit)
+                while page.changes.isEmpty, wait > 0, ContinuousClock.now < deadline {
+                    switch await waiters.wait(for: user, after: seen, timeout: deadline - ContinuousClock.now) {
+                    case .overLimit:
+                        return .problem(
+                            Problem(
+                                type: ProblemType.unavailable, title: "Too many waiting", status: 503,
+                                detail: "\(waiters.limit) requests are waiting on a change feed already; ask again"),
+                            headers: [HeaderName.retryAfter: "1"])
+                    case .timedOut:
+                        return .json(200, WireChangesPage(changes: [], cursor: String(since), hasMore: false))
+                    case .changed:
+                        seen = waiters.generation(of: user)
+                        page = try await store.changes(user: user, after: since, limit: limit)
+                    }
+                }
                 let cursor = page.changes.last?.serverVersion ?? since
                 return .json(
                     200, WireChangesPage(changes: page.changes, cursor: String(cursor), hasMore: page.hasMore))

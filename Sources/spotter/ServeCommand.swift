@@ -68,6 +68,11 @@ struct Serve: AsyncParsableCommand {
         name: .customLong("max-connections"), help: "Most connections open at once; one more is answered 503.")
     var maxConnections = 512
 
+    @Option(
+        name: .customLong("max-waiting"),
+        help: "Most requests waiting on a change feed at once (GET /v1/changes?wait=); one more is answered 503.")
+    var maxWaiting = 10_000
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -84,6 +89,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--idle-timeout must be more than 0 and at most 86400 seconds")
         }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be 1 or more") }
+        guard maxWaiting >= 0 else { throw ValidationError("--max-waiting must be 0 or more") }
         guard idempotencyTTLDays > 0 else { throw ValidationError("--idempotency-ttl-days must be more than 0") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         if let databaseURL {
@@ -114,6 +120,7 @@ struct Serve: AsyncParsableCommand {
         configuration.connections.readTimeout = .milliseconds(Int64(readTimeout * 1000))
         configuration.connections.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         configuration.connections.maxConnections = maxConnections
+        configuration.maxWaiting = maxWaiting
 
         var logger = Logger(label: "spotter.server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info

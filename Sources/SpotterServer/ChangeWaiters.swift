@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+
+/// The requests waiting for a user's change feed to move (`GET /v1/changes?wait=SECONDS`).
+///
+/// Each user has a generation that every write through this instance moves on (`changed`); a
+/// waiting request notes the generation before it reads the feed, and if the page is empty waits
+/// until the generation moves past it or its time is up — so a write that commits between the
+/// read and the wait still wakes it. A wake is only a hint: the request reads the feed again, and
+/// one that finds nothing new (another instance's write, a write of another kind) waits again
+/// for what is left of its time.
+///
+/// Waiting requests count against `limit` (`--max-waiting`), not against the connection limit's
+/// budget of work: past it a request is answered 503 with `Retry-After` at once, and every other
+/// request is served as before.
+final class ChangeWaiters: Sendable {
+    enum Outcome: Sendable, Equatable {
+        /// The user's feed moved (or may have).
+        case changed
+        /// The time ran out first.
+        case timedOut
+        /// `limit` requests were waiting already: this one did not wait.
+        case overLimit
+    }
+
+    private struct State {
+        var generations: [String: UInt64] = [:]
+        var waiters: [String: [UInt64: CheckedContinuation<Outcome, Never>]] = [:]
+        var waiting = 0
+        var nextID: UInt64 = 0
+        /// Waits whose time ran out (or whose request was cancelled) before they were registered.
+        var expired: Set<UInt64> = []
+    }
+
+    let limit: Int
+    private let state = Mutex(State())
+    /// Told the number waiting whenever it changes (the `/metrics` gauge).
+    private let report: @Sendable (Int) -> Void
+
+    init(limit: Int, report: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.limit = limit
+        self.report = report
+    }
+
+    var waiting: Int { state.withLock { $0.waiting } }
+
+    func generation(of user: String) -> UInt64 { state.withLock { $0.generations[user, default: 0] } }
+
+    /// Something of `user`'s changed here: every request waiting on them reads the feed again.
+    func changed(_ user: String) {
+        let woken = state.withLock { state -> [CheckedContinuation<Outcome, Never>] in
+            state.generations[user, default: 0] &+= 1
+            guard let waiters = state.waiters.removeValue(forKey: user) else { return [] }
+            state.waiting -= waiters.count
+            return Array(waiters.values)
+        }
+        guard !woken.isEmpty else { return }
+        report(waiting)
+        for continuation in woken { continuation.resume(returning: .changed) }
+    }
+
+    /// Waits until `user`'s generation moves past `seen`, or `timeout` passes.
+    func wait(for user: String, after seen: UInt64, timeout: Duration) async -> Outcome {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID &+= 1
+            return state.nextID
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled else { return }
+            self.resume(user, id, with: .timedOut)
+        }
+        defer {
+            timer.cancel()
+            state.withLock { _ = $0.expired.remove(id) }
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                let immediate: Outcome? = state.withLock { state in
+                    if state.expired.remove(id) != nil { return .timedOut }
+                    if state.generations[user, default: 0] != seen { return .changed }
+                    if state.waiting >= limit { return .overLimit }
+                    state.waiters[user, default: [:]][id] = continuation
+                    state.waiting += 1
+                    return nil
+                }
+                if let immediate { continuation.resume(returning: immediate) } else { report(waiting) }
+            }
+        } onCancel: {
+            self.resume(user, id, with: .timedOut)
+        }
+    }
+
+    /// Ends one wait, if it is still waiting.
+    private func resume(_ user: String, _ id: UInt64, with outcome: Outcome) {
+        let continuation = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
+            guard let continuation = state.waiters[user]?.removeValue(forKey: id) else {
+                state.expired.insert(id)  // not registered yet: it will not wait
+                return nil
+            }
+            if state.waiters[user]?.isEmpty == true { state.waiters[user] = nil }
+            state.waiting -= 1
+            return continuation
+        }
+        guard let continuation else { return }
+        report(waiting)
+        continuation.resume(returning: outcome)
+    }
+}
