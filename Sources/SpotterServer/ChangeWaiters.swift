@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 import Synchronization
 
 /// The requests waiting for a user's change feed to move (`GET /v1/changes?wait=SECONDS`).
@@ -59,14 +60,24 @@ final class ChangeWaiters: Sendable {
         for continuation in woken { continuation.resume(returning: .changed) }
     }
 
-    /// Waits until `user`'s generation moves past `seen`, or `timeout` passes.
-    func wait(for user: String, after seen: UInt64, timeout: Duration) async -> Outcome {
+    /// Waits until `user`'s generation moves past `seen`, or `timeout` passes, or (checked each
+    /// second) `stillWanted` says the request's client went away or the server shuts down.
+    func wait(
+        for user: String, after seen: UInt64, timeout: Duration, stillWanted: @escaping @Sendable () -> Bool = { true }
+    ) async -> Outcome {
         let id = state.withLock { state -> UInt64 in
             state.nextID &+= 1
             return state.nextID
         }
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            let end = ContinuousClock.now + timeout
+            while ContinuousClock.now < end {
+                try? await Task.sleep(for: min(.seconds(1), end - ContinuousClock.now))
+                if Task.isCancelled { return }
+                // A client gone, or the server shutting down (it waits for requests in flight):
+                // the wait ends within a second.
+                if !stillWanted() || Task.isShuttingDownGracefully { break }
+            }
             guard !Task.isCancelled else { return }
             self.resume(user, id, with: .timedOut)
         }

@@ -141,7 +141,16 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
     }
 
+    /// A client that closed its side (a device that went offline, an app that quit) is known
+    /// to be gone even though the channel stays open for the answer: `ClosedInputs` tells a
+    /// request waiting on the feed, which then stops waiting.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event { ClosedInputs.mark(context.channel) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        ClosedInputs.unmark(context.channel)
         cancelTimer()
         if counted {
             counted = false
@@ -151,6 +160,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        ClosedInputs.unmark(context.channel)
         cancelTimer()
     }
 
@@ -278,5 +288,18 @@ final class RequestProgressHandler: ChannelDuplexHandler, RemovableChannelHandle
         default:
             context.write(data, promise: promise)
         }
+    }
+}
+
+/// The connections whose client has closed its side while the channel is still open.
+enum ClosedInputs {
+    private static let channels = Mutex<Set<ObjectIdentifier>>([])
+
+    static func mark(_ channel: any Channel) { _ = channels.withLock { $0.insert(ObjectIdentifier(channel)) } }
+    static func unmark(_ channel: any Channel) { _ = channels.withLock { $0.remove(ObjectIdentifier(channel)) } }
+
+    /// Whether the client behind `channel` may still read an answer.
+    static func isOpen(_ channel: any Channel) -> Bool {
+        channel.isActive && !channels.withLock { $0.contains(ObjectIdentifier(channel)) }
     }
 }

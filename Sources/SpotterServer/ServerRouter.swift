@@ -121,9 +121,10 @@ struct ServerRouter: Sendable {
         for parameter in request.uri.queryParameters where query[String(parameter.key)] == nil {
             query[String(parameter.key)] = String(parameter.value)
         }
+        let channel = context.channel
         let call = APICall(
             route: route, query: query, body: body, idempotencyKey: request.headers[Self.idempotencyKeyField],
-            user: user)
+            user: user, connectionOpen: { ClosedInputs.isOpen(channel) })
         let response = await api.perform(call)
         if route.isMutating { api.waiters.changed(user) }
         return response.httpResponse

@@ -76,6 +76,8 @@ struct APICall: Sendable {
     var body: RequestBody
     var idempotencyKey: String?
     var user: String
+    /// Whether the client's connection is still open (a wait on the feed ends when it is not).
+    var connectionOpen: @Sendable () -> Bool = { true }
 }
 
 /// An idempotency key a request holds: the record's scope and the token of this claim.
@@ -185,7 +187,8 @@ struct SyncAPI: Sendable {
     func perform(_ call: APICall) async -> APIResponse {
         switch prepare(call) {
         case .answered(let response): return response
-        case .read(let route, let query, let user): return await read(route, query: query, user: user)
+        case .read(let route, let query, let user):
+            return await read(route, query: query, user: user, connectionOpen: call.connectionOpen)
         case .mutate(let mutation): return await performAlone(mutation)
         }
     }
@@ -480,7 +483,10 @@ struct SyncAPI: Sendable {
         }
     }
 
-    private func read(_ route: APIRoute, query: [String: String], user: String) async -> APIResponse {
+    private func read(
+        _ route: APIRoute, query: [String: String], user: String,
+        connectionOpen: @escaping @Sendable () -> Bool = { true }
+    ) async -> APIResponse {
         do {
             switch route {
             case .listWorkouts:
@@ -532,8 +538,12 @@ struct SyncAPI: Sendable {
                 let deadline = ContinuousClock.now + .seconds(wait)
                 var seen = waiters.generation(of: user)
                 var page = try await store.changes(user: user, after: since, limit: limit)
-                while page.changes.isEmpty, wait > 0, ContinuousClock.now < deadline {
-                    switch await waiters.wait(for: user, after: seen, timeout: deadline - ContinuousClock.now) {
+                // A device that goes away (airplane mode, a closed app) stops counting as waiting
+                // within a second: the wait checks its connection each second.
+                waiting: while page.changes.isEmpty, wait > 0, ContinuousClock.now < deadline {
+                    switch await waiters.wait(
+                        for: user, after: seen, timeout: deadline - ContinuousClock.now, stillWanted: connectionOpen)
+                    {
                     case .overLimit:
                         return .problem(
                             Problem(
@@ -541,7 +551,7 @@ struct SyncAPI: Sendable {
                                 detail: "\(waiters.limit) requests are waiting on a change feed already; ask again"),
                             headers: [HeaderName.retryAfter: "1"])
                     case .timedOut:
-                        return .json(200, WireChangesPage(changes: [], cursor: String(since), hasMore: false))
+                        break waiting
                     case .changed:
                         seen = waiters.generation(of: user)
                         page = try await store.changes(user: user, after: since, limit: limit)

@@ -37,12 +37,18 @@ public final class HTTPSyncTransport: SyncTransport {
     public func send(
         _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
     ) {
+        _ = sendCancellable(request, completion: completion)
+    }
+
+    public func sendCancellable(
+        _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
+    ) -> TransportCancellation {
         var http: HTTPClient.Request
         do {
             http = try HTTPClient.Request(url: baseURL + request.path, method: HTTPMethod(rawValue: request.method))
         } catch {
             completion(.failure(.connection("bad request URL \(baseURL + request.path): \(error)")))
-            return
+            return .ignored
         }
         if let token { http.headers.add(name: "Authorization", value: "Bearer \(token)") }
         for (name, value) in request.headers { http.headers.replaceOrAdd(name: name, value: value) }
@@ -51,7 +57,8 @@ public final class HTTPSyncTransport: SyncTransport {
             http.body = .data(body)
         }
         let deadline = NIODeadline.now() + .milliseconds(Int64(request.timeout * 1000))
-        client.execute(request: http, deadline: deadline).whenComplete { result in
+        let task = client.execute(request: http, delegate: ResponseAccumulator(request: http), deadline: deadline)
+        task.futureResult.whenComplete { result in
             switch result {
             case .success(let response):
                 var headers: [String: String] = [:]
@@ -62,6 +69,7 @@ public final class HTTPSyncTransport: SyncTransport {
                 completion(.failure(Self.classify(error)))
             }
         }
+        return TransportCancellation { task.cancel() }
     }
 
     static func classify(_ error: any Error) -> TransportError {

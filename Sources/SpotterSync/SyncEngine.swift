@@ -94,6 +94,14 @@ public struct SyncConfiguration: Sendable {
     /// Changes per page of the feed: the server's largest (fewer round trips and commits).
     public var pullPageSize = 5000
     public var pullEnabled = true
+    /// Keep one `GET /v1/changes?wait=` open while online, and pull the moment the server
+    /// answers it with something new: another device's set arrives at once instead of on the
+    /// periodic tick (which stays, as the fallback). Off for one-shot syncs.
+    public var watchChanges = false
+    /// Seconds the server is asked to hold each wait (its maximum is 25).
+    public var watchWait = 25
+    /// The longest pause between waits after failures (they back off from half a second, with jitter).
+    public var watchBackoffCap: TimeInterval = 30
 
     public init() {}
 }
@@ -147,6 +155,12 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     /// This flush sends nothing more (a failure, airplane mode, sign-in): it ends once the batch
     /// on the wire, if any, is answered.
     private var pushStopped = false
+    /// The wait on the change feed that is open (see `watch()`), and what gives it up.
+    private var watchOpen: TransportCancellation?
+    /// Moves on whenever the open wait is given up, so its late answer is ignored.
+    private var watchGeneration = 0
+    private var watchFailures = 0
+    private var watchTimer: (any ScheduledWork)?
 
     public init(
         store: SpotterStore, transport: any SyncTransport, events: SyncEventChannel = SyncEventChannel(),
@@ -178,7 +192,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
     }
 
-    /// Stops scheduling; a request already out still has its answer recorded.
+    /// Stops scheduling; a request already out still has its answer recorded (a wait on the
+    /// feed is given up).
     public func stop() {
         queue.sync {
             stopped = true
@@ -186,6 +201,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             retryTimer?.cancel()
             periodicTimer = nil
             retryTimer = nil
+            closeWatch()
         }
     }
 
@@ -199,6 +215,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     public func setAirplane(_ on: Bool) {
         queue.async { [self] in
             do { try store.preferences.setAirplane(on) } catch { logger.error("airplane switch not saved: \(error)") }
+            if on { closeWatch() }
             post(connectivity: on ? .airplane : .online)
             postCounts()
             if !on { beginFlush(.airplaneOff) }
@@ -805,6 +822,79 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         let waiters = idleWaiters
         idleWaiters.removeAll()
         for waiter in waiters { waiter.resume() }
+        if watchOpen == nil, watchTimer == nil { watch() }
+    }
+
+    // MARK: The wait on the change feed
+
+    /// Opens one `GET /v1/changes?since=CURSOR&wait=N` (when watching is on, the engine runs,
+    /// the device is online and signed in, and none is open). The server answers it the moment a
+    /// write of this user commits, with what is new: the engine then flushes (push, then pull),
+    /// and opens the next wait when that flush ends. An empty answer (the wait ran out) opens the
+    /// next at once; a failure backs off, with jitter, up to `watchBackoffCap`.
+    private func watch() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard configuration.watchChanges, configuration.pullEnabled, !stopped, !authPaused, watchOpen == nil,
+            !airplaneOn
+        else { return }
+        watchTimer?.cancel()
+        watchTimer = nil
+        var since: String?
+        do { since = try store.preferences.meta(store.pullCursorKey) } catch {
+            logger.error("pull cursor unreadable: \(error)")
+        }
+        var path = "\(Route.changes)?limit=1&wait=\(configuration.watchWait)"
+        if let since, !since.isEmpty {
+            path += "&since=\(since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? since)"
+        }
+        watchGeneration += 1
+        let generation = watchGeneration
+        let request = TransportRequest(
+            method: "GET", path: path, timeout: TimeInterval(configuration.watchWait) + configuration.requestTimeout)
+        watchOpen = TransportCancellation.ignored  // held while the request is handed over (an answer may come at once)
+        let cancellation = transport.sendCancellable(request) { [weak self] result in
+            guard let self else { return }
+            self.queue.async { self.watchAnswered(result, generation: generation) }
+        }
+        if watchGeneration == generation, watchOpen != nil { watchOpen = cancellation }
+    }
+
+    private func watchAnswered(_ result: Result<TransportResponse, TransportError>, generation: Int) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard generation == watchGeneration else { return }  // given up meanwhile
+        watchOpen = nil
+        guard !stopped else { return }
+        if case .success(let response) = result, response.status == 200, let page = Self.readChanges(response.body) {
+            watchFailures = 0
+            if page.entities.isEmpty && page.unreadable == 0 {
+                watch()  // the wait ran out with nothing new
+            } else {
+                beginFlush(.remote)  // the next wait opens when this flush ends
+                if !running { watch() }
+            }
+            return
+        }
+        if case .failure(.offline) = result { return }  // airplane mode: airplane off flushes, then watches
+        watchFailures += 1
+        let pause = min(configuration.watchBackoffCap, 0.5 * pow(2, Double(min(watchFailures - 1, 16))))
+        let jittered = pause * (0.5 + random() * 0.5)
+        watchTimer = scheduler.schedule(after: jittered, on: queue) { [weak self] in
+            guard let self else { return }
+            self.watchTimer = nil
+            self.watch()
+        }
+    }
+
+    /// Gives up the open wait (airplane mode, stop): its connection closes, and its answer, if
+    /// one still comes, is ignored.
+    private func closeWatch() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        watchGeneration += 1
+        watchTimer?.cancel()
+        watchTimer = nil
+        let open = watchOpen
+        watchOpen = nil
+        open?.cancel()
     }
 
     private func scheduleRetry() {

@@ -16,6 +16,8 @@ public enum Connectivity: Sendable, Equatable {
 /// Why a flush was asked for; concurrent triggers coalesce into one running flush.
 public enum SyncTrigger: String, Sendable {
     case startup, enqueue, airplaneOff = "airplane_off", periodic, manual, resumed, retry
+    /// The server answered the wait on the change feed: something is new.
+    case remote
 }
 
 /// A change the engine tells the UI about.

@@ -48,6 +48,33 @@ public protocol SyncTransport: Sendable {
     func send(
         _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
     )
+
+    /// Sends a request that may be given up before it is answered (a wait on the change feed);
+    /// `completion` is still called exactly once, with a failure when it was given up.
+    func sendCancellable(
+        _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
+    ) -> TransportCancellation
+}
+
+/// Gives up one request (closes its connection, so the server sees it go).
+public struct TransportCancellation: Sendable {
+    private let cancelling: @Sendable () -> Void
+
+    public init(_ cancel: @escaping @Sendable () -> Void) { cancelling = cancel }
+
+    public func cancel() { cancelling() }
+
+    /// For a request that cannot be given up: it is left to end by itself.
+    public static let ignored = TransportCancellation {}
+}
+
+extension SyncTransport {
+    public func sendCancellable(
+        _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
+    ) -> TransportCancellation {
+        send(request, completion: completion)
+        return .ignored
+    }
 }
 
 /// Fails every request at once while the airplane switch is on, so airplane mode makes no
@@ -69,5 +96,15 @@ public struct AirplaneGatedTransport: SyncTransport {
         } else {
             base.send(request, completion: completion)
         }
+    }
+
+    public func sendCancellable(
+        _ request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
+    ) -> TransportCancellation {
+        if isAirplaneOn() {
+            completion(.failure(.offline))
+            return .ignored
+        }
+        return base.sendCancellable(request, completion: completion)
     }
 }

@@ -93,8 +93,13 @@ struct Interactive: AsyncParsableCommand {
                 try? log.close()
             }
         }
+        // The UI keeps a wait on the change feed open: another device's set is on screen as soon
+        // as the server has it, not on the next periodic pull.
+        var configuration = SyncConfiguration()
+        configuration.watchChanges = true
         let session = try await SyncSession.start(
-            global: global, store: store, events: events, accountCheckTimeout: 2, logger: commandLogger("spotter.sync"))
+            global: global, store: store, events: events, configuration: configuration, accountCheckTimeout: 2,
+            logger: commandLogger("spotter.sync"))
         var options = TerminalUIOptions(store: session.store, sync: nil, events: events)
         options.logFile = logFile
         options.accountLabel = shortAccountLabel(session.store.owner)

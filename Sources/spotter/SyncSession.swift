@@ -43,6 +43,11 @@ final class SyncSession: Sendable {
         if let attempts = environment["SPOTTER_MAX_ATTEMPTS"].flatMap(Int.init), attempts > 0 {
             configuration.retryPolicy.maxAttempts = attempts
         }
+        // The periodic pull, lengthened by tests that must see a change arrive through the wait
+        // on the feed alone.
+        if let seconds = environment["SPOTTER_PULL_INTERVAL_SECONDS"].flatMap(Double.init), seconds > 0 {
+            configuration.periodicInterval = seconds
+        }
         let target = try global.target()
         if let url = target.server {
             let transport = HTTPSyncTransport(baseURL: url, token: target.token)

@@ -21,7 +21,7 @@ struct TUIEndToEndTests {
 
     /// Starts the UI in a fresh tmux session and waits for its first frame.
     static func launch(
-        columns: Int = 100, rows: Int = 30, workspace: Workspace, arguments: String = ""
+        columns: Int = 100, rows: Int = 30, workspace: Workspace, arguments: String = "", environment: String = ""
     ) async throws -> TmuxSession {
         let binary = TmuxSession.spotterBinary
         try #require(
@@ -29,7 +29,7 @@ struct TUIEndToEndTests {
             "build the binary first: swift build (looked at \(binary))")
         let session = try TmuxSession(tmux: try #require(TmuxSession.executable), columns: columns, rows: rows)
         let command =
-            "env -u SPOTTER_SERVER -u SPOTTER_TOKEN LANG=C.UTF-8 LC_ALL=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) XDG_CONFIG_HOME=\(shellQuoted(workspace.directory.appendingPathComponent("config").path)) \(shellQuoted(binary)) \(arguments)"
+            "env -u SPOTTER_SERVER -u SPOTTER_TOKEN LANG=C.UTF-8 LC_ALL=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) XDG_CONFIG_HOME=\(shellQuoted(workspace.directory.appendingPathComponent("config").path)) \(environment) \(shellQuoted(binary)) \(arguments)"
         try session.type(command)
         try session.press("Enter")
         let started = try await session.waitFor(timeout: 20) { $0.contains(" Spotter") && $0.contains("┌ Workouts") }

@@ -35,9 +35,17 @@ struct Device {
     let store: SpotterStore
     let engine: SyncEngine
 
-    init(server: LiveServer?, baseURL: String? = nil, batchSize: Int = 100, user: String = "local") throws {
+    /// - Parameter watch: keep a wait on the change feed open (as the UI does), with the periodic
+    ///   pull at ten minutes, so that only the wait can bring another device's change in time.
+    init(
+        server: LiveServer?, baseURL: String? = nil, batchSize: Int = 100, user: String = "local", watch: Bool = false
+    ) throws {
         store = try makeStore(clock: ManualClock(), user: user).withSystemClock()
         var configuration = SyncConfiguration()
+        if watch {
+            configuration.watchChanges = true
+            configuration.periodicInterval = 600
+        }
         configuration.batchSize = batchSize
         configuration.retryPolicy.base = 0.05  // same shape, shorter waits
         configuration.retryPolicy.cap = 0.5
