@@ -81,6 +81,10 @@ public enum BenchmarkSuite {
             log("import: a Strong export of \(options.quick ? 2_000 : 100_000) rows, beside the bare bulk insert")
             result["import"] = try await importBench(options)
         }
+        if options.wants("propagation") {
+            log("propagation: \(options.quick ? 20 : 200) sets from one device to another that waits on the feed")
+            result["propagation"] = try await propagationBench(options)
+        }
         if options.wants("server") {
             log("server: idempotent creates, replays and health checks per second")
             result["server"] = try await serverBench(options)

@@ -13,6 +13,8 @@ struct Samples {
         return result
     }
 
+    mutating func record(_ nanoseconds: UInt64) { nanos.append(nanoseconds) }
+
     func percentileMicros(_ p: Double) -> Double {
         guard !nanos.isEmpty else { return 0 }
         let sorted = nanos.sorted()

@@ -16,7 +16,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "One JSON document on stdout.") var json = false
     @Flag(help: "Run every part small, only to prove it works.") var quick = false
     @Option(
-        help: "Comma-separated parts to run (write, frame, drain, limit, pull, startup, server, import); default all.")
+        help:
+            "Comma-separated parts to run (write, frame, drain, limit, pull, startup, server, import, propagation); default all."
+    )
     var only: String?
     @Option(
         name: .customLong("database-url"),
@@ -33,7 +35,9 @@ struct BenchCommand: AsyncParsableCommand {
         options.serverDatabaseURL = databaseURL
         if let only {
             options.parts = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            let known: Set<String> = ["write", "frame", "drain", "limit", "pull", "startup", "server", "import"]
+            let known: Set<String> = [
+                "write", "frame", "drain", "limit", "pull", "startup", "server", "import", "propagation",
+            ]
             if let unknown = options.parts.subtracting(known).first {
                 throw BenchFailure(
                     "unknown bench part '\(unknown)'; choose from \(known.sorted().joined(separator: ", "))", code: 2)
