@@ -515,23 +515,20 @@ struct SyncAPI: Sendable {
                     }
                     since = value
                 }
-                var limit = 500
-                if let raw = query["limit"], !raw.isEmpty {
-                    guard let value = Int(raw), (1...5000).contains(value) else {
-                        return .problem(
-                            Problems.malformed("limit must be a whole number from 1 to 5000", field: "limit"))
-                    }
-                    limit = value
+                let limit: Int
+                let wait: Int
+                switch Self.wholeNumber(
+                    query, "limit", in: 1...ListedEntity.maximumLimit, absent: ListedEntity.defaultLimit)
+                {
+                case .success(let value): limit = value
+                case .failure(let problem): return .problem(problem)
                 }
-                var wait = 0
-                if let raw = query["wait"], !raw.isEmpty {
-                    guard let value = Int(raw), (0...ServerConfiguration.maxWaitSeconds).contains(value) else {
-                        return .problem(
-                            Problems.malformed(
-                                "wait must be a whole number of seconds from 0 to \(ServerConfiguration.maxWaitSeconds)",
-                                field: "wait"))
-                    }
-                    wait = value
+                switch Self.wholeNumber(
+                    query, "wait", in: 0...ServerConfiguration.maxWaitSeconds, absent: 0,
+                    of: "a whole number of seconds")
+                {
+                case .success(let value): wait = value
+                case .failure(let problem): return .problem(problem)
                 }
                 // A wait: the generation is noted before the read, so a write that commits
                 // between the read and the wait still ends it.
@@ -569,20 +566,31 @@ struct SyncAPI: Sendable {
         }
     }
 
+    /// The whole-number query parameter `name` in `range` (`absent` when it is missing or empty),
+    /// or the 400 that names it.
+    static func wholeNumber(
+        _ query: [String: String], _ name: String, in range: ClosedRange<Int>, absent: Int,
+        of kind: String = "a whole number"
+    ) -> Result<Int, Problem> {
+        guard let raw = query[name], !raw.isEmpty else { return .success(absent) }
+        guard let value = Int(raw), range.contains(value) else {
+            return .failure(
+                Problems.malformed(
+                    "\(name) must be \(kind) from \(range.lowerBound) to \(range.upperBound)", field: name))
+        }
+        return .success(value)
+    }
+
     /// A page of a list route: `limit` rows at most (`ListedEntity.defaultLimit` when absent) after
     /// the cursor `after` names (from the start when absent); the answer names the next page's
     /// cursor while more follow.
     private func listPage(
         _ list: ListedEntity, key: String, query: [String: String], user: String, workoutID: String? = nil
     ) async throws -> APIResponse {
-        var limit = ListedEntity.defaultLimit
-        if let raw = query["limit"], !raw.isEmpty {
-            guard let value = Int(raw), (1...ListedEntity.maximumLimit).contains(value) else {
-                return .problem(
-                    Problems.malformed(
-                        "limit must be a whole number from 1 to \(ListedEntity.maximumLimit)", field: "limit"))
-            }
-            limit = value
+        let limit: Int
+        switch Self.wholeNumber(query, "limit", in: 1...ListedEntity.maximumLimit, absent: ListedEntity.defaultLimit) {
+        case .success(let value): limit = value
+        case .failure(let problem): return .problem(problem)
         }
         var cursor = ListCursor.start(of: list)
         if let raw = query["after"], !raw.isEmpty {
@@ -634,38 +642,4 @@ struct SyncAPI: Sendable {
         }
         return .success((object, canonical))
     }
-}
-
-/// `GET /v1/workouts`.
-struct WorkoutList: WireCodable {
-    var workouts: [WireWorkout]
-
-    init(workouts: [WireWorkout]) { self.workouts = workouts }
-
-    init(json: JSONValue) throws(WireError) {
-        guard case .array(let rows)? = json["workouts"] else {
-            throw WireError(field: "workouts", expected: "an array")
-        }
-        var workouts: [WireWorkout] = []
-        for row in rows { workouts.append(try WireWorkout(json: row)) }
-        self.workouts = workouts
-    }
-
-    var json: JSONValue { .object(["workouts": .array(workouts.map(\.json))]) }
-}
-
-/// `GET /v1/sets`.
-struct SetList: WireCodable {
-    var sets: [WireSet]
-
-    init(sets: [WireSet]) { self.sets = sets }
-
-    init(json: JSONValue) throws(WireError) {
-        guard case .array(let rows)? = json["sets"] else { throw WireError(field: "sets", expected: "an array") }
-        var sets: [WireSet] = []
-        for row in rows { sets.append(try WireSet(json: row)) }
-        self.sets = sets
-    }
-
-    var json: JSONValue { .object(["sets": .array(sets.map(\.json))]) }
 }

@@ -383,3 +383,40 @@ extension WireChange {
         return nil
     }
 }
+
+// The bodies of `GET /v1/workouts` and `GET /v1/sets` as the tests read them (the server writes
+// a page: these rows and its `has_more` and `cursor`, see `ListPages.swift`).
+
+/// `GET /v1/workouts`.
+struct WorkoutList: WireCodable {
+    var workouts: [WireWorkout]
+
+    init(workouts: [WireWorkout]) { self.workouts = workouts }
+
+    init(json: JSONValue) throws(WireError) {
+        guard case .array(let rows)? = json["workouts"] else {
+            throw WireError(field: "workouts", expected: "an array")
+        }
+        var workouts: [WireWorkout] = []
+        for row in rows { workouts.append(try WireWorkout(json: row)) }
+        self.workouts = workouts
+    }
+
+    var json: JSONValue { .object(["workouts": .array(workouts.map(\.json))]) }
+}
+
+/// `GET /v1/sets`.
+struct SetList: WireCodable {
+    var sets: [WireSet]
+
+    init(sets: [WireSet]) { self.sets = sets }
+
+    init(json: JSONValue) throws(WireError) {
+        guard case .array(let rows)? = json["sets"] else { throw WireError(field: "sets", expected: "an array") }
+        var sets: [WireSet] = []
+        for row in rows { sets.append(try WireSet(json: row)) }
+        self.sets = sets
+    }
+
+    var json: JSONValue { .object(["sets": .array(sets.map(\.json))]) }
+}
