@@ -657,26 +657,37 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             finishFlush()
             return
         }
-        // A cursor that cannot be read pulls the whole feed again: slower, never wrong.
-        var since: String?
-        do { since = try store.preferences.meta(store.pullCursorKey) } catch {
-            logger.error("pull cursor unreadable: \(error)")
-        }
         // The first page is small: merging starts as soon as it arrives, and every later page is
         // asked for while one is merged, so only this one's round trip is waited for.
-        requestPage(since: since, limit: min(configuration.pullPageSize, Self.firstPageSize)).whenAnswered {
+        requestPage(since: pullCursor(), limit: min(configuration.pullPageSize, Self.firstPageSize)).whenAnswered {
             [self] in handlePage($0)
         }
+    }
+
+    /// Where the feed was last read to; a cursor that cannot be read pulls the whole feed again
+    /// (slower, never wrong).
+    private func pullCursor() -> String? {
+        do { return try store.preferences.meta(store.pullCursorKey) } catch {
+            logger.error("pull cursor unreadable: \(error)")
+            return nil
+        }
+    }
+
+    /// `GET /v1/changes` after `since`, at most `limit`, held `wait` seconds when nothing is new.
+    static func feedPath(since: String?, limit: Int, wait: Int? = nil) -> String {
+        var path = "\(Route.changes)?limit=\(limit)"
+        if let wait { path += "&wait=\(wait)" }
+        if let since, !since.isEmpty {
+            path += "&since=\(since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? since)"
+        }
+        return path
     }
 
     /// Asks for the page after `since`. The page is read off the engine's queue (a page is
     /// thousands of rows) and handed back on it.
     private func requestPage(since: String?, limit: Int? = nil) -> PageRequest {
         dispatchPrecondition(condition: .onQueue(queue))
-        var path = "\(Route.changes)?limit=\(limit ?? configuration.pullPageSize)"
-        if let since, !since.isEmpty {
-            path += "&since=\(since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? since)"
-        }
+        let path = Self.feedPath(since: since, limit: limit ?? configuration.pullPageSize)
         metricDeltas[.requests, default: 0] += 1
         let request = PageRequest()
         transport.send(TransportRequest(method: "GET", path: path, timeout: configuration.requestTimeout)) {
@@ -839,14 +850,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         else { return }
         watchTimer?.cancel()
         watchTimer = nil
-        var since: String?
-        do { since = try store.preferences.meta(store.pullCursorKey) } catch {
-            logger.error("pull cursor unreadable: \(error)")
-        }
-        var path = "\(Route.changes)?limit=1&wait=\(configuration.watchWait)"
-        if let since, !since.isEmpty {
-            path += "&since=\(since.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? since)"
-        }
+        let path = Self.feedPath(since: pullCursor(), limit: 1, wait: configuration.watchWait)
         watchGeneration += 1
         let generation = watchGeneration
         let request = TransportRequest(
