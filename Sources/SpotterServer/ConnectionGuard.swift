@@ -16,6 +16,9 @@ import Synchronization
 /// - A connection with no request in flight is closed after `idleTimeout` (Hummingbird's own
 ///   idle handling).
 /// - At most `maxConnections` are open at once; one more is answered 503 and closed at once.
+///   A connection whose request waits on the change feed does not count while it waits: those
+///   have a limit of their own (`ServerConfiguration.maxWaiting`), so ten thousand idle devices
+///   leave the whole budget to the requests that do work.
 public struct ConnectionLimits: Sendable {
     public var readTimeout: Duration = .seconds(30)
     /// Longer than the 60 s async-http-client keeps an idle pooled connection, so the client
@@ -39,6 +42,52 @@ final class ConnectionCounter: Sendable {
     }
 
     func closed() { open.withLock { $0 -= 1 } }
+
+    /// How many are open and counted (not waiting on the feed).
+    var count: Int { open.withLock { $0 } }
+}
+
+/// The counted connections, by channel, so a request that starts waiting on the change feed can
+/// hand its connection's place back (`park`) and take it again when the wait ends (`unpark`).
+enum ParkedConnections {
+    private struct Entry {
+        let counter: ConnectionCounter
+        var parked: Bool
+    }
+
+    private static let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    static func register(_ channel: any Channel, counter: ConnectionCounter) {
+        entries.withLock { $0[ObjectIdentifier(channel)] = Entry(counter: counter, parked: false) }
+    }
+
+    /// Forgets `channel`; true when it was parked (its place already given back).
+    static func remove(_ channel: any Channel) -> Bool {
+        entries.withLock { $0.removeValue(forKey: ObjectIdentifier(channel))?.parked ?? false }
+    }
+
+    /// `channel`'s request waits on the feed now: its connection stops counting against the limit.
+    static func park(_ channel: any Channel) {
+        let counter = entries.withLock { entries -> ConnectionCounter? in
+            guard var entry = entries[ObjectIdentifier(channel)], !entry.parked else { return nil }
+            entry.parked = true
+            entries[ObjectIdentifier(channel)] = entry
+            return entry.counter
+        }
+        counter?.closed()
+    }
+
+    /// The wait is over: the connection counts again (even past the limit: it is open already,
+    /// and only new connections are refused).
+    static func unpark(_ channel: any Channel) {
+        let counter = entries.withLock { entries -> ConnectionCounter? in
+            guard var entry = entries[ObjectIdentifier(channel)], entry.parked else { return nil }
+            entry.parked = false
+            entries[ObjectIdentifier(channel)] = entry
+            return entry.counter
+        }
+        _ = counter?.opened()
+    }
 }
 
 /// HTTP/1.1 child channels with `ConnectionGuardHandler` in front of the codec and
@@ -130,6 +179,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func activate(_ context: ChannelHandlerContext) {
         guard !counted else { return }
         counted = true
+        ParkedConnections.register(context.channel, counter: counter)
         if counter.opened() > maxConnections {
             state = .refused
             answer(
@@ -152,15 +202,19 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelInactive(context: ChannelHandlerContext) {
         ClosedInputs.unmark(context.channel)
         cancelTimer()
+        let parked = ParkedConnections.remove(context.channel)
         if counted {
             counted = false
-            counter.closed()
+            if !parked { counter.closed() }
         }
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         ClosedInputs.unmark(context.channel)
+        if ParkedConnections.remove(context.channel), counted {
+            counted = false  // its place was given back when it parked
+        }
         cancelTimer()
     }
 

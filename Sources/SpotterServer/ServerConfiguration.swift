@@ -53,7 +53,8 @@ public struct ServerConfiguration: Sendable {
     /// Most operations accepted in one batch.
     public var maxBatchOperations = 1000
     /// The most requests waiting on a change feed at once (`GET /v1/changes?wait=`); one more is
-    /// answered 503 with `Retry-After`. They hold a connection each but no other work.
+    /// answered 503 with `Retry-After`. They hold a connection each but no other work, and do not
+    /// count against `connections.maxConnections` while they wait.
     public var maxWaiting = 10_000
     /// The longest wait a request may ask for, in seconds: under the idle timeouts of common proxies.
     public static let maxWaitSeconds = 25

@@ -124,7 +124,10 @@ struct ServerRouter: Sendable {
         let channel = context.channel
         let call = APICall(
             route: route, query: query, body: body, idempotencyKey: request.headers[Self.idempotencyKeyField],
-            user: user, connectionOpen: { ClosedInputs.isOpen(channel) })
+            user: user, connectionOpen: { ClosedInputs.isOpen(channel) },
+            waitingOnFeed: { waiting in
+                if waiting { ParkedConnections.park(channel) } else { ParkedConnections.unpark(channel) }
+            })
         let response = await api.perform(call)
         if route.isMutating { api.waiters.changed(user) }
         return response.httpResponse

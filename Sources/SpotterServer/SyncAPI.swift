@@ -78,6 +78,9 @@ struct APICall: Sendable {
     var user: String
     /// Whether the client's connection is still open (a wait on the feed ends when it is not).
     var connectionOpen: @Sendable () -> Bool = { true }
+    /// Told true when the request starts waiting on the feed and false when the wait ends: its
+    /// connection then counts against the waiting limit instead of the connection limit.
+    var waitingOnFeed: @Sendable (Bool) -> Void = { _ in }
 }
 
 /// An idempotency key a request holds: the record's scope and the token of this claim.
@@ -188,7 +191,9 @@ struct SyncAPI: Sendable {
         switch prepare(call) {
         case .answered(let response): return response
         case .read(let route, let query, let user):
-            return await read(route, query: query, user: user, connectionOpen: call.connectionOpen)
+            return await read(
+                route, query: query, user: user, connectionOpen: call.connectionOpen,
+                waitingOnFeed: call.waitingOnFeed)
         case .mutate(let mutation): return await performAlone(mutation)
         }
     }
@@ -485,7 +490,8 @@ struct SyncAPI: Sendable {
 
     private func read(
         _ route: APIRoute, query: [String: String], user: String,
-        connectionOpen: @escaping @Sendable () -> Bool = { true }
+        connectionOpen: @escaping @Sendable () -> Bool = { true },
+        waitingOnFeed: @escaping @Sendable (Bool) -> Void = { _ in }
     ) async -> APIResponse {
         do {
             switch route {
@@ -536,7 +542,11 @@ struct SyncAPI: Sendable {
                 var seen = waiters.generation(of: user)
                 var page = try await store.changes(user: user, after: since, limit: limit)
                 // A device that goes away (airplane mode, a closed app) stops counting as waiting
-                // within a second: the wait checks its connection each second.
+                // within a second: the wait checks its connection each second. While it waits, its
+                // connection counts against the waiting limit, not the connection limit.
+                let parks = page.changes.isEmpty && wait > 0
+                if parks { waitingOnFeed(true) }
+                defer { if parks { waitingOnFeed(false) } }
                 waiting: while page.changes.isEmpty, wait > 0, ContinuousClock.now < deadline {
                     switch await waiters.wait(
                         for: user, after: seen, timeout: deadline - ContinuousClock.now, stillWanted: connectionOpen)

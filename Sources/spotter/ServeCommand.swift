@@ -70,7 +70,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-waiting"),
-        help: "Most requests waiting on a change feed at once (GET /v1/changes?wait=); one more is answered 503.")
+        help:
+            "Most requests waiting on a change feed at once (GET /v1/changes?wait=); one more is answered 503. They do not count against --max-connections while they wait."
+    )
     var maxWaiting = 10_000
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")

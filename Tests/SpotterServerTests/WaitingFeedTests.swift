@@ -104,4 +104,48 @@ struct WaitingFeedTests {
             #expect(try await waiting(server) == 0)
         }
     }
+    @Test("waiting devices do not use up --max-connections: ordinary requests are served beside them")
+    func waitingDoesNotTakeConnections() async throws {
+        let server = try await TestServer.start {
+            $0.connections.maxConnections = 3  // the test's own client keeps one open
+            $0.maxWaiting = 10
+        }
+        try await stopping(server) { server in
+            let cursor = try await server.send(.GET, Route.changes).decode(WireChangesPage.self).cursor
+            try await Task.sleep(for: .milliseconds(100))  // the client's pooled connection is idle
+            // Five devices connect one after another, each waiting on the feed on a socket of its own.
+            var devices: [RawConnection] = []
+            for count in 1...5 {
+                let device = try RawConnection(port: server.server.port, receiveTimeout: 25)
+                try device.transmit(
+                    "GET \(Route.changes)?since=\(cursor)&wait=20 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        + "Authorization: Bearer \(TestServer.aliceToken)\r\n\r\n")
+                devices.append(device)
+                #expect(try await untilWaiting(server, count), "device \(count) waits")
+            }
+            // Five waiting, the limit three with the client's own: two fresh connections are still served.
+            let plain = try (0..<2).map { _ in try RawConnection(port: server.server.port) }
+            for connection in plain {
+                try connection.transmit(
+                    "GET \(Route.workouts) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        + "Authorization: Bearer \(TestServer.aliceToken)\r\n\r\n")
+            }
+            for connection in plain {
+                let reply = await connection.readResponse()
+                #expect(reply.hasPrefix("HTTP/1.1 200"), "\(reply.prefix(200))")
+            }
+            // The limit still holds for ordinary connections: a third one is refused.
+            let third = try RawConnection(port: server.server.port)
+            let (refused, _) = await third.readUntilClosed()
+            #expect(String(decoding: refused, as: UTF8.self).hasPrefix("HTTP/1.1 503"))
+
+            // A write ends every wait, each answered with it.
+            let workout = try await server.createWorkout(name: "Legs 💪🏽")
+            for device in devices {
+                let reply = await device.readResponse()
+                #expect(reply.hasPrefix("HTTP/1.1 200") && reply.contains(workout), "\(reply.prefix(300))")
+            }
+            #expect(try await waiting(server) == 0)
+        }
+    }
 }
