@@ -47,13 +47,43 @@ final class ChangeWaiters: Sendable {
 
     func generation(of user: String) -> UInt64 { state.withLock { $0.generations[user, default: 0] } }
 
-    /// Something of `user`'s changed here: every request waiting on them reads the feed again.
+    /// Where changes made here are also told (the other instances on one PostgreSQL database).
+    private let relay = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Changes made here are also told to `announce` from now on.
+    func relay(to announce: @escaping @Sendable (String) -> Void) { relay.withLock { $0 = announce } }
+
+    /// Something of `user`'s changed here: every request waiting on them reads the feed again,
+    /// and so do those waiting at the other instances.
     func changed(_ user: String) {
+        changedElsewhere(user)
+        relay.withLock { $0 }?(user)
+    }
+
+    /// Another instance says something of `user`'s changed: the waits here read the feed again.
+    func changedElsewhere(_ user: String) {
         let woken = state.withLock { state -> [CheckedContinuation<Outcome, Never>] in
             state.generations[user, default: 0] &+= 1
             guard let waiters = state.waiters.removeValue(forKey: user) else { return [] }
             state.waiting -= waiters.count
             return Array(waiters.values)
+        }
+        guard !woken.isEmpty else { return }
+        report(waiting)
+        for continuation in woken { continuation.resume(returning: .changed) }
+    }
+
+    /// Every user's feed may have moved (notices from other instances were missed): every wait
+    /// reads the feed again.
+    func changedEverywhere() {
+        let woken = state.withLock { state -> [CheckedContinuation<Outcome, Never>] in
+            for user in Set(state.generations.keys).union(state.waiters.keys) {
+                state.generations[user, default: 0] &+= 1
+            }
+            let woken = state.waiters.values.flatMap(\.values)
+            state.waiters.removeAll()
+            state.waiting = 0
+            return woken
         }
         guard !woken.isEmpty else { return }
         report(waiting)

@@ -18,6 +18,8 @@ struct ServerComponents: Sendable {
     let store: any ServerStore
     let metrics: ServerMetrics
     let router: ServerRouter
+    /// On PostgreSQL: how this instance hears of, and tells, the other instances' changes.
+    let relay: PostgresChangeRelay?
 
     init(_ configuration: ServerConfiguration, logger: Logger) async throws {
         guard !configuration.tokens.isEmpty else {
@@ -26,6 +28,15 @@ struct ServerComponents: Sendable {
         let store = try await Self.openStore(configuration, logger: logger)
         let metrics = ServerMetrics()
         let waiters = ChangeWaiters(limit: configuration.maxWaiting) { metrics.recordWaiting($0) }
+        if configuration.makeStore == nil, let url = configuration.databaseURL {
+            let relay = PostgresChangeRelay(
+                location: try PostgresLocation(url: url), waiters: waiters, logger: logger,
+                listening: { metrics.recordRelayListening($0) })
+            waiters.relay(to: { relay.announce($0) })
+            self.relay = relay
+        } else {
+            relay = nil
+        }
         let api = SyncAPI(
             store: store, configuration: configuration, metrics: metrics, logger: logger, waiters: waiters)
         self.store = store
@@ -67,7 +78,7 @@ struct ServerComponents: Sendable {
                 IdempotencyPurgeService(
                     store: store, clock: configuration.clock, timeToLive: configuration.idempotencyTTL,
                     interval: .seconds(3600), logger: logger)
-            ],
+            ] + (relay.map { [$0] } ?? []),
             onServerRunning: onServerRunning,
             logger: logger)
     }

@@ -21,6 +21,8 @@ enum MetricName: String, CaseIterable, Sendable {
     case chaosInjected = "spotter_chaos_injected_total"
     /// Requests waiting for a user's change feed to move (`GET /v1/changes?wait=`).
     case changesWaiting = "spotter_changes_waiting"
+    /// 1 while the instance listens for other instances' changes on PostgreSQL, else 0.
+    case changeRelayListening = "spotter_change_relay_listening"
 }
 
 /// A fault chaos mode injected, as its metrics label names it.
@@ -44,6 +46,7 @@ public final class ServerMetrics: Sendable {
     private let keyReused: CoreMetrics.Counter
     private let keyInUse: CoreMetrics.Counter
     private let changesWaiting: Prometheus.Gauge
+    private let relayListening: Prometheus.Gauge
     /// Handles made once per label set (routes are templates, so there are few): making one
     /// asks the registry under its lock, which every request paid before.
     private let requestCounters = Mutex<[RequestLabels: CoreMetrics.Counter]>([:])
@@ -63,7 +66,12 @@ public final class ServerMetrics: Sendable {
         keyInUse = CoreMetrics.Counter(label: MetricName.idempotencyInProgress.rawValue, factory: factory)
         changesWaiting = registry.makeGauge(name: MetricName.changesWaiting.rawValue)
         changesWaiting.set(Int64(0))
+        relayListening = registry.makeGauge(name: MetricName.changeRelayListening.rawValue)
+        relayListening.set(Int64(0))
     }
+
+    /// Whether the change relay listens now.
+    func recordRelayListening(_ listening: Bool) { relayListening.set(Int64(listening ? 1 : 0)) }
 
     /// How many requests wait on a change feed now.
     func recordWaiting(_ count: Int) { changesWaiting.set(Int64(count)) }
