@@ -24,14 +24,26 @@ final class ChangeWaiters: Sendable {
         case overLimit
     }
 
+    private struct Waiter {
+        let continuation: CheckedContinuation<Outcome, Never>
+        let deadline: ContinuousClock.Instant
+        let stillWanted: @Sendable () -> Bool
+    }
+
     private struct State {
         var generations: [String: UInt64] = [:]
-        var waiters: [String: [UInt64: CheckedContinuation<Outcome, Never>]] = [:]
+        var waiters: [String: [UInt64: Waiter]] = [:]
         var waiting = 0
         var nextID: UInt64 = 0
         /// Waits whose time ran out (or whose request was cancelled) before they were registered.
         var expired: Set<UInt64> = []
+        /// Whether the sweep that ends waits at their time is running.
+        var sweeping = false
     }
+
+    /// How often the sweep looks for waits whose time is up (a wait ends at most this long after
+    /// its time); it asks whether their clients are still there every fourth time.
+    static let sweepInterval = Duration.milliseconds(250)
 
     let limit: Int
     private let state = Mutex(State())
@@ -66,7 +78,7 @@ final class ChangeWaiters: Sendable {
             state.generations[user, default: 0] &+= 1
             guard let waiters = state.waiters.removeValue(forKey: user) else { return [] }
             state.waiting -= waiters.count
-            return Array(waiters.values)
+            return waiters.values.map(\.continuation)
         }
         guard !woken.isEmpty else { return }
         report(waiting)
@@ -80,7 +92,7 @@ final class ChangeWaiters: Sendable {
             for user in Set(state.generations.keys).union(state.waiters.keys) {
                 state.generations[user, default: 0] &+= 1
             }
-            let woken = state.waiters.values.flatMap(\.values)
+            let woken = state.waiters.values.flatMap(\.values).map(\.continuation)
             state.waiters.removeAll()
             state.waiting = 0
             return woken
@@ -90,8 +102,9 @@ final class ChangeWaiters: Sendable {
         for continuation in woken { continuation.resume(returning: .changed) }
     }
 
-    /// Waits until `user`'s generation moves past `seen`, or `timeout` passes, or (checked each
-    /// second) `stillWanted` says the request's client went away or the server shuts down.
+    /// Waits until `user`'s generation moves past `seen`, or `timeout` passes, or `stillWanted`
+    /// says the request's client went away (both seen by the sweep, within `sweepInterval`), or
+    /// the server begins to shut down.
     func wait(
         for user: String, after seen: UInt64, timeout: Duration, stillWanted: @escaping @Sendable () -> Bool = { true }
     ) async -> Outcome {
@@ -99,49 +112,83 @@ final class ChangeWaiters: Sendable {
             state.nextID &+= 1
             return state.nextID
         }
-        let timer = Task {
-            let end = ContinuousClock.now + timeout
-            while ContinuousClock.now < end {
-                try? await Task.sleep(for: min(.seconds(1), end - ContinuousClock.now))
-                if Task.isCancelled { return }
-                // A client gone, or the server shutting down (it waits for requests in flight):
-                // the wait ends within a second.
-                if !stillWanted() || Task.isShuttingDownGracefully { break }
+        let deadline = ContinuousClock.now + timeout
+        defer { state.withLock { _ = $0.expired.remove(id) } }
+        // The server shutting down (it waits for requests in flight) ends the wait at once.
+        return await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                    let (immediate, startSweep): (Outcome?, Bool) = state.withLock { state in
+                        if state.expired.remove(id) != nil { return (.timedOut, false) }
+                        if state.generations[user, default: 0] != seen { return (.changed, false) }
+                        if state.waiting >= limit { return (.overLimit, false) }
+                        state.waiters[user, default: [:]][id] = Waiter(
+                            continuation: continuation, deadline: deadline, stillWanted: stillWanted)
+                        state.waiting += 1
+                        defer { state.sweeping = true }
+                        return (nil, !state.sweeping)
+                    }
+                    if let immediate {
+                        continuation.resume(returning: immediate)
+                        return
+                    }
+                    report(waiting)
+                    if startSweep { Task { await self.sweep() } }
+                }
+            } onCancel: {
+                self.resume(user, id, with: .timedOut)
             }
-            guard !Task.isCancelled else { return }
+        } onGracefulShutdown: {
             self.resume(user, id, with: .timedOut)
         }
-        defer {
-            timer.cancel()
-            state.withLock { _ = $0.expired.remove(id) }
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                let immediate: Outcome? = state.withLock { state in
-                    if state.expired.remove(id) != nil { return .timedOut }
-                    if state.generations[user, default: 0] != seen { return .changed }
-                    if state.waiting >= limit { return .overLimit }
-                    state.waiters[user, default: [:]][id] = continuation
-                    state.waiting += 1
+    }
+
+    /// Ends the waits whose time is up (every `sweepInterval`) or whose client went away (every
+    /// fourth sweep: within a second), for as long as any wait is registered. One loop for every
+    /// wait: a wait costs no timer of its own.
+    private func sweep() async {
+        var sweeps = 0
+        while true {
+            try? await Task.sleep(for: Self.sweepInterval)
+            sweeps &+= 1
+            let askClients = sweeps % 4 == 0
+            let now = ContinuousClock.now
+            let found = state.withLock {
+                state -> (due: [(String, UInt64)], ask: [(String, UInt64, @Sendable () -> Bool)])? in
+                guard state.waiting > 0 else {
+                    state.sweeping = false
                     return nil
                 }
-                if let immediate { continuation.resume(returning: immediate) } else { report(waiting) }
+                var due: [(String, UInt64)] = []
+                var ask: [(String, UInt64, @Sendable () -> Bool)] = []
+                if askClients { ask.reserveCapacity(state.waiting) }
+                for (user, waiters) in state.waiters {
+                    for (id, waiter) in waiters {
+                        if waiter.deadline <= now {
+                            due.append((user, id))
+                        } else if askClients {
+                            ask.append((user, id, waiter.stillWanted))
+                        }
+                    }
+                }
+                return (due, ask)
             }
-        } onCancel: {
-            self.resume(user, id, with: .timedOut)
+            guard let found else { return }
+            for (user, id) in found.due { resume(user, id, with: .timedOut) }
+            for (user, id, stillWanted) in found.ask where !stillWanted() { resume(user, id, with: .timedOut) }
         }
     }
 
     /// Ends one wait, if it is still waiting.
     private func resume(_ user: String, _ id: UInt64, with outcome: Outcome) {
         let continuation = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
-            guard let continuation = state.waiters[user]?.removeValue(forKey: id) else {
+            guard let waiter = state.waiters[user]?.removeValue(forKey: id) else {
                 state.expired.insert(id)  // not registered yet: it will not wait
                 return nil
             }
             if state.waiters[user]?.isEmpty == true { state.waiters[user] = nil }
             state.waiting -= 1
-            return continuation
+            return waiter.continuation
         }
         guard let continuation else { return }
         report(waiting)

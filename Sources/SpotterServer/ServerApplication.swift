@@ -73,7 +73,11 @@ struct ServerComponents: Sendable {
             router: router.build(),
             server: GuardedHTTP1Channel.builder(configuration.connections),
             configuration: ApplicationConfiguration(
-                address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                // Devices reconnect together after a restart (each wait on the feed is a connection):
+                // a longer accept queue than the default 256 keeps their connects from timing out
+                // into a SYN retry. The kernel caps it at net.core.somaxconn.
+                backlog: 4096),
             services: [
                 IdempotencyPurgeService(
                     store: store, clock: configuration.clock, timeToLive: configuration.idempotencyTTL,

@@ -542,7 +542,7 @@ struct SyncAPI: Sendable {
                 var seen = waiters.generation(of: user)
                 var page = try await store.changes(user: user, after: since, limit: limit)
                 // A device that goes away (airplane mode, a closed app) stops counting as waiting
-                // within a second: the wait checks its connection each second. While it waits, its
+                // within a second: the waits' sweep checks its connection. While it waits, its
                 // connection counts against the waiting limit, not the connection limit.
                 let parks = page.changes.isEmpty && wait > 0
                 if parks { waitingOnFeed(true) }

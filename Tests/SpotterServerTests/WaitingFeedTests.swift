@@ -148,4 +148,21 @@ struct WaitingFeedTests {
             #expect(try await waiting(server) == 0)
         }
     }
+    @Test("a server shutting down answers its waiting requests instead of holding its shutdown for them")
+    func shutdownEndsTheWaits() async throws {
+        let server = try await TestServer.start()
+        let cursor = try await server.send(.GET, Route.changes).decode(WireChangesPage.self).cursor
+        let request = Task { try? await server.send(.GET, Route.changes + "?since=\(cursor)&wait=25") }
+        #expect(try await untilWaiting(server, 1))
+        let began = ContinuousClock.now
+        await server.stop()
+        let answer = await request.value
+        // Bounded by the wait's own 25 s, not a speed figure: a shutdown that waited it out fails.
+        #expect(ContinuousClock.now - began < .seconds(15), "the shutdown did not wait for the 25 s wait")
+        #expect(answer == nil || answer?.status == 200, "answered empty, or its connection closed")
+        if let answer, answer.status == 200 {
+            let page = try answer.decode(WireChangesPage.self)
+            #expect(page.changes.isEmpty && page.cursor == cursor)
+        }
+    }
 }
