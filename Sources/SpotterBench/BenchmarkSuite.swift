@@ -85,6 +85,10 @@ public enum BenchmarkSuite {
             log("propagation: \(options.quick ? 20 : 200) sets from one device to another that waits on the feed")
             result["propagation"] = try await propagationBench(options)
         }
+        if options.wants("waiting") {
+            log("waiting: \(options.quick ? 200 : 10_000) devices waiting on the feed of one instance")
+            result["waiting"] = try await waitingBench(options)
+        }
         if options.wants("server") {
             log("server: idempotent creates, replays and health checks per second")
             result["server"] = try await serverBench(options)

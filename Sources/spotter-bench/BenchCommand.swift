@@ -17,15 +17,23 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Run every part small, only to prove it works.") var quick = false
     @Option(
         help:
-            "Comma-separated parts to run (write, frame, drain, limit, pull, startup, server, import, propagation); default all."
+            "Comma-separated parts to run (write, frame, drain, limit, pull, startup, server, import, propagation, waiting); default all."
     )
     var only: String?
     @Option(
         name: .customLong("database-url"),
-        help: "Run the server part on this PostgreSQL (postgres://USER@HOST:PORT/DB) instead of SQLite.")
+        help:
+            "Run the server part on this PostgreSQL (postgres://USER@HOST:PORT/DB) instead of SQLite; propagation also measures two instances on it."
+    )
     var databaseURL: String?
+    @Option(name: .customLong("hold-waits"), help: .hidden) var holdWaits: String?
 
     func run() async throws {
+        if let holdWaits {
+            // The waiting part's child: the devices' side of the connections, in a process of its own.
+            do { try BenchmarkSuite.holdWaits(holdWaits) } catch { throw BenchFailure("\(error)") }
+            return
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "spotter-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -36,7 +44,7 @@ struct BenchCommand: AsyncParsableCommand {
         if let only {
             options.parts = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             let known: Set<String> = [
-                "write", "frame", "drain", "limit", "pull", "startup", "server", "import", "propagation",
+                "write", "frame", "drain", "limit", "pull", "startup", "server", "import", "propagation", "waiting",
             ]
             if let unknown = options.parts.subtracting(known).first {
                 throw BenchFailure(
