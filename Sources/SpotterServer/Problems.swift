@@ -72,6 +72,12 @@ enum Problems {
         type: rateLimitedType, title: "Too many requests", status: 429,
         detail: "injected rate limit (chaos mode); retry after 2 seconds")
 
+    static func userBusy(limit: Int) -> Problem {
+        Problem(
+            type: rateLimitedType, title: "Too many requests", status: 429,
+            detail: "this account has \(limit) requests in progress already, its limit; retry after 1 second")
+    }
+
     static let storeUnavailable = Problem(
         type: ProblemType.unavailable, title: "Service unavailable", status: 503,
         detail: "the server store does not answer")

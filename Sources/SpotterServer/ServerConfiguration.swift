@@ -56,6 +56,10 @@ public struct ServerConfiguration: Sendable {
     /// answered 503 with `Retry-After`. They hold a connection each but no other work, and do not
     /// count against `connections.maxConnections` while they wait.
     public var maxWaiting = 10_000
+    /// The most requests of one account the instance works on at once (waits on the feed not
+    /// counted: they have `maxWaiting`); one more is answered 429 with `Retry-After`, so one
+    /// account's burst cannot take every thread, pool connection and lock of the instance.
+    public var maxUserConcurrency = 8
     /// The longest wait a request may ask for, in seconds: under the idle timeouts of common proxies.
     public static let maxWaitSeconds = 25
     /// Budget of one batch response: once the results reach it, the remaining operations are

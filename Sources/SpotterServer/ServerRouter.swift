@@ -23,6 +23,8 @@ struct ServerRouter: Sendable {
     let configuration: ServerConfiguration
     /// Resolves the operations inside `POST /v1/batch` with the same table and matching.
     let operations: OperationRouter
+    /// Requests in progress per account, held to `configuration.maxUserConcurrency`.
+    let inProgress = UserRequests()
 
     init(
         api: SyncAPI, store: any ServerStore, tokens: [String: String], chaos: ChaosInjector, metrics: ServerMetrics,
@@ -99,6 +101,18 @@ struct ServerRouter: Sendable {
         guard let route = context.route, let user = context.user else {
             return APIResponse.problem(Problems.internalError).httpResponse
         }
+        // One account's burst waits its turn at the account's door (429, which every client
+        // retries), not inside the instance holding a thread, a pool connection or its lock while
+        // other accounts wait. A wait on the feed is not work: it has a limit of its own.
+        let waits = route == .changes && (request.uri.queryParameters["wait"].flatMap { Int($0) } ?? 0) > 0
+        if !waits {
+            guard inProgress.enter(user, limit: configuration.maxUserConcurrency) else {
+                throw ProblemError(
+                    Problems.userBusy(limit: configuration.maxUserConcurrency),
+                    headers: [HeaderName.retryAfter: "1"])
+            }
+        }
+        defer { if !waits { inProgress.leave(user) } }
         var body = RequestBody.none
         if route.takesJSONBody {
             let limit = route == .batch ? configuration.maxBatchBodyBytes : configuration.maxBodyBytes
@@ -277,6 +291,28 @@ struct OperationRouter: Sendable {
         var route: APIRoute? {
             get { stored.withLock { $0 } }
             set { stored.withLock { $0 = newValue } }
+        }
+    }
+}
+
+/// How many requests of each account are in progress on this instance.
+final class UserRequests: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+
+    /// Counts one more request of `user`, or returns false (counting nothing) at `limit`.
+    func enter(_ user: String, limit: Int) -> Bool {
+        counts.withLock { counts in
+            let count = counts[user, default: 0]
+            guard count < limit else { return false }
+            counts[user] = count + 1
+            return true
+        }
+    }
+
+    func leave(_ user: String) {
+        counts.withLock { counts in
+            let count = counts[user, default: 1] - 1
+            counts[user] = count > 0 ? count : nil
         }
     }
 }

@@ -75,6 +75,13 @@ struct Serve: AsyncParsableCommand {
     )
     var maxWaiting = 10_000
 
+    @Option(
+        name: .customLong("max-user-concurrency"),
+        help:
+            "Most requests of one account worked on at once (waits on the change feed not counted); one more is answered 429 with Retry-After."
+    )
+    var maxUserConcurrency = 8
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -92,6 +99,7 @@ struct Serve: AsyncParsableCommand {
         }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be 1 or more") }
         guard maxWaiting >= 0 else { throw ValidationError("--max-waiting must be 0 or more") }
+        guard maxUserConcurrency >= 1 else { throw ValidationError("--max-user-concurrency must be 1 or more") }
         guard idempotencyTTLDays > 0 else { throw ValidationError("--idempotency-ttl-days must be more than 0") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         if let databaseURL {
@@ -123,6 +131,7 @@ struct Serve: AsyncParsableCommand {
         configuration.connections.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         configuration.connections.maxConnections = maxConnections
         configuration.maxWaiting = maxWaiting
+        configuration.maxUserConcurrency = maxUserConcurrency
 
         var logger = Logger(label: "spotter.server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
