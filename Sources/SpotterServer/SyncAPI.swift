@@ -108,6 +108,8 @@ struct SyncAPI: Sendable {
     let logger: Logger
     /// Requests waiting for a user's feed to move; every write through this instance wakes them.
     let waiters: ChangeWaiters
+    /// Claims to release once the database answers again.
+    let owedReleases = OwedReleases()
 
     private var clock: any SpotterClock { configuration.clock }
 
@@ -350,10 +352,12 @@ struct SyncAPI: Sendable {
         }
         if response.status >= 500, let scope = mutation.scope, case .held(let token) = step {
             // Not stored: a 5xx releases the key so a retry runs again. When the database is gone
-            // the release fails too; the record then stays in progress (a retry gets 409) until it
-            // is stale and taken over — the effect, if its commit did land, replays instead.
+            // the release fails too; it is then owed, and made as soon as the database answers (a
+            // retry meanwhile gets 409) — the effect, if its commit did land, replays instead.
             do { try await store.releaseIdempotencyKey(scope, token: token) } catch {
-                logger.error("idempotency release failed", metadata: ["error": "\(error)"])
+                logger.error("idempotency release failed; retrying it", metadata: ["error": "\(error)"])
+                owedReleases.owe(
+                    scope, token: token, store: store, staleAfter: configuration.staleInProgressAfter, logger: logger)
             }
         }
         return response
