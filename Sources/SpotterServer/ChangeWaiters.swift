@@ -39,14 +39,26 @@ final class ChangeWaiters: Sendable {
         var expired: Set<UInt64> = []
         /// Whether the sweep that ends waits at their time is running.
         var sweeping = false
+        /// The waits by the sweep that is to end them at their time (a wait ended otherwise
+        /// stays listed until then, and is passed over).
+        var due: [Int: [(user: String, id: UInt64)]] = [:]
+        /// The last sweep that ended waits.
+        var swept = 0
+        /// The waits in four parts (by id): each sweep asks one part whether its clients are
+        /// still there, so each is asked once a second and no sweep asks them all.
+        var parts: [[UInt64: String]] = Array(repeating: [:], count: 4)
+
+        mutating func forget(_ id: UInt64) { parts[Int(id % 4)][id] = nil }
     }
 
-    /// How often the sweep looks for waits whose time is up (a wait ends at most this long after
-    /// its time); it asks whether their clients are still there every fourth time.
+    /// How often the sweep ends the waits whose time is up (a wait ends at most this long after
+    /// its time); each sweep also asks a quarter of the waits whether their clients are still there.
     static let sweepInterval = Duration.milliseconds(250)
 
     let limit: Int
     private let state = Mutex(State())
+    /// Where sweep numbers count from.
+    private let epoch = ContinuousClock.now
     /// Told the number waiting whenever it changes (the `/metrics` gauge).
     private let report: @Sendable (Int) -> Void
 
@@ -78,6 +90,7 @@ final class ChangeWaiters: Sendable {
             state.generations[user, default: 0] &+= 1
             guard let waiters = state.waiters.removeValue(forKey: user) else { return [] }
             state.waiting -= waiters.count
+            for id in waiters.keys { state.forget(id) }
             return waiters.values.map(\.continuation)
         }
         guard !woken.isEmpty else { return }
@@ -95,6 +108,8 @@ final class ChangeWaiters: Sendable {
             let woken = state.waiters.values.flatMap(\.values).map(\.continuation)
             state.waiters.removeAll()
             state.waiting = 0
+            state.due.removeAll()
+            state.parts = Array(repeating: [:], count: 4)
             return woken
         }
         guard !woken.isEmpty else { return }
@@ -103,7 +118,7 @@ final class ChangeWaiters: Sendable {
     }
 
     /// Waits until `user`'s generation moves past `seen`, or `timeout` passes, or `stillWanted`
-    /// says the request's client went away (both seen by the sweep, within `sweepInterval`), or
+    /// says the request's client went away (seen by the sweep, within a second), or
     /// the server begins to shut down.
     func wait(
         for user: String, after seen: UInt64, timeout: Duration, stillWanted: @escaping @Sendable () -> Bool = { true }
@@ -125,6 +140,8 @@ final class ChangeWaiters: Sendable {
                         state.waiters[user, default: [:]][id] = Waiter(
                             continuation: continuation, deadline: deadline, stillWanted: stillWanted)
                         state.waiting += 1
+                        state.due[max(sweep(at: deadline), state.swept + 1), default: []].append((user, id))
+                        state.parts[Int(id % 4)][id] = user
                         defer { state.sweeping = true }
                         return (nil, !state.sweeping)
                     }
@@ -143,40 +160,54 @@ final class ChangeWaiters: Sendable {
         }
     }
 
-    /// Ends the waits whose time is up (every `sweepInterval`) or whose client went away (every
-    /// fourth sweep: within a second), for as long as any wait is registered. One loop for every
-    /// wait: a wait costs no timer of its own.
+    /// The number of the first sweep at or after `instant`.
+    private func sweep(at instant: ContinuousClock.Instant) -> Int {
+        Int(((instant - epoch) / Self.sweepInterval).rounded(.up))
+    }
+
+    /// Ends the waits whose time is up (every `sweepInterval`) and those whose client went away
+    /// (each asked once a second, a quarter of them at each sweep), for as long as any wait is
+    /// registered. One loop for every wait, and each sweep touches only the waits it ends or
+    /// asks: a wait costs no timer of its own.
     private func sweep() async {
-        var sweeps = 0
         while true {
             try? await Task.sleep(for: Self.sweepInterval)
-            sweeps &+= 1
-            let askClients = sweeps % 4 == 0
-            let now = ContinuousClock.now
+            let now = sweep(at: ContinuousClock.now)
             let found = state.withLock {
-                state -> (due: [(String, UInt64)], ask: [(String, UInt64, @Sendable () -> Bool)])? in
+                state -> (due: [(user: String, id: UInt64)], ask: [(String, UInt64, @Sendable () -> Bool)])? in
                 guard state.waiting > 0 else {
                     state.sweeping = false
+                    state.due.removeAll()
                     return nil
                 }
-                var due: [(String, UInt64)] = []
-                var ask: [(String, UInt64, @Sendable () -> Bool)] = []
-                if askClients { ask.reserveCapacity(state.waiting) }
-                for (user, waiters) in state.waiters {
-                    for (id, waiter) in waiters {
-                        if waiter.deadline <= now {
-                            due.append((user, id))
-                        } else if askClients {
-                            ask.append((user, id, waiter.stillWanted))
-                        }
-                    }
+                state.swept = now
+                var due: [(user: String, id: UInt64)] = []
+                for number in state.due.keys where number <= now {
+                    due += state.due.removeValue(forKey: number) ?? []
+                }
+                let ask = state.parts[now % 4].compactMap { id, user in
+                    state.waiters[user]?[id].map { (user, id, $0.stillWanted) }
                 }
                 return (due, ask)
             }
             guard let found else { return }
-            for (user, id) in found.due { resume(user, id, with: .timedOut) }
-            for (user, id, stillWanted) in found.ask where !stillWanted() { resume(user, id, with: .timedOut) }
+            for (user, id) in found.due { end(user, id, with: .timedOut) }
+            for (user, id, stillWanted) in found.ask where !stillWanted() { end(user, id, with: .timedOut) }
         }
+    }
+
+    /// Ends one wait if it still waits; one that ended otherwise is passed over.
+    private func end(_ user: String, _ id: UInt64, with outcome: Outcome) {
+        let continuation = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
+            guard let waiter = state.waiters[user]?.removeValue(forKey: id) else { return nil }
+            if state.waiters[user]?.isEmpty == true { state.waiters[user] = nil }
+            state.waiting -= 1
+            state.forget(id)
+            return waiter.continuation
+        }
+        guard let continuation else { return }
+        report(waiting)
+        continuation.resume(returning: outcome)
     }
 
     /// Ends one wait, if it is still waiting.
@@ -188,6 +219,7 @@ final class ChangeWaiters: Sendable {
             }
             if state.waiters[user]?.isEmpty == true { state.waiters[user] = nil }
             state.waiting -= 1
+            state.forget(id)
             return waiter.continuation
         }
         guard let continuation else { return }
