@@ -61,6 +61,50 @@ public struct PostgresLocation: Sendable, Equatable {
         return String(url[..<colon]) + ":***" + String(url[at...])
     }
 
+    /// The URL's location, with `password` when the URL carries none.
+    public init(url: String, password: String?) throws(ServerStartError) {
+        try self.init(url: url)
+        if self.password == nil { self.password = password }
+    }
+
+    /// The password a libpq passfile (`~/.pgpass`, `PGPASSFILE`) gives this location: the first
+    /// line `host:port:database:user:password` that matches (`*` matches anything; `\:` and `\\`
+    /// are a colon and a backslash). A file others may read is refused, not used or skipped.
+    public func password(fromPassfile path: String) throws(ServerStartError) -> String? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
+        guard mode & 0o077 == 0 else {
+            throw ServerStartError(
+                "the password file \(path) may be read by others (mode \(String(mode, radix: 8))); chmod 600 it")
+        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ServerStartError("cannot read the password file \(path)")
+        }
+        for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
+            var fields: [String] = []
+            var field = ""
+            var escaped = false
+            for character in line {
+                if escaped {
+                    field.append(character)
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == ":" && fields.count < 4 {
+                    fields.append(field)
+                    field = ""
+                } else {
+                    field.append(character)
+                }
+            }
+            fields.append(field)
+            guard fields.count == 5 else { continue }
+            let wanted = [host, String(port), database, user]
+            if zip(fields.prefix(4), wanted).allSatisfy({ $0 == "*" || $0 == $1 }) { return fields[4] }
+        }
+        return nil
+    }
+
     /// The URL without its password, for messages and logs.
     public var redacted: String { "postgres://\(user)@\(host):\(port)/\(database)" }
 }

@@ -30,7 +30,8 @@ struct ServerComponents: Sendable {
         let waiters = ChangeWaiters(limit: configuration.maxWaiting) { metrics.recordWaiting($0) }
         if configuration.makeStore == nil, let url = configuration.databaseURL {
             let relay = PostgresChangeRelay(
-                location: try PostgresLocation(url: url), waiters: waiters, logger: logger,
+                location: try PostgresLocation(url: url, password: configuration.databasePassword), waiters: waiters,
+                logger: logger,
                 listening: { metrics.recordRelayListening($0) })
             waiters.relay(to: { relay.announce($0) })
             self.relay = relay
@@ -53,7 +54,8 @@ struct ServerComponents: Sendable {
                 throw ServerStartError("the PostgreSQL pool needs at least one connection")
             }
             return try await PostgresServerStore.open(
-                try PostgresLocation(url: url), poolSize: configuration.databasePoolSize, logger: logger)
+                try PostgresLocation(url: url, password: configuration.databasePassword),
+                poolSize: configuration.databasePoolSize, logger: logger)
         }
         do {
             if let makeStore = configuration.makeStore { return try await makeStore(configuration.databasePath) }

@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable {
     /// A PostgreSQL database shared by several instances (`postgres://USER@HOST:PORT/DB`);
     /// when set, `databasePath` is not used.
     public var databaseURL: String? = nil
+    /// The PostgreSQL password when `databaseURL` carries none (from `PGPASSWORD` or a passfile, so
+    /// that it never appears on a command line).
+    public var databasePassword: String? = nil
     /// PostgreSQL connections of this instance, which is also how many of its transactions run at once.
     public var databasePoolSize = 8
     /// Bearer token → user id.

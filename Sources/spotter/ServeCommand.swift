@@ -25,16 +25,32 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         name: .customLong("database-url"),
-        help: "PostgreSQL shared by several instances: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.")
+        help:
+            "PostgreSQL shared by several instances: postgres://USER@HOST[:PORT]/DATABASE. The password comes from PGPASSWORD or a passfile (PGPASSFILE, ~/.pgpass), not the command line."
+    )
     var databaseURL: String?
+
+    @Option(
+        name: .customLong("database-url-file"),
+        help: "A file (mode 0600) holding the --database-url, so nothing of it shows in `ps`.")
+    var databaseURLFile: String?
 
     @Option(
         name: .customLong("database-pool-size"),
         help: "PostgreSQL connections of this instance (also how many of its transactions run at once).")
     var databasePoolSize = 8
 
-    @Option(name: .customLong("token"), help: "A user and their bearer token, as user=secret; repeat for more users.")
+    @Option(
+        name: .customLong("token"),
+        help:
+            "A user and their bearer token, as user=secret; repeat for more users. For quick local use: the token shows in `ps`; use --tokens-file or SPOTTER_TOKENS otherwise."
+    )
     var tokens: [String] = []
+
+    @Option(
+        name: .customLong("tokens-file"),
+        help: "A file (mode 0600) of user=secret lines, blank lines and # comments allowed.")
+    var tokensFile: String?
 
     @Option(name: .customLong("chaos-fail"), help: "Probability (0-1) of answering 503 before handling.")
     var chaosFail = 0.0
@@ -102,11 +118,15 @@ struct Serve: AsyncParsableCommand {
         guard maxUserConcurrency >= 1 else { throw ValidationError("--max-user-concurrency must be 1 or more") }
         guard idempotencyTTLDays > 0 else { throw ValidationError("--idempotency-ttl-days must be more than 0") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
-        if let databaseURL {
+        guard databaseURL == nil || databaseURLFile == nil else {
+            throw ValidationError("--database-url and --database-url-file both name the database; give one")
+        }
+        if let databaseURL = try resolvedDatabaseURL() {
             guard databasePath == nil else {
                 throw ValidationError("--db and --database-url name two stores; give one")
             }
             do { _ = try PostgresLocation(url: databaseURL) } catch { throw ValidationError(error.description) }
+            _ = try databasePassword(for: databaseURL)
         }
         guard (1...1000).contains(databasePoolSize) else {
             throw ValidationError("--database-pool-size must be from 1 to 1000")
@@ -115,9 +135,11 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let databaseURL = try resolvedDatabaseURL()
         var configuration = ServerConfiguration(
             databasePath: databaseURL == nil ? try resolvedDatabasePath() : "", tokens: try parsedTokens())
         configuration.databaseURL = databaseURL
+        configuration.databasePassword = try databaseURL.flatMap(databasePassword(for:))
         configuration.databasePoolSize = databasePoolSize
         configuration.host = host
         configuration.port = port
@@ -146,19 +168,90 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// `user=secret` pairs → secret → user.
+    /// Every `user=secret` of `--token`, `--tokens-file` and `SPOTTER_TOKENS` (entries separated
+    /// by white space), as secret → user. A mistake names where it is, never the secret.
     private func parsedTokens() throws -> [String: String] {
-        guard !tokens.isEmpty else { throw ValidationError("at least one --token user=secret is required") }
-        var byToken: [String: String] = [:]
-        for pair in tokens {
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw ValidationError("--token must look like user=secret (got '\(pair)')")
+        var entries: [(entry: String, source: String)] = tokens.map { ($0, "--token") }
+        if let tokensFile {
+            for (number, line) in try Self.privateFile(tokensFile, "--tokens-file").split(
+                separator: "\n", omittingEmptySubsequences: false
+            ).enumerated() {
+                let entry = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                if entry.isEmpty || entry.hasPrefix("#") { continue }
+                entries.append((entry, "\(tokensFile) line \(number + 1)"))
             }
-            guard byToken[parts[1]] == nil else { throw ValidationError("two users share the same token") }
+        }
+        if let environment = ProcessInfo.processInfo.environment["SPOTTER_TOKENS"] {
+            for entry in environment.split(whereSeparator: \.isWhitespace) {
+                entries.append((String(entry), "SPOTTER_TOKENS"))
+            }
+        }
+        guard !entries.isEmpty else {
+            throw ValidationError(
+                "at least one token is required: --token user=secret, --tokens-file or SPOTTER_TOKENS")
+        }
+        var byToken: [String: String] = [:]
+        for (entry, source) in entries {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError("\(source): a token must look like user=secret")
+            }
+            guard
+                !parts[0].unicodeScalars.contains(where: {
+                    [.control, .format].contains($0.properties.generalCategory)
+                })
+            else {
+                throw ValidationError("\(source): a user name must not hold control or direction characters")
+            }
+            // The secret travels in an HTTP header, as a bearer token: visible ASCII only.
+            guard parts[1].unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+                throw ValidationError(
+                    "\(source): a secret must be visible ASCII (letters, digits, punctuation), no spaces or other characters"
+                )
+            }
+            guard byToken[parts[1]] == nil else { throw ValidationError("\(source): two users share the same token") }
             byToken[parts[1]] = parts[0]
         }
         return byToken
+    }
+
+    /// `--database-url`, or the first line of `--database-url-file`.
+    private func resolvedDatabaseURL() throws -> String? {
+        guard let databaseURLFile else { return databaseURL }
+        let text = try Self.privateFile(databaseURLFile, "--database-url-file")
+        guard let line = text.split(whereSeparator: \.isNewline).first(where: { !$0.allSatisfy(\.isWhitespace) })
+        else { throw ValidationError("--database-url-file \(databaseURLFile) holds no URL") }
+        return line.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The password for a URL without one: `PGPASSWORD`, else the passfile (`PGPASSFILE` or
+    /// `~/.pgpass`), as libpq looks for it.
+    private func databasePassword(for url: String) throws -> String? {
+        let location: PostgresLocation
+        do { location = try PostgresLocation(url: url) } catch { throw ValidationError(error.description) }
+        guard location.password == nil else { return nil }
+        let environment = ProcessInfo.processInfo.environment
+        if let password = environment["PGPASSWORD"], !password.isEmpty { return password }
+        let passfile =
+            environment["PGPASSFILE"]
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".pgpass")
+        do { return try location.password(fromPassfile: passfile) } catch { throw ValidationError(error.description) }
+    }
+
+    /// The text of a file that holds secrets, refused when others may read it.
+    private static func privateFile(_ path: String, _ option: String) throws -> String {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+            throw ValidationError("\(option): cannot read \(path)")
+        }
+        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
+        guard mode & 0o077 == 0 else {
+            throw ValidationError(
+                "\(option): \(path) may be read by others (mode \(String(mode, radix: 8))); chmod 600 it")
+        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ValidationError("\(option): cannot read \(path) as UTF-8 text")
+        }
+        return text
     }
 
     private func resolvedDatabasePath() throws -> String {

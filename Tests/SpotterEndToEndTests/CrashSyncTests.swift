@@ -13,9 +13,12 @@ final class ServerProcess: Sendable {
     /// - Parameter databaseURL: a PostgreSQL database to serve from instead of the SQLite file `db`.
     init(
         db: String, port: Int = 0, extra: [String] = [], tokens: [String] = ["alice=\(ServerProcess.token)"],
-        databaseURL: String? = nil
+        databaseURL: String? = nil, environment: [String: String] = [:]
     ) throws {
         process.executableURL = URL(fileURLWithPath: SpotterBinary.path)
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let store = databaseURL.map { ["--database-url", $0] } ?? ["--db", db]
         process.arguments =
             ["serve", "--port", "\(port)"] + store + tokens.flatMap { ["--token", $0] } + ["--log-level", "error"]

@@ -1,0 +1,120 @@
+import AsyncHTTPClient
+import Foundation
+import SpotterTestSupport
+import Testing
+
+/// Tokens and the database password reach `spotter serve` without appearing on its command line:
+/// from a file only its owner may read, or the environment; every mistake is named by where it
+/// is, never by the secret.
+@Suite(
+    "spotter serve keeps its secrets out of ps",
+    .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+struct ServeSecretsTests {
+    private func status(_ server: ServerProcess, token: String) async throws -> UInt {
+        var request = HTTPClientRequest(url: server.url + "/v1/workouts")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return response.status.code
+    }
+
+    /// The command line `ps` shows for a process.
+    private func commandLine(_ server: ServerProcess) throws -> String {
+        let data = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/cmdline"))
+        return String(decoding: data.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
+    }
+
+    private func write(_ text: String, to path: String, mode: Int) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+    }
+
+    @Test func tokensFromAFileOrTheEnvironmentNeverShowInPs() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let serverDB = directory.appendingPathComponent("server.db").path
+        let file = directory.appendingPathComponent("tokens").path
+        let aliceSecret = "file-secret-\(UUID().uuidString)"
+        let bobSecret = "env-secret-\(UUID().uuidString)"
+        let tokens = "# the gym's accounts\n\nalice=\(aliceSecret)\r\n"
+
+        // A file others may read is refused, and says how to mend it.
+        try write(tokens, to: file, mode: 0o644)
+        let open = try await SpotterBinary.run(
+            ["serve", "--port", "0", "--db", serverDB, "--tokens-file", file], db: serverDB)
+        #expect(open.status != 0)
+        #expect(open.stderr.contains("chmod 600"), "\(open.stderr)")
+        #expect(!open.stderr.contains(aliceSecret))
+
+        try write(tokens, to: file, mode: 0o600)
+        let server = try await offThePool {
+            try ServerProcess(
+                db: serverDB, extra: ["--tokens-file", file], tokens: [],
+                environment: ["SPOTTER_TOKENS": "bob=\(bobSecret)"])
+        }
+        defer { server.stop() }
+        #expect(try await status(server, token: aliceSecret) == 200, "alice, from the file")
+        #expect(try await status(server, token: bobSecret) == 200, "bob, from the environment")
+        #expect(try await status(server, token: "not-a-token") == 401)
+        let shown = try commandLine(server)
+        #expect(shown.contains("--tokens-file"))
+        #expect(!shown.contains(aliceSecret) && !shown.contains(bobSecret), "ps shows no token: \(shown)")
+    }
+
+    @Test func aBadTokenIsNamedByWhereItIsNeverByItsSecret() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let serverDB = directory.appendingPathComponent("server.db").path
+        let file = directory.appendingPathComponent("tokens").path
+        let secret = "secret-\(UUID().uuidString)"
+        try write("alice=ok-\(UUID().uuidString)\n\(secret)\n", to: file, mode: 0o600)
+        let missingUser = try await SpotterBinary.run(
+            ["serve", "--port", "0", "--db", serverDB, "--tokens-file", file], db: serverDB)
+        #expect(missingUser.status != 0)
+        #expect(missingUser.stderr.contains("\(file) line 2"), "\(missingUser.stderr)")
+        #expect(!missingUser.stderr.contains(secret))
+
+        // Hostile text in a secret (it travels in an HTTP header): an escape sequence, a bidi
+        // override, a NUL, an emoji with its modifier, a combining mark. And in a user name.
+        for hostile in [
+            "alice=se\u{1B}[2Jcret", "alice=\u{202E}terces", "alice=\u{0}x", "alice=💪🏽-secret", "alice=e\u{301}",
+            "al\u{202E}ice=secret", "al\u{1B}ice=secret",
+        ] {
+            let refused = try await SpotterBinary.run(
+                ["serve", "--port", "0", "--db", serverDB, "--token", hostile], db: serverDB, timeout: 20)
+            #expect(refused.status != 0, "\(hostile.debugDescription)")
+            #expect(refused.stderr.contains("--token: a "), "\(refused.stderr)")
+            #expect(!refused.stderr.contains("\u{1B}") && !refused.stderr.contains("\u{202E}"))
+        }
+        // A user name may be any text a person has.
+        let zoe = try await offThePool { try ServerProcess(db: serverDB, tokens: ["Zoë 💪🏽 e\u{301}=plain-secret"]) }
+        defer { zoe.stop() }
+        #expect(try await status(zoe, token: "plain-secret") == 200)
+
+        let none = try await SpotterBinary.run(["serve", "--port", "0", "--db", serverDB], db: serverDB)
+        #expect(none.status != 0)
+        #expect(none.stderr.contains("--tokens-file or SPOTTER_TOKENS"))
+    }
+
+    @Test func theDatabaseURLFromAFileIsRefusedWhenOthersMayReadIt() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let file = directory.appendingPathComponent("database-url").path
+        try write("postgres://spotter:hunter2@127.0.0.1:1/spotter\n", to: file, mode: 0o640)
+        let serve = ["serve", "--port", "0", "--token", "alice=s", "--database-url-file", file]
+        let open = try await SpotterBinary.run(serve, db: file)
+        #expect(open.status != 0)
+        #expect(open.stderr.contains("chmod 600") && !open.stderr.contains("hunter2"), "\(open.stderr)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        // Read now: nothing listens on port 1, so the start fails saying where, without the password.
+        let read = try await SpotterBinary.run(serve, db: file, timeout: 30)
+        #expect(read.status == 1)
+        #expect(read.stderr.contains("postgres://spotter@127.0.0.1:1/spotter"), "\(read.stderr)")
+        #expect(!read.stderr.contains("hunter2"))
+        // A passfile others may read is refused rather than silently skipped.
+        let passfile = directory.appendingPathComponent("pgpass").path
+        try write("127.0.0.1:1:spotter:spotter:hunter3\n", to: passfile, mode: 0o644)
+        let loose = try await SpotterBinary.run(
+            ["serve", "--port", "0", "--token", "alice=s", "--database-url", "postgres://spotter@127.0.0.1:1/spotter"],
+            db: file, environment: ["PGPASSFILE": passfile])
+        #expect(loose.status != 0)
+        #expect(loose.stderr.contains("chmod 600") && !loose.stderr.contains("hunter3"), "\(loose.stderr)")
+    }
+}
