@@ -235,12 +235,17 @@ struct ChaosMiddleware: RouterMiddleware {
 /// `Authorization: Bearer <token>` → the token's user, or 401.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
-    let tokens: [String: String]
+    let directory: TokenDirectory
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard let user = user(request) else {
+        let found: String?
+        do { found = try await user(request) } catch {
+            // The accounts could not be read: not the client's fault, and not a "no".
+            throw ProblemError(Problems.storeUnavailable, headers: [HeaderName.retryAfter: "2"])
+        }
+        guard let user = found else {
             throw ProblemError(Problems.unauthorized, headers: ["WWW-Authenticate": "Bearer"])
         }
         context.notes.user = user
@@ -249,9 +254,9 @@ struct AuthMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    private func user(_ request: Request) -> String? {
+    private func user(_ request: Request) async throws -> String? {
         guard let header = request.headers[.authorization], let token = Self.bearerToken(header) else { return nil }
-        return tokens[token]
+        return try await directory.user(of: token)
     }
 
     /// The token of a `Bearer` credential (the scheme in any case), trimmed of whitespace; nil for

@@ -95,6 +95,7 @@ enum PostgresSchema {
         exerciseNotesMigration,
         bodyWeightMigration,
         supersetMigration,
+        accountsMigration,
     ]
 
     /// Applies the migrations not yet recorded, all in one transaction under an advisory lock:
@@ -214,6 +215,21 @@ extension PostgresSchema {
             )
             """,
             "CREATE INDEX body_weights_by_owner_version ON body_weights (owner, server_version)",
+        ]
+    )
+
+    /// The accounts the server runs (`spotter serve users`), by the hash of their token.
+    static let accountsMigration: (name: String, statements: [String]) = (
+        "v9-accounts",
+        [
+            """
+            CREATE TABLE accounts (
+                name TEXT COLLATE "C" PRIMARY KEY,
+                token_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+                created_at DOUBLE PRECISION NOT NULL,
+                last_used_at DOUBLE PRECISION
+            )
+            """
         ]
     )
 }

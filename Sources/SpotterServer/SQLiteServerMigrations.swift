@@ -139,6 +139,18 @@ extension SQLiteServerStore {
         migrator.registerMigration(PostgresSchema.supersetMigration.name) { db in
             try db.execute(sql: "ALTER TABLE sets ADD COLUMN superset INTEGER")
         }
+        // The accounts the server runs (`spotter serve users`), by the hash of their token.
+        migrator.registerMigration(PostgresSchema.accountsMigration.name) { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE accounts (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        token_hash TEXT NOT NULL UNIQUE,
+                        created_at REAL NOT NULL,
+                        last_used_at REAL
+                    )
+                    """)
+        }
         return migrator
     }
 

@@ -11,7 +11,7 @@ public struct SQLiteServerStore: ServerStore {
     /// Reads only: every write goes through `groupCommit`.
     let dbWriter: any DatabaseWriter
     /// Every write goes through here: concurrent writes share one transaction and one flush.
-    private let groupCommit: GroupCommitWriter
+    let groupCommit: GroupCommitWriter
 
     /// Opens (creating if needed) the database at `path` and migrates it.
     public init(path: String) throws {

@@ -22,10 +22,17 @@ struct ServerComponents: Sendable {
     let relay: PostgresChangeRelay?
 
     init(_ configuration: ServerConfiguration, logger: Logger) async throws {
-        guard !configuration.tokens.isEmpty else {
-            throw ServerStartError("at least one --token user=secret is required")
-        }
         let store = try await Self.openStore(configuration, logger: logger)
+        if configuration.tokens.isEmpty {
+            // No token given at start: the accounts of the store are the only way in.
+            let accounts = try? await (store as? any ServerAccounts)?.listAccounts()
+            guard let accounts, !accounts.isEmpty else {
+                try? await store.close()
+                throw ServerStartError(
+                    "no account can sign in: add one with `spotter serve users add NAME`, or give --token user=secret, --tokens-file or SPOTTER_TOKENS"
+                )
+            }
+        }
         let metrics = ServerMetrics()
         let waiters = ChangeWaiters(limit: configuration.maxWaiting) { metrics.recordWaiting($0) }
         if configuration.makeStore == nil, let url = configuration.databaseURL {

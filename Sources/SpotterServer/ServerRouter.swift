@@ -25,6 +25,8 @@ struct ServerRouter: Sendable {
     let operations: OperationRouter
     /// Requests in progress per account, held to `configuration.maxUserConcurrency`.
     let inProgress = UserRequests()
+    /// Who a bearer token belongs to.
+    let directory: TokenDirectory
 
     init(
         api: SyncAPI, store: any ServerStore, tokens: [String: String], chaos: ChaosInjector, metrics: ServerMetrics,
@@ -37,6 +39,7 @@ struct ServerRouter: Sendable {
         self.metrics = metrics
         self.configuration = configuration
         operations = OperationRouter(logger: logger)
+        directory = TokenDirectory(tokens: tokens, accounts: store as? any ServerAccounts, logger: logger)
     }
 
     /// Paths answered outside the API routes, GET only and without a token.
@@ -55,14 +58,14 @@ struct ServerRouter: Sendable {
             ).httpResponse
         }
         // Who the token belongs to: the client names its account by this, not by the token's text.
-        router.group().add(middleware: AuthMiddleware(tokens: tokens)).get(RouterPath(Route.me)) { _, context in
+        router.group().add(middleware: AuthMiddleware(directory: directory)).get(RouterPath(Route.me)) { _, context in
             APIResponse.json(200, .object(["user": .string(context.user ?? "")])).httpResponse
         }
 
         for route in APIRoute.all {
             let group = router.group().add(middleware: EndpointMiddleware(route: route))
             if route.isMutating { group.add(middleware: ChaosMiddleware(chaos: chaos, metrics: metrics)) }
-            group.add(middleware: AuthMiddleware(tokens: tokens))
+            group.add(middleware: AuthMiddleware(directory: directory))
             group.on(route.routerPath, method: route.method) { request, context in
                 try await respond(request, context: context)
             }

@@ -11,8 +11,10 @@ struct Serve: AsyncParsableCommand {
         abstract: "Run the sync server.",
         discussion: """
             Prints 'listening on http://HOST:PORT' on stdout once bound (port 0 picks a free port), \
-            logs requests to stderr, and shuts down gracefully on SIGINT or SIGTERM.
-            """)
+            logs requests to stderr, and shuts down gracefully on SIGINT or SIGTERM. \
+            `spotter serve users` adds, lists, revokes and rotates the accounts kept in its database.
+            """,
+        subcommands: [ServeUsers.self])
 
     @Option(help: "Address to bind.")
     var host = "127.0.0.1"
@@ -20,20 +22,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to bind; 0 picks a free one.")
     var port = 8080
 
-    @Option(name: .customLong("db"), help: "SQLite file of the server store.")
-    var databasePath: String?
-
-    @Option(
-        name: .customLong("database-url"),
-        help:
-            "PostgreSQL shared by several instances: postgres://USER@HOST[:PORT]/DATABASE. The password comes from PGPASSWORD or a passfile (PGPASSFILE, ~/.pgpass), not the command line."
-    )
-    var databaseURL: String?
-
-    @Option(
-        name: .customLong("database-url-file"),
-        help: "A file (mode 0600) holding the --database-url, so nothing of it shows in `ps`.")
-    var databaseURLFile: String?
+    @OptionGroup var database: ServerDatabaseOptions
 
     @Option(
         name: .customLong("database-pool-size"),
@@ -118,16 +107,6 @@ struct Serve: AsyncParsableCommand {
         guard maxUserConcurrency >= 1 else { throw ValidationError("--max-user-concurrency must be 1 or more") }
         guard idempotencyTTLDays > 0 else { throw ValidationError("--idempotency-ttl-days must be more than 0") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
-        guard databaseURL == nil || databaseURLFile == nil else {
-            throw ValidationError("--database-url and --database-url-file both name the database; give one")
-        }
-        if let databaseURL = try resolvedDatabaseURL() {
-            guard databasePath == nil else {
-                throw ValidationError("--db and --database-url name two stores; give one")
-            }
-            do { _ = try PostgresLocation(url: databaseURL) } catch { throw ValidationError(error.description) }
-            _ = try databasePassword(for: databaseURL)
-        }
         guard (1...1000).contains(databasePoolSize) else {
             throw ValidationError("--database-pool-size must be from 1 to 1000")
         }
@@ -135,11 +114,11 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let databaseURL = try resolvedDatabaseURL()
+        let databaseURL = try database.resolvedDatabaseURL()
         var configuration = ServerConfiguration(
-            databasePath: databaseURL == nil ? try resolvedDatabasePath() : "", tokens: try parsedTokens())
+            databasePath: databaseURL == nil ? try database.resolvedDatabasePath() : "", tokens: try parsedTokens())
         configuration.databaseURL = databaseURL
-        configuration.databasePassword = try databaseURL.flatMap(databasePassword(for:))
+        configuration.databasePassword = try databaseURL.flatMap(database.databasePassword(for:))
         configuration.databasePoolSize = databasePoolSize
         configuration.host = host
         configuration.port = port
@@ -173,7 +152,7 @@ struct Serve: AsyncParsableCommand {
     private func parsedTokens() throws -> [String: String] {
         var entries: [(entry: String, source: String)] = tokens.map { ($0, "--token") }
         if let tokensFile {
-            for (number, line) in try Self.privateFile(tokensFile, "--tokens-file").split(
+            for (number, line) in try ServerDatabaseOptions.privateFile(tokensFile, "--tokens-file").split(
                 separator: "\n", omittingEmptySubsequences: false
             ).enumerated() {
                 let entry = line.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -186,10 +165,7 @@ struct Serve: AsyncParsableCommand {
                 entries.append((String(entry), "SPOTTER_TOKENS"))
             }
         }
-        guard !entries.isEmpty else {
-            throw ValidationError(
-                "at least one token is required: --token user=secret, --tokens-file or SPOTTER_TOKENS")
-        }
+        // None at all: the accounts in the database are the only way in (the server checks there is one).
         var byToken: [String: String] = [:]
         for (entry, source) in entries {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
@@ -214,9 +190,50 @@ struct Serve: AsyncParsableCommand {
         }
         return byToken
     }
+}
+
+/// Where the server keeps its data: `--db FILE` (SQLite), or `--database-url` / `--database-url-file`
+/// (PostgreSQL, several instances), with the password from the environment or a passfile.
+struct ServerDatabaseOptions: ParsableArguments {
+    @Option(name: .customLong("db"), help: "SQLite file of the server store.")
+    var databasePath: String?
+
+    @Option(
+        name: .customLong("database-url"),
+        help:
+            "PostgreSQL shared by several instances: postgres://USER@HOST[:PORT]/DATABASE. The password comes from PGPASSWORD or a passfile (PGPASSFILE, ~/.pgpass), not the command line."
+    )
+    var databaseURL: String?
+
+    @Option(
+        name: .customLong("database-url-file"),
+        help: "A file (mode 0600) holding the --database-url, so nothing of it shows in `ps`.")
+    var databaseURLFile: String?
+
+    func validate() throws {
+        guard databaseURL == nil || databaseURLFile == nil else {
+            throw ValidationError("--database-url and --database-url-file both name the database; give one")
+        }
+        if let databaseURL = try resolvedDatabaseURL() {
+            guard databasePath == nil else {
+                throw ValidationError("--db and --database-url name two stores; give one")
+            }
+            do { _ = try PostgresLocation(url: databaseURL) } catch { throw ValidationError(error.description) }
+            _ = try databasePassword(for: databaseURL)
+        }
+    }
+
+    /// The store these options name, opened (and migrated) for a command that is not the server.
+    func openAccounts(logger: Logger) async throws -> any ServerStore & ServerAccounts {
+        if let url = try resolvedDatabaseURL() {
+            let location = try PostgresLocation(url: url, password: try databasePassword(for: url))
+            return try await PostgresServerStore.open(location, poolSize: 1, logger: logger)
+        }
+        return try SQLiteServerStore(path: try resolvedDatabasePath())
+    }
 
     /// `--database-url`, or the first line of `--database-url-file`.
-    private func resolvedDatabaseURL() throws -> String? {
+    func resolvedDatabaseURL() throws -> String? {
         guard let databaseURLFile else { return databaseURL }
         let text = try Self.privateFile(databaseURLFile, "--database-url-file")
         guard let line = text.split(whereSeparator: \.isNewline).first(where: { !$0.allSatisfy(\.isWhitespace) })
@@ -226,7 +243,7 @@ struct Serve: AsyncParsableCommand {
 
     /// The password for a URL without one: `PGPASSWORD`, else the passfile (`PGPASSFILE` or
     /// `~/.pgpass`), as libpq looks for it.
-    private func databasePassword(for url: String) throws -> String? {
+    func databasePassword(for url: String) throws -> String? {
         let location: PostgresLocation
         do { location = try PostgresLocation(url: url) } catch { throw ValidationError(error.description) }
         guard location.password == nil else { return nil }
@@ -239,7 +256,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     /// The text of a file that holds secrets, refused when others may read it.
-    private static func privateFile(_ path: String, _ option: String) throws -> String {
+    static func privateFile(_ path: String, _ option: String) throws -> String {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
             throw ValidationError("\(option): cannot read \(path)")
         }
@@ -254,7 +271,7 @@ struct Serve: AsyncParsableCommand {
         return text
     }
 
-    private func resolvedDatabasePath() throws -> String {
+    func resolvedDatabasePath() throws -> String {
         if let databasePath { return databasePath }
         let directory = Paths.dataDirectory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import SpotterCore
 import SpotterTestSupport
 import Testing
 
@@ -116,5 +117,70 @@ struct ServeSecretsTests {
             db: file, environment: ["PGPASSFILE": passfile])
         #expect(loose.status != 0)
         #expect(loose.stderr.contains("chmod 600") && !loose.stderr.contains("hunter3"), "\(loose.stderr)")
+    }
+
+    @Test func accountsAddedRotatedAndRevokedOnTheCommandLine() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let serverDB = directory.appendingPathComponent("server.db").path
+        func users(_ arguments: [String]) async throws -> SpotterBinary.Result {
+            try await SpotterBinary.run(["serve", "users"] + arguments + ["--db", serverDB], db: serverDB)
+        }
+        // No account and no token: the server says how to make one instead of starting deaf.
+        let deaf = try await SpotterBinary.run(["serve", "--port", "0", "--db", serverDB], db: serverDB)
+        #expect(deaf.status != 0 && deaf.stderr.contains("spotter serve users add NAME"), "\(deaf.stderr)")
+
+        let name = "Zoë 💪🏽 e\u{301}"
+        let added = try await users(["add", name])
+        #expect(added.status == 0, "\(added.stderr)")
+        let token = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.utf8.count == 43, "a 256-bit token, printed once: \(token)")
+        #expect(try await users(["add", name]).status != 0, "a name is added once")
+        for hostile in ["a\u{1B}[2Jb", "\u{202E}evil", ""] {
+            let refused = try await users(["add", hostile])
+            #expect(refused.status != 0, "\(hostile.debugDescription)")
+            #expect(!refused.stderr.contains("\u{1B}") && !refused.stderr.contains("\u{202E}"))
+        }
+
+        // The server starts on its accounts alone.
+        let server = try await offThePool {
+            try ServerProcess(db: serverDB, extra: ["--log-level", "info"], tokens: [])
+        }
+        #expect(try await status(server, token: token) == 200)
+        let rotated = try await users(["rotate", name])
+        let newToken = rotated.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(rotated.status == 0 && newToken.utf8.count == 43 && newToken != token)
+        var refusedOld = false
+        for _ in 0..<60 where !refusedOld {
+            refusedOld = try await status(server, token: token) == 401
+            if !refusedOld { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(refusedOld, "the old token stops working")
+        #expect(try await status(server, token: newToken) == 200)
+
+        let listed = try await users(["list", "--json"])
+        #expect(listed.status == 0)
+        let accounts = JSONValue.parse(Data(listed.stdout.utf8))?.arrayValue ?? []
+        #expect(accounts.count == 1 && accounts.first?["name"]?.stringValue == name)
+        #expect(accounts.first?["last_used_at"]?.stringValue != nil, "its last use is listed")
+        #expect(!listed.stdout.contains(token) && !listed.stdout.contains(newToken), "never a token")
+        let plain = try await users(["list"])
+        #expect(plain.stdout.contains(name) && plain.stdout.contains("last used"))
+
+        #expect(try await users(["revoke", name]).status == 0)
+        #expect(try await users(["revoke", name]).status != 0, "an unknown name is said")
+        var refusedNew = false
+        for _ in 0..<60 where !refusedNew {
+            refusedNew = try await status(server, token: newToken) == 401
+            if !refusedNew { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(refusedNew, "a revoked account signs in no more")
+        let shown = try commandLine(server)
+        server.stop()
+        #expect(!shown.contains(token) && !shown.contains(newToken))
+        let database = (try? Data(contentsOf: URL(fileURLWithPath: serverDB))) ?? Data()
+        let wal = (try? Data(contentsOf: URL(fileURLWithPath: serverDB + "-wal"))) ?? Data()
+        for bytes in [database, wal] {
+            #expect(bytes.range(of: Data(token.utf8)) == nil && bytes.range(of: Data(newToken.utf8)) == nil)
+        }
     }
 }

@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SpotterCore
+import SpotterServer
+
+/// `spotter serve users`: the accounts a server keeps in its database. A token is printed once,
+/// when it is made; the database holds only its SHA-256, so a lost token is rotated, not read back.
+struct ServeUsers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "Add, list, revoke or rotate the accounts of the server's database.",
+        discussion: """
+            Give the server's database as `spotter serve` takes it: --db FILE, or --database-url / \
+            --database-url-file with the password from PGPASSWORD or a passfile. A change is seen by \
+            every running instance within a second.
+            """,
+        subcommands: [Add.self, List.self, Revoke.self, Rotate.self])
+
+    /// A name the server can keep: printable, without control or direction characters.
+    static func checkedName(_ name: String) throws -> String {
+        guard !name.isEmpty, name.utf8.count <= 200 else {
+            throw ValidationError("a user name has 1 to 200 bytes")
+        }
+        guard !name.unicodeScalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) })
+        else { throw ValidationError("a user name must not hold control or direction characters") }
+        return name
+    }
+
+    static func withAccounts<T>(
+        _ database: ServerDatabaseOptions, _ body: (any ServerStore & ServerAccounts) async throws -> T
+    ) async throws -> T {
+        var logger = Logger(label: "spotter.serve.users")
+        logger.logLevel = .error
+        let store: any ServerStore & ServerAccounts
+        do { store = try await database.openAccounts(logger: logger) } catch {
+            FileHandle.standardError.write(
+                Data("spotter serve users: cannot open the server's database: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        do {
+            let result = try await body(store)
+            try? await store.close()
+            return result
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an account and print its new token (once: only its hash is kept).")
+        @OptionGroup var database: ServerDatabaseOptions
+        @Argument(help: "The account's user name.") var name: String
+
+        func run() async throws {
+            let name = try ServeUsers.checkedName(name)
+            let token = AccountToken.make()
+            let added = try await ServeUsers.withAccounts(database) { store in
+                try await store.addAccount(name, tokenHash: AccountToken.hash(token), at: Date())
+            }
+            guard added else {
+                FileHandle.standardError.write(
+                    Data("spotter serve users: \(name) exists already; rotate its token instead\n".utf8))
+                throw ExitCode.failure
+            }
+            print(token)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the accounts: name, when made, when last used (never their tokens).")
+        @OptionGroup var database: ServerDatabaseOptions
+        @Flag(help: "One JSON document on stdout.") var json = false
+
+        func run() async throws {
+            let accounts = try await ServeUsers.withAccounts(database) { try await $0.listAccounts() }
+            if json {
+                let list = JSONValue.array(
+                    accounts.map { account in
+                        .object([
+                            "name": .string(account.name), "created_at": .string(Timestamp.format(account.createdAt)),
+                            "last_used_at": account.lastUsedAt.map { .string(Timestamp.format($0)) } ?? .null,
+                        ])
+                    })
+                print(list.canonicalString)
+                return
+            }
+            guard !accounts.isEmpty else {
+                print("no accounts (spotter serve users add NAME makes one)")
+                return
+            }
+            for account in accounts {
+                let used = account.lastUsedAt.map { "last used \(Timestamp.format($0))" } ?? "never used"
+                print(
+                    "\(DisplayText.replacingControls(account.name))  made \(Timestamp.format(account.createdAt))  \(used)"
+                )
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an account: its token stops working on every instance within a second.")
+        @OptionGroup var database: ServerDatabaseOptions
+        @Argument(help: "The account's user name.") var name: String
+
+        func run() async throws {
+            let removed = try await ServeUsers.withAccounts(database) { try await $0.removeAccount(name) }
+            guard removed else {
+                FileHandle.standardError.write(
+                    Data("spotter serve users: no account \(DisplayText.replacingControls(name))\n".utf8))
+                throw ExitCode.failure
+            }
+            print("revoked \(DisplayText.replacingControls(name))")
+        }
+    }
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give an account a new token and print it; the old one stops working within a second.")
+        @OptionGroup var database: ServerDatabaseOptions
+        @Argument(help: "The account's user name.") var name: String
+
+        func run() async throws {
+            let token = AccountToken.make()
+            let replaced = try await ServeUsers.withAccounts(database) { store in
+                try await store.replaceAccountToken(name, tokenHash: AccountToken.hash(token))
+            }
+            guard replaced else {
+                FileHandle.standardError.write(
+                    Data("spotter serve users: no account \(DisplayText.replacingControls(name))\n".utf8))
+                throw ExitCode.failure
+            }
+            print(token)
+        }
+    }
+}
