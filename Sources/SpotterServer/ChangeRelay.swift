@@ -31,6 +31,8 @@ final class PostgresChangeRelay: Service, Sendable {
     private let listening: @Sendable (Bool) -> Void
     private let pending = Mutex<Set<String>>([])
     private let doorbell = Doorbell()
+    /// The connection in use, closed on shutdown so nothing waits on it.
+    private let current = Mutex<PostgresConnection?>(nil)
 
     /// - Parameter listening: told true once the connection listens, false when it is lost
     ///   (the `spotter_change_relay_listening` gauge).
@@ -55,9 +57,62 @@ final class PostgresChangeRelay: Service, Sendable {
         doorbell.ring()
     }
 
+    /// Relays until the server shuts down. The relaying runs in a task of its own that this one
+    /// does not wait for at shutdown: a connection attempt to a PostgreSQL that is going down may
+    /// hang unanswered, and shutdown must not hang with it. The task is cancelled, its connection
+    /// closed, and it ends by itself (each attempt is bounded).
     func run() async throws {
-        await cancelWhenGracefulShutdown { await self.relay() }
+        let relaying = Task { await self.relay() }
+        try? await gracefulShutdown()
+        relaying.cancel()
+        if let connection = current.withLock({ current in
+            defer { current = nil }
+            return current
+        }) {
+            PostgresPool.close(connection)
+        }
+        doorbell.ring()
     }
+
+    /// Opens a connection, or throws after `connectWithin` (PostgreSQL may accept the socket and
+    /// never answer while it starts or stops); a connection that arrives too late is closed.
+    private func connect() async throws -> PostgresConnection {
+        let configuration = configuration
+        let logger = logger
+        let answered = FirstClaim()
+        return try await withCheckedThrowingContinuation { continuation in
+            let timer = Task {
+                try? await Task.sleep(for: Self.connectWithin)
+                guard
+                    answered.claim()
+                else { return }
+                continuation.resume(throwing: ServerStoreUnavailable("PostgreSQL did not accept a connection in time"))
+            }
+            Task {
+                do {
+                    let connection = try await PostgresConnection.connect(
+                        on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 0,
+                        logger: logger)
+                    timer.cancel()
+                    guard
+                        answered.claim()
+                    else {
+                        PostgresPool.close(connection)
+                        return
+                    }
+                    continuation.resume(returning: connection)
+                } catch {
+                    timer.cancel()
+                    guard
+                        answered.claim()
+                    else { return }
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    static let connectWithin: Duration = .seconds(10)
 
     /// Listens and sends until cancelled, opening the connection again after each loss.
     private func relay() async {
@@ -65,9 +120,13 @@ final class PostgresChangeRelay: Service, Sendable {
         var failing = false
         while !Task.isCancelled {
             do {
-                let connection = try await PostgresConnection.connect(
-                    on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 0,
-                    logger: logger)
+                let connection = try await connect()
+                guard !Task.isCancelled else {
+                    PostgresPool.close(connection)
+                    break
+                }
+                current.withLock { $0 = connection }
+                defer { current.withLock { $0 = nil } }
                 do {
                     try await connection.listen(on: Self.channel) { notices in
                         listening(true)
@@ -86,11 +145,11 @@ final class PostgresChangeRelay: Service, Sendable {
                     }
                 } catch {
                     listening(false)
-                    try? await connection.close()
+                    PostgresPool.close(connection)
                     throw error
                 }
                 listening(false)
-                try? await connection.close()
+                PostgresPool.close(connection)
             } catch {
                 if Task.isCancelled { break }
                 if !failing {
@@ -191,4 +250,16 @@ private final class Doorbell: Sendable {
 /// The notification stream ended without an error of its own.
 struct PostgresChangeRelayEnded: Error, CustomStringConvertible {
     var description: String { "the connection stopped delivering notices" }
+}
+
+/// Lets exactly one of two racing callbacks go on.
+private final class FirstClaim: Sendable {
+    private let taken = Mutex(false)
+
+    func claim() -> Bool {
+        taken.withLock { taken in
+            defer { taken = true }
+            return !taken
+        }
+    }
 }
