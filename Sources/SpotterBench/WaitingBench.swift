@@ -3,6 +3,7 @@ import Foundation
 import SpotterCore
 import SpotterProtocol
 import SpotterServer
+import SpotterTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -118,7 +119,7 @@ extension BenchmarkSuite {
         defer { for fd in connections { close(fd) } }
         while connections.count < count {
             for _ in 0..<min(250, count - connections.count) {
-                let fd = try connectLoopback(port: port)
+                let fd = try LoopbackSocket.connect(port: port)
                 connections.append(fd)
                 let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 guard sent == request.count else { throw BenchError("could not send a waiting request") }
@@ -158,25 +159,6 @@ extension BenchmarkSuite {
         raised.rlim_cur = rlim_t(min(wanted, Int(limit.rlim_max)))
         guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 else { return Int(limit.rlim_cur) }
         return Int(raised.rlim_cur)
-    }
-
-    private static func connectLoopback(port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket() failed: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw BenchError("connect() to 127.0.0.1:\(port) failed: errno \(errno)")
-        }
-        return fd
     }
 
     private static func untilWaiting(_ server: BackgroundServer, _ count: Int, seconds: Double) async throws {

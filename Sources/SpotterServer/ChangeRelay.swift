@@ -79,7 +79,7 @@ final class PostgresChangeRelay: Service, Sendable {
     private func connect() async throws -> PostgresConnection {
         let configuration = configuration
         let logger = logger
-        let answered = FirstClaim()
+        let answered = Once()
         return try await withCheckedThrowingContinuation { continuation in
             let timer = Task {
                 try? await Task.sleep(for: Self.connectWithin)
@@ -250,16 +250,4 @@ private final class Doorbell: Sendable {
 /// The notification stream ended without an error of its own.
 struct PostgresChangeRelayEnded: Error, CustomStringConvertible {
     var description: String { "the connection stopped delivering notices" }
-}
-
-/// Lets exactly one of two racing callbacks go on.
-private final class FirstClaim: Sendable {
-    private let taken = Mutex(false)
-
-    func claim() -> Bool {
-        taken.withLock { taken in
-            defer { taken = true }
-            return !taken
-        }
-    }
 }

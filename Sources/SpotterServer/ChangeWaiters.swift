@@ -198,23 +198,18 @@ final class ChangeWaiters: Sendable {
 
     /// Ends one wait if it still waits; one that ended otherwise is passed over.
     private func end(_ user: String, _ id: UInt64, with outcome: Outcome) {
-        let continuation = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
-            guard let waiter = state.waiters[user]?.removeValue(forKey: id) else { return nil }
-            if state.waiters[user]?.isEmpty == true { state.waiters[user] = nil }
-            state.waiting -= 1
-            state.forget(id)
-            return waiter.continuation
-        }
-        guard let continuation else { return }
-        report(waiting)
-        continuation.resume(returning: outcome)
+        finish(user, id, with: outcome, markingUnregistered: false)
     }
 
-    /// Ends one wait, if it is still waiting.
+    /// Ends one wait, if it is still waiting; one not registered yet will not wait.
     private func resume(_ user: String, _ id: UInt64, with outcome: Outcome) {
+        finish(user, id, with: outcome, markingUnregistered: true)
+    }
+
+    private func finish(_ user: String, _ id: UInt64, with outcome: Outcome, markingUnregistered: Bool) {
         let continuation = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
             guard let waiter = state.waiters[user]?.removeValue(forKey: id) else {
-                state.expired.insert(id)  // not registered yet: it will not wait
+                if markingUnregistered { state.expired.insert(id) }
                 return nil
             }
             if state.waiters[user]?.isEmpty == true { state.waiters[user] = nil }

@@ -71,15 +71,8 @@ public struct PostgresLocation: Sendable, Equatable {
     /// line `host:port:database:user:password` that matches (`*` matches anything; `\:` and `\\`
     /// are a colon and a backslash). A file others may read is refused, not used or skipped.
     public func password(fromPassfile path: String) throws(ServerStartError) -> String? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
-        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
-        guard mode & 0o077 == 0 else {
-            throw ServerStartError(
-                "the password file \(path) may be read by others (mode \(String(mode, radix: 8))); chmod 600 it")
-        }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ServerStartError("cannot read the password file \(path)")
-        }
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let text = try OwnerOnlyFile.read(path, as: "the password file")
         for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
             var fields: [String] = []
             var field = ""
@@ -107,6 +100,26 @@ public struct PostgresLocation: Sendable, Equatable {
 
     /// The URL without its password, for messages and logs.
     public var redacted: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+}
+
+/// A file that holds secrets (tokens, a password, a URL with one): read only when no one but its
+/// owner may read it, as libpq treats a passfile and ssh a private key.
+public enum OwnerOnlyFile {
+    /// The file's text; `what` names it in the refusal ("--tokens-file", "the password file").
+    public static func read(_ path: String, as what: String) throws(ServerStartError) -> String {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+            throw ServerStartError("\(what): cannot read \(path)")
+        }
+        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
+        guard mode & 0o077 == 0 else {
+            throw ServerStartError(
+                "\(what): \(path) may be read by others (mode \(String(mode, radix: 8))); chmod 600 it")
+        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ServerStartError("\(what): cannot read \(path) as UTF-8 text")
+        }
+        return text
+    }
 }
 
 /// A statement PostgreSQL refused while the connection stayed healthy (a constraint, a
@@ -296,18 +309,6 @@ struct PostgresSession {
         return try promise.futureResult.wait()
     }
 
-    /// Lets exactly one of two racing callbacks complete a promise.
-    private final class Once: Sendable {
-        private let taken = Mutex(false)
-
-        func claim() -> Bool {
-            taken.withLock { taken in
-                defer { taken = true }
-                return !taken
-            }
-        }
-    }
-
     /// Runs `body` between BEGIN and COMMIT; a throw rolls back. A COMMIT that PostgreSQL answers
     /// with ROLLBACK (the transaction had failed) throws instead of passing for a commit, and a
     /// ROLLBACK that fails leaves the connection unusable, so it is reported as unavailable.
@@ -358,5 +359,18 @@ struct PostgresSession {
             return ServerStoreUnavailable("could not \(what): \(message) (\(state))")
         }
         return PostgresStatementError(sqlState: state, message: message)
+    }
+}
+
+/// Lets exactly one of two racing callbacks go on (a statement's answer or its deadline; a
+/// connection or its time-out).
+final class Once: Sendable {
+    private let taken = Mutex(false)
+
+    func claim() -> Bool {
+        taken.withLock { taken in
+            defer { taken = true }
+            return !taken
+        }
     }
 }

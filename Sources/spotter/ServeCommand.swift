@@ -257,18 +257,7 @@ struct ServerDatabaseOptions: ParsableArguments {
 
     /// The text of a file that holds secrets, refused when others may read it.
     static func privateFile(_ path: String, _ option: String) throws -> String {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-            throw ValidationError("\(option): cannot read \(path)")
-        }
-        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
-        guard mode & 0o077 == 0 else {
-            throw ValidationError(
-                "\(option): \(path) may be read by others (mode \(String(mode, radix: 8))); chmod 600 it")
-        }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ValidationError("\(option): cannot read \(path) as UTF-8 text")
-        }
-        return text
+        do { return try OwnerOnlyFile.read(path, as: option) } catch { throw ValidationError(error.description) }
     }
 
     func resolvedDatabasePath() throws -> String {

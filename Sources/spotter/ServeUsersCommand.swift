@@ -27,6 +27,12 @@ struct ServeUsers: AsyncParsableCommand {
         return name
     }
 
+    /// One line on stderr, exit 1.
+    static func fail(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("spotter serve users: \(message)\n".utf8))
+        return ExitCode.failure
+    }
+
     static func withAccounts<T>(
         _ database: ServerDatabaseOptions, _ body: (any ServerStore & ServerAccounts) async throws -> T
     ) async throws -> T {
@@ -34,9 +40,7 @@ struct ServeUsers: AsyncParsableCommand {
         logger.logLevel = .error
         let store: any ServerStore & ServerAccounts
         do { store = try await database.openAccounts(logger: logger) } catch {
-            FileHandle.standardError.write(
-                Data("spotter serve users: cannot open the server's database: \(error)\n".utf8))
-            throw ExitCode.failure
+            throw fail("cannot open the server's database: \(error)")
         }
         do {
             let result = try await body(store)
@@ -60,11 +64,7 @@ struct ServeUsers: AsyncParsableCommand {
             let added = try await ServeUsers.withAccounts(database) { store in
                 try await store.addAccount(name, tokenHash: AccountToken.hash(token), at: Date())
             }
-            guard added else {
-                FileHandle.standardError.write(
-                    Data("spotter serve users: \(name) exists already; rotate its token instead\n".utf8))
-                throw ExitCode.failure
-            }
+            guard added else { throw ServeUsers.fail("\(name) exists already; rotate its token instead") }
             print(token)
         }
     }
@@ -109,11 +109,7 @@ struct ServeUsers: AsyncParsableCommand {
 
         func run() async throws {
             let removed = try await ServeUsers.withAccounts(database) { try await $0.removeAccount(name) }
-            guard removed else {
-                FileHandle.standardError.write(
-                    Data("spotter serve users: no account \(DisplayText.replacingControls(name))\n".utf8))
-                throw ExitCode.failure
-            }
+            guard removed else { throw ServeUsers.fail("no account \(DisplayText.replacingControls(name))") }
             print("revoked \(DisplayText.replacingControls(name))")
         }
     }
@@ -129,11 +125,7 @@ struct ServeUsers: AsyncParsableCommand {
             let replaced = try await ServeUsers.withAccounts(database) { store in
                 try await store.replaceAccountToken(name, tokenHash: AccountToken.hash(token))
             }
-            guard replaced else {
-                FileHandle.standardError.write(
-                    Data("spotter serve users: no account \(DisplayText.replacingControls(name))\n".utf8))
-                throw ExitCode.failure
-            }
+            guard replaced else { throw ServeUsers.fail("no account \(DisplayText.replacingControls(name))") }
             print(token)
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import SpotterCore
 import SpotterProtocol
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterServer
@@ -259,28 +260,10 @@ final class RawConnection: Sendable {
     private let fd: Int32
 
     init(port: Int, receiveTimeout seconds: Int = 15) throws {
-        #if canImport(Glibc)
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw TestFailure("socket() failed") }
         // Every read gives up after `seconds` (15 unless a test waits on a longer server timer), so a
         // server that never answers fails the test instead of hanging it.
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw TestFailure("connect() to 127.0.0.1:\(port) failed")
+        do { fd = try LoopbackSocket.connect(port: port, receiveTimeout: seconds) } catch {
+            throw TestFailure("\(error)")
         }
     }
 

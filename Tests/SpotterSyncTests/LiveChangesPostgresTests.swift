@@ -16,21 +16,6 @@ import Testing
         if: TestPostgres.unavailableReason == nil,
         Comment(rawValue: "PostgreSQL tests skipped: \(TestPostgres.unavailableReason ?? "")")))
 struct LiveChangesPostgresTests {
-    private func gauge(_ server: BackgroundServer, _ name: String) -> Int? {
-        let line = server.metrics.prometheusText().split(separator: "\n").first { $0.hasPrefix(name + " ") }
-        return line.flatMap { Double($0.split(separator: " ").last ?? "").map { Int($0) } }
-    }
-
-    /// Polls `condition` for up to `seconds` (a bounded wait for something to happen, not a speed test).
-    private func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return try condition()
-    }
-
     private func instance(_ url: String) async throws -> BackgroundServer {
         var configuration = ServerConfiguration(databasePath: "", tokens: [LiveServer.token: "alice"])
         configuration.databaseURL = url

@@ -12,22 +12,7 @@ import Testing
 @Suite("Changes reach a watching device at once (real server)")
 struct LiveChangesTests {
     /// Requests waiting on a change feed, from the server's own `/metrics`.
-    private func waiting(_ server: LiveServer) -> Int? {
-        let line = server.server.metrics.prometheusText().split(separator: "\n").first {
-            $0.hasPrefix("spotter_changes_waiting ")
-        }
-        return line.flatMap { Double($0.split(separator: " ").last ?? "").map { Int($0) } }
-    }
-
-    /// Polls `condition` for up to `seconds` (a bounded wait for something to happen, not a speed test).
-    private func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return try condition()
-    }
+    private func waiting(_ server: LiveServer) -> Int? { gauge(server.server, "spotter_changes_waiting") }
 
     @Test func aSetLoggedOnADeviceReachesAWatchingDeviceWithoutItsOwnSync() async throws {
         let server = try await LiveServer.start()
@@ -70,4 +55,20 @@ struct LiveChangesTests {
         #expect(await eventually { waiting(server) == 0 }, "a stopped engine leaves no wait open")
         await server.server.stop()
     }
+}
+
+/// A gauge of the server's own `/metrics`.
+func gauge(_ server: BackgroundServer, _ name: String) -> Int? {
+    let line = server.metrics.prometheusText().split(separator: "\n").first { $0.hasPrefix(name + " ") }
+    return line.flatMap { Double($0.split(separator: " ").last ?? "").map { Int($0) } }
+}
+
+/// Polls `condition` for up to `seconds` (a bounded wait for something to happen, not a speed test).
+func eventually(_ seconds: Double = 15, _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try condition()
 }
