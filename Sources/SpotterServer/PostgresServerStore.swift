@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import SpotterCore
 import SpotterProtocol
+import Synchronization
 
 /// The server store on PostgreSQL, shared by any number of `spotter serve` instances.
 ///
@@ -18,6 +19,8 @@ import SpotterProtocol
 ///   change that commits late.
 public struct PostgresServerStore: ServerStore {
     let pool: PostgresPool
+    /// Whose transaction runs now from this instance, and who waits for their turn.
+    let turns = UserTurns()
 
     /// Connects, applies the migrations (under an advisory lock, so instances starting together
     /// apply them once) and returns the store. `poolSize` bounds connections and concurrent
@@ -62,6 +65,17 @@ public struct PostgresServerStore: ServerStore {
                 guard attempts < 5 else { throw ServerStoreUnavailable("\(error), five times in a row") }
             }
         }
+    }
+
+    /// One transaction of `user`'s at a time from this instance: the others wait here, holding no
+    /// connection, instead of each taking one of the pool's to wait on the user's counter lock —
+    /// one account's burst could otherwise hold the whole pool while other accounts wait.
+    public func write<T: Sendable>(
+        of user: String, _ work: @escaping @Sendable (any ServerTransaction) throws -> T
+    ) async throws -> T {
+        await turns.begin(user)
+        defer { turns.end(user) }
+        return try await write(work)
     }
 
     public func claimIdempotencyKey(
@@ -497,5 +511,43 @@ extension PostgresSchema {
     static func folded(_ exercise: String) -> String {
         String(
             decoding: exercise.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+/// One turn at a time per user, handed to the next in the order they asked; a user nobody waits
+/// for costs nothing.
+final class UserTurns: Sendable {
+    private struct Queue {
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// Users with a turn running; their queued waiters.
+    private let running = Mutex<[String: Queue]>([:])
+
+    func begin(_ user: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = running.withLock { running -> Bool in
+                guard running[user] != nil else {
+                    running[user] = Queue()
+                    return true
+                }
+                running[user]!.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func end(_ user: String) {
+        let next = running.withLock { running -> CheckedContinuation<Void, Never>? in
+            guard var queue = running[user], !queue.waiting.isEmpty else {
+                running[user] = nil
+                return nil
+            }
+            let next = queue.waiting.removeFirst()
+            running[user] = queue
+            return next
+        }
+        next?.resume()
     }
 }

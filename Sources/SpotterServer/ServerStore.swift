@@ -146,6 +146,13 @@ public protocol ServerStore: Sendable {
     /// reached throws `ServerStoreUnavailable`.
     func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T
 
+    /// `write` for a transaction of `user`'s, which begins by locking their feed's counter: a
+    /// store whose transactions would wait for that lock holding a connection makes them wait for
+    /// their turn before they take one (PostgreSQL); the others simply write.
+    func write<T: Sendable>(
+        of user: String, _ work: @escaping @Sendable (any ServerTransaction) throws -> T
+    ) async throws -> T
+
     /// True when the store runs its writes one after another (one writer, as SQLite): a single
     /// route's idempotency claim then commits in the same transaction as its effect and record.
     /// Committed alone first, the claim would only say "in progress" while the effect runs — and
@@ -197,6 +204,12 @@ public protocol ServerStore: Sendable {
 }
 
 extension ServerStore {
+    public func write<T: Sendable>(
+        of user: String, _ work: @escaping @Sendable (any ServerTransaction) throws -> T
+    ) async throws -> T {
+        try await write(work)
+    }
+
     public var claimsWithTheEffect: Bool { false }
 
     /// Every live set of `user`; what a test counts to prove "no duplicates on the server".

@@ -309,7 +309,7 @@ struct SyncAPI: Sendable {
         let stamp = Timestamp.truncated(now)
         do {
             return answer(
-                try await store.write { transaction in
+                try await store.write(of: mutation.user) { transaction in
                     apply(mutation, claiming: .inThisTransaction(now: now), in: transaction, at: stamp)
                 })
         } catch {
@@ -343,7 +343,7 @@ struct SyncAPI: Sendable {
         let response: APIResponse
         do {
             response = answer(
-                try await store.write { transaction in
+                try await store.write(of: mutation.user) { transaction in
                     apply(mutation, claiming: claimStep, in: transaction, at: stamp)
                 })
         } catch {
@@ -463,7 +463,7 @@ struct SyncAPI: Sendable {
         let now = clock.now()
         let stamp = Timestamp.truncated(now)
         do {
-            let outcomes: [WriteOutcome] = try await store.write { transaction in
+            let outcomes: [WriteOutcome] = try await store.write(of: mutations.first?.user ?? "") { transaction in
                 var outcomes: [WriteOutcome] = []
                 outcomes.reserveCapacity(mutations.count)
                 var spent = alreadySpent
