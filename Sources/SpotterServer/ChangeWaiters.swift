@@ -48,6 +48,12 @@ final class ChangeWaiters: Sendable {
         /// still there, so each is asked once a second and no sweep asks them all.
         var parts: [[UInt64: String]] = Array(repeating: [:], count: 4)
 
+        /// Moved on by `changedEverywhere`: every user's generation at once, the users this
+        /// instance has not met yet included.
+        var everywhere: UInt64 = 0
+
+        func generation(of user: String) -> UInt64 { generations[user, default: 0] &+ everywhere }
+
         mutating func forget(_ id: UInt64) { parts[Int(id % 4)][id] = nil }
     }
 
@@ -69,7 +75,7 @@ final class ChangeWaiters: Sendable {
 
     var waiting: Int { state.withLock { $0.waiting } }
 
-    func generation(of user: String) -> UInt64 { state.withLock { $0.generations[user, default: 0] } }
+    func generation(of user: String) -> UInt64 { state.withLock { $0.generation(of: user) } }
 
     /// Where changes made here are also told (the other instances on one PostgreSQL database).
     private let relay = Mutex<(@Sendable (String) -> Void)?>(nil)
@@ -102,9 +108,7 @@ final class ChangeWaiters: Sendable {
     /// reads the feed again.
     func changedEverywhere() {
         let woken = state.withLock { state -> [CheckedContinuation<Outcome, Never>] in
-            for user in Set(state.generations.keys).union(state.waiters.keys) {
-                state.generations[user, default: 0] &+= 1
-            }
+            state.everywhere &+= 1
             let woken = state.waiters.values.flatMap(\.values).map(\.continuation)
             state.waiters.removeAll()
             state.waiting = 0
@@ -135,7 +139,7 @@ final class ChangeWaiters: Sendable {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                     let (immediate, startSweep): (Outcome?, Bool) = state.withLock { state in
                         if state.expired.remove(id) != nil { return (.timedOut, false) }
-                        if state.generations[user, default: 0] != seen { return (.changed, false) }
+                        if state.generation(of: user) != seen { return (.changed, false) }
                         if state.waiting >= limit { return (.overLimit, false) }
                         state.waiters[user, default: [:]][id] = Waiter(
                             continuation: continuation, deadline: deadline, stillWanted: stillWanted)
@@ -160,9 +164,10 @@ final class ChangeWaiters: Sendable {
         }
     }
 
-    /// The number of the first sweep at or after `instant`.
-    private func sweep(at instant: ContinuousClock.Instant) -> Int {
-        Int(((instant - epoch) / Self.sweepInterval).rounded(.up))
+    /// The number of the first sweep at or after `instant` (where a deadline is filed), or of the
+    /// last one at or before it (`upTo`: the sweep running now ends only what is due by now).
+    private func sweep(at instant: ContinuousClock.Instant, upTo: Bool = false) -> Int {
+        Int(((instant - epoch) / Self.sweepInterval).rounded(upTo ? .down : .up))
     }
 
     /// Ends the waits whose time is up (every `sweepInterval`) and those whose client went away
@@ -172,7 +177,7 @@ final class ChangeWaiters: Sendable {
     private func sweep() async {
         while true {
             try? await Task.sleep(for: Self.sweepInterval)
-            let now = sweep(at: ContinuousClock.now)
+            let now = sweep(at: ContinuousClock.now, upTo: true)
             let found = state.withLock {
                 state -> (due: [(user: String, id: UInt64)], ask: [(String, UInt64, @Sendable () -> Bool)])? in
                 guard state.waiting > 0 else {
