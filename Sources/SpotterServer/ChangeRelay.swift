@@ -33,6 +33,8 @@ final class PostgresChangeRelay: Service, Sendable {
     private let doorbell = Doorbell()
     /// The connection in use, closed on shutdown so nothing waits on it.
     private let current = Mutex<PostgresConnection?>(nil)
+    /// Whether a connection attempt is on its way (a class, so the attempt's task can clear it).
+    private let attempting = Flag()
 
     /// - Parameter listening: told true once the connection listens, false when it is lost
     ///   (the `spotter_change_relay_listening` gauge).
@@ -80,6 +82,16 @@ final class PostgresChangeRelay: Service, Sendable {
         let configuration = configuration
         let logger = logger
         let answered = Once()
+        // One attempt at a time: one left unanswered is not joined by another every few seconds.
+        guard
+            attempting.withLock({ attempting in
+                defer { attempting = true }
+                return !attempting
+            })
+        else {
+            throw ServerStoreUnavailable("the last connection attempt is still unanswered")
+        }
+        let attempting = attempting
         return try await withCheckedThrowingContinuation { continuation in
             let timer = Task {
                 try? await Task.sleep(for: Self.connectWithin)
@@ -89,6 +101,7 @@ final class PostgresChangeRelay: Service, Sendable {
                 continuation.resume(throwing: ServerStoreUnavailable("PostgreSQL did not accept a connection in time"))
             }
             Task {
+                defer { attempting.withLock { $0 = false } }
                 do {
                     let connection = try await PostgresConnection.connect(
                         on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 0,
@@ -139,6 +152,7 @@ final class PostgresChangeRelay: Service, Sendable {
                         try await withThrowingTaskGroup(of: Void.self) { group in
                             group.addTask { try await self.receive(notices) }
                             group.addTask { try await self.send(on: connection) }
+                            group.addTask { try await self.keepAlive(connection) }
                             try await group.next()
                             group.cancelAll()
                         }
@@ -167,6 +181,23 @@ final class PostgresChangeRelay: Service, Sendable {
     }
 
     /// Wakes the waits of the users other instances name; ends (throws) when the connection does.
+    /// Asks the connection something every 20 s: a link cut without a word (a NAT that forgot
+    /// it, a failover) would otherwise look like a quiet one forever. No answer in 10 s closes
+    /// the connection, which ends the listening and opens a new one.
+    private func keepAlive(_ connection: PostgresConnection) async throws {
+        while true {
+            try await Task.sleep(for: .seconds(20))
+            let answered = Once()
+            let watchdog = Task {
+                try? await Task.sleep(for: .seconds(10))
+                if answered.claim() { PostgresPool.close(connection) }
+            }
+            defer { watchdog.cancel() }
+            for try await _ in try await connection.query("SELECT 1", logger: logger) {}
+            _ = answered.claim()
+        }
+    }
+
     private func receive(_ notices: PostgresNotificationSequence) async throws {
         let prefix = instance + " "
         for try await notice in notices {
@@ -189,9 +220,11 @@ final class PostgresChangeRelay: Service, Sendable {
             guard !users.isEmpty else { continue }
             let payloads = users.map { "\(instance) \($0)" }
             do {
-                try await connection.query(
+                // Read to the end: an error after the first row (or a commit that failed) is raised only there.
+                for try await _ in try await connection.query(
                     "SELECT pg_notify(\(Self.channel), payload) FROM unnest(\(payloads)::text[]) AS payload",
                     logger: logger)
+                {}
             } catch {
                 pending.withLock { $0.formUnion(users) }
                 throw error
@@ -250,4 +283,11 @@ private final class Doorbell: Sendable {
 /// The notification stream ended without an error of its own.
 struct PostgresChangeRelayEnded: Error, CustomStringConvertible {
     var description: String { "the connection stopped delivering notices" }
+}
+
+/// A flag several tasks set and clear.
+private final class Flag: Sendable {
+    private let value = Mutex(false)
+
+    func withLock<T>(_ body: (inout Bool) -> T) -> T { value.withLock { body(&$0) } }
 }
