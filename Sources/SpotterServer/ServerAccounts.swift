@@ -38,6 +38,16 @@ public enum AccountToken {
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
+    /// Whether `token` has the shape of a made token (43 base64url characters): anything else
+    /// is no account's, and is refused without asking the database.
+    public static func mayBeMade(_ token: String) -> Bool {
+        token.utf8.count == 43
+            && token.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == 0x2D || byte == 0x5F
+            }
+    }
+
     /// What is stored of a token: its SHA-256, in hex. A token is 256 random bits, so a plain hash
     /// is enough: there is nothing to guess that a slow hash would protect.
     public static func hash(_ token: String) -> String {
@@ -172,7 +182,7 @@ final class TokenDirectory: Sendable {
     /// The user of `token`, or nil. Throws `ServerStoreUnavailable` when the store cannot say.
     func user(of token: String) async throws -> String? {
         if let user = tokens[token] { return user }
-        guard let accounts, !token.isEmpty, token.utf8.count <= 512 else { return nil }
+        guard let accounts, AccountToken.mayBeMade(token) else { return nil }
         let hash = AccountToken.hash(token)
         let now = ContinuousClock.now
         if let remembered = answers.withLock({ $0[hash] }), remembered.until > now { return remembered.user }
@@ -183,6 +193,9 @@ final class TokenDirectory: Sendable {
             throw ServerStoreUnavailable("could not read the accounts: \(error)")
         }
         answers.withLock { answers in
+            // Past the bound, the answers out of date go first; only a flood of made-up tokens
+            // within one second empties it.
+            if answers.count >= Self.maxRemembered { answers = answers.filter { $0.value.until > now } }
             if answers.count >= Self.maxRemembered { answers.removeAll() }
             answers[hash] = Remembered(user: user, until: now + Self.answerLifetime)
         }

@@ -106,16 +106,13 @@ struct ServerRouter: Sendable {
         }
         // One account's burst waits its turn at the account's door (429, which every client
         // retries), not inside the instance holding a thread, a pool connection or its lock while
-        // other accounts wait. A wait on the feed is not work: it has a limit of its own.
-        let waits = route == .changes && (request.uri.queryParameters["wait"].flatMap { Int($0) } ?? 0) > 0
-        if !waits {
-            guard inProgress.enter(user, limit: configuration.maxUserConcurrency) else {
-                throw ProblemError(
-                    Problems.userBusy(limit: configuration.maxUserConcurrency),
-                    headers: [HeaderName.retryAfter: "1"])
-            }
+        // other accounts wait. A request waiting on the feed is not counted while it waits (the
+        // waits have a limit of their own), only while it reads.
+        guard inProgress.enter(user, limit: configuration.maxUserConcurrency) else {
+            throw ProblemError(
+                Problems.userBusy(limit: configuration.maxUserConcurrency), headers: [HeaderName.retryAfter: "1"])
         }
-        defer { if !waits { inProgress.leave(user) } }
+        defer { inProgress.leave(user) }
         var body = RequestBody.none
         if route.takesJSONBody {
             let limit = route == .batch ? configuration.maxBatchBodyBytes : configuration.maxBodyBytes
@@ -142,8 +139,14 @@ struct ServerRouter: Sendable {
         let call = APICall(
             route: route, query: query, body: body, idempotencyKey: request.headers[Self.idempotencyKeyField],
             user: user, connectionOpen: { ClosedInputs.isOpen(channel) },
-            waitingOnFeed: { waiting in
-                if waiting { ParkedConnections.park(channel) } else { ParkedConnections.unpark(channel) }
+            waitingOnFeed: { [inProgress] waiting in
+                if waiting {
+                    ParkedConnections.park(channel)
+                    inProgress.leave(user)
+                } else {
+                    ParkedConnections.unpark(channel)
+                    inProgress.enterRegardless(user)
+                }
             })
         let response = await api.perform(call)
         if route.isMutating { api.waiters.changed(user) }
@@ -311,6 +314,9 @@ final class UserRequests: Sendable {
             return true
         }
     }
+
+    /// Counts one more request of `user` even past the limit: a wait that ended reads once more.
+    func enterRegardless(_ user: String) { counts.withLock { $0[user, default: 0] += 1 } }
 
     func leave(_ user: String) {
         counts.withLock { counts in

@@ -61,18 +61,22 @@ struct UserConcurrencyTests {
         }
     }
 
-    @Test("waits on the change feed do not count against the account's limit")
+    @Test("waits on the change feed do not count against the account's limit while they wait")
     func waitsAreNotWork() async throws {
         let server = try await TestServer.start { $0.maxUserConcurrency = 1 }
         try await stopping(server) { server in
             let cursor = try await server.send(.GET, Route.changes).decode(WireChangesPage.self).cursor
-            let waits = (0..<3).map { _ in
-                Task { try await server.send(.GET, Route.changes + "?since=\(cursor)&wait=20") }
-            }
-            for _ in 0..<400 {
-                let text = try await server.send(.GET, Route.metrics, token: nil).text
-                if text.contains("spotter_changes_waiting 3") { break }
-                try await Task.sleep(for: .milliseconds(25))
+            // Three devices open their waits one after another (each reads first, which counts).
+            var waits: [Task<WireResponse, any Error>] = []
+            for count in 1...3 {
+                waits.append(Task { try await server.send(.GET, Route.changes + "?since=\(cursor)&wait=20") })
+                var waiting = false
+                for _ in 0..<400 where !waiting {
+                    waiting = try await server.send(.GET, Route.metrics, token: nil).text.contains(
+                        "spotter_changes_waiting \(count)")
+                    if !waiting { try await Task.sleep(for: .milliseconds(25)) }
+                }
+                #expect(waiting, "device \(count) waits")
             }
             // Three devices wait; the account's one request in progress is still free.
             let workout = try await server.createWorkout()
