@@ -107,6 +107,9 @@ public struct PostgresLocation: Sendable, Equatable {
 public enum OwnerOnlyFile {
     /// The file's text; `what` names it in the refusal ("--tokens-file", "the password file").
     public static func read(_ path: String, as what: String) throws(ServerStartError) -> String {
+        // The file a link names is what is read, so its mode is what counts (a mounted secret
+        // is often a link).
+        let path = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
             throw ServerStartError("\(what): cannot read \(path)")
         }

@@ -25,8 +25,12 @@ struct ServerComponents: Sendable {
         let store = try await Self.openStore(configuration, logger: logger)
         if configuration.tokens.isEmpty {
             // No token given at start: the accounts of the store are the only way in.
-            let accounts = try? await (store as? any ServerAccounts)?.listAccounts()
-            guard let accounts, !accounts.isEmpty else {
+            let accounts: [ServerAccount]
+            do { accounts = try await (store as? any ServerAccounts)?.listAccounts() ?? [] } catch {
+                try? await store.close()
+                throw ServerStartError("cannot read the accounts of the server's database: \(error)")
+            }
+            guard !accounts.isEmpty else {
                 try? await store.close()
                 throw ServerStartError(
                     "no account can sign in: add one with `spotter serve users add NAME`, or give --token user=secret, --tokens-file or SPOTTER_TOKENS"

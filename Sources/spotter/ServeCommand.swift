@@ -153,7 +153,7 @@ struct Serve: AsyncParsableCommand {
         var entries: [(entry: String, source: String)] = tokens.map { ($0, "--token") }
         if let tokensFile {
             for (number, line) in try ServerDatabaseOptions.privateFile(tokensFile, "--tokens-file").split(
-                separator: "\n", omittingEmptySubsequences: false
+                omittingEmptySubsequences: false, whereSeparator: \.isNewline
             ).enumerated() {
                 let entry = line.trimmingCharacters(in: .whitespacesAndNewlines)
                 if entry.isEmpty || entry.hasPrefix("#") { continue }

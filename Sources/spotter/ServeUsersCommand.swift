@@ -103,7 +103,9 @@ struct ServeUsers: AsyncParsableCommand {
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove an account: its token stops working on every instance within a second.")
+            abstract:
+                "Remove an account: its token stops working on every instance within a second. Its data stays on the server; adding the name again gives it back."
+        )
         @OptionGroup var database: ServerDatabaseOptions
         @Argument(help: "The account's user name.") var name: String
 
