@@ -36,7 +36,9 @@ struct ServeSecretsTests {
         let file = directory.appendingPathComponent("tokens").path
         let aliceSecret = "file-secret-\(UUID().uuidString)"
         let bobSecret = "env-secret-\(UUID().uuidString)"
-        let tokens = "# the gym's accounts\n\nalice=\(aliceSecret)\r\n"
+        let carolSecret = "crlf-secret-\(UUID().uuidString)"
+        // Lines may end in CRLF (a file written on Windows).
+        let tokens = "# the gym's accounts\n\nalice=\(aliceSecret)\r\ncarol=\(carolSecret)\r\n"
 
         // A file others may read is refused, and says how to mend it.
         try write(tokens, to: file, mode: 0o644)
@@ -54,6 +56,7 @@ struct ServeSecretsTests {
         }
         defer { server.stop() }
         #expect(try await status(server, token: aliceSecret) == 200, "alice, from the file")
+        #expect(try await status(server, token: carolSecret) == 200, "carol, from a CRLF line")
         #expect(try await status(server, token: bobSecret) == 200, "bob, from the environment")
         #expect(try await status(server, token: "not-a-token") == 401)
         let shown = try commandLine(server)
