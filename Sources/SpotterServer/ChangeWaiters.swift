@@ -22,6 +22,8 @@ final class ChangeWaiters: Sendable {
         case timedOut
         /// `limit` requests were waiting already: this one did not wait.
         case overLimit
+        /// `limitPerUser` requests of this user were waiting already: this one did not wait.
+        case userOverLimit
     }
 
     private struct Waiter {
@@ -62,14 +64,17 @@ final class ChangeWaiters: Sendable {
     static let sweepInterval = Duration.milliseconds(250)
 
     let limit: Int
+    /// The most requests of one user waiting at once, so one account cannot take every place.
+    let limitPerUser: Int
     private let state = Mutex(State())
     /// Where sweep numbers count from.
     private let epoch = ContinuousClock.now
     /// Told the number waiting whenever it changes (the `/metrics` gauge).
     private let report: @Sendable (Int) -> Void
 
-    init(limit: Int, report: @escaping @Sendable (Int) -> Void = { _ in }) {
+    init(limit: Int, limitPerUser: Int = 100, report: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.limit = limit
+        self.limitPerUser = limitPerUser
         self.report = report
     }
 
@@ -141,6 +146,7 @@ final class ChangeWaiters: Sendable {
                         if state.expired.remove(id) != nil { return (.timedOut, false) }
                         if state.generation(of: user) != seen { return (.changed, false) }
                         if state.waiting >= limit { return (.overLimit, false) }
+                        if state.waiters[user, default: [:]].count >= limitPerUser { return (.userOverLimit, false) }
                         state.waiters[user, default: [:]][id] = Waiter(
                             continuation: continuation, deadline: deadline, stillWanted: stillWanted)
                         state.waiting += 1

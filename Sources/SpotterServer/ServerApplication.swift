@@ -38,7 +38,9 @@ struct ServerComponents: Sendable {
             }
         }
         let metrics = ServerMetrics()
-        let waiters = ChangeWaiters(limit: configuration.maxWaiting) { metrics.recordWaiting($0) }
+        let waiters = ChangeWaiters(limit: configuration.maxWaiting, limitPerUser: configuration.maxWaitingPerUser) {
+            metrics.recordWaiting($0)
+        }
         if configuration.makeStore == nil, let url = configuration.databaseURL {
             let relay = PostgresChangeRelay(
                 location: try PostgresLocation(url: url, password: configuration.databasePassword), waiters: waiters,

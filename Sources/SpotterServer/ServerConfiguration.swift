@@ -63,6 +63,9 @@ public struct ServerConfiguration: Sendable {
     /// counted: they have `maxWaiting`); one more is answered 429 with `Retry-After`, so one
     /// account's burst cannot take every thread, pool connection and lock of the instance.
     public var maxUserConcurrency = 8
+    /// The most requests of one account waiting on its feed at once (a device keeps one); one more
+    /// is answered 429 with `Retry-After`, so one account cannot take every place of `maxWaiting`.
+    public var maxWaitingPerUser = 100
     /// The longest wait a request may ask for, in seconds: under the idle timeouts of common proxies.
     public static let maxWaitSeconds = 25
     /// Budget of one batch response: once the results reach it, the remaining operations are

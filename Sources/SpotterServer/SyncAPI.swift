@@ -561,6 +561,13 @@ struct SyncAPI: Sendable {
                                 type: ProblemType.unavailable, title: "Too many waiting", status: 503,
                                 detail: "\(waiters.limit) requests are waiting on a change feed already; ask again"),
                             headers: [HeaderName.retryAfter: "1"])
+                    case .userOverLimit:
+                        return .problem(
+                            Problem(
+                                type: Problems.rateLimitedType, title: "Too many waiting", status: 429,
+                                detail:
+                                    "this account has \(waiters.limitPerUser) requests waiting on its change feed already; ask again"
+                            ), headers: [HeaderName.retryAfter: "1"])
                     case .timedOut:
                         break waiting
                     case .changed:

@@ -165,4 +165,34 @@ struct WaitingFeedTests {
             #expect(page.changes.isEmpty && page.cursor == cursor)
         }
     }
+
+    @Test(
+        "one account cannot take every waiting place: past its own limit its wait is 429, another account still waits")
+    func theWaitingLimitPerAccount() async throws {
+        let server = try await TestServer.start {
+            $0.maxWaiting = 10
+            $0.maxWaitingPerUser = 2
+        }
+        try await stopping(server) { server in
+            let cursor = try await server.send(.GET, Route.changes).decode(WireChangesPage.self).cursor
+            let alices = (0..<2).map { _ in
+                Task { try await server.send(.GET, Route.changes + "?since=\(cursor)&wait=20") }
+            }
+            #expect(try await untilWaiting(server, 2))
+            let third = try await server.send(.GET, Route.changes + "?since=\(cursor)&wait=20")
+            #expect(third.status == 429)
+            #expect(third.headers.first(name: "Retry-After") == "1")
+            #expect(third.contentType == Problems.contentType)
+            let bobCursor = try await server.send(.GET, Route.changes, token: TestServer.bobToken)
+                .decode(WireChangesPage.self).cursor
+            let bobs = Task {
+                try await server.send(.GET, Route.changes + "?since=\(bobCursor)&wait=20", token: TestServer.bobToken)
+            }
+            #expect(try await untilWaiting(server, 3), "Bob waits beside Alice's two")
+            let workout = try await server.createWorkout(name: "Legs 💪🏽")
+            for alice in alices { #expect(try await alice.value.text.contains(workout)) }
+            let bobsWorkout = try await server.createWorkout(name: "Bob e\u{301}", token: TestServer.bobToken)
+            #expect(try await bobs.value.text.contains(bobsWorkout))
+        }
+    }
 }
