@@ -24,6 +24,10 @@ extension BenchmarkSuite {
         let token = UUID().uuidString
         var configuration = ServerConfiguration(databasePath: freshPath(options, "waiting"), tokens: [token: "bench"])
         configuration.maxWaiting = count + 10
+        // The devices share one account here, so that one write answers them all: its limits
+        // (waits, and requests in progress while they arrive together) are the instance's.
+        configuration.maxWaitingPerUser = count + 10
+        configuration.maxUserConcurrency = count + 10
         let server = try await BackgroundServer.start(configuration, logger: quietLogger())
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let holder = Process()
