@@ -23,26 +23,26 @@ struct StuckKeyTests {
 
         init(_ cluster: TestPostgres.PrivateCluster) { self.cluster = cluster }
 
-        func stopTheFirstTime() {
+        func stopTheFirstTime() async {
             guard
                 done.withLock({ done in
                     defer { done = true }
                     return !done
                 })
             else { return }
-            try? cluster.stopServer()
+            try? await cluster.stopServer()
         }
     }
 
     @Test func aRetryGetsADefiniteAnswerOncePostgresIsBack() async throws {
-        let cluster = try TestPostgres.privateCluster()
+        let cluster = try await TestPostgres.privateCluster()
         defer { cluster.destroy() }
         let stopper = StopOnce(cluster)
         let server = try await TestServer.start { configuration in
             configuration.databaseURL = cluster.url
             // Far beyond the test's bound: a stale takeover cannot be what frees the key.
             configuration.staleInProgressAfter = 300
-            configuration.afterIdempotencyClaim = { _, _ in stopper.stopTheFirstTime() }
+            configuration.afterIdempotencyClaim = { _, _ in await stopper.stopTheFirstTime() }
         }
         try await stopping(server) { server in
             let key = UUID().uuidString
@@ -50,7 +50,7 @@ struct StuckKeyTests {
             let body = Fixtures.workout(id: id, name: "Legs 💪🏽 e\u{301}")
             let first = try await server.send(.POST, Route.workouts, json: body, key: key)
             #expect(first.status == 503, "the database went away under the request")
-            try cluster.startServer()
+            try await cluster.startServer()
 
             // The client retries as it would (bounded; 503 while PostgreSQL starts, 409 while the
             // claim is still held) until the answer is definite.

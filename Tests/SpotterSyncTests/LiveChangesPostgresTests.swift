@@ -32,7 +32,7 @@ struct LiveChangesPostgresTests {
     @Test("a set written through one instance wakes the device waiting at the other, also after a PostgreSQL restart")
     func acrossInstancesAndARestart() async throws {
         // A cluster of this test's own: it is stopped and started again.
-        let cluster = try TestPostgres.privateCluster()
+        let cluster = try await TestPostgres.privateCluster()
         defer { cluster.destroy() }
         let first = try await instance(cluster.url)
         let second = try await instance(cluster.url)
@@ -49,10 +49,10 @@ struct LiveChangesPostgresTests {
         #expect(try await eventually(10) { try has(laptop, before.set.id) }, "the phone's set reached the laptop")
 
         // PostgreSQL restarts: both instances lose their listening connection and take it again.
-        try cluster.stopServer()
+        try await cluster.stopServer()
         #expect(await eventually { gauge(second, "spotter_change_relay_listening") == 0 })
         try await Task.sleep(for: .seconds(1))
-        try cluster.startServer()
+        try await cluster.startServer()
         #expect(await eventually(30) { gauge(second, "spotter_change_relay_listening") == 1 })
         #expect(await eventually(30) { gauge(first, "spotter_change_relay_listening") == 1 })
         #expect(await eventually(30) { gauge(second, "spotter_changes_waiting") == 1 }, "the laptop waits again")

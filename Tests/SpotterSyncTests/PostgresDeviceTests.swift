@@ -21,7 +21,7 @@ struct PostgresDeviceTests {
     @Test("500 queued operations drain across a PostgreSQL restart: 503s meanwhile, every set exactly once")
     func drainAcrossARestart() async throws {
         // A cluster of this test's own: stopping the shared one would fail the tests using it.
-        let cluster = try TestPostgres.privateCluster()
+        let cluster = try await TestPostgres.privateCluster()
         defer { cluster.destroy() }
         var configuration = ServerConfiguration(databasePath: "", tokens: [LiveServer.token: "alice"])
         configuration.databaseURL = cluster.url
@@ -51,10 +51,10 @@ struct PostgresDeviceTests {
             landed = try await server.store.allSets(user: "alice").count
         }
         #expect(landed >= 100 && landed < 500, "the restart falls in the middle of the drain (\(landed) landed)")
-        try cluster.stopServer()
+        try await cluster.stopServer()
         try await Task.sleep(for: .seconds(2))
         let whileDown = await (try? server.store.allSets(user: "alice")) == nil
-        try cluster.startServer()
+        try await cluster.startServer()
 
         #expect(await draining.value, "the queue drains once PostgreSQL is back")
         #expect(whileDown, "the store was really unreachable")

@@ -45,13 +45,15 @@ public enum TestPostgres {
     }
 
     /// A cluster of the caller's own, for a test that stops and restarts PostgreSQL (which must
-    /// not disturb the tests sharing the other one). `stop()` when done; it is also removed when
-    /// the test process exits.
-    public static func privateCluster() throws -> PrivateCluster {
+    /// not disturb the tests sharing the other one). `destroy()` when done; it is also removed
+    /// when the test process exits. Its scripts run on a thread of their own: `initdb` and
+    /// `pg_ctl` take seconds, and the cooperative pool (two threads on a two-core machine) must
+    /// keep serving the other tests' in-process servers meanwhile.
+    public static func privateCluster() async throws -> PrivateCluster {
         if let reason = unavailableReason { throw Unavailable(description: reason) }
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("spotter-pg-\(UUID().uuidString.prefix(8))").path
-        let url = try runScript(["start", directory, "--fast", "--watch", "\(getpid())"])
+        let url = try await onOwnThread { try runScript(["start", directory, "--fast", "--watch", "\(getpid())"]) }
         return PrivateCluster(directory: directory, url: url)
     }
 
@@ -60,11 +62,27 @@ public enum TestPostgres {
         public let url: String
 
         /// Stops PostgreSQL (fast: open transactions roll back, connections are cut).
-        public func stopServer() throws { _ = try TestPostgres.runScript(["stop", directory]) }
+        public func stopServer() async throws {
+            let directory = directory
+            _ = try await TestPostgres.onOwnThread { try TestPostgres.runScript(["stop", directory]) }
+        }
         /// Starts it again on the same port with the same data.
-        public func startServer() throws { _ = try TestPostgres.runScript(["start", directory]) }
-        /// Stops it and removes its files.
-        public func destroy() { _ = try? TestPostgres.runScript(["destroy", directory]) }
+        public func startServer() async throws {
+            let directory = directory
+            _ = try await TestPostgres.onOwnThread { try TestPostgres.runScript(["start", directory]) }
+        }
+        /// Stops it and removes its files, on a thread of its own (not waited for).
+        public func destroy() {
+            let directory = directory
+            Thread.detachNewThread { _ = try? TestPostgres.runScript(["destroy", directory]) }
+        }
+    }
+
+    /// Runs blocking work (a script waited for with `waitpid`) on a thread of its own.
+    public static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     // MARK: -
