@@ -42,9 +42,6 @@ final class ConnectionCounter: Sendable {
     }
 
     func closed() { open.withLock { $0 -= 1 } }
-
-    /// How many are open and counted (not waiting on the feed).
-    var count: Int { open.withLock { $0 } }
 }
 
 /// The counted connections, by channel, so a request that starts waiting on the change feed can

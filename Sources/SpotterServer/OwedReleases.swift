@@ -24,9 +24,6 @@ final class OwedReleases: Sendable {
 
     private let state = Mutex(State())
 
-    /// How many releases are owed now.
-    var count: Int { state.withLock { $0.owed.count } }
-
     func owe(
         _ scope: IdempotencyScope, token: String, store: any ServerStore, staleAfter: TimeInterval, logger: Logger
     ) {
