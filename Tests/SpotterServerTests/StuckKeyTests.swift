@@ -2,7 +2,6 @@ import Foundation
 import SpotterCore
 import SpotterProtocol
 import SpotterTestSupport
-import Synchronization
 import Testing
 
 @testable import SpotterServer
@@ -12,24 +11,17 @@ import Testing
 /// without waiting for the claim to go stale.
 @Suite(
     "A key held when PostgreSQL went away does not stick",
-    .enabled(
-        if: TestPostgres.unavailableReason == nil,
-        Comment(rawValue: "PostgreSQL tests skipped: \(TestPostgres.unavailableReason ?? "")")))
+    .postgresRequired)
 struct StuckKeyTests {
     /// Stops the cluster from inside the first request, between its claim and its effect.
     final class StopOnce: Sendable {
-        private let done = Mutex(false)
+        private let first = Once()
         let cluster: TestPostgres.PrivateCluster
 
         init(_ cluster: TestPostgres.PrivateCluster) { self.cluster = cluster }
 
         func stopTheFirstTime() async {
-            guard
-                done.withLock({ done in
-                    defer { done = true }
-                    return !done
-                })
-            else { return }
+            guard first.claim() else { return }
             try? await cluster.stopServer()
         }
     }
