@@ -33,8 +33,8 @@ final class PostgresChangeRelay: Service, Sendable {
     private let doorbell = Doorbell()
     /// The connection in use, closed on shutdown so nothing waits on it.
     private let current = Mutex<PostgresConnection?>(nil)
-    /// Whether a connection attempt is on its way (a class, so the attempt's task can clear it).
-    private let attempting = Flag()
+    /// Whether a connection attempt is on its way.
+    private let attempting = Atomic(false)
 
     /// - Parameter listening: told true once the connection listens, false when it is lost
     ///   (the `spotter_change_relay_listening` gauge).
@@ -83,15 +83,10 @@ final class PostgresChangeRelay: Service, Sendable {
         let logger = logger
         let answered = Once()
         // One attempt at a time: one left unanswered is not joined by another every few seconds.
-        guard
-            attempting.withLock({ attempting in
-                defer { attempting = true }
-                return !attempting
-            })
+        guard attempting.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else {
             throw ServerStoreUnavailable("the last connection attempt is still unanswered")
         }
-        let attempting = attempting
         return try await withCheckedThrowingContinuation { continuation in
             let timer = Task {
                 try? await Task.sleep(for: Self.connectWithin)
@@ -101,7 +96,7 @@ final class PostgresChangeRelay: Service, Sendable {
                 continuation.resume(throwing: ServerStoreUnavailable("PostgreSQL did not accept a connection in time"))
             }
             Task {
-                defer { attempting.withLock { $0 = false } }
+                defer { self.attempting.store(false, ordering: .releasing) }
                 do {
                     let connection = try await PostgresConnection.connect(
                         on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 0,
@@ -283,11 +278,4 @@ private final class Doorbell: Sendable {
 /// The notification stream ended without an error of its own.
 struct PostgresChangeRelayEnded: Error, CustomStringConvertible {
     var description: String { "the connection stopped delivering notices" }
-}
-
-/// A flag several tasks set and clear.
-private final class Flag: Sendable {
-    private let value = Mutex(false)
-
-    func withLock<T>(_ body: (inout Bool) -> T) -> T { value.withLock { body(&$0) } }
 }
