@@ -129,7 +129,8 @@ struct SyncAPI: Sendable {
     enum Prepared: Sendable {
         /// Decided already (400, 413, 422 on a path parameter): nothing to run, nothing stored.
         case answered(APIResponse)
-        case read(APIRoute, query: [String: String], user: String)
+        /// A read of this route; the call carries its query, its user and its connection.
+        case read(APIRoute)
         case mutate(Mutation)
     }
 
@@ -170,7 +171,7 @@ struct SyncAPI: Sendable {
             }
         default: break
         }
-        if !route.isMutating { return .read(route, query: call.query, user: call.user) }
+        if !route.isMutating { return .read(route) }
         var scope: IdempotencyScope?
         var fingerprint = ""
         if let key = idempotencyKey {
@@ -192,10 +193,7 @@ struct SyncAPI: Sendable {
     func perform(_ call: APICall) async -> APIResponse {
         switch prepare(call) {
         case .answered(let response): return response
-        case .read(let route, let query, let user):
-            return await read(
-                route, query: query, user: user, connectionOpen: call.connectionOpen,
-                waitingOnFeed: call.waitingOnFeed)
+        case .read(let route): return await read(route, of: call)
         case .mutate(let mutation): return await performAlone(mutation)
         }
     }
@@ -492,11 +490,9 @@ struct SyncAPI: Sendable {
         }
     }
 
-    private func read(
-        _ route: APIRoute, query: [String: String], user: String,
-        connectionOpen: @escaping @Sendable () -> Bool = { true },
-        waitingOnFeed: @escaping @Sendable (Bool) -> Void = { _ in }
-    ) async -> APIResponse {
+    /// A read route, with the query, user and connection of `call`.
+    private func read(_ route: APIRoute, of call: APICall) async -> APIResponse {
+        let (query, user) = (call.query, call.user)
         do {
             switch route {
             case .listWorkouts:
@@ -549,11 +545,12 @@ struct SyncAPI: Sendable {
                 // within a second: the waits' sweep checks its connection. While it waits, its
                 // connection counts against the waiting limit, not the connection limit.
                 let parks = page.changes.isEmpty && wait > 0
-                if parks { waitingOnFeed(true) }
-                defer { if parks { waitingOnFeed(false) } }
+                if parks { call.waitingOnFeed(true) }
+                defer { if parks { call.waitingOnFeed(false) } }
                 waiting: while page.changes.isEmpty, wait > 0, ContinuousClock.now < deadline {
                     switch await waiters.wait(
-                        for: user, after: seen, timeout: deadline - ContinuousClock.now, stillWanted: connectionOpen)
+                        for: user, after: seen, timeout: deadline - ContinuousClock.now,
+                        stillWanted: call.connectionOpen)
                     {
                     case .overLimit:
                         return .problem(
