@@ -81,6 +81,10 @@ public enum BenchmarkSuite {
             log("import: a Strong export of \(options.quick ? 2_000 : 100_000) rows, beside the bare bulk insert")
             result["import"] = try await importBench(options)
         }
+        if options.wants("json") {
+            log("json: the pull's pages and the drain's batches read and written by hand and by Foundation")
+            result["json"] = try jsonBench(options)
+        }
         if options.wants("propagation") {
             log("propagation: \(options.quick ? 20 : 200) sets from one device to another that waits on the feed")
             result["propagation"] = try await propagationBench(options)
@@ -99,6 +103,26 @@ public enum BenchmarkSuite {
         {
             drain["of_limit"] = .double(rounded(batched / limit, 2))
             result["drain"] = .object(drain)
+        }
+        // What Foundation's JSON would add to the pull and the drain, as a share of each, when
+        // they ran beside the json part: the hand path is kept while this is over 10 %.
+        if case .object(var json)? = result["json"] {
+            func share(_ directions: [String], of whole: Double?) -> JSONValue? {
+                guard let whole, whole > 0 else { return nil }
+                let extra = directions.compactMap { json["\($0)_foundation_extra_s"]?.doubleValue }.reduce(0, +)
+                return .double(rounded(extra / whole, 2))
+            }
+            let pullSeconds = result["pull"]?.objectValue?["seconds"]?.doubleValue
+            let drain = result["drain"]?.objectValue
+            let drainSeconds = drain.flatMap { drain in
+                drain["batched_ops_per_s"]?.doubleValue.flatMap { rate in
+                    drain["operations"]?.doubleValue.map { $0 / max(rate, 1e-9) }
+                }
+            }
+            json["pull_foundation_share"] = share(["pull_read", "pull_write"], of: pullSeconds)
+            json["pull_uuid_foundation_share"] = share(["uuid_read", "uuid_write"], of: pullSeconds)
+            json["drain_foundation_share"] = share(["drain_read", "drain_write"], of: drainSeconds)
+            result["json"] = .object(json)
         }
         result["machine"] = .object(machineDescription().mapValues { .string($0) })
         return .object(result)

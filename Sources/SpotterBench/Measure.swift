@@ -35,6 +35,16 @@ func seconds(_ work: () async throws -> Void) async rethrows -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
+/// `seconds` for synchronous work (the release compiler cannot split some async functions that
+/// time many closures; a synchronous part has no such function).
+func syncSeconds(_ work: () throws -> Void) rethrows -> Double {
+    let profiled = PerfControl.beginWindow()
+    defer { if profiled { PerfControl.send("disable") } }
+    let start = DispatchTime.now().uptimeNanoseconds
+    try work()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
 enum PerfControl {
     static let path = ProcessInfo.processInfo.environment["SPOTTER_PERF_CONTROL"]
     static let window = ProcessInfo.processInfo.environment["SPOTTER_PERF_WINDOW"].flatMap { Int($0) }

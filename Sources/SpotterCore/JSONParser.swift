@@ -1,8 +1,21 @@
 import Foundation
 
-/// A small, allocation-light JSON reader for `JSONValue`. Outbox payloads, request bodies and
-/// batch results are parsed on every sync round trip; going through `Codable` made each value
-/// a cascade of thrown type-mismatch errors (it tries Bool, then Int, then Double, …).
+/// A small, allocation-light JSON reader for `JSONValue`, kept instead of Foundation's because
+/// `spotter-bench --only json,pull,drain` shows Foundation would cost more than a tenth of the
+/// pull and of the drain. Release build, 2-core machine, best of three alternated rounds:
+///
+/// | 100 000 pulled sets (20 pages)     | read    | write   |
+/// |------------------------------------|---------|---------|
+/// | this reader, `canonicalData`        | 0.47 s  | 0.52 s  |
+/// | `JSONDecoder` into plain structs    | 0.85 s  | 0.82 s  |
+/// | `JSONDecoder` / `JSONEncoder`       | 4.41 s  | 1.88 s  |
+/// | `JSONSerialization`                 | 5.93 s  | 13.05 s |
+///
+/// The best of Foundation adds 0.69 s to a 2.32 s pull (30 %), and 0.45 s to a 1.73 s drain of
+/// 10 000 operations (26 %: 0.02 s to read the batches here, 0.38 s with `JSONDecoder`). The
+/// wire types stay `Codable` (through `JSONValue`) for whoever wants that path.
+/// Going through `Codable` into `JSONValue` is the slow one: each value is a cascade of thrown
+/// type-mismatch errors (it tries Bool, then Int, then Double, …).
 struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0

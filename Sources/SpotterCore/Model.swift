@@ -135,8 +135,8 @@ public enum OneRepMax {
     }
 }
 
-/// Lower-case hex, written by hand: ids and digests are written on every request and every
-/// pulled row, and a formatter per byte (`String(format:)`, `uuidString`) goes through sprintf.
+/// Lower-case hex of a digest (an idempotency fingerprint, a token's hash). Foundation has no
+/// hex writer; `String(format: "%02x")` per byte goes through a formatter 32 times a digest.
 public enum Hex {
     /// The digits, by value.
     public static let digits: [UInt8] = Array("0123456789abcdef".utf8)
@@ -178,28 +178,14 @@ extension UUID {
         return UUID(uuid: bytes)
     }
 
-    /// Lower-case, as the wire format and the database keep ids. Written by hand: it runs for
-    /// every id of every set pulled, sent or stored.
-    public var wireString: String {
-        let hex = Hex.digits
-        return withUnsafeBytes(of: uuid) { raw in
-            String(unsafeUninitializedCapacity: 36) { out in
-                var position = 0
-                for (index, byte) in raw.enumerated() {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        out[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    out[position] = hex[Int(byte >> 4)]
-                    out[position + 1] = hex[Int(byte & 0x0F)]
-                    position += 2
-                }
-                return position
-            }
-        }
-    }
+    /// Lower-case, as the wire format and the database keep ids. Foundation's: written by hand
+    /// it saved 0.07 s of a 2.3 s pull of 100 000 sets (`spotter-bench --only json,pull`), 3 %.
+    public var wireString: String { uuidString.lowercased() }
 
-    /// Reads `8-4-4-4-12` hex digits in either case (what `UUID(uuidString:)` accepts), by hand.
+    /// Reads exactly `8-4-4-4-12` hex digits in either case, by hand. Not Foundation's
+    /// `UUID(uuidString:)`: it also takes "0x90a1b2-…", "-190a1b2-…", "01 0a1b2-…" and a trailing
+    /// NUL, each read as some other id — an id the server stored under one text and sends back
+    /// under another would be a second entity. (Its speed is no reason: 0.07 s of the pull.)
     public init?(wire text: String) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16)

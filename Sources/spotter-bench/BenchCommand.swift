@@ -17,7 +17,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Run every part small, only to prove it works.") var quick = false
     @Option(
         help:
-            "Comma-separated parts to run (write, frame, drain, limit, pull, startup, server, import, propagation, waiting); default all."
+            "Comma-separated parts to run (write, frame, drain, limit, pull, startup, server, import, propagation, waiting, json); default all."
     )
     var only: String?
     @Option(
@@ -45,6 +45,7 @@ struct BenchCommand: AsyncParsableCommand {
             options.parts = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             let known: Set<String> = [
                 "write", "frame", "drain", "limit", "pull", "startup", "server", "import", "propagation", "waiting",
+                "json",
             ]
             if let unknown = options.parts.subtracting(known).first {
                 throw BenchFailure(

@@ -271,7 +271,8 @@ struct PlainTextTests {
 
 @Suite("Ids as the wire writes them")
 struct WireIDTests {
-    /// The hand-written id reader and writer agree with Foundation on every shape it accepts.
+    /// The id reader agrees with Foundation on every shape it accepts, and refuses what Foundation
+    /// reads loosely.
     @Test func wireIdsAgreeWithFoundation() {
         for _ in 0..<200 {
             let id = UUID()
@@ -286,6 +287,17 @@ struct WireIDTests {
         ] {
             #expect(UUID(wire: text) == nil, "\(text)")
             #expect(UUID(uuidString: text) == nil, "Foundation agrees: \(text)")
+        }
+        // Texts Foundation reads as an id and the wire does not: each would come back written
+        // differently, so a row stored under it would never be found again by its id.
+        for text in [
+            "0x1c3a52-0d5e-4e8a-9a51-2b7c1d0e9f11", "-f1c3a52-0d5e-4e8a-9a51-2b7c1d0e9f11",
+            "6f c3a52-0d5e-4e8a-9a51-2b7c1d0e9f11", "6f1c3a52-0d5e-4e8a-9a51-2b7c1d0e9f11\u{0}",
+        ] {
+            #expect(UUID(wire: text) == nil, "\(text.debugDescription)")
+            if let lax = UUID(uuidString: text) {
+                #expect(lax.wireString != text.lowercased(), "Foundation's reading is another text")
+            }
         }
     }
 

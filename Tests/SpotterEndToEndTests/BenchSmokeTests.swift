@@ -13,7 +13,7 @@ struct BenchSmokeTests {
             ["--quick", "--json"], db: db, timeout: 600, binary: SpotterBinary.benchPath)
         #expect(result.status == 0, "\(result.stderr)")
         let figures = try SpotterBinary.json(result.stdout)
-        for part in ["write", "frame", "drain", "limit", "pull", "startup", "server", "machine"] {
+        for part in ["write", "frame", "drain", "limit", "pull", "startup", "server", "json", "machine"] {
             #expect(figures[part] != nil, "spotter-bench --json has \(part): \(result.stdout)")
         }
         let drain = try #require(figures["drain"] as? [String: Any])
@@ -21,6 +21,10 @@ struct BenchSmokeTests {
         #expect(((limit["ops_per_s"] as? Double) ?? 0) > 0)
         #expect(((drain["batched_ops_per_s"] as? Double) ?? 0) > 0)
         #expect(drain["of_limit"] != nil, "the drain is judged against the limit")
+        // The hand-written JSON path is judged by what Foundation's would add to the pull and the
+        // drain, each path having read back the same values (or the part fails).
+        let json = try #require(figures["json"] as? [String: Any])
+        #expect(json["pull_foundation_share"] != nil && json["drain_foundation_share"] != nil, "\(json)")
     }
 
     @Test func anUnknownPartIsRefusedWithTheKnownOnes() async throws {
