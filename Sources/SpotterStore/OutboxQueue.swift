@@ -637,7 +637,13 @@ extension String {
 }
 
 /// A set this device wrote, as the server answered it, against the row here: the values the full
-/// upsert (`upsert(_:stamp:db:now:seen:)`) would write, column by column.
+/// upsert (`upsert(_:stamp:db:now:seen:)`) would write, column by column — the set's fields, not
+/// its stored estimate (`e1rm_kg`). That is this device's own: made from the compared fields and,
+/// for a lift the body is part of, from the weigh-ins here (none before the set: no estimate),
+/// and the records walk the upsert sets off would leave it as it is. Compared, it made every
+/// answered pull-up differ and sent its whole batch down the one-by-one path, with a records
+/// walk of the lift per set: the batched drain of the bench (a lift in five a pull-up) ran at
+/// half its speed (`OutboxBulkTests.aBatchWithABodyWeightLiftIsRecordedInBulk`).
 ///
 /// The list is written out rather than derived from `WorkoutSet.Column`: the drain compares every
 /// answered set, and building the values through `WorkoutSet.value(_:)` cost about 6 % of the
@@ -646,7 +652,7 @@ extension String {
 enum AnsweredSet {
     static let columnNames = [
         "workout_id", "exercise", "position", "kind", "weight", "unit", "reps", "rpe", "distance_m", "duration_s",
-        "notes", "performed_at", "superset", "e1rm_kg",
+        "notes", "performed_at", "superset",
     ]
 
     /// The compared columns for a SELECT, in the order of `values(of:exercise:)`.
@@ -659,7 +665,7 @@ enum AnsweredSet {
         [
             set.workoutID.wireString, exercise, set.position, set.kind.rawValue, set.weight, set.unit.rawValue,
             set.reps, set.rpe, set.distanceM, set.durationS, set.notes, Timestamp.format(set.performedAt),
-            set.superset, set.estimatedOneRepMaxKg,
+            set.superset,
         ]
     }
 

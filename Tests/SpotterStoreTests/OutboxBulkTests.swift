@@ -21,12 +21,21 @@ struct OutboxBulkTests {
 
     /// A workout the server has, six sets logged in it and claimed as one batch; `before`
     /// changes the device first (after the claim), as a user or the feed would.
-    func twins(before: (SpotterStore, [WorkoutSet], Workout) throws -> Void = { _, _, _ in }) throws -> Twins {
+    func twins(
+        lifts: [String] = ["Squat (Barbell)", "Bench Press (Barbell)"], weighIn: Bool = false,
+        before: (SpotterStore, [WorkoutSet], Workout) throws -> Void = { _, _, _ in }
+    ) throws -> Twins {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
+        if weighIn {
+            // A weigh-in before the sets, already on the server.
+            try store.workoutLog.logBodyWeight(80, unit: .kg, at: clock.now().addingTimeInterval(-60))
+            let create = try #require(try store.queue.claimEligible(limit: 1).first)
+            try store.queue.complete(opID: create.opID, result: .succeeded(status: 201, row: nil))
+        }
         var logged: [LoggedSet] = []
         for index in 0..<6 {
-            logged.append(try store.log(index % 2 == 0 ? "Squat (Barbell)" : "Bench Press (Barbell)", reps: 5 + index))
+            logged.append(try store.log(lifts[index % lifts.count], reps: 5 + index))
         }
         let sets = logged.map(\.set)
         let workout = logged[0].workout
@@ -111,6 +120,29 @@ struct OutboxBulkTests {
             let shown = try #require(try twins.bulk.queries.set(id: UUID(wire: op.entityID)!))
             #expect(shown.serverVersion == Int64(10 + index))
             #expect(shown.syncState == .synced)
+        }
+    }
+
+    /// A lift the body is part of keeps an estimate of its own here (none without a weigh-in
+    /// before the set, else made from the body's weight): the server's answer, which carries no
+    /// estimate, is still the row here, so its batch is recorded in bulk, leaving the rows the
+    /// one-by-one path leaves — the estimate included.
+    @Test(arguments: [false, true])
+    func aBatchWithABodyWeightLiftIsRecordedInBulk(weighIn: Bool) throws {
+        let twins = try twins(lifts: ["Pull Up", "Squat (Barbell)", "Chest Dip"], weighIn: weighIn)
+        let outcomes = answers(twins)
+        #expect(try takenInBulk(twins.bulk, outcomes))
+        let rows = try expectSameRows(twins, outcomes)
+        #expect(try twins.bulk.queries.queueCounts().pending == 0)
+        #expect(rows["sync_latency"]?.count == (weighIn ? 8 : 7), "the weigh-in's, the workout's and each set's")
+        let pullUp = try #require(twins.sets.first { $0.exercise == "Pull Up" })
+        let estimate = try twins.bulk.writer.read { db in
+            try Double.fetchOne(db, sql: "SELECT e1rm_kg FROM sets WHERE id = ?", arguments: [pullUp.id.wireString])
+        }
+        if weighIn {
+            #expect(estimate != nil && estimate != pullUp.estimatedOneRepMaxKg, "made from the body's weight")
+        } else {
+            #expect(estimate == nil, "no weigh-in before the set: no estimate")
         }
     }
 
