@@ -117,7 +117,10 @@ let package = Package(
         .target(
             name: "SpotterTestSupport",
             dependencies: [
-                "SpotterCore", "SpotterStore", "SpotterSync",
+                "SpotterCore", "SpotterStore", "SpotterSync", "SpotterProtocol", "SpotterServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SpotterTestSupport
 import Synchronization
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import SpotterCore
 import SpotterProtocol
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterServer

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import SpotterCore
 import SpotterProtocol
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterServer

@@ -6,6 +6,7 @@ import NIOHTTP1
 import PostgresNIO
 import SpotterCore
 import SpotterProtocol
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterServer

@@ -1,6 +1,7 @@
 import Foundation
 import SpotterCore
 import SpotterProtocol
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterServer
