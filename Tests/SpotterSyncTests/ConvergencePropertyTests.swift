@@ -43,10 +43,10 @@ struct ClockedDevice {
     let engine: SyncEngine
     let transport: ReplyDroppingTransport
 
-    init(server: LiveServer, clock: ManualClock) throws {
+    init(server: TestServer, clock: ManualClock) throws {
         store = try makeStore(clock: clock)
         transport = ReplyDroppingTransport(
-            base: HTTPSyncTransport(baseURL: server.server.baseURL, token: LiveServer.token))
+            base: HTTPSyncTransport(baseURL: server.baseURL, token: TestServer.aliceToken))
         var configuration = SyncConfiguration()
         configuration.requestTimeout = 10
         engine = SyncEngine(
@@ -120,8 +120,8 @@ struct ConvergencePropertyTests {
     }
 
     static func check(_ steps: [ConvergenceStep]) async throws {
-        let server = try await LiveServer.start()
-        defer { Task { await server.server.stop() } }
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
         let clock = ManualClock()
         let devices = [
             try ClockedDevice(server: server, clock: clock), try ClockedDevice(server: server, clock: clock),
@@ -167,7 +167,7 @@ struct ConvergencePropertyTests {
         for device in devices { await device.sync() }
 
         let serverSets = try await server.sets()
-        let serverWorkouts = try await server.server.store.workouts(user: "alice", includeDeleted: false)
+        let serverWorkouts = try await server.store.workouts(user: "alice", includeDeleted: false)
         for (index, device) in devices.enumerated() {
             let counts = try device.store.queries.queueCounts()
             #expect(counts == QueueCounts(), "device \(index) has nothing left to send: \(counts)")

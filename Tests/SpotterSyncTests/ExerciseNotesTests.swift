@@ -20,7 +20,7 @@ struct ExerciseNotesTests {
 
     @Test("a note set on one device reaches the server and the other device, exactly as typed; removing it does too")
     func aNoteSyncsBothWays() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let phone = try Device(server: server)
         let laptop = try Device(server: server)
         let logged = try phone.store.workoutLog.logSet(
@@ -33,7 +33,7 @@ struct ExerciseNotesTests {
             try phone.store.queries.workout(id: workoutID)?.workout.exerciseNotes
                 == ["Bench Press (Barbell)": Self.hardNote])
         #expect(await phone.sync())
-        let stored = try await server.server.store.allWorkouts(user: "alice").first { $0.id == workoutID }
+        let stored = try await server.store.allWorkouts(user: "alice").first { $0.id == workoutID }
         #expect(stored?.exerciseNotes == ["Bench Press (Barbell)": Self.hardNote], "the server keeps it as typed")
         #expect(await laptop.sync())
         #expect(
@@ -46,9 +46,9 @@ struct ExerciseNotesTests {
         #expect(await laptop.sync())
         #expect(await phone.sync())
         #expect(try phone.store.queries.workout(id: workoutID)?.workout.exerciseNotes == nil)
-        let after = try await server.server.store.allWorkouts(user: "alice").first { $0.id == workoutID }
+        let after = try await server.store.allWorkouts(user: "alice").first { $0.id == workoutID }
         #expect(after?.exerciseNotes == nil)
-        await server.server.stop()
+        await server.stop()
     }
 
     @Test(
@@ -75,7 +75,7 @@ struct ExerciseNotesTests {
 
     @Test("the server answers 422 naming exercise_notes for a bidi override, an ESC, a non-text note or a bad name")
     func theServerRefusesBadNotes() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let workoutID = UUID.timeOrdered()
         let created = try await Self.send(
             server, "POST", "/v1/workouts",
@@ -98,17 +98,17 @@ struct ExerciseNotesTests {
             #expect(answer.status == 422, "\(notes): \(answer.body)")
             #expect(answer.body.contains("exercise_notes"), "the problem names the field: \(answer.body)")
         }
-        let stored = try await server.server.store.allWorkouts(user: "alice").first { $0.id == workoutID }
+        let stored = try await server.store.allWorkouts(user: "alice").first { $0.id == workoutID }
         #expect(stored?.exerciseNotes == nil, "nothing refused was kept")
-        await server.server.stop()
+        await server.stop()
     }
 
     static func send(
-        _ server: LiveServer, _ method: String, _ path: String, _ body: [String: JSONValue]
+        _ server: TestServer, _ method: String, _ path: String, _ body: [String: JSONValue]
     ) async throws -> (status: Int, body: String) {
-        var request = URLRequest(url: URL(string: server.server.baseURL + path)!)
+        var request = URLRequest(url: URL(string: server.baseURL + path)!)
         request.httpMethod = method
-        request.setValue("Bearer \(LiveServer.token)", forHTTPHeaderField: "Authorization")
+        request.setValue("Bearer \(TestServer.aliceToken)", forHTTPHeaderField: "Authorization")
         request.setValue(UUID().uuidString, forHTTPHeaderField: "Idempotency-Key")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(JSONValue.object(body).canonicalString.utf8)

@@ -13,14 +13,10 @@ import Testing
 @Suite("A drain under the account's concurrency limit (real server)")
 struct FairnessSyncTests {
     @Test func aDrainThroughTheLimitLandsEverySetOnce() async throws {
-        let directory = temporaryDirectory()
-        var configuration = ServerConfiguration(
-            databasePath: directory.appendingPathComponent("server.db").path, tokens: [LiveServer.token: "alice"])
-        configuration.maxUserConcurrency = 1
-        configuration.chaos.latencyMS = 20  // each batch takes a while, so the next one overlaps it
-        var logger = Logger(label: "test.server")
-        logger.logLevel = .critical
-        let server = try await BackgroundServer.start(configuration, logger: logger)
+        let server = try await TestServer.start { configuration in
+            configuration.maxUserConcurrency = 1
+            configuration.chaos.latencyMS = 20  // each batch takes a while, so the next one overlaps it
+        }
         let phone = try Device(server: nil, baseURL: server.baseURL, batchSize: 5)
         let laptop = try Device(server: nil, baseURL: server.baseURL, batchSize: 5)
         try phone.store.preferences.setAirplane(true)
@@ -43,7 +39,7 @@ struct FairnessSyncTests {
         let stored = try await server.store.allSets(user: "alice").filter { $0.deleted != true }
         #expect(stored.count == 60, "every set once")
         #expect(Set(stored.map(\.id.wireString)) == logged)
-        let refused = server.metrics.prometheusText().split(separator: "\n").contains {
+        let refused = server.server.metrics.prometheusText().split(separator: "\n").contains {
             $0.contains("status=\"429\"") && !$0.hasSuffix(" 0")
         }
         #expect(refused, "the limit was met on the way (429s in /metrics)")
@@ -54,6 +50,5 @@ struct FairnessSyncTests {
         #expect(try phone.shownSets() == describe(stored), "the phone shows what the server has")
         #expect(try laptop.shownSets() == describe(stored), "and so does the laptop")
         await server.stop()
-        try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -16,13 +16,8 @@ import Testing
         if: TestPostgres.unavailableReason == nil,
         Comment(rawValue: "PostgreSQL tests skipped: \(TestPostgres.unavailableReason ?? "")")))
 struct LiveChangesPostgresTests {
-    private func instance(_ url: String) async throws -> BackgroundServer {
-        var configuration = ServerConfiguration(databasePath: "", tokens: [LiveServer.token: "alice"])
-        configuration.databaseURL = url
-        configuration.databasePoolSize = 2
-        var logger = Logger(label: "test.server")
-        logger.logLevel = .critical
-        return try await BackgroundServer.start(configuration, logger: logger)
+    private func instance(_ url: String) async throws -> TestServer {
+        try await TestServer.instance(on: url) { $0.databasePoolSize = 2 }
     }
 
     private func has(_ device: Device, _ id: UUID) throws -> Bool {

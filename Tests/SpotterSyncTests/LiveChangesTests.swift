@@ -12,10 +12,10 @@ import Testing
 @Suite("Changes reach a watching device at once (real server)")
 struct LiveChangesTests {
     /// Requests waiting on a change feed, from the server's own `/metrics`.
-    private func waiting(_ server: LiveServer) -> Int? { gauge(server.server, "spotter_changes_waiting") }
+    private func waiting(_ server: TestServer) -> Int? { gauge(server, "spotter_changes_waiting") }
 
     @Test func aSetLoggedOnADeviceReachesAWatchingDeviceWithoutItsOwnSync() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let phone = try Device(server: server)
         let laptop = try Device(server: server, watch: true)
         laptop.engine.start()
@@ -53,13 +53,13 @@ struct LiveChangesTests {
             })
         laptop.engine.stop()
         #expect(await eventually { waiting(server) == 0 }, "a stopped engine leaves no wait open")
-        await server.server.stop()
+        await server.stop()
     }
 }
 
 /// A gauge of the server's own `/metrics`.
-func gauge(_ server: BackgroundServer, _ name: String) -> Int? {
-    let line = server.metrics.prometheusText().split(separator: "\n").first { $0.hasPrefix(name + " ") }
+func gauge(_ server: TestServer, _ name: String) -> Int? {
+    let line = server.server.metrics.prometheusText().split(separator: "\n").first { $0.hasPrefix(name + " ") }
     return line.flatMap { Double($0.split(separator: " ").last ?? "").map { Int($0) } }
 }
 

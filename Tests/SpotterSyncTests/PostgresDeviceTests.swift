@@ -23,14 +23,8 @@ struct PostgresDeviceTests {
         // A cluster of this test's own: stopping the shared one would fail the tests using it.
         let cluster = try await TestPostgres.privateCluster()
         defer { cluster.destroy() }
-        var configuration = ServerConfiguration(databasePath: "", tokens: [LiveServer.token: "alice"])
-        configuration.databaseURL = cluster.url
-        configuration.databasePoolSize = 4
         // Small batches with a little latency, so the drain is still going when PostgreSQL stops.
-        configuration.chaos.latencyMS = 20
-        var logger = Logger(label: "test.server")
-        logger.logLevel = .critical
-        let server = try await BackgroundServer.start(configuration, logger: logger)
+        let server = try await TestServer.instance(on: cluster.url) { $0.chaos.latencyMS = 20 }
         let device = try Device(server: nil, baseURL: server.baseURL, batchSize: 10)
 
         try device.store.preferences.setAirplane(true)
@@ -62,7 +56,7 @@ struct PostgresDeviceTests {
         #expect(onServer.count == 500)
         #expect(Set(onServer.map(\.id.wireString)) == logged, "every set exactly once")
         #expect(try device.store.queries.sets(workoutID: nil).allSatisfy { $0.syncState == .synced })
-        let metrics = server.metrics.prometheusText()
+        let metrics = server.server.metrics.prometheusText()
         #expect(
             metrics.split(separator: "\n").contains { $0.contains("status=\"503\"") && $0.contains("/v1/batch") },
             "the batches sent while PostgreSQL was down were answered 503")
@@ -72,17 +66,11 @@ struct PostgresDeviceTests {
     @Test("an engine whose every request goes to the next instance, one dropping replies after commit: each set once")
     func retriesLandOnTheOtherInstance() async throws {
         let url = try await TestPostgres.freshDatabase()
-        var logger = Logger(label: "test.server")
-        logger.logLevel = .critical
-        var dropping = ServerConfiguration(databasePath: "", tokens: [LiveServer.token: "alice"])
-        dropping.databaseURL = url
-        dropping.databasePoolSize = 4
-        dropping.chaos.dropRate = 0.5
-        dropping.chaos.seed = 13
-        var plain = dropping
-        plain.chaos = ChaosOptions()
-        let first = try await BackgroundServer.start(dropping, logger: logger)
-        let second = try await BackgroundServer.start(plain, logger: logger)
+        let first = try await TestServer.instance(on: url) { dropping in
+            dropping.chaos.dropRate = 0.5
+            dropping.chaos.seed = 13
+        }
+        let second = try await TestServer.instance(on: url)
         let store = try makeStore(user: "alice").withSystemClock()
         var configuration = SyncConfiguration()
         configuration.batchSize = 5
@@ -92,8 +80,8 @@ struct PostgresDeviceTests {
         let engine = SyncEngine(
             store: store,
             transport: AlternatingTransport(instances: [
-                HTTPSyncTransport(baseURL: first.baseURL, token: LiveServer.token),
-                HTTPSyncTransport(baseURL: second.baseURL, token: LiveServer.token),
+                HTTPSyncTransport(baseURL: first.baseURL, token: TestServer.aliceToken),
+                HTTPSyncTransport(baseURL: second.baseURL, token: TestServer.aliceToken),
             ]),
             configuration: configuration)
         var logged = Set<String>()
@@ -109,7 +97,7 @@ struct PostgresDeviceTests {
         #expect(onServer.count == 60)
         #expect(Set(onServer.map(\.id.wireString)) == logged)
         #expect(try store.queries.sets(workoutID: nil).allSatisfy { $0.syncState == .synced })
-        let replays = second.metrics.prometheusText().split(separator: "\n").first {
+        let replays = second.server.metrics.prometheusText().split(separator: "\n").first {
             $0.hasPrefix("spotter_idempotency_replays_total")
         }
         #expect(

@@ -9,24 +9,10 @@ import Testing
 
 @testable import SpotterStore
 
-/// A sync server on 127.0.0.1 with its own database, for engines to talk to over real HTTP.
-struct LiveServer {
-    static let token = "device-token"
-    let server: BackgroundServer
-    let directory: URL
-
-    static func start(chaos: ChaosOptions = ChaosOptions()) async throws -> LiveServer {
-        let directory = temporaryDirectory()
-        var configuration = ServerConfiguration(
-            databasePath: directory.appendingPathComponent("server.db").path, tokens: [token: "alice"])
-        configuration.chaos = chaos
-        var logger = Logger(label: "test.server")
-        logger.logLevel = .critical
-        return LiveServer(server: try await BackgroundServer.start(configuration, logger: logger), directory: directory)
-    }
-
+extension TestServer {
+    /// Alice's live sets as the server holds them (the devices here sign in as Alice).
     func sets() async throws -> [WireSet] {
-        try await server.store.allSets(user: "alice").filter { $0.deleted != true }
+        try await store.allSets(user: "alice").filter { $0.deleted != true }
     }
 }
 
@@ -38,7 +24,7 @@ struct Device {
     /// - Parameter watch: keep a wait on the change feed open (as the UI does), with the periodic
     ///   pull at ten minutes, so that only the wait can bring another device's change in time.
     init(
-        server: LiveServer?, baseURL: String? = nil, batchSize: Int = 100, user: String = "local", watch: Bool = false
+        server: TestServer?, baseURL: String? = nil, batchSize: Int = 100, user: String = "local", watch: Bool = false
     ) throws {
         store = try makeStore(clock: ManualClock(), user: user).withSystemClock()
         var configuration = SyncConfiguration()
@@ -50,9 +36,9 @@ struct Device {
         configuration.retryPolicy.base = 0.05  // same shape, shorter waits
         configuration.retryPolicy.cap = 0.5
         configuration.requestTimeout = 5
-        let url = baseURL ?? server!.server.baseURL
+        let url = baseURL ?? server!.baseURL
         engine = SyncEngine(
-            store: store, transport: HTTPSyncTransport(baseURL: url, token: LiveServer.token),
+            store: store, transport: HTTPSyncTransport(baseURL: url, token: TestServer.aliceToken),
             configuration: configuration)
     }
 
@@ -104,7 +90,7 @@ struct RealServerSyncTests {
     /// deleted, and whole workouts deleted after their sets, drained in batches of 3 — the
     /// server ends with exactly what this device shows, and nothing is refused.
     @Test func aPipelinedDrainOfAWeekOfflineEndsWithWhatTheDeviceShows() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let device = try Device(server: server, batchSize: 3)
         let workouts = try (0..<6).map { try device.store.workoutLog.createWorkout(name: "Day \($0)") }
         #expect(await device.sync())
@@ -135,14 +121,14 @@ struct RealServerSyncTests {
         let onServer = try await server.sets()
         #expect(Set(onServer.map(\.id)) == Set(kept))
         #expect(onServer.filter { $0.reps == 3 }.count == 3, "each kept workout's edited set")
-        let live = try await server.server.store.workouts(user: "alice", includeDeleted: false)
+        let live = try await server.store.workouts(user: "alice", includeDeleted: false)
         #expect(live.map(\.name).sorted() == ["Day 0", "Day 2", "Day 4"])
         #expect(Set(try device.store.queries.sets(workoutID: nil).map(\.set.id)) == Set(kept))
-        await server.server.stop()
+        await server.stop()
     }
 
     @Test func twoHundredSetsLoggedOfflineArriveExactlyOnce() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let device = try Device(server: server)
         try device.store.preferences.setAirplane(true)
         var logged = Set<String>()
@@ -160,7 +146,7 @@ struct RealServerSyncTests {
         #expect(onServer.count == 200)
         #expect(Set(onServer.map(\.id.wireString)) == logged, "exactly the logged sets, no duplicate ids")
         #expect(try device.store.queries.sets(workoutID: nil).allSatisfy { $0.syncState == .synced })
-        await server.server.stop()
+        await server.stop()
     }
 
     @Test func chaosDropsFailuresAndRateLimitsStillGiveExactlyTwoHundred() async throws {
@@ -169,7 +155,7 @@ struct RealServerSyncTests {
         chaos.failRate = 0.2
         chaos.rate429 = 0.05
         chaos.seed = 42
-        let server = try await LiveServer.start(chaos: chaos)
+        let server = try await TestServer.start { $0.chaos = chaos }
         let device = try Device(server: server, batchSize: 20)
         try device.store.preferences.setAirplane(true)
         var logged = Set<String>()
@@ -187,11 +173,11 @@ struct RealServerSyncTests {
         let metrics = try device.store.queries.syncMetrics().counters
         #expect((metrics["replays"] ?? 0) >= 1, "a dropped reply was replayed, not applied twice: \(metrics)")
         #expect((metrics["retried_connection"] ?? 0) >= 1)
-        await server.server.stop()
+        await server.stop()
     }
 
     @Test func twoDevicesEditingOfflineConvergeOnTheServersState() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let phone = try Device(server: server)
         let laptop = try Device(server: server)
         var ids: [UUID] = []
@@ -234,14 +220,14 @@ struct RealServerSyncTests {
         #expect(try laptop.store.queries.queueCounts().failed == 0)
         let conflicts = try laptop.store.conflicts.list()
         #expect(conflicts.contains { $0.record.isDeleteOverEdit }, "the edit of a set deleted elsewhere is reported")
-        await server.server.stop()
+        await server.stop()
     }
 
     /// The server refuses a set logged into a workout another device deleted, which the client
     /// cannot foresee offline. The set is not dropped, nor left rejected: it is kept, with the edit
     /// made after it, in a copy of the workout ("Shared (restored)"), and both reach the server.
     @Test func aSetLoggedIntoAWorkoutDeletedElsewhereIsKeptWithItsEdit() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let deviceA = try Device(server: server)
         let shared = try deviceA.store.workoutLog.createWorkout(name: "Shared")
         #expect(await deviceA.sync())
@@ -283,6 +269,6 @@ struct RealServerSyncTests {
         #expect(onServer.first { $0.id == doomed.set.id }?.workoutID == restored.workout.id)
         #expect(onServer.first { $0.id == doomed.set.id }?.reps == 6)
         #expect(try onlineStoreB.queries.queueCounts() == QueueCounts())
-        await server.server.stop()
+        await server.stop()
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SpotterCore
 import SpotterProtocol
 import SpotterSync
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterStore
@@ -14,9 +15,9 @@ struct RoutineSyncTests {
     static func startedOnPhone(
         _ name: String, _ exercises: [RoutineExercise]
     ) async throws -> (
-        LiveServer, Device, Device, StartedRoutine
+        TestServer, Device, Device, StartedRoutine
     ) {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let phone = try Device(server: server)
         let laptop = try Device(server: server)
         try phone.store.workoutLog.createRoutine(name: name, exercises: exercises)
@@ -30,7 +31,7 @@ struct RoutineSyncTests {
     /// then logged on the laptop (not synced yet).
     static func loggedOnLaptop(
         _ name: String, _ exercise: String, weight: Double
-    ) async throws -> (LiveServer, Device, Device, StartedRoutine) {
+    ) async throws -> (TestServer, Device, Device, StartedRoutine) {
         let (server, phone, laptop, started) = try await startedOnPhone(
             name,
             [
@@ -45,7 +46,7 @@ struct RoutineSyncTests {
     }
 
     @Test func aRoutineMadeOnDeviceAAppearsOnDeviceBAndEditsAndDeletesFollow() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let deviceA = try Device(server: server)
         let deviceB = try Device(server: server)
         let made = try deviceA.store.workoutLog.createRoutine(name: "Push A", restSeconds: 120)
@@ -62,7 +63,7 @@ struct RoutineSyncTests {
         }
         #expect(await deviceA.sync())
         #expect(try deviceA.store.queries.routine("Push A").syncState == .synced)
-        let onServer = try await server.server.store.routines(user: "alice", includeDeleted: false)
+        let onServer = try await server.store.routines(user: "alice", includeDeleted: false)
         #expect(onServer.map(\.routine.id) == [made.id])
 
         #expect(await deviceB.sync())
@@ -83,15 +84,15 @@ struct RoutineSyncTests {
         #expect(await deviceA.sync())
         #expect(await deviceB.sync())
         #expect(try deviceB.store.queries.routines().isEmpty)
-        #expect(try await server.server.store.routines(user: "alice", includeDeleted: false).isEmpty)
-        await server.server.stop()
+        #expect(try await server.store.routines(user: "alice", includeDeleted: false).isEmpty)
+        await server.stop()
     }
 
     /// Two devices change the same planned set's weight offline: the edit made later wins on
     /// both, whatever order they sync in; the other value is a conflict naming the row, and taking
     /// it back puts it in the plan everywhere.
     @Test func oneRowEditedOnTwoOfflineDevicesIsAConflictThatCanBeTakenBack() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let phone = try Device(server: server)
         let laptop = try Device(server: server)
         try phone.store.workoutLog.createRoutine(
@@ -136,7 +137,7 @@ struct RoutineSyncTests {
     }
 
     @Test func setsLoggedFromAStartedRoutineReachTheServerOnceEach() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let device = try Device(server: server)
         try device.store.workoutLog.createRoutine(
             name: "Legs",
@@ -151,13 +152,13 @@ struct RoutineSyncTests {
         let sets = try await server.sets()
         #expect(Set(sets.map(\.id)) == Set(logged))
         #expect(sets.allSatisfy { $0.workoutID == started.workout.id && $0.weight == 140 && $0.reps == 5 })
-        await server.server.stop()
+        await server.stop()
     }
 
     /// The progression, across devices: targets come from the routine's last performance
     /// wherever it was done, and both devices say the same thing about it.
     @Test func progressionFollowsARoutineDoneOnAnotherDevice() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let deviceA = try Device(server: server)
         let deviceB = try Device(server: server)
         try deviceA.store.workoutLog.createRoutine(
@@ -179,7 +180,7 @@ struct RoutineSyncTests {
         // The set logged for a planned set carries the planned set's id to the server.
         #expect(Set(try await server.sets().map(\.id)) == Set(loggedOnA))
         #expect(loggedOnA == first.rows.map(\.id))
-        let onServer = try await server.server.store.workouts(user: "alice", includeDeleted: false)
+        let onServer = try await server.store.workouts(user: "alice", includeDeleted: false)
         #expect(onServer.first { $0.id == first.workout.id }?.plan == first.workout.plan)
 
         // B has never done it, yet its next start moves on from A's performance.
@@ -200,13 +201,13 @@ struct RoutineSyncTests {
         #expect(again.rows.map(\.weight) == [102.5, 102.5, 102.5])
         #expect(again.rows.first?.hint?.hasPrefix("same weight: 3×5 at 102.5 kg not all done on ") == true)
         #expect(again.rows.first?.hint?.hasSuffix("(miss 1 of 3)") == true)
-        await server.server.stop()
+        await server.stop()
     }
 
     /// A routine started on the phone and carried on on the laptop: the laptop shows the planned
     /// sets, the one logged on the phone as done, logs the rest once each, and the phone agrees.
     @Test func aWorkoutStartedOnOneDeviceIsCarriedOnOnAnother() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let phone = try Device(server: server)
         let laptop = try Device(server: server)
         try phone.store.workoutLog.createRoutine(
@@ -241,13 +242,13 @@ struct RoutineSyncTests {
         #expect(onPhone[1].setID == second.id && onPhone[1].logged?.reps == 6)
         let sets = try await server.sets()
         #expect(Set(sets.map(\.id)) == [first.id, second.id], "each planned set on the server once")
-        await server.server.stop()
+        await server.stop()
     }
 
     /// A planned set logged, deleted (synced), and logged again: the new set is a set of its own
     /// on the server and on the device, never mistaken for the deleted one.
     @Test func aPlannedSetLoggedAgainAfterItsDeleteSyncedIsKept() async throws {
-        let server = try await LiveServer.start()
+        let server = try await TestServer.start()
         let device = try Device(server: server)
         try device.store.workoutLog.createRoutine(
             name: "Pull",
@@ -274,7 +275,7 @@ struct RoutineSyncTests {
         #expect(Set(live.map(\.id)) == Set(again.map(\.id)))
         #expect(
             Set(try device.store.queries.sets(workoutID: started.workout.id).map(\.set.id)) == Set(again.map(\.id)))
-        await server.server.stop()
+        await server.stop()
     }
 
     /// The same planned set logged on two devices while both were offline: both sets are kept
@@ -293,7 +294,7 @@ struct RoutineSyncTests {
             #expect(Set(try device.store.queries.sets(workoutID: started.workout.id).map(\.set.id)) == live)
             #expect(try device.store.queries.queueCounts().failed == 0)
         }
-        await server.server.stop()
+        await server.stop()
     }
 
     /// A percentage set planned before the lift had an estimated 1RM has no weight on the other
@@ -311,7 +312,7 @@ struct RoutineSyncTests {
         #expect(row.needsWeight)
         #expect(throws: StoreError.self) { try laptop.store.workoutLog.logPlanned(row.id) }
         #expect(try laptop.store.workoutLog.logPlanned(row.id, weight: 100).set.weight == 100)
-        await server.server.stop()
+        await server.stop()
     }
 
     /// A lift renamed on the phone after the laptop did the routine: the laptop's next start
@@ -328,7 +329,7 @@ struct RoutineSyncTests {
         #expect(!next.resumed)
         #expect(next.rows.map(\.exercise) == ["Zercher", "Zercher"])
         #expect(next.rows.map(\.weight) == [82.5, 82.5])
-        await server.server.stop()
+        await server.stop()
     }
 
     /// A top set and its back-offs, the back-offs logged on the laptop, the top set skipped:
@@ -354,7 +355,7 @@ struct RoutineSyncTests {
         try phone.store.workoutLog.editWorkout(id: started.workout.id, changes: WorkoutChanges(endedAt: Date()))
         let next = try phone.store.workoutLog.startRoutine("Squat day")
         #expect(next.rows.map(\.weight) == [140, 112.5, 112.5, 112.5])
-        await server.server.stop()
+        await server.stop()
     }
 
     /// The laptop logs a routine's sets offline under a lift's old name while the phone renames
@@ -377,6 +378,6 @@ struct RoutineSyncTests {
             let next = try device.store.workoutLog.startRoutine("Rows")
             #expect(next.rows.map(\.weight) == [72.5, 72.5])
         }
-        await server.server.stop()
+        await server.stop()
     }
 }

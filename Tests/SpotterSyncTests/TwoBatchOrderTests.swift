@@ -59,7 +59,7 @@ struct TwoBatchOrderTests {
     /// keys); then the user deletes their workout. Returns the engine that sends what is queued,
     /// through a network where the first batch is overtaken.
     func timeOutBothThenDelete(
-        _ workout: Workout, _ store: SpotterStore, _ server: LiveServer, _ configuration: SyncConfiguration
+        _ workout: Workout, _ store: SpotterStore, _ server: TestServer, _ configuration: SyncConfiguration
     ) throws -> SyncEngine {
         let claimed = try store.queue.claimEligible(limit: 10)
         #expect(claimed.count == 2)
@@ -71,7 +71,7 @@ struct TwoBatchOrderTests {
         return SyncEngine(
             store: store,
             transport: OvertakingTransport(
-                inner: HTTPSyncTransport(baseURL: server.server.baseURL, token: LiveServer.token)),
+                inner: HTTPSyncTransport(baseURL: server.baseURL, token: TestServer.aliceToken)),
             configuration: configuration)
     }
 
@@ -79,8 +79,8 @@ struct TwoBatchOrderTests {
     /// quick retries) and a plain engine with it, for what must reach the server first.
     func device(
         batchesInFlight: Int
-    ) async throws -> (LiveServer, SpotterStore, SyncConfiguration, SyncEngine, Workout) {
-        let server = try await LiveServer.start()
+    ) async throws -> (TestServer, SpotterStore, SyncConfiguration, SyncEngine, Workout) {
+        let server = try await TestServer.start()
         let store = try makeStore(clock: ManualClock(), user: "local").withSystemClock()
         var configuration = SyncConfiguration()
         configuration.batchSize = 2
@@ -89,7 +89,7 @@ struct TwoBatchOrderTests {
         configuration.retryPolicy.cap = 0.5
         configuration.requestTimeout = 5
         let plain = SyncEngine(
-            store: store, transport: HTTPSyncTransport(baseURL: server.server.baseURL, token: LiveServer.token),
+            store: store, transport: HTTPSyncTransport(baseURL: server.baseURL, token: TestServer.aliceToken),
             configuration: configuration)
         return (server, store, configuration, plain, try store.workoutLog.createWorkout(name: "Legs"))
     }
@@ -109,7 +109,7 @@ struct TwoBatchOrderTests {
         let engine = try timeOutBothThenDelete(workout, store, server, configuration)
         _ = await engine.drain(timeout: 30)
         let onServer = Set(
-            try await server.server.store.sets(user: "alice", workoutID: nil, includeDeleted: true).map(\.id.wireString)
+            try await server.store.sets(user: "alice", workoutID: nil, includeDeleted: true).map(\.id.wireString)
         )
         #expect(onServer.contains(s1.set.id.wireString), "the create sent before the delete reached the server")
         #expect(onServer.contains(s2.set.id.wireString))
@@ -141,7 +141,7 @@ struct TwoBatchOrderTests {
         _ = await engine.drain(timeout: 30)
         let notices = engine.events.drain().compactMap { if case .notice(let text) = $0 { text } else { nil } }
         #expect(!notices.contains { $0.contains("another device") }, "\(notices)")
-        let onServer = try await server.server.store.sets(user: "alice", workoutID: nil, includeDeleted: true)
+        let onServer = try await server.store.sets(user: "alice", workoutID: nil, includeDeleted: true)
         #expect(onServer.first { $0.id == s1.set.id }?.reps == 7, "the edit sent before the delete was applied")
     }
 }
