@@ -75,7 +75,7 @@ public final class TestServer: Sendable {
     public static let tokens = [aliceToken: "alice", bobToken: "bob"]
 
     public let directory: URL
-    public let databasePath: String
+    public var databasePath: String { configuration.databasePath }
     public let server: BackgroundServer
     public let configuration: ServerConfiguration
 
@@ -108,10 +108,7 @@ public final class TestServer: Sendable {
             configuration.databaseURL = try await backend.freshLocation(in: directory)
         }
         adjust(&configuration)
-        var logger = Logger(label: "spotter.server.tests")
-        logger.logLevel = .critical
-        let server = try await BackgroundServer.start(configuration, logger: logger)
-        return TestServer(directory: directory, configuration: configuration, server: server, ownsDatabase: true)
+        return try await launch(configuration, in: directory, ownsDatabase: true)
     }
 
     /// One instance of several on a PostgreSQL database they share (`url`, such as a private
@@ -124,10 +121,17 @@ public final class TestServer: Sendable {
         configuration.databaseURL = url
         configuration.databasePoolSize = 4
         adjust(&configuration)
+        return try await launch(configuration, in: directory, ownsDatabase: false)
+    }
+
+    private static func launch(
+        _ configuration: ServerConfiguration, in directory: URL, ownsDatabase: Bool
+    ) async throws -> TestServer {
         var logger = Logger(label: "spotter.server.tests")
         logger.logLevel = .critical
         let server = try await BackgroundServer.start(configuration, logger: logger)
-        return TestServer(directory: directory, configuration: configuration, server: server, ownsDatabase: false)
+        return TestServer(
+            directory: directory, configuration: configuration, server: server, ownsDatabase: ownsDatabase)
     }
 
     /// Whether stopping with `removingFiles` drops the PostgreSQL database too.
@@ -136,7 +140,6 @@ public final class TestServer: Sendable {
     private init(directory: URL, configuration: ServerConfiguration, server: BackgroundServer, ownsDatabase: Bool) {
         self.ownsDatabase = ownsDatabase
         self.directory = directory
-        self.databasePath = configuration.databasePath
         self.configuration = configuration
         self.server = server
     }
