@@ -40,7 +40,7 @@ extension OutboxOperation {
         try db.cachedStatement(
             sql:
                 "UPDATE \(Self.databaseTableName) SET \(assignments.joined(separator: ", ")) WHERE \(Columns.seq.name) = ?"
-        ).execute(arguments: StatementArguments(arguments) ?? [])
+        ).execute(arguments: StatementArguments(arguments))
     }
 }
 

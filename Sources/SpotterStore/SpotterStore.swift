@@ -27,6 +27,9 @@ extension StoreError {
     /// An underlying error in one line (SQLite's errors carry the statement on further lines).
     public static func oneLine(_ error: any Error) -> String {
         if let database = error as? DatabaseError {
+            if database.resultCode.primaryResultCode == .SQLITE_READONLY {
+                return "the database is read-only: nothing can be saved until it is writable again"
+            }
             return database.message ?? "SQLite error \(database.resultCode.rawValue)"
         }
         return "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
@@ -47,7 +50,10 @@ public struct SpotterStore: Sendable {
     /// The user whose operations this store enqueues and claims.
     public let userID: String
     /// The database file.
-    public var path: String { writer.path }
+    public let path: String
+    /// Whether the database was opened without write access (a read-only file or folder): every
+    /// write is refused with `StoreError.readOnly`.
+    public var isReadOnly: Bool { writer.configuration.readonly }
     public let clock: any SpotterClock
     /// Told of every unreadable row a read skipped (which table, which id, why): the CLI prints
     /// it on stderr, the UI writes it to its log and shows a notice. Never silent.
@@ -95,19 +101,14 @@ public struct SpotterStore: Sendable {
             // readers stay as they were.
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
         }
-        if exists && !readOnly && !FileManager.default.isWritableFile(atPath: path) {
-            throw StoreError.readOnly(path: path, why: "nothing can be saved until it is writable again")
+        if !readOnly, let why = writeRefusal(path: path) {
+            throw StoreError.readOnly(path: path, why: why)
         }
         if exists && readOnly {
             configuration.readonly = true
-            let pool: DatabasePool
-            do {
-                pool = try DatabasePool(path: path, configuration: configuration)
-            } catch {
-                throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
-            }
+            let pool = try openForReading(path: path, configuration: configuration)
             if try pool.read({ try Schema.migrator.hasCompletedMigrations($0) }) {
-                return SpotterStore(migrated: pool, userID: userID, clock: clock)
+                return SpotterStore(migrated: pool, path: path, userID: userID, clock: clock)
             }
             // An older schema: a file we may write is upgraded first (below); one we may not says so.
             guard FileManager.default.isWritableFile(atPath: path) else {
@@ -127,13 +128,85 @@ public struct SpotterStore: Sendable {
                 if try !pool.read({ try Schema.migrator.hasCompletedMigrations($0) }) {
                     try Schema.migrator.migrate(pool)
                 }
-                return SpotterStore(migrated: pool, userID: userID, clock: clock)
+                return SpotterStore(migrated: pool, path: path, userID: userID, clock: clock)
             }
         } catch let error as StoreError {
             throw error
         } catch {
             throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
         }
+    }
+
+    /// Why nothing can be saved to the database at `path` by this process, or nil when it can
+    /// (or the file does not exist yet: creating it says what went wrong). SQLite writes the
+    /// file and keeps its `-wal` and `-shm` beside it, so a folder that may not be written stops
+    /// writes too unless both are already there and writable. Root is refused only where the
+    /// kernel refuses root: a read-only mount, an immutable file (`chattr +i`).
+    public static func writeRefusal(path: String) -> String? {
+        let files = FileManager.default
+        guard files.fileExists(atPath: path) else { return nil }
+        if !files.isWritableFile(atPath: path) { return "nothing can be saved until it is writable again" }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if !files.isWritableFile(atPath: folder),
+            !["-wal", "-shm"].allSatisfy({ files.isWritableFile(atPath: path + $0) })
+        {
+            return "its folder \(folder) may not be written (SQLite keeps its journal there); "
+                + "nothing can be saved until it is"
+        }
+        return nil
+    }
+
+    /// Opens an existing file without write access. SQLite reads a WAL database through its
+    /// `-shm` index, which it must create beside the file when it is missing: in a folder that
+    /// may not be written (a read-only mount, a folder of another user) that fails with "attempt
+    /// to write a readonly database" before anything is read. When nothing waits in a `-wal`
+    /// file, the database file alone holds every commit, and it is opened as immutable: read
+    /// directly, with no `-shm` and no locks. When a `-wal` holds commits not yet copied into
+    /// the file, they cannot be read without the index, and it says so rather than list less.
+    static func openForReading(path: String, configuration: Configuration) throws -> DatabasePool {
+        func open(_ location: String) throws -> DatabasePool {
+            let pool = try DatabasePool(path: location, configuration: configuration)
+            // Opening is lazy: the first read is where a missing index shows.
+            _ = try pool.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
+            return pool
+        }
+        do {
+            return try open(path)
+        } catch let error as DatabaseError
+            where [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode)
+        {
+            let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+            guard walSize == 0 else {
+                let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+                throw StoreError.readOnly(
+                    path: path,
+                    why: "its latest changes wait in \(path)-wal, which SQLite reads only with write access "
+                        + "to \(folder)")
+            }
+            do {
+                return try open(immutableURI(path))
+            } catch {
+                throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
+            }
+        } catch {
+            throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
+        }
+    }
+
+    /// `path` as an SQLite URI that opens the file immutable (see `openForReading`).
+    static func immutableURI(_ path: String) -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        var escaped: [UInt8] = []
+        for byte in absolute.utf8 {
+            // A URI's path may not hold "?" (query), "#" (fragment) or a bare "%"; SQLite decodes
+            // %HH. Every other byte, space and non-ASCII included, is read as it is.
+            switch byte {
+            case UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "%"):
+                escaped += Array(String(format: "%%%02X", byte).utf8)
+            default: escaped.append(byte)
+            }
+        }
+        return "file://" + String(decoding: escaped, as: UTF8.self) + "?immutable=1"
     }
 
     /// Runs `body` holding an exclusive lock on the database's directory (not on the database
@@ -156,6 +229,7 @@ public struct SpotterStore: Sendable {
     /// Wraps an open database (tests pass a queue on a temporary file) and migrates it.
     init(writer: any DatabaseWriter, userID: String, clock: any SpotterClock = SystemClock()) throws {
         self.writer = writer
+        path = writer.path
         self.userID = userID
         self.clock = clock
         changeWatch = ChangeWatch()
@@ -176,8 +250,9 @@ public struct SpotterStore: Sendable {
         try writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
-    private init(migrated writer: any DatabaseWriter, userID: String, clock: any SpotterClock) {
+    private init(migrated writer: any DatabaseWriter, path: String, userID: String, clock: any SpotterClock) {
         self.writer = writer
+        self.path = path
         self.userID = userID
         self.clock = clock
         changeWatch = ChangeWatch()
@@ -185,6 +260,7 @@ public struct SpotterStore: Sendable {
 
     private init(sharing other: SpotterStore, userID: String) {
         writer = other.writer
+        path = other.path
         self.userID = userID
         clock = other.clock
         changeWatch = other.changeWatch

@@ -113,6 +113,12 @@ public final class AppController {
         }
     }
 
+    /// The database may not be written: the header says so from now on, and a notice says why.
+    public func showReadOnly(_ why: String) {
+        state.readOnly = why
+        state.say("Read-only database: \(why). You can look, not save.", isError: true, seconds: 20)
+    }
+
     /// The terminal changed size.
     public func resize(columns: Int, rows: Int) {
         state.columns = columns
@@ -167,7 +173,15 @@ public final class AppController {
             reopenFormIfRefused(effect, error: error.description)
         } catch {
             logger.error("action failed: \(error)")
-            state.say("Could not save: \(error)", isError: true, seconds: 6)
+            if state.readOnly != nil {
+                // Whatever the screen already showed of the action (the airplane switch flips
+                // before it is saved) is read back as it is on disk.
+                state.airplane = store.preferences.airplaneIsOn()
+                reloadAll()
+                reopenFormIfRefused(effect, error: "Not saved: the database is read-only")
+                return
+            }
+            state.say("Could not save: \(StoreError.oneLine(error))", isError: true, seconds: 6)
         }
     }
 

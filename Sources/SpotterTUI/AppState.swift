@@ -425,6 +425,9 @@ public struct AppState: Sendable, Equatable {
     public var syncing = false
     /// False when the UI runs without a sync engine: `s` says so and the badge does not pretend.
     public var syncAvailable: Bool
+    /// Why the database may not be written (a read-only file or folder), when it may not: the
+    /// header says "read-only" and every save is refused with this reason.
+    public var readOnly: String?
     public var spinnerFrame = 0
 
     public var now: Date

@@ -100,6 +100,9 @@ public enum Renderer {
             )
         }
         if state.counts.pending > 0 {
+            if state.readOnly != nil {
+                return StyledText("\(state.counts.pending) unsent (read-only)", .colored(.yellow, bold: true))
+            }
             if !state.syncAvailable { return StyledText("\(state.counts.pending) queued (no sync)", .colored(.yellow)) }
             if badgeSaysOffline(state) {
                 // Offline reads as offline: what waits, and when the next try comes (the persisted time).
@@ -132,6 +135,7 @@ public enum Renderer {
 
     static func connectivityLabel(_ state: AppState) -> StyledText {
         let g = state.glyphs
+        if state.readOnly != nil { return StyledText("\(g.warning) read-only", .colored(.red, bold: true)) }
         if state.airplane { return StyledText("\(g.offline) airplane", .colored(.yellow)) }
         if !state.syncAvailable { return StyledText("\(g.offline) local only", .dim) }
         switch state.connectivity {

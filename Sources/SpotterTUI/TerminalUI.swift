@@ -21,6 +21,8 @@ public struct TerminalUIOptions: Sendable {
     public var accountLabel = "this device only"
     /// The command that sends operations waiting for another account, shown when there are any.
     public var strandedHint: String?
+    /// Why the database may not be written, when it is opened read-only: shown, and saves refused.
+    public var readOnly: String?
     public var clock: any SpotterClock = SystemClock()
 
     public init(store: SpotterStore, sync: (any SyncControlling)?, events: SyncEventChannel) {
@@ -79,6 +81,7 @@ public func runTerminalUI(_ options: TerminalUIOptions) -> Int32 {
         glyphs: terminal.unicode ? .unicode : .ascii, restSeconds: options.restSeconds,
         logger: logger)
     controller.showAccount(options.accountLabel, strandedHint: options.strandedHint)
+    if let why = options.readOnly { controller.showReadOnly(why) }
     let loop = InputLoop(
         controller: controller, terminal: terminal, signals: signals, events: options.events, logger: logger)
     let code = loop.run()

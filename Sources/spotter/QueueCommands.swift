@@ -23,6 +23,7 @@ struct Status: AsyncParsableCommand {
         let metrics = try store.queries.syncMetrics()
         let conflicts = try store.conflicts.openCount()
         let server = store.owner.server ?? "embedded"
+        let readOnly = SpotterStore.writeRefusal(path: store.path)
         if json {
             var metricFields = metrics.counters.mapValues { JSONValue.int(Int64($0)) }
             metricFields["latency_p50_ms"] = JSONValue(metrics.latencyP50ms)
@@ -36,10 +37,11 @@ struct Status: AsyncParsableCommand {
                     "stranded": .int(Int64(strandedCount)), "stranded_for": .array(stranded.map(Render.strandedJSON)),
                     "account": Render.ownerJSON(store.owner), "airplane": .bool(airplane),
                     "last_sync_at": JSONValue(lastSync), "server": .string(server), "metrics": .object(metricFields),
-                    "conflicts": .int(Int64(conflicts)),
+                    "conflicts": .int(Int64(conflicts)), "read_only": JSONValue(readOnly),
                 ]))
             return
         }
+        if let readOnly { print("database   read-only: \(readOnly)") }
         print("account    \(store.owner)")
         print("pending    \(counts.pending)\(counts.inFlight > 0 ? " (\(counts.inFlight) in flight)" : "")")
         print("failed     \(counts.failed)")

@@ -79,7 +79,16 @@ struct Interactive: AsyncParsableCommand {
             print(try StartupProbe.run(global: global, launchedAt: launchedAt).canonicalString)
             return
         }
-        var store = try global.openStore()
+        // A database that may not be written is still shown, read-only: no sync runs (nothing it
+        // sends or receives could be recorded), the header says so and every save is refused.
+        var store: SpotterStore
+        var readOnly: String?
+        do {
+            store = try global.openStore()
+        } catch StoreError.readOnly(_, let why) {
+            store = try global.openStore(readOnly: true)
+            readOnly = why
+        }
         let events = SyncEventChannel()
         let logFile =
             URL(fileURLWithPath: global.databasePath).deletingLastPathComponent().appendingPathComponent("spotter.log")
@@ -92,6 +101,18 @@ struct Interactive: AsyncParsableCommand {
                 log.write(Data("skipped an \(row)\n".utf8))
                 try? log.close()
             }
+        }
+        if let readOnly {
+            var options = TerminalUIOptions(store: store, sync: nil, events: events)
+            options.logFile = logFile
+            options.accountLabel = shortAccountLabel(store.owner)
+            options.readOnly = readOnly
+            let uiOptions = options
+            let code: Int32 = await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: runTerminalUI(uiOptions)) }.start()
+            }
+            if code != 0 { throw ExitCode(code) }
+            return
         }
         // The UI keeps a wait on the change feed open: another device's set is on screen as soon
         // as the server has it, not on the next periodic pull.
