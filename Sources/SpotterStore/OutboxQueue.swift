@@ -489,7 +489,10 @@ extension OutboxQueue {
     }
 
     /// Puts claimed operations back as if never claimed: they were not sent (airplane mode
-    /// came on, or they did not fit the batch), so the try must not count.
+    /// came on, or they did not fit the batch), or their answers could not be recorded (the disk
+    /// was full: sent again, they are answered again from the server's stored answer), so the try
+    /// must not count. Only this process's claims: one whose lease ran out and that another
+    /// process claimed since is that process's to record.
     public func releaseUnsent(opIDs: [String]) throws {
         guard !opIDs.isEmpty else { return }
         let now = clock.now()
@@ -498,8 +501,11 @@ extension OutboxQueue {
                 guard
                     let row = try Row.fetchOne(
                         db.cachedStatement(
-                            sql: "SELECT * FROM outbox WHERE op_id = ? AND state = \(OperationState.inFlight.sql)"),
-                        arguments: [opID])
+                            sql: """
+                                SELECT * FROM outbox
+                                WHERE op_id = ? AND state = \(OperationState.inFlight.sql) AND lease_owner = ?
+                                """),
+                        arguments: [opID, LeaseOwner.current])
                 else { continue }
                 try store.transition(try OutboxOperation(row: row), .notSent, db: db, now: now)
             }

@@ -30,6 +30,9 @@ extension StoreError {
             if database.resultCode.primaryResultCode == .SQLITE_READONLY {
                 return "the database is read-only: nothing can be saved until it is writable again"
             }
+            if database.resultCode.primaryResultCode == .SQLITE_FULL {
+                return "the disk is full: nothing was saved; free some space and try again"
+            }
             return database.message ?? "SQLite error \(database.resultCode.rawValue)"
         }
         return "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
@@ -99,16 +102,23 @@ public struct SpotterStore: Sendable {
             // page, gigabytes for one big pull. The journal is per statement and never durable,
             // so nothing about what survives a crash changes; temporary tables and sorts of the
             // readers stay as they were.
-            if !db.configuration.readonly { try db.execute(sql: "PRAGMA temp_store = MEMORY") }
+            //
+            // A checkpoint leaves the WAL at its largest size unless told otherwise: after an
+            // import (whose checkpoints wait for 32 MiB) it kept that room for good, room a full
+            // disk needs back (see `DiskSpace`).
+            if !db.configuration.readonly {
+                try db.execute(
+                    sql: "PRAGMA temp_store = MEMORY; PRAGMA journal_size_limit = \(DiskSpace.journalSizeLimit)")
+            }
         }
         if !readOnly, let why = writeRefusal(path: path) {
             throw StoreError.readOnly(path: path, why: why)
         }
         if exists && readOnly {
             configuration.readonly = true
-            let pool = try openForReading(path: path, configuration: configuration)
-            if try pool.read({ try Schema.migrator.hasCompletedMigrations($0) }) {
-                return SpotterStore(migrated: pool, path: path, userID: userID, clock: clock)
+            let reader = try openForReading(path: path, configuration: configuration)
+            if try reader.read({ try Schema.migrator.hasCompletedMigrations($0) }) {
+                return SpotterStore(migrated: reader, path: path, userID: userID, clock: clock)
             }
             // An older schema: a file we may write is upgraded first (below); one we may not says so.
             guard FileManager.default.isWritableFile(atPath: path) else {
@@ -133,6 +143,10 @@ public struct SpotterStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
+            // On a full disk SQLite cannot even grow the index beside the file ("disk I/O error").
+            if let available = DiskSpace.available(at: directory.path), available < DiskSpace.reserve {
+                throw StoreError.unreadable(path: path, reason: DiskSpace.fullReason(available: available))
+            }
             throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
         }
     }
@@ -157,37 +171,52 @@ public struct SpotterStore: Sendable {
     }
 
     /// Opens an existing file without write access. SQLite reads a WAL database through its
-    /// `-shm` index, which it must create beside the file when it is missing: in a folder that
-    /// may not be written (a read-only mount, a folder of another user) that fails with "attempt
-    /// to write a readonly database" before anything is read. When nothing waits in a `-wal`
-    /// file, the database file alone holds every commit, and it is opened as immutable: read
-    /// directly, with no `-shm` and no locks. When a `-wal` holds commits not yet copied into
-    /// the file, they cannot be read without the index, and it says so rather than list less.
-    static func openForReading(path: String, configuration: Configuration) throws -> DatabasePool {
-        func open(_ location: String) throws -> DatabasePool {
-            let pool = try DatabasePool(path: location, configuration: configuration)
+    /// `-shm` index, which it must create (or grow) beside the file when no other connection
+    /// has: in a folder that may not be written (a read-only mount, a folder of another user),
+    /// or on a full disk, that fails ("attempt to write a readonly database", "disk I/O error")
+    /// before anything is read. Then, when nothing waits in a `-wal` file, the database file
+    /// alone holds every commit and is opened as immutable: read directly, with no index and
+    /// no locks. When a `-wal` holds commits not yet copied into the file and the file itself
+    /// may be written, the connection takes SQLite's exclusive locking mode, which keeps the
+    /// index in its own memory instead of the `-shm` file: it reads everything, and holds other
+    /// processes off only while it runs (the lock needs a file open for writing; the command
+    /// still writes nothing). Otherwise those commits cannot be read, and it says so rather
+    /// than list less.
+    static func openForReading(path: String, configuration: Configuration) throws -> any DatabaseWriter {
+        func opened(_ writer: some DatabaseWriter) throws -> any DatabaseWriter {
             // Opening is lazy: the first read is where a missing index shows.
-            _ = try pool.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
-            return pool
+            _ = try writer.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
+            return writer
         }
         do {
-            return try open(path)
+            return try opened(DatabasePool(path: path, configuration: configuration))
         } catch let error as DatabaseError
-            where [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode)
+            where [.SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_IOERR, .SQLITE_FULL].contains(
+                error.resultCode.primaryResultCode)
         {
             let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
-            guard walSize == 0 else {
+            if walSize == 0 {
+                do {
+                    return try opened(DatabasePool(path: immutableURI(path), configuration: configuration))
+                } catch {
+                    throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
+                }
+            }
+            var exclusive = configuration
+            exclusive.readonly = false
+            exclusive.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE; PRAGMA query_only = 1")
+            }
+            guard FileManager.default.isWritableFile(atPath: path),
+                let reader = try? opened(DatabaseQueue(path: path, configuration: exclusive))
+            else {
                 let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
                 throw StoreError.readOnly(
                     path: path,
-                    why: "its latest changes wait in \(path)-wal, which SQLite reads only with write access "
-                        + "to \(folder)")
+                    why: "its latest changes wait in \(path)-wal, which SQLite reads only with room and write "
+                        + "access in \(folder) or to the database file")
             }
-            do {
-                return try open(immutableURI(path))
-            } catch {
-                throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
-            }
+            return reader
         } catch {
             throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
         }

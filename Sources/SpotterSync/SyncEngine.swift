@@ -102,6 +102,8 @@ public struct SyncConfiguration: Sendable {
     public var watchWait = 25
     /// The longest pause between waits after failures (they back off from half a second, with jitter).
     public var watchBackoffCap: TimeInterval = 30
+    /// How often the engine looks again whether a full disk has room (see `DiskSpace`).
+    public var diskFullRetry: TimeInterval = 3
 
     public init() {}
 }
@@ -161,6 +163,14 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     private var watchGeneration = 0
     private var watchFailures = 0
     private var watchTimer: (any ScheduledWork)?
+    /// Why the disk has no room for sync work, while it has none: nothing is claimed or pulled,
+    /// and the engine looks again every `diskFullRetry` seconds.
+    private var diskFull: String?
+    /// Operations sent and answered whose answers could not be written down (the disk was full).
+    /// They stay in flight under this process's lease; once there is room they go back to the
+    /// queue at once (not when the lease runs out) and are sent again with their keys, and the
+    /// server answers them again from what it stored.
+    private var unrecorded: Set<String> = []
 
     public init(
         store: SpotterStore, transport: any SyncTransport, events: SyncEventChannel = SyncEventChannel(),
@@ -257,7 +267,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 return false
             }
             let now = clock.now()
-            if now >= deadline || airplaneOn { return false }
+            // A full disk is not waited out here: the engine of a running app looks again by itself.
+            if now >= deadline || airplaneOn || diskFullReason != nil { return false }
             var due: Date?
             do { due = try store.queue.nextRetryAt() } catch { logger.error("retry time unreadable: \(error)") }
             let wait = min(
@@ -282,6 +293,11 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         retryTimer = nil
         logger.debug("flush", metadata: ["reason": "\(reason.rawValue)"])
         events.post(.syncing(true))
+        guard roomToRecord() else {
+            flushSucceeded = false
+            finishFlush()
+            return
+        }
         do { try store.queue.releaseExpiredLeases() } catch { logger.error("lease recovery failed: \(error)") }
         saving("sets kept from a workout deleted on another device") {
             for notice in try store.queue.keepSetsRefusedForDeletedWorkouts() { events.post(.notice(notice.message)) }
@@ -329,11 +345,19 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     /// fields). Nil when the claim or that record failed: the flush then stops.
     private func claimPrepared(aheadOfInFlight: Bool) -> (ops: [OutboxOperation], prepared: [PreparedOperation])? {
         let claimed: [OutboxOperation]
+        // Never more than the disk has room to record the answers of.
+        let limit = store.affordableOperations(max(1, configuration.batchSize))
+        guard limit > 0 else {
+            diskIsFull(store.diskFullReason() ?? DiskSpace.fullReason(available: nil))
+            stopPushing()
+            return nil
+        }
         do {
             claimed = try store.queue.claimEligible(
-                limit: max(1, configuration.batchSize), lease: configuration.lease, aheadOfInFlight: aheadOfInFlight)
+                limit: limit, lease: configuration.lease, aheadOfInFlight: aheadOfInFlight)
         } catch {
             logger.error("claim failed: \(error)")
+            noteWriteFailure(error)
             stopPushing()
             return nil
         }
@@ -480,13 +504,24 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         // Between two batches: this one's results and the next claim share one flush.
         defer { postCounts(between: true) }
         do {
+            let limit = store.affordableOperations(max(1, configuration.batchSize))
+            if limit == 0 {
+                // Room to record these answers, none to claim more: the push stops after them.
+                guard record(results) else {
+                    stopPushing()
+                    return
+                }
+                diskIsFull(store.diskFullReason() ?? DiskSpace.fullReason(available: nil))
+                stopPushing()
+                return
+            }
             let (notices, claimed) = try store.queue.complete(
-                results, thenClaim: max(1, configuration.batchSize), lease: configuration.lease,
-                aheadOfInFlight: batchOnWire)
+                results, thenClaim: limit, lease: configuration.lease, aheadOfInFlight: batchOnWire)
             for notice in notices { events.post(.notice(notice.message)) }
             if let prepared = prepare(claimed) { readyBatch += prepared } else { return }
         } catch {
             surface("sync answers not recorded (they will be asked again): \(StoreError.oneLine(error))")
+            noteWriteFailure(error, unrecorded: results.map(\.opID))
             stopPushing()
             return
         }
@@ -638,6 +673,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             return true
         } catch {
             surface("sync answers not recorded (they will be asked again): \(StoreError.oneLine(error))")
+            noteWriteFailure(error, unrecorded: results.map(\.opID))
             return false
         }
     }
@@ -653,7 +689,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     // MARK: Pull
 
     private func pull() {
-        guard configuration.pullEnabled else {
+        guard configuration.pullEnabled, diskFull == nil else {
+            if diskFull != nil { flushSucceeded = false }
             finishFlush()
             return
         }
@@ -737,6 +774,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 }
             }
         } catch {
+            noteWriteFailure(error)
             pullFailure = "changes from the server not saved: \(StoreError.oneLine(error))"
             surface(
                 "changes from the server not saved (the next sync reads them again): \(StoreError.oneLine(error))")
@@ -905,6 +943,13 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         retryTimer?.cancel()
         retryTimer = nil
         guard !stopped, !authPaused else { return }
+        if diskFull != nil || !unrecorded.isEmpty {
+            // Room comes back without telling anyone (a file deleted, a download finished): look again.
+            retryTimer = scheduler.schedule(after: configuration.diskFullRetry, on: queue) { [weak self] in
+                self?.beginFlush(.retry)
+            }
+            return
+        }
         let due: Date?
         do { due = try store.queue.nextRetryAt() } catch {
             // The periodic tick still runs: a retry is late, never lost.
@@ -925,6 +970,55 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             self.beginFlush(.periodic)
             self.schedulePeriodic()
         }
+    }
+
+    // MARK: A full disk
+
+    /// Whether the disk has room for what a flush records. After writes failed for lack of space
+    /// it first gives the WAL's room back, and puts the operations whose answers were not
+    /// written down back in the queue; while there is no room it says so, and the flush stops.
+    private func roomToRecord() -> Bool {
+        if diskFull != nil || !unrecorded.isEmpty { store.reclaimJournalSpace() }
+        if let reason = store.diskFullReason() {
+            diskIsFull(reason)
+            return false
+        }
+        if !unrecorded.isEmpty {
+            do {
+                try store.queue.releaseUnsent(opIDs: Array(unrecorded))
+                unrecorded.removeAll()
+            } catch {
+                noteWriteFailure(error)
+                return false
+            }
+        }
+        if diskFull != nil {
+            diskFull = nil
+            logger.notice("the disk has room again: syncing")
+            lastConnectivity = nil  // the next answer says online again
+            events.post(.connectivity(.online))
+        }
+        return true
+    }
+
+    /// A write of the engine failed: when for lack of space, the disk is full (the WAL's room
+    /// is given back at once), and `unrecorded` operations are remembered to be queued again.
+    private func noteWriteFailure(_ error: any Error, unrecorded opIDs: [String] = []) {
+        guard StoreError.isDiskFull(error) else { return }
+        unrecorded.formUnion(opIDs)
+        store.reclaimJournalSpace()
+        diskIsFull(store.diskFullReason() ?? DiskSpace.fullReason(available: nil))
+    }
+
+    private func diskIsFull(_ reason: String) {
+        if diskFull == nil { logger.error("\(reason)") }
+        diskFull = reason
+        post(connectivity: .diskFull(reason: reason))
+    }
+
+    /// Why the disk has no room for sync work, or nil when it has. Call from outside the engine's queue.
+    public var diskFullReason: String? {
+        queue.sync { diskFull }
     }
 
     /// The airplane switch (fail closed: one that cannot be read is on), the failure logged.

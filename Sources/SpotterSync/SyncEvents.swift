@@ -11,6 +11,9 @@ public enum Connectivity: Sendable, Equatable {
     case airplane
     /// The server refused the token: sync pauses until the user signs in again.
     case signInRequired
+    /// The device's disk has no room to record what a sync brings back: nothing is claimed or
+    /// pulled until there is (the engine looks again every few seconds, by itself).
+    case diskFull(reason: String)
 }
 
 /// Why a flush was asked for; concurrent triggers coalesce into one running flush.

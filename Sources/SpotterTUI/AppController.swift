@@ -181,6 +181,13 @@ public final class AppController {
                 reopenFormIfRefused(effect, error: "Not saved: the database is read-only")
                 return
             }
+            if StoreError.isDiskFull(error) {
+                // The WAL's room goes back to the disk, and what was typed stays in its form.
+                store.reclaimJournalSpace()
+                reloadAll()
+                reopenFormIfRefused(effect, error: "Not saved: the disk is full. Free some space and save again")
+                return
+            }
             state.say("Could not save: \(StoreError.oneLine(error))", isError: true, seconds: 6)
         }
     }

@@ -103,6 +103,10 @@ public enum Renderer {
             if state.readOnly != nil {
                 return StyledText("\(state.counts.pending) unsent (read-only)", .colored(.yellow, bold: true))
             }
+            if case .diskFull = state.connectivity {
+                return StyledText(
+                    "\(g.warning) disk full \(g.middleDot) \(state.counts.pending) unsent", .colored(.red, bold: true))
+            }
             if !state.syncAvailable { return StyledText("\(state.counts.pending) queued (no sync)", .colored(.yellow)) }
             if badgeSaysOffline(state) {
                 // Offline reads as offline: what waits, and when the next try comes (the persisted time).
@@ -133,6 +137,13 @@ public enum Renderer {
         return state.counts.failed == 0 && !state.airplane && state.counts.pending > 0 && state.syncAvailable
     }
 
+    /// Whether the badge reads "disk full · N unsent" (see `badge`).
+    static func badgeSaysDiskFull(_ state: AppState) -> Bool {
+        guard case .diskFull = state.connectivity else { return false }
+        return state.counts.failed == 0 && !state.airplane && state.readOnly == nil && state.counts.pending > 0
+            && state.syncAvailable
+    }
+
     static func connectivityLabel(_ state: AppState) -> StyledText {
         let g = state.glyphs
         if state.readOnly != nil { return StyledText("\(g.warning) read-only", .colored(.red, bold: true)) }
@@ -143,6 +154,7 @@ public enum Renderer {
         case .offline: return StyledText("\(g.offline) offline", .colored(.red))
         case .airplane: return StyledText("\(g.offline) airplane", .colored(.yellow))
         case .signInRequired: return StyledText("\(g.warning) sign in needed", .colored(.red, bold: true))
+        case .diskFull: return StyledText("\(g.warning) disk full", .colored(.red, bold: true))
         case nil: return StyledText("\(g.offline) connecting", .dim)
         }
     }
@@ -155,8 +167,8 @@ public enum Renderer {
         }
         var segments: [StyledText] = []
         if !state.account.isEmpty { segments.append(StyledText(state.account, .dim)) }
-        // When the badge says "offline" itself, the connectivity label would only repeat it.
-        if !badgeSaysOffline(state) { segments.append(connectivityLabel(state)) }
+        // When the badge says "offline" or "disk full" itself, the connectivity label would only repeat it.
+        if !badgeSaysOffline(state), !badgeSaysDiskFull(state) { segments.append(connectivityLabel(state)) }
         segments.append(badge(state))
         if !state.conflicts.isEmpty {
             let count = state.conflicts.count

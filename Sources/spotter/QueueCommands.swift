@@ -24,6 +24,7 @@ struct Status: AsyncParsableCommand {
         let conflicts = try store.conflicts.openCount()
         let server = store.owner.server ?? "embedded"
         let readOnly = SpotterStore.writeRefusal(path: store.path)
+        let diskFull = store.diskFullReason()
         if json {
             var metricFields = metrics.counters.mapValues { JSONValue.int(Int64($0)) }
             metricFields["latency_p50_ms"] = JSONValue(metrics.latencyP50ms)
@@ -38,10 +39,12 @@ struct Status: AsyncParsableCommand {
                     "account": Render.ownerJSON(store.owner), "airplane": .bool(airplane),
                     "last_sync_at": JSONValue(lastSync), "server": .string(server), "metrics": .object(metricFields),
                     "conflicts": .int(Int64(conflicts)), "read_only": JSONValue(readOnly),
+                    "disk_full": JSONValue(diskFull),
                 ]))
             return
         }
         if let readOnly { print("database   read-only: \(readOnly)") }
+        if let diskFull { print("disk       \(diskFull)") }
         print("account    \(store.owner)")
         print("pending    \(counts.pending)\(counts.inFlight > 0 ? " (\(counts.inFlight) in flight)" : "")")
         print("failed     \(counts.failed)")
@@ -222,11 +225,13 @@ struct Sync: AsyncParsableCommand {
         var store = try global.openStore()
         let airplane = AirplaneSwitch.read(store)
         var pullFailure: String?
+        var diskFull: String?
         if !airplane {
             let session = try await SyncSession.start(
                 global: global, store: store, logger: commandLogger("spotter.sync"))
             _ = await session.engine.drain(timeout: timeout)
-            pullFailure = session.engine.lastPullFailure
+            diskFull = session.engine.diskFullReason
+            pullFailure = session.engine.lastPullFailure ?? diskFull
             await session.shutdown()
             store = session.store
         }
@@ -252,6 +257,10 @@ struct Sync: AsyncParsableCommand {
         let lastError = try store.queries.outbox(limit: 100).first {
             ($0.state == .pending || $0.state == .failedTransient) && $0.lastError != nil
         }?.lastError
+        if let diskFull, counts.pending > 0 {
+            printError("spotter: not all sent: \(counts.pending) operation(s) wait: \(diskFull)")
+            throw ExitCode(3)
+        }
         if let reason = Self.unsentReason(
             counts: counts, stranded: stranded, owner: store.owner, airplane: airplane, lastError: lastError)
         {

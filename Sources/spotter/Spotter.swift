@@ -170,6 +170,11 @@ enum Main {
             serverLog?.flush()
             printError("spotter: \(error.description)")
             Foundation.exit(1)
+        } catch let error where StoreError.isDatabaseError(error) {
+            // SQLite's own text carries the statement; the user gets what it means in one line.
+            serverLog?.flush()
+            printError("spotter: \(StoreError.oneLine(error))")
+            Foundation.exit(1)
         } catch {
             serverLog?.flush()
             let code = Spotter.exitCode(for: error)

@@ -161,3 +161,92 @@ struct LocalFaultTests {
         #expect((try? SpotterBinary.json(sets.stdout)["sets"] as? [[String: Any]])?.count == 2, "nothing was saved")
     }
 }
+
+/// A small file system of its own for a test (root only).
+enum Tmpfs {
+    /// Whether a tmpfs can be mounted here (root, and a kernel and sandbox that allow it).
+    static let works: Bool = {
+        guard getuid() == 0 else { return false }
+        let probe = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent().path
+        guard mount("tmpfs", probe, "tmpfs", 0, "size=1m") == 0 else { return false }
+        umount2(probe, Int32(MNT_DETACH))
+        return true
+    }()
+}
+
+/// A full disk, on a small tmpfs mounted for the test: the device keeps working as far as it
+/// can, says so everywhere, and once room is freed sends everything by itself.
+@Suite(
+    "Local faults: a full disk", .serialized,
+    .enabled(if: SpotterBinary.exists, "build first"),
+    .enabled(if: Tmpfs.works, "needs root where a tmpfs can be mounted"),
+    .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
+struct FullDiskTests {
+    @Test("writes on a full disk are refused in one line, the UI says disk full, and freeing room sends it all")
+    func fullDiskRecoversByItself() async throws {
+        let server = try await AccountTests.startServer()
+        defer { server.stop() }
+        let workspace = try TUIEndToEndTests.Workspace()
+        let folder = workspace.directory.path
+        try #require(mount("tmpfs", folder, "tmpfs", 0, "size=16m") == 0, "mount a tmpfs on \(folder)")
+        defer { umount2(folder, Int32(MNT_DETACH)) }
+        let db = workspace.database
+        let login = try await SpotterBinary.run(
+            ["login", "--server", server.url, "--token", AccountTests.aliceToken], db: db)
+        try #require(login.status == 0, "\(login.stderr)")
+        try await AccountTests.log(db: db, weight: "60")
+        let tmux = try await TUIEndToEndTests.launch(workspace: workspace)
+        var step = try await tmux.waitFor { $0.contains("Synced") }
+        #expect(step.ok, "the UI runs and has sent the first set:\n\(step.screen)")
+
+        // Fill the disk but for a little room, then log until a write finds none.
+        let filler = workspace.directory.appendingPathComponent("filler").path
+        let available = try #require(Self.available(folder))
+        #expect(FileManager.default.createFile(atPath: filler, contents: Data(count: Int(available) - 120_000)))
+        var logged = 0
+        var refused: SpotterBinary.Result?
+        while logged < 500 {
+            let result = try await SpotterBinary.run(
+                ["log", "--exercise", "Overhead Press (Barbell)", "--weight", "\(61 + logged % 20)", "--reps", "5"],
+                db: db)
+            if result.status != 0 {
+                refused = result
+                break
+            }
+            logged += 1
+        }
+        let refusal = try #require(refused, "a write was refused once the disk was full (\(logged) went in)")
+        #expect(refusal.status == 1)
+        #expect(refusal.stderr.split(separator: "\n").count == 1, "one line: \(refusal.stderr)")
+        #expect(refusal.stderr.contains("the disk is full"), "\(refusal.stderr)")
+        #expect(logged > 0, "sets went in while there was room")
+
+        step = try await tmux.waitFor { $0.contains("disk full") && $0.contains("unsent") }
+        #expect(step.ok, "the badge says the disk is full and what is unsent:\n\(step.screen)")
+        #expect(!step.screen.contains("Synced"), "\(step.screen)")
+        let status = try await SpotterBinary.run(["status"], db: db)
+        #expect(status.status == 0, "status works on a full disk: \(status.stderr)")
+        #expect(status.stdout.contains("the disk is full"), "\(status.stdout)")
+        let sync = try await SpotterBinary.run(["sync", "--timeout", "20"], db: db)
+        #expect(sync.status == 3, "sync says not all sent: \(sync.stdout) \(sync.stderr)")
+        #expect(sync.stderr.contains("the disk is full"), "and why: \(sync.stderr)")
+
+        // Room again: nothing is typed, nothing is run; the UI's engine sends it all.
+        try FileManager.default.removeItem(atPath: filler)
+        step = try await tmux.waitFor(timeout: 30) { $0.contains("Synced") }
+        #expect(step.ok, "everything is sent once there is room, with no step of the user's:\n\(step.screen)")
+        let counts = try await AccountTests.status(db: db)
+        #expect(counts["pending"] as? Int == 0, "\(counts)")
+        let local = try await AccountTests.localSetIDs(db: db)
+        let remote = try await AccountTests.serverSetIDs(server, token: AccountTests.aliceToken)
+        #expect(local.count == logged + 1, "every set logged is on the device")
+        #expect(remote == local, "and on the server, each once")
+        try tmux.press("q")
+    }
+
+    static func available(_ path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+}
