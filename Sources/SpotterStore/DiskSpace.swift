@@ -61,6 +61,21 @@ extension SpotterStore {
         return DiskSpace.fullReason(available: available)
     }
 
+    /// Why sync work must wait although some room came back, or nil: after a checkpoint could not
+    /// complete, the changes in the WAL still have to be copied into the database, which may grow
+    /// by as much. Writing more first would only grow the WAL into the room that copy needs (the
+    /// way a device stayed stuck after a full disk was freed), so the engine waits until the disk
+    /// has room for the copy, trying it again each time it looks.
+    public func journalNeedsRoom() -> String? {
+        let journal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        guard journal > 0, let available = DiskSpace.available(at: folder),
+            available < Int64(journal) + DiskSpace.reserve
+        else { return nil }
+        return "the disk is full: \(Int64(journal) >> 20) MiB of changes in \(path)-wal wait to be copied into "
+            + "the database, which needs that much room (\(available / 1024) KiB free): free some space; what waits "
+            + "is sent by itself once there is room"
+    }
+
     /// How many of `limit` operations may be claimed so that their answers can still be recorded:
     /// `limit` when there is room, fewer when the disk is nearly full, 0 below the reserve.
     public func affordableOperations(_ limit: Int) -> Int {

@@ -978,7 +978,13 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     /// it first gives the WAL's room back, and puts the operations whose answers were not
     /// written down back in the queue; while there is no room it says so, and the flush stops.
     private func roomToRecord() -> Bool {
-        if diskFull != nil || !unrecorded.isEmpty { store.reclaimJournalSpace() }
+        // A WAL bigger than the room left (a write found the disk full, in this process or another)
+        // is copied into the database and truncated first; while that cannot be done, nothing else is.
+        let suspect = diskFull != nil || !unrecorded.isEmpty || store.journalNeedsRoom() != nil
+        if suspect, !store.reclaimJournalSpace(), let reason = store.journalNeedsRoom() {
+            diskIsFull(reason)
+            return false
+        }
         if let reason = store.diskFullReason() {
             diskIsFull(reason)
             return false

@@ -42,8 +42,17 @@ struct Import: AsyncParsableCommand {
         }
         let store = try global.openStore()
         let progress = ImportProgress()
-        let result = try store.workoutLog.importSets(
-            parsed.sets, dryRun: dryRun, progress: { done, total in progress.report(done: done, total: total) })
+        let result: ImportResult
+        do {
+            result = try store.workoutLog.importSets(
+                parsed.sets, dryRun: dryRun, progress: { done, total in progress.report(done: done, total: total) })
+        } catch let error where StoreError.isDiskFull(error) {
+            // An import commits a few hundred rows at a time: what went in before stays.
+            progress.finish()
+            throw CLIError(
+                "the disk is full: the import stopped part-way; what went in stays, and importing \(file) again "
+                    + "once there is room adds only the rest")
+        }
         progress.finish()
         for problem in parsed.problems {
             printError("spotter: \(file): \(problem.description) (skipped)")
