@@ -75,6 +75,30 @@ struct LocalFaultTests {
         #expect(logged.status == 0, "writable again, it takes writes again: \(logged.stderr)")
     }
 
+    /// The read-only folder's name is put into an SQLite URI: every character that means something
+    /// in a URI, and text that is not ASCII, must reach the file as it is.
+    @Test(
+        "a read-only folder named with ?, #, %, %41, spaces, emoji with modifiers, combining marks and RTL text is read",
+        arguments: ["a?b#c", "100% done %41", "Zoë 💪🏽 e\u{301} عربي", "  spaced  "])
+    func readOnlyFolderWithAHostileName(_ name: String) async throws {
+        let parent = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let folder = parent.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let db = folder.appendingPathComponent("my db?.sqlite").path
+        let logged = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5"], db: db)
+        try #require(logged.status == 0, "\(logged.stderr)")
+        if getuid() == 0 { chown(db, 65534, 65534) }
+        chmod(parent.path, 0o755)
+        chmod(folder.path, 0o555)
+        defer { chmod(folder.path, 0o755) }
+        let sets = try await SpotterBinary.run(["sets", "--json"], db: db, launcher: Self.unprivileged)
+        #expect(sets.status == 0, "\(name): \(sets.stderr)")
+        #expect((try? SpotterBinary.json(sets.stdout)["sets"] as? [[String: Any]])?.count == 1, "\(name)")
+        let status = try await SpotterBinary.run(["status"], db: db, launcher: Self.unprivileged)
+        #expect(status.stdout.contains("read-only") && status.stdout.contains(name), "\(status.stdout)")
+    }
+
     /// Sets or clears a file's immutable flag (what `chattr +i` / `-i` do); false where it cannot.
     @discardableResult
     static func setImmutable(_ path: String, _ on: Bool) -> Bool {
