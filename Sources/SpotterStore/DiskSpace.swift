@@ -22,6 +22,9 @@ public enum DiskSpace {
     /// What recording one operation's answer takes at most: its outbox row and its entity's row
     /// touch a few pages, each written whole to the WAL (4 KiB and a frame header).
     public static let perOperation: Int64 = 8 << 10
+    /// What merging one pulled change takes at most: a page of the feed writes thousands of rows
+    /// together, so its pages are shared (a page of 5 000 sets needs about 5 MiB of room).
+    public static let perPulledChange: Int64 = 1 << 10
     /// The longest the WAL is left after a checkpoint (SQLite otherwise keeps its largest size).
     public static let journalSizeLimit = 8 << 20
 
@@ -74,6 +77,15 @@ extension SpotterStore {
         return "the disk is full: \(Int64(journal) >> 20) MiB of changes in \(path)-wal wait to be copied into "
             + "the database, which needs that much room (\(available / 1024) KiB free): free some space; what waits "
             + "is sent by itself once there is room"
+    }
+
+    /// Why a page of `changes` pulled changes must not be merged now (the disk has no room for it
+    /// beyond the reserve), or nil when it may. A pull never fills the disk the user logs on.
+    public func noRoomToMerge(_ changes: Int) -> String? {
+        guard let available = DiskSpace.available(at: folder),
+            available - DiskSpace.reserve < Int64(changes) * DiskSpace.perPulledChange
+        else { return nil }
+        return DiskSpace.fullReason(available: available)
     }
 
     /// How many of `limit` operations may be claimed so that their answers can still be recorded:

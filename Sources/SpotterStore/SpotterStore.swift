@@ -176,12 +176,8 @@ public struct SpotterStore: Sendable {
     /// or on a full disk, that fails ("attempt to write a readonly database", "disk I/O error")
     /// before anything is read. Then, when nothing waits in a `-wal` file, the database file
     /// alone holds every commit and is opened as immutable: read directly, with no index and
-    /// no locks. When a `-wal` holds commits not yet copied into the file and the file itself
-    /// may be written, the connection takes SQLite's exclusive locking mode, which keeps the
-    /// index in its own memory instead of the `-shm` file: it reads everything, and holds other
-    /// processes off only while it runs (the lock needs a file open for writing; the command
-    /// still writes nothing). Otherwise those commits cannot be read, and it says so rather
-    /// than list less.
+    /// no locks. When a `-wal` holds commits not yet copied into the file, they cannot be read
+    /// without the index, and it says so rather than list less.
     static func openForReading(path: String, configuration: Configuration) throws -> any DatabaseWriter {
         func opened(_ writer: some DatabaseWriter) throws -> any DatabaseWriter {
             // Opening is lazy: the first read is where a missing index shows.
@@ -202,21 +198,14 @@ public struct SpotterStore: Sendable {
                     throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
                 }
             }
-            var exclusive = configuration
-            exclusive.readonly = false
-            exclusive.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE; PRAGMA query_only = 1")
-            }
-            guard FileManager.default.isWritableFile(atPath: path),
-                let reader = try? opened(DatabaseQueue(path: path, configuration: exclusive))
-            else {
-                let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-                throw StoreError.readOnly(
-                    path: path,
-                    why: "its latest changes wait in \(path)-wal, which SQLite reads only with room and write "
-                        + "access in \(folder) or to the database file")
-            }
-            return reader
+            // SQLite's exclusive locking mode could read them without the index, but it holds
+            // every other process off for as long as the connection is open (a read-only UI: for
+            // good), and GRDB's reads turn `query_only` back off, so a listing could write. Said.
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            throw StoreError.readOnly(
+                path: path,
+                why: "its latest changes wait in \(path)-wal, which SQLite reads only with room and write access "
+                    + "in \(folder)")
         } catch {
             throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
         }

@@ -224,7 +224,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     public func setAirplane(_ on: Bool) {
         queue.async { [self] in
-            do { try store.preferences.setAirplane(on) } catch { logger.error("airplane switch not saved: \(error)") }
+            do { try store.preferences.setAirplane(on) } catch {
+                logger.error("airplane switch not saved: \(StoreError.oneLine(error))")
+            }
             if on { closeWatch() }
             post(connectivity: on ? .airplane : .online)
             postCounts()
@@ -263,14 +265,16 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             do {
                 if try store.queries.queueCounts().pending == 0 { return true }
             } catch {
-                logger.error("queue unreadable, not calling it drained: \(error)")
+                logger.error("queue unreadable, not calling it drained: \(StoreError.oneLine(error))")
                 return false
             }
             let now = clock.now()
             // A full disk is not waited out here: the engine of a running app looks again by itself.
             if now >= deadline || airplaneOn || diskFullReason != nil { return false }
             var due: Date?
-            do { due = try store.queue.nextRetryAt() } catch { logger.error("retry time unreadable: \(error)") }
+            do { due = try store.queue.nextRetryAt() } catch {
+                logger.error("retry time unreadable: \(StoreError.oneLine(error))")
+            }
             let wait = min(
                 deadline.timeIntervalSince(now), max(0.05, (due ?? now.addingTimeInterval(0.2)).timeIntervalSince(now)))
             do { try await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000)) } catch { return false }
@@ -298,7 +302,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             finishFlush()
             return
         }
-        do { try store.queue.releaseExpiredLeases() } catch { logger.error("lease recovery failed: \(error)") }
+        do { try store.queue.releaseExpiredLeases() } catch {
+            logger.error("lease recovery failed: \(StoreError.oneLine(error))")
+        }
         saving("sets kept from a workout deleted on another device") {
             for notice in try store.queue.keepSetsRefusedForDeletedWorkouts() { events.post(.notice(notice.message)) }
         }
@@ -356,7 +362,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             claimed = try store.queue.claimEligible(
                 limit: limit, lease: configuration.lease, aheadOfInFlight: aheadOfInFlight)
         } catch {
-            logger.error("claim failed: \(error)")
+            logger.error("claim failed: \(StoreError.oneLine(error))")
             noteWriteFailure(error)
             stopPushing()
             return nil
@@ -409,7 +415,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     }
 
     private func releaseUnsent(_ opIDs: [String]) {
-        do { try store.queue.releaseUnsent(opIDs: opIDs) } catch { logger.error("could not release unsent: \(error)") }
+        do { try store.queue.releaseUnsent(opIDs: opIDs) } catch {
+            logger.error("could not release unsent: \(StoreError.oneLine(error))")
+        }
     }
 
     private func sendSingle(_ prepared: PreparedOperation) {
@@ -634,7 +642,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 postCounts()
             }
         } catch {
-            logger.error("operations that gave up without an answer not requeued: \(error)")
+            logger.error("operations that gave up without an answer not requeued: \(StoreError.oneLine(error))")
         }
     }
 
@@ -644,7 +652,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         switch error {
         case .offline:
             do { try store.queue.releaseUnsent(opIDs: ops.map(\.opID)) } catch {
-                logger.error("could not release: \(error)")
+                logger.error("could not release: \(StoreError.oneLine(error))")
             }
             post(connectivity: .airplane)
         case .connection, .timeout:
@@ -705,7 +713,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     /// (slower, never wrong).
     private func pullCursor() -> String? {
         do { return try store.preferences.meta(store.pullCursorKey) } catch {
-            logger.error("pull cursor unreadable: \(error)")
+            logger.error("pull cursor unreadable: \(StoreError.oneLine(error))")
             return nil
         }
     }
@@ -754,6 +762,14 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
         if page.unreadable > 0 { logger.warning("skipped \(page.unreadable) unreadable changes") }
         serverAnswered()
+        if let reason = store.noRoomToMerge(page.entities.count) {
+            // Not merged, and the cursor stays: the next pull with room asks for this page again.
+            diskIsFull(reason)
+            pullFailure = "changes from the server not saved: \(reason)"
+            flushSucceeded = false
+            finishFlush()
+            return
+        }
         if !authPaused { post(connectivity: .online) }
         // The next page is asked for before this one is merged: the server reads it and the
         // network carries it while SQLite writes this one. Should this merge fail, its answer is
@@ -788,7 +804,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             pullFailure = nil
             // Records follow the pulled sets once, after the last page (a page at a time
             // would walk a big exercise again for every page).
-            do { try store.refreshRecords() } catch { logger.error("records not refreshed: \(error)") }
+            do { try store.refreshRecords() } catch {
+                logger.error("records not refreshed: \(StoreError.oneLine(error))")
+            }
             pullFavorites()
         }
     }
@@ -857,7 +875,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             metricDeltas.removeAll()
             try store.queue.pruneSucceeded(keep: configuration.historyCap)
         } catch {
-            logger.error("could not save sync metrics: \(error)")
+            logger.error("could not save sync metrics: \(StoreError.oneLine(error))")
         }
         postCounts()
         running = false
@@ -953,7 +971,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         let due: Date?
         do { due = try store.queue.nextRetryAt() } catch {
             // The periodic tick still runs: a retry is late, never lost.
-            logger.error("retry time unreadable: \(error)")
+            logger.error("retry time unreadable: \(StoreError.oneLine(error))")
             return
         }
         guard let due else { return }
@@ -1057,7 +1075,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     pending: counts.pending, failed: counts.failed + counts.blocked,
                     gaveUp: counts.gaveUp + counts.blockedOnNoAnswer))
         } catch {
-            logger.error("outbox counts unreadable: \(error)")
+            logger.error("outbox counts unreadable: \(StoreError.oneLine(error))")
         }
     }
 

@@ -127,6 +127,10 @@ public enum Renderer {
         }
         let stranded = state.stranded.reduce(0) { $0 + $1.operations }
         if stranded > 0 { return StyledText("\(stranded) queued for another account", .colored(.yellow, bold: true)) }
+        // All sent, but what the server has for this device may not all be here: no room to write it.
+        if case .diskFull = state.connectivity {
+            return StyledText("\(g.warning) disk full \(g.middleDot) not all received", .colored(.red, bold: true))
+        }
         return StyledText("\(g.synced) Synced", .colored(.green, bold: true))
     }
 
@@ -137,11 +141,13 @@ public enum Renderer {
         return state.counts.failed == 0 && !state.airplane && state.counts.pending > 0 && state.syncAvailable
     }
 
-    /// Whether the badge reads "disk full · N unsent" (see `badge`).
+    /// Whether the badge reads "disk full · N unsent" or "disk full · not all received" (see `badge`).
     static func badgeSaysDiskFull(_ state: AppState) -> Bool {
-        guard case .diskFull = state.connectivity else { return false }
-        return state.counts.failed == 0 && !state.airplane && state.readOnly == nil && state.counts.pending > 0
-            && state.syncAvailable
+        guard case .diskFull = state.connectivity, state.counts.failed == 0, !state.airplane else { return false }
+        let counts = state.counts
+        if counts.pending > 0 { return state.readOnly == nil && state.syncAvailable }
+        return counts.gaveUp + counts.blockedOnNoAnswer == 0 && counts.blocked == 0
+            && state.stranded.allSatisfy { $0.operations == 0 }
     }
 
     static func connectivityLabel(_ state: AppState) -> StyledText {

@@ -100,7 +100,7 @@ struct Whoami: AsyncParsableCommand {
 
     func run() async throws {
         let target = try global.target()
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let origin =
             switch target.source {
             case .config: "from \(AccountConfig.path)"

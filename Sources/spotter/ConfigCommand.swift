@@ -22,7 +22,7 @@ struct ConfigShow: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         print("rest \(try store.preferences.restSeconds(exercise: nil)) s")
         for rest in try store.preferences.exerciseRests() { print("rest \(rest.seconds) s for \(rest.exercise)") }
         print("bell \(try store.preferences.restBell ? "on" : "off")")

@@ -53,7 +53,7 @@ struct Stars: AsyncParsableCommand {
     @Flag(help: "One JSON document on stdout: {\"stars\":[{\"exercise\",\"sync_state\"}]}.") var json = false
 
     func run() async throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let stars = try store.queries.starredExercises()
         if json {
             printJSON(
@@ -114,7 +114,7 @@ struct ExercisesList: AsyncParsableCommand {
     @Flag(help: "One JSON document on stdout.") var json = false
 
     func run() async throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let rows = try store.queries.exerciseList(customOnly: custom)
         if json {
             printJSON(

@@ -43,8 +43,8 @@ struct Status: AsyncParsableCommand {
                 ]))
             return
         }
-        if let readOnly { print("database   read-only: \(readOnly)") }
-        if let diskFull { print("disk       \(diskFull)") }
+        if let readOnly { print("database   read-only: \(shownName(readOnly))") }
+        if let diskFull { print("disk       \(shownName(diskFull))") }
         print("account    \(store.owner)")
         print("pending    \(counts.pending)\(counts.inFlight > 0 ? " (\(counts.inFlight) in flight)" : "")")
         print("failed     \(counts.failed)")

@@ -80,7 +80,7 @@ struct RoutineList: AsyncParsableCommand {
     @Flag(help: "One JSON document on stdout.") var json = false
 
     func run() async throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let routines = try store.queries.routines()
         if json {
             printJSON(.object(["routines": .array(routines.map(RoutineCommand.json))]))
@@ -104,7 +104,7 @@ struct RoutineShow: AsyncParsableCommand {
     @Flag(help: "One JSON document on stdout.") var json = false
 
     func run() async throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let summary = try store.queries.routine(routine)
         if json {
             printJSON(.object(["routine": RoutineCommand.json(summary)]))

@@ -89,7 +89,7 @@ struct WarmupCommand: AsyncParsableCommand {
     @Option(help: "kg or lb (default: the display unit, else kg).") var unit: String?
 
     func run() async throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let name = try Self.exercise(exercise, store: store)
         // Read as the set form reads a weight: "100", "102,5", "225lb".
         let defaultUnit = try unit.map(parseUnit) ?? store.preferences.displayUnit ?? .kg

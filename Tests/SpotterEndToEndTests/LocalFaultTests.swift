@@ -47,6 +47,13 @@ struct LocalFaultTests {
         #expect(exported.stdout.split(separator: "\n").count == 3, "a header and two sets:\n\(exported.stdout)")
         let outbox = try await SpotterBinary.run(["outbox"], db: db, launcher: Self.unprivileged)
         #expect(outbox.status == 0, "\(outbox.stderr)")
+        for reading in [
+            ["stars"], ["exercises", "list"], ["config", "show"], ["routine", "list"], ["whoami"],
+            ["warmup", "Squat (Barbell)", "100"], ["stats"],
+        ] {
+            let result = try await SpotterBinary.run(reading, db: db, launcher: Self.unprivileged)
+            #expect(result.status == 0, "\(reading) reads it: \(result.stderr)")
+        }
 
         let status = try await SpotterBinary.run(["status"], db: db, launcher: Self.unprivileged)
         #expect(status.status == 0, "\(status.stderr)")

@@ -209,4 +209,23 @@ struct SyncDisplayTests {
         app.handle([.connectivity(.signInRequired)])
         #expect(app.screen.line(0).contains("sign in needed"))
     }
+
+    /// A full disk stops the pull too: with nothing left to send the badge must not say Synced,
+    /// and with something to send it says how much waits.
+    @Test("a full disk is in the badge: never Synced, with what is unsent when something is")
+    func diskFullBadge() throws {
+        let fixture = try Fixture()
+        let app = fixture.controller()
+        let reason = "the disk is full (0 KiB free where the database is)"
+        app.handle([.connectivity(.diskFull(reason: reason)), .outboxChanged(pending: 0, failed: 0)])
+        #expect(app.screen.line(0).contains("⚠ disk full · not all received"), "\(app.screen.line(0))")
+        #expect(!app.screen.line(0).contains("Synced"))
+        try fixture.log("Deadlift (Barbell)", 180, 3)
+        app.handle([.outboxChanged(pending: 2, failed: 0)])
+        #expect(app.screen.line(0).contains("⚠ disk full · 2 unsent"), "\(app.screen.line(0))")
+        #expect(app.screen.line(0).components(separatedBy: "disk full").count == 2, "said once")
+        try fixture.completeAll { _ in .succeeded(status: 201, row: nil) }
+        app.handle([.connectivity(.online), .outboxChanged(pending: 0, failed: 0)])
+        #expect(app.screen.line(0).contains("Synced"), "room again, all sent: \(app.screen.line(0))")
+    }
 }
