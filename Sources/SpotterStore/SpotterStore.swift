@@ -10,11 +10,14 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case catalogMissing
     case readOnly(path: String, why: String)
     case unreadable(path: String, reason: String)
+    /// The database could not even be opened for lack of room (SQLite grows an index beside it).
+    case diskFull(path: String, why: String)
 
     public var description: String {
         switch self {
         case .readOnly(let path, let why): "the database \(path) is read-only: \(why)"
         case .unreadable(let path, let reason): "cannot open the database \(path): \(reason)"
+        case .diskFull(let path, let why): "cannot open the database \(path): \(why)"
         case .invalid(let error): "invalid \(error.field): \(error.message)"
         case .notFound(let what): "not found: \(what)"
         case .notAllowed(let why): why
@@ -145,7 +148,7 @@ public struct SpotterStore: Sendable {
         } catch {
             // On a full disk SQLite cannot even grow the index beside the file ("disk I/O error").
             if let available = DiskSpace.available(at: directory.path), available < DiskSpace.reserve {
-                throw StoreError.unreadable(path: path, reason: DiskSpace.fullReason(available: available))
+                throw StoreError.diskFull(path: path, why: DiskSpace.fullReason(available: available))
             }
             throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
         }

@@ -222,7 +222,15 @@ struct Sync: AsyncParsableCommand {
 
     func run() async throws {
         guard timeout > 0 else { throw CLIError("--timeout must be more than 0", code: 2) }
-        var store = try global.openStore()
+        var store: SpotterStore
+        do {
+            store = try global.openStore()
+        } catch let error as StoreError {
+            // Nothing could be sent: not a failure of the command, a queue that waits for room.
+            guard case .diskFull = error else { throw error }
+            printError("spotter: not all sent: \(error.description)")
+            throw ExitCode(3)
+        }
         let airplane = AirplaneSwitch.read(store)
         var pullFailure: String?
         var diskFull: String?
