@@ -36,6 +36,11 @@ public enum DiskSpace {
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 
+    /// The size of the `-wal` file beside the database at `path` (0 when there is none).
+    static func journalSize(of path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size]) as? Int).map(Int64.init) ?? 0
+    }
+
     /// "free some space": the sentence the status and the engine say (nil: the room is not known).
     public static func fullReason(available: Int64?) -> String {
         let room = available.map { " (\($0 / 1024) KiB free where the database is)" } ?? " where the database is"
@@ -56,7 +61,10 @@ extension StoreError {
 
 extension SpotterStore {
     /// The folder holding the database (its `-wal` grows there).
-    var folder: String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
+    var folder: String { Self.folder(of: path) }
+
+    /// The folder holding the database file at `path`.
+    static func folder(of path: String) -> String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
 
     /// Why the disk has no room for sync work now, or nil when it has (or cannot be told).
     public func diskFullReason() -> String? {
@@ -70,11 +78,10 @@ extension SpotterStore {
     /// way a device stayed stuck after a full disk was freed), so the engine waits until the disk
     /// has room for the copy, trying it again each time it looks.
     public func journalNeedsRoom() -> String? {
-        let journal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
-        guard journal > 0, let available = DiskSpace.available(at: folder),
-            available < Int64(journal) + DiskSpace.reserve
+        let journal = DiskSpace.journalSize(of: path)
+        guard journal > 0, let available = DiskSpace.available(at: folder), available < journal + DiskSpace.reserve
         else { return nil }
-        return "the disk is full: \(Int64(journal) >> 20) MiB of changes in \(path)-wal wait to be copied into "
+        return "the disk is full: \(journal >> 20) MiB of changes in \(path)-wal wait to be copied into "
             + "the database, which needs that much room (\(available / 1024) KiB free): free some space; what waits "
             + "is sent by itself once there is room"
     }

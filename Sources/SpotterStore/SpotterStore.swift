@@ -163,7 +163,7 @@ public struct SpotterStore: Sendable {
         let files = FileManager.default
         guard files.fileExists(atPath: path) else { return nil }
         if !files.isWritableFile(atPath: path) { return "nothing can be saved until it is writable again" }
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let folder = folder(of: path)
         if !files.isWritableFile(atPath: folder),
             !["-wal", "-shm"].allSatisfy({ files.isWritableFile(atPath: path + $0) })
         {
@@ -193,8 +193,7 @@ public struct SpotterStore: Sendable {
             where [.SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_IOERR, .SQLITE_FULL].contains(
                 error.resultCode.primaryResultCode)
         {
-            let walSize = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
-            if walSize == 0 {
+            if DiskSpace.journalSize(of: path) == 0 {
                 do {
                     return try opened(DatabasePool(path: immutableURI(path), configuration: configuration))
                 } catch {
@@ -204,11 +203,10 @@ public struct SpotterStore: Sendable {
             // SQLite's exclusive locking mode could read them without the index, but it holds
             // every other process off for as long as the connection is open (a read-only UI: for
             // good), and GRDB's reads turn `query_only` back off, so a listing could write. Said.
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
             throw StoreError.readOnly(
                 path: path,
                 why: "its latest changes wait in \(path)-wal, which SQLite reads only with room and write access "
-                    + "in \(folder)")
+                    + "in \(folder(of: path))")
         } catch {
             throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
         }

@@ -354,7 +354,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         // Never more than the disk has room to record the answers of.
         let limit = store.affordableOperations(max(1, configuration.batchSize))
         guard limit > 0 else {
-            diskIsFull(store.diskFullReason() ?? DiskSpace.fullReason(available: nil))
+            diskIsFull()
             stopPushing()
             return nil
         }
@@ -519,7 +519,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     stopPushing()
                     return
                 }
-                diskIsFull(store.diskFullReason() ?? DiskSpace.fullReason(available: nil))
+                diskIsFull()
                 stopPushing()
                 return
             }
@@ -1031,10 +1031,12 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         guard StoreError.isDiskFull(error) else { return }
         unrecorded.formUnion(opIDs)
         store.reclaimJournalSpace()
-        diskIsFull(store.diskFullReason() ?? DiskSpace.fullReason(available: nil))
+        diskIsFull()
     }
 
-    private func diskIsFull(_ reason: String) {
+    /// - Parameter reason: what to say; by default, the room the disk has now.
+    private func diskIsFull(_ reason: String? = nil) {
+        let reason = reason ?? store.diskFullReason() ?? DiskSpace.fullReason(available: nil)
         if diskFull == nil { logger.error("\(reason)") }
         diskFull = reason
         post(connectivity: .diskFull(reason: reason))

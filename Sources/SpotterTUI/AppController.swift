@@ -173,22 +173,21 @@ public final class AppController {
             reopenFormIfRefused(effect, error: error.description)
         } catch {
             logger.error("action failed: \(error)")
+            let refusal: String
             if state.readOnly != nil {
-                // Whatever the screen already showed of the action (the airplane switch flips
-                // before it is saved) is read back as it is on disk.
-                state.airplane = store.preferences.airplaneIsOn()
-                reloadAll()
-                reopenFormIfRefused(effect, error: "Not saved: the database is read-only")
+                refusal = "Not saved: the database is read-only"
+            } else if StoreError.isDiskFull(error) {
+                store.reclaimJournalSpace()  // the WAL's room goes back to the disk
+                refusal = "Not saved: the disk is full. Free some space and save again"
+            } else {
+                state.say("Could not save: \(StoreError.oneLine(error))", isError: true, seconds: 6)
                 return
             }
-            if StoreError.isDiskFull(error) {
-                // The WAL's room goes back to the disk, and what was typed stays in its form.
-                store.reclaimJournalSpace()
-                reloadAll()
-                reopenFormIfRefused(effect, error: "Not saved: the disk is full. Free some space and save again")
-                return
-            }
-            state.say("Could not save: \(StoreError.oneLine(error))", isError: true, seconds: 6)
+            // Whatever the screen already showed of the action (the airplane switch flips before
+            // it is saved) is read back as it is on disk, and what was typed stays in its form.
+            state.airplane = store.preferences.airplaneIsOn()
+            reloadAll()
+            reopenFormIfRefused(effect, error: refusal)
         }
     }
 

@@ -102,37 +102,32 @@ struct Interactive: AsyncParsableCommand {
                 try? log.close()
             }
         }
-        if let readOnly {
-            var options = TerminalUIOptions(store: store, sync: nil, events: events)
-            options.logFile = logFile
-            options.accountLabel = shortAccountLabel(store.owner)
-            options.readOnly = readOnly
-            let uiOptions = options
-            let code: Int32 = await withCheckedContinuation { continuation in
-                Thread { continuation.resume(returning: runTerminalUI(uiOptions)) }.start()
-            }
-            if code != 0 { throw ExitCode(code) }
-            return
-        }
         // The UI keeps a wait on the change feed open: another device's set is on screen as soon
         // as the server has it, not on the next periodic pull.
-        var configuration = SyncConfiguration()
-        configuration.watchChanges = true
-        let session = try await SyncSession.start(
-            global: global, store: store, events: events, configuration: configuration, accountCheckTimeout: 2,
-            logger: commandLogger("spotter.sync"))
-        var options = TerminalUIOptions(store: session.store, sync: nil, events: events)
+        var session: SyncSession?
+        if readOnly == nil {
+            var configuration = SyncConfiguration()
+            configuration.watchChanges = true
+            session = try await SyncSession.start(
+                global: global, store: store, events: events, configuration: configuration, accountCheckTimeout: 2,
+                logger: commandLogger("spotter.sync"))
+        }
+        let shown = session?.store ?? store
+        var options = TerminalUIOptions(store: shown, sync: nil, events: events)
         options.logFile = logFile
-        options.accountLabel = shortAccountLabel(session.store.owner)
-        options.strandedHint = try session.store.accounts.strandedQueues().first.map { resolveHint(for: $0.owner) }
-        session.engine.start()
-        options.sync = session.engine
+        options.accountLabel = shortAccountLabel(shown.owner)
+        options.readOnly = readOnly
+        if let session {
+            options.strandedHint = try session.store.accounts.strandedQueues().first.map { resolveHint(for: $0.owner) }
+            session.engine.start()
+            options.sync = session.engine
+        }
         // The UI blocks its thread in poll(); give it a thread of its own, not one of the executor's.
         let uiOptions = options
         let code: Int32 = await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: runTerminalUI(uiOptions)) }.start()
         }
-        await session.shutdown()
+        await session?.shutdown()
         if code != 0 { throw ExitCode(code) }
     }
 }
