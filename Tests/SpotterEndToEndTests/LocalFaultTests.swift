@@ -1,4 +1,5 @@
 import Foundation
+import SpotterTestSupport
 import Testing
 
 /// Faults of the device itself rather than of the network: a database in a folder that may not
@@ -193,18 +194,6 @@ struct LocalFaultTests {
     }
 }
 
-/// A small file system of its own for a test (root only).
-enum Tmpfs {
-    /// Whether a tmpfs can be mounted here (root, and a kernel and sandbox that allow it).
-    static let works: Bool = {
-        guard getuid() == 0 else { return false }
-        let probe = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent().path
-        guard mount("tmpfs", probe, "tmpfs", 0, "size=1m") == 0 else { return false }
-        umount2(probe, Int32(MNT_DETACH))
-        return true
-    }()
-}
-
 /// A full disk, on a small tmpfs mounted for the test: the device keeps working as far as it
 /// can, says so everywhere, and once room is freed sends everything by itself.
 @Suite(
@@ -219,8 +208,8 @@ struct FullDiskTests {
         defer { server.stop() }
         let workspace = try TUIEndToEndTests.Workspace()
         let folder = workspace.directory.path
-        try #require(mount("tmpfs", folder, "tmpfs", 0, "size=16m") == 0, "mount a tmpfs on \(folder)")
-        defer { umount2(folder, Int32(MNT_DETACH)) }
+        try #require(Tmpfs.mount(on: folder, size: "16m"), "mount a tmpfs on \(folder)")
+        defer { Tmpfs.unmount(folder) }
         let db = workspace.database
         let login = try await SpotterBinary.run(
             ["login", "--server", server.url, "--token", AccountTests.aliceToken], db: db)
@@ -232,8 +221,8 @@ struct FullDiskTests {
 
         // Fill the disk but for a little room, then log until a write finds none.
         let filler = workspace.directory.appendingPathComponent("filler").path
-        let available = try #require(Self.available(folder))
-        #expect(FileManager.default.createFile(atPath: filler, contents: Data(count: Int(available) - 120_000)))
+        #expect(
+            FileManager.default.createFile(atPath: filler, contents: Data(count: Int(Tmpfs.free(folder)) - 120_000)))
         var logged = 0
         var refused: SpotterBinary.Result?
         while logged < 500 {
@@ -273,11 +262,5 @@ struct FullDiskTests {
         #expect(local.count == logged + 1, "every set logged is on the device")
         #expect(remote == local, "and on the server, each once")
         try tmux.press("q")
-    }
-
-    static func available(_ path: String) -> Int64? {
-        var info = statvfs()
-        guard statvfs(path, &info) == 0 else { return nil }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 }

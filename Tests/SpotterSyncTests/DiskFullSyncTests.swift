@@ -40,34 +40,15 @@ final class DiskFillingTransport: SyncTransport {
     }
 }
 
-/// A tmpfs of the test's own (root only; the suite is skipped with the reason elsewhere).
-enum SmallDisk {
-    static let available: Bool = {
-        guard getuid() == 0 else { return false }
-        let probe = FileManager.default.temporaryDirectory.appendingPathComponent("spotter-tmpfs-\(UUID())").path
-        try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: probe) }
-        guard mount("tmpfs", probe, "tmpfs", 0, "size=1m") == 0 else { return false }
-        umount2(probe, Int32(MNT_DETACH))
-        return true
-    }()
-
-    static func free(_ path: String) -> Int64 {
-        var info = statvfs()
-        guard statvfs(path, &info) == 0 else { return 0 }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
-    }
-}
-
-@Suite("A full disk between an answer and its record", .enabled(if: SmallDisk.available, "needs root and a tmpfs"))
+@Suite("A full disk between an answer and its record", .enabled(if: Tmpfs.works, "needs root and a tmpfs"))
 struct DiskFullSyncTests {
     @Test("answers that found the disk full are asked again once there is room: every set on the server once")
     func answersNotRecordedAreAskedAgain() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spotter-full-\(UUID())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try #require(mount("tmpfs", folder, "tmpfs", 0, "size=16m") == 0)
+        try #require(Tmpfs.mount(on: folder, size: "16m"))
         defer {
-            umount2(folder, Int32(MNT_DETACH))
+            Tmpfs.unmount(folder)
             try? FileManager.default.removeItem(atPath: folder)
         }
         let store = try SpotterStore.open(path: folder + "/device.db", userID: "local")
@@ -81,7 +62,7 @@ struct DiskFullSyncTests {
             base: HTTPSyncTransport(baseURL: server.baseURL, token: TestServer.aliceToken),
             fill: {
                 // Every byte but none: the record of the answer that just came finds no room.
-                let room = SmallDisk.free(folder)
+                let room = Tmpfs.free(folder)
                 FileManager.default.createFile(atPath: filler, contents: Data(count: Int(room)))
             })
         var configuration = SyncConfiguration()
