@@ -172,11 +172,7 @@ extension SpotterStore {
         let isPR = record == .oneRepMax
         let setKey = set.id.wireString
         try insertSetRow(set, record: record, imported: false, db: db, now: now)
-        if appended != nil {
-            try db.cachedStatement(sql: "DELETE FROM records_dirty WHERE exercise = ?").execute(arguments: [
-                set.exercise
-            ])
-        }
+        if appended == nil { try Self.markRecordsStale(set.exercise, db: db) }
         let workoutCreate = try Self.unfinishedWorkoutCreate(set.workoutID.wireString, db: db)
         let (opID, blocked) = try Outbox.appendCreate(
             db, user: userID, type: .set, id: setKey, payload: set.wireFields, dependency: workoutCreate, now: now)
@@ -185,6 +181,8 @@ extension SpotterStore {
     }
 
     /// A set's row, as a log or an import writes it (`record`: the record it holds when known).
+    /// The caller marks its exercise for a recompute when `record` is not known (no trigger
+    /// does: see `markRecordsStale`).
     func insertSetRow(_ set: WorkoutSet, record: RecordKind?, imported: Bool, db: Database, now: Date) throws {
         try db.cachedStatement(sql: Self.insertSetSQL).execute(
             arguments: StatementArguments(

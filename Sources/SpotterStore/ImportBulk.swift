@@ -8,8 +8,7 @@ import SpotterCore
 /// workout create, so of `insertSet`'s statements only the set's row and its operation are the
 /// set's own: the workout's queued create (and whether it blocks) is read once per workout, and
 /// the record of an appended set is asked only while it can still be one — not once the
-/// exercise is marked for a recompute (`records_dirty`, which the insert trigger fills and only
-/// a recompute empties) or has a new set of this workout already (performed at the same time,
+/// exercise is marked for a recompute (`records_dirty`, which only a recompute empties) or has a new set of this workout already (performed at the same time,
 /// so never "before"). The rows written are `insertSet`'s, the import's mark included.
 struct ImportedSetWriter {
     let store: SpotterStore
@@ -38,12 +37,9 @@ struct ImportedSetWriter {
         let setKey = set.id.wireString
         try store.insertSetRow(set, record: record, imported: true, db: db, now: now)
         written.insert(exerciseKey)
-        if appended != nil {
-            try db.cachedStatement(sql: "DELETE FROM records_dirty WHERE exercise = ?").execute(arguments: [
-                set.exercise
-            ])
-        } else {
-            dirty.insert(exerciseKey)  // by the insert trigger
+        if appended == nil, !dirty.contains(exerciseKey) {
+            try SpotterStore.markRecordsStale(set.exercise, db: db)
+            dirty.insert(exerciseKey)
         }
         let parent = try self.parent ?? readParent(db: db)
         self.parent = parent

@@ -275,6 +275,8 @@ extension SpotterStore {
         } else {
             exercise = try resolveExercise(set.exercise, followAliases: false, db: db)
             seen.exercises[set.exercise] = exercise
+            // Once a page for each exercise: a new row has no trigger to mark it.
+            try Self.markRecordsStale(exercise, db: db)
         }
         var stored = set
         stored.exercise = exercise

@@ -3,8 +3,8 @@ import GRDB
 import SpotterCore
 
 extension SpotterStore {
-    /// Recomputes the records of every exercise whose sets changed since (marked by the
-    /// `records_dirty` triggers): one walk per exercise, in the order the sets were performed
+    /// Recomputes the records of every exercise whose sets changed since (marked in
+    /// `records_dirty`: by triggers on a change or delete, by `markRecordsStale` on an insert): one walk per exercise, in the order the sets were performed
     /// (`PerformedOrder`: time, then workout, then position, then id — Hevy files list newest first,
     /// so file order means nothing; the id makes the order the same on every device). Called before sets are read; a read-only database keeps the stored marks.
     public func refreshRecords() throws {
@@ -52,6 +52,18 @@ extension SpotterStore {
         }
         let update = try db.cachedStatement(sql: "UPDATE sets SET is_pr = ? WHERE id = ?")
         for change in changes { try update.execute(arguments: [change.isPR, change.setID]) }
+    }
+
+    /// Marks an exercise for a recompute before its sets are next read.
+    ///
+    /// A new set's row marks its exercise here, by whoever inserts it (a log, an import, a pull);
+    /// changes and deletes are marked by triggers. An insert trigger made every insert of a set
+    /// journal each page it touched for the statement and, its NOT EXISTS reading the table it
+    /// wrote, build and drop a temporary b-tree: most of what a 100 000-set import or pull cost
+    /// beyond the rows themselves.
+    static func markRecordsStale(_ exercise: String, db: Database) throws {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO records_dirty (exercise) VALUES (?)").execute(
+            arguments: [exercise])
     }
 
     /// The record a new set sets when it comes after every other set of its exercise (the

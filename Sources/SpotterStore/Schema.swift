@@ -141,6 +141,7 @@ enum Schema {
         // Records (PR / rep record per set, in `is_pr`) depend on every earlier set of the exercise.
         // Any change to a set marks its exercise here, whoever makes it (an action, an import,
         // a pull, a rollback); the store recomputes marked exercises before it next reads sets.
+        // (v17 takes the insert trigger off and puts each test in its trigger's WHEN.)
         // (NOT EXISTS rather than OR IGNORE: an upsert's conflict clause overrides a trigger's.)
         migrator.registerMigration("v4-records") { db in
             try db.execute(
@@ -252,6 +253,30 @@ enum Schema {
         }
         // Every CHECK that lists its allowed values is written as comparisons (see `CheckLists`).
         migrator.registerMigration("v16-checks-as-comparisons") { db in try CheckLists.rewriteTables(db) }
+        // The records marks without a trigger on insert (see `markRecordsStale`), and the change
+        // and delete triggers with their test in WHEN: an INSERT … SELECT that reads the table it
+        // writes stages its row in a temporary b-tree, made and dropped for every set changed.
+        migrator.registerMigration("v17-records-marks") { db in
+            let changed = "exercise, kind, weight, unit, reps, performed_at, deleted_at, workout_id, position"
+            try db.execute(
+                sql: """
+                    DROP TRIGGER sets_records_insert;
+                    DROP TRIGGER sets_records_update;
+                    DROP TRIGGER sets_records_delete;
+                    CREATE TRIGGER sets_records_update_old AFTER UPDATE OF \(changed) ON sets
+                    WHEN NOT EXISTS (SELECT 1 FROM records_dirty WHERE exercise = OLD.exercise) BEGIN
+                        INSERT INTO records_dirty (exercise) VALUES (OLD.exercise);
+                    END;
+                    CREATE TRIGGER sets_records_update_new AFTER UPDATE OF \(changed) ON sets
+                    WHEN NOT EXISTS (SELECT 1 FROM records_dirty WHERE exercise = NEW.exercise) BEGIN
+                        INSERT INTO records_dirty (exercise) VALUES (NEW.exercise);
+                    END;
+                    CREATE TRIGGER sets_records_delete AFTER DELETE ON sets
+                    WHEN NOT EXISTS (SELECT 1 FROM records_dirty WHERE exercise = OLD.exercise) BEGIN
+                        INSERT INTO records_dirty (exercise) VALUES (OLD.exercise);
+                    END;
+                    """)
+        }
         return migrator
     }
 }

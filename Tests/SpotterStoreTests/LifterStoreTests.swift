@@ -198,6 +198,42 @@ struct LifterStoreTests {
         #expect(try store.queries.set(id: pulled.id)?.record == nil, "the first set has nothing to beat")
     }
 
+    /// An imported set marks its exercise itself (no trigger does): older sessions recompute the
+    /// records after them, and a newer one's first set is known at once and its next ones walked.
+    @Test func importedSetsHoldTheRecordsAWalkGives() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        let logged = try store.log("Bench Press (Barbell)", weight: 80)
+        #expect(!logged.isPR, "the first bench set has nothing to beat")
+        let file = """
+            Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+            2025-03-01 07:00:00,Old,Bench Press (Barbell),1,70,5,0,0,,,
+            2026-09-22 07:00:00,Later,Bench Press (Barbell),1,90,5,0,0,,,
+            2026-09-22 07:00:00,Later,Bench Press (Barbell),2,85,5,0,0,,,
+            2026-09-22 07:00:00,Later,Squat (Barbell),1,100,5,0,0,,,
+            2026-09-22 07:00:00,Later,Squat (Barbell),2,110,5,0,0,,,
+            """
+        let result = try store.workoutLog.importSets(try ImportParser.parse(file).sets)
+        #expect(result.added == 5)
+        func records() throws -> [String: RecordKind?] {
+            Dictionary(
+                uniqueKeysWithValues: try store.queries.sets(workoutID: nil).map {
+                    ("\($0.set.exercise) \(Int($0.set.weight))", $0.record)
+                })
+        }
+        let imported = try records()
+        #expect(
+            imported == [
+                "Bench Press (Barbell) 70": nil, "Bench Press (Barbell) 80": .oneRepMax,
+                "Bench Press (Barbell) 90": .oneRepMax, "Bench Press (Barbell) 85": nil,
+                "Squat (Barbell) 100": nil, "Squat (Barbell) 110": .oneRepMax,
+            ])
+        try store.writer.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO records_dirty SELECT DISTINCT exercise FROM sets")
+        }
+        #expect(try records() == imported, "what the import left agrees with a walk of every set")
+    }
+
     @Test func anEstimatedOneRepMaxOnlyFromOneToTwelveRepsAndRepRecordsBeyond() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)

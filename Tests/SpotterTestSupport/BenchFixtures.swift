@@ -11,12 +11,15 @@ public struct BenchFixtures {
     private let userID: String
 
     /// Opens `path`, a database a `SpotterStore` has already created and migrated, with the
-    /// store's own durability (`PRAGMA synchronous = FULL`), so the floor pays what a logged set pays.
+    /// store's own durability (`PRAGMA synchronous = FULL`) and statement journals in memory, so
+    /// the floor pays what a logged set pays.
     public init(path: String, userID: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY")
+        }
         database = try DatabaseQueue(path: path, configuration: configuration)
         self.userID = userID
     }
@@ -86,6 +89,10 @@ public struct BenchFixtures {
                     SetKind.normal.rawValue, weight, WeightUnit.kg.rawValue, reps, when,
                     OneRepMax.epley(weight: weight, reps: reps), when, index, synced,
                 ])
+            }
+            // Rows inserted here mark nothing themselves (the store's inserts mark their exercise).
+            for exercise in exercises {
+                try db.execute(sql: "INSERT OR IGNORE INTO records_dirty (exercise) VALUES (?)", arguments: [exercise])
             }
         }
         try store.refreshRecords()
