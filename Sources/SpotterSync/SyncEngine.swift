@@ -1037,7 +1037,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     /// - Parameter reason: what to say; by default, the room the disk has now.
     private func diskIsFull(_ reason: String? = nil) {
         let reason = reason ?? store.diskFullReason() ?? DiskSpace.fullReason(available: nil)
-        if diskFull == nil { logger.error("\(reason)") }
+        // A state, not a failure: the badge, `status` and `sync`'s exit line each say it, so a
+        // command's log (which shows warnings and errors) does not say it a second time.
+        if diskFull == nil { logger.notice("\(reason)") }
         diskFull = reason
         post(connectivity: .diskFull(reason: reason))
     }
