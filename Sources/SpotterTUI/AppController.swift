@@ -165,9 +165,18 @@ public final class AppController {
 
     // MARK: Effects
 
+    /// An effect that saves what a set form held.
+    static func isSave(_ effect: AppEffect) -> Bool {
+        switch effect {
+        case .logSet, .planWarmups, .editSet, .logPlanned: true
+        default: false
+        }
+    }
+
     func run(_ effect: AppEffect) {
         do {
             try perform(effect)
+            if Self.isSave(effect) { state.submittedForm = nil }
         } catch let error as StoreError {
             logger.info("action refused: \(error.description)")
             reopenFormIfRefused(effect, error: error.description)
@@ -640,6 +649,14 @@ public final class AppController {
     /// A refused save (validation the form could not see) reopens the form with the reason,
     /// so nothing typed is lost.
     private func reopenFormIfRefused(_ effect: AppEffect, error: String) {
+        // The form as it closed, when this is its save: everything on it stays as it was.
+        if let submitted = state.submittedForm, Self.isSave(effect) {
+            var form = submitted
+            form.error = error
+            state.submittedForm = nil
+            state.overlay = .setForm(form)
+            return
+        }
         switch effect {
         case .logSet(let input), .planWarmups(let input):
             var form = SetForm(purpose: .log(workoutID: nil, workoutName: nil))

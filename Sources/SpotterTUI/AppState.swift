@@ -444,6 +444,9 @@ public struct AppState: Sendable, Equatable {
     public var outbox: [OutboxOperation] = []
 
     public var overlay: Overlay = .none
+    /// The set form a save closed, until the save is answered: a refused save (a read-only
+    /// database, a full disk) reopens it as it was, with its hint, plates and history.
+    public var submittedForm: SetForm?
     /// The first help line shown when the help does not fit the terminal (j/k scroll it).
     public var helpScroll = 0
     public var message: StatusMessage?

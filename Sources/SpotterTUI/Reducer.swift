@@ -751,6 +751,7 @@ extension AppState {
             case .success(let effect):
                 // The form closes on the first Enter, so a second Enter cannot save twice.
                 overlay = .none
+                submittedForm = form
                 effects.append(effect)
                 return effects
             }
@@ -797,6 +798,7 @@ extension AppState {
             case .success(let effect):
                 guard case .logSet(let input) = effect else { return [] }
                 overlay = .none
+                submittedForm = form
                 return [.planWarmups(input)]
             }
         case .starSuggestion:

@@ -182,6 +182,10 @@ struct LocalFaultTests {
         step = try await tmux.waitFor("Not saved: the database is read-only")
         #expect(step.ok, "the save is refused in the form:\n\(step.screen)")
         #expect(step.screen.contains("117.5"), "what was typed is still there:\n\(step.screen)")
+        // The form as it closed: the hint, the plates of what was typed and the last sessions.
+        for kept in ["previous: 105 kg × 5", "20 + 25 + 20 + 2.5 + 1.25 per side", "Last sessions", "e1RM 122.5 kg"] {
+            #expect(step.screen.contains(kept), "\(kept) is still shown:\n\(step.screen)")
+        }
         try tmux.press("Escape")
         try tmux.press("a")
         step = try await tmux.waitFor { $0.contains("Not saved") && !$0.contains("Airplane") }
@@ -250,6 +254,7 @@ struct FullDiskTests {
         let sync = try await SpotterBinary.run(["sync", "--timeout", "20"], db: db)
         #expect(sync.status == 3, "sync says not all sent: \(sync.stdout) \(sync.stderr)")
         #expect(sync.stderr.contains("the disk is full"), "and why: \(sync.stderr)")
+        #expect(sync.stderr.components(separatedBy: "the disk is full").count == 2, "once: \(sync.stderr)")
 
         // Room again: nothing is typed, nothing is run; the UI's engine sends it all.
         try FileManager.default.removeItem(atPath: filler)
