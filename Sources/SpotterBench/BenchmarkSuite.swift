@@ -70,7 +70,7 @@ public enum BenchmarkSuite {
             result["limit"] = try await limitBench(options)
         }
         if options.wants("pull") {
-            log("pull: \(options.quick ? 2_000 : 100_000) sets from another device")
+            log("pull: \(options.quick ? 2_000 : 100_000) sets from another device, beside the bare parse and insert")
             result["pull"] = try await pullBench(options)
         }
         if options.wants("startup"), let probe = options.frameProbe {
@@ -437,7 +437,31 @@ public enum BenchmarkSuite {
         let pulled = try BenchFixtures(path: store.path, userID: store.userID).storedSetCount()
         await server.stop()
         guard pulled == count else { throw BenchError("pulled \(pulled) of \(count) sets") }
-        return .object(["sets": .int(Int64(count)), "seconds": .double(rounded(elapsed, 2))])
+        // The floor: pages of as many sets, read by hand and their rows inserted bare.
+        let pages = feedPages(sets: count, pageSize: options.quick ? 500 : 5_000)
+        let floorStore = try SpotterStore.open(path: freshPath(options, "pull-bare"), userID: "bench")
+        let floor = try BenchFixtures(path: floorStore.path, userID: floorStore.userID)
+        let updatedAt = Timestamp.format(Date())
+        var bare = 0
+        let bareSeconds = try await seconds {
+            for data in pages {
+                guard let json = JSONValue.parse(data) else { throw BenchError("a page does not parse") }
+                let page = try WireChangesPage(json: json)
+                var sets: [WorkoutSet] = []
+                var versions: [Int64] = []
+                for case .set(let set) in page.changes {
+                    sets.append(set.set)
+                    versions.append(set.serverVersion ?? 0)
+                }
+                try floor.insertBarePulled(sets, versions: versions, updatedAt: updatedAt)
+                bare += sets.count
+            }
+        }
+        guard bare == count else { throw BenchError("the bare floor stored \(bare) of \(count) sets") }
+        return .object([
+            "sets": .int(Int64(count)), "seconds": .double(rounded(elapsed, 2)),
+            "bare_parse_insert_s": .double(rounded(bareSeconds, 2)),
+        ])
     }
 
     // MARK: server

@@ -98,6 +98,39 @@ public struct BenchFixtures {
         try store.refreshRecords()
     }
 
+    /// Stores a page of pulled sets bare, in one transaction: each row straight into `sets`
+    /// (its workout's row made first when new), with no merge, no lookups, no records — the
+    /// floor of what a pull does with the page.
+    public func insertBarePulled(_ sets: [WorkoutSet], versions: [Int64], updatedAt: String) throws {
+        try database.write { db in
+            let insertWorkout = try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO workouts (id, name, started_at, updated_at, server_version, sync_state)
+                    VALUES (?, 'Pulled', ?, ?, 0, ?)
+                    """)
+            let insertSet = try db.cachedStatement(
+                sql: """
+                    INSERT INTO sets (id, workout_id, exercise, position, kind, weight, unit, reps, rpe, notes,
+                        performed_at, e1rm_kg, updated_at, server_version, sync_state)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            let synced = SyncState.synced.rawValue
+            var workout = ""
+            for (set, version) in zip(sets, versions) {
+                let performed = Timestamp.format(set.performedAt)
+                if set.workoutID.wireString != workout {
+                    workout = set.workoutID.wireString
+                    try insertWorkout.execute(arguments: [workout, performed, updatedAt, synced])
+                }
+                try insertSet.execute(arguments: [
+                    set.id.wireString, workout, set.exercise, set.position, set.kind.rawValue, set.weight,
+                    set.unit.rawValue, set.reps, set.rpe, set.notes, performed, set.estimatedOneRepMaxKg, updatedAt,
+                    version, synced,
+                ])
+            }
+        }
+    }
+
     /// Sets stored on this device, deleted ones included (every account).
     public func storedSetCount() throws -> Int {
         try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sets") ?? 0 }
