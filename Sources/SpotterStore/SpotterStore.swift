@@ -60,6 +60,16 @@ public struct SpotterStore: Sendable {
     /// Whether the database was opened without write access (a read-only file or folder): every
     /// write is refused with `StoreError.readOnly`.
     public var isReadOnly: Bool { writer.configuration.readonly }
+
+    static let newerSchema = "a newer version of Spotter has changed it; use that version to save to it"
+
+    /// Why nothing can be saved to this database, or nil when it can: its file or folder
+    /// (`writeRefusal`), or a schema a newer Spotter wrote.
+    public func saveRefusal() -> String? {
+        if let why = Self.writeRefusal(path: path) { return why }
+        let superseded = try? writer.read { try Schema.migrator.hasBeenSuperseded($0) }
+        return superseded == true ? Self.newerSchema : nil
+    }
     public let clock: any SpotterClock
     /// Told of every unreadable row a read skipped (which table, which id, why): the CLI prints
     /// it on stderr, the UI writes it to its log and shows a notice. Never silent.
@@ -84,9 +94,11 @@ public struct SpotterStore: Sendable {
 
     /// Opens (creating if needed) a database file in WAL mode and migrates it.
     ///
-    /// - Parameter readOnly: for commands that only read: the file is opened without write
-    ///   access, so a read-only database can still be listed and exported. (A file that does not
-    ///   exist yet is created as usual: there is nothing to protect.)
+    /// - Parameter readOnly: for commands that only read. A file this process may write is
+    ///   opened as usual, so the records it shows are brought up to date first; one it may not
+    ///   (a read-only file or folder, a full disk, a newer Spotter's schema) is opened without
+    ///   write access, so it can still be listed and exported. (A file that does not exist yet
+    ///   is created as usual: there is nothing to protect.)
     public static func open(
         path: String, userID: String, clock: any SpotterClock = SystemClock(), readOnly: Bool = false
     ) throws
@@ -117,6 +129,16 @@ public struct SpotterStore: Sendable {
         if !readOnly, let why = writeRefusal(path: path) {
             throw StoreError.readOnly(path: path, why: why)
         }
+        if exists && readOnly && writeRefusal(path: path) == nil {
+            do {
+                return try open(path: path, userID: userID, clock: clock)
+            } catch let error as StoreError {
+                switch error {
+                case .diskFull, .readOnly: break  // read as below
+                default: throw error
+                }
+            }
+        }
         if exists && readOnly {
             configuration.readonly = true
             let reader = try openForReading(path: path, configuration: configuration)
@@ -140,6 +162,12 @@ public struct SpotterStore: Sendable {
                 try durableCommits(pool)
                 if try !pool.read({ try Schema.migrator.hasCompletedMigrations($0) }) {
                     try Schema.migrator.migrate(pool)
+                }
+                // A newer Spotter's schema may move a rule from the database into its code (v17
+                // did: new sets mark their records themselves), which this version would break
+                // by writing. Such a file is read, never written, until that version opens it.
+                if try pool.read({ try Schema.migrator.hasBeenSuperseded($0) }) {
+                    throw StoreError.readOnly(path: path, why: newerSchema)
                 }
                 return SpotterStore(migrated: pool, path: path, userID: userID, clock: clock)
             }

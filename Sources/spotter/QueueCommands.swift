@@ -23,7 +23,7 @@ struct Status: AsyncParsableCommand {
         let metrics = try store.queries.syncMetrics()
         let conflicts = try store.conflicts.openCount()
         let server = store.owner.server ?? "embedded"
-        let readOnly = SpotterStore.writeRefusal(path: store.path)
+        let readOnly = store.saveRefusal()
         let diskFull = store.diskFullReason()
         if json {
             var metricFields = metrics.counters.mapValues { JSONValue.int(Int64($0)) }

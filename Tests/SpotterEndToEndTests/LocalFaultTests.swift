@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SpotterTestSupport
 import Testing
 
@@ -148,6 +149,42 @@ struct LocalFaultTests {
             ["log", "--exercise", "Squat (Barbell)", "--weight", "110", "--reps", "1"], db: db)
         #expect(refused.status == 1 && refused.stderr.contains("read-only"), "\(refused.stderr)")
         #expect(refused.stderr.split(separator: "\n").count == 1, "one line: \(refused.stderr)")
+    }
+
+    /// A database a newer Spotter has migrated may hold rules this version does not keep (v17
+    /// moved the marking of a new set's records from a trigger into the code that inserts it):
+    /// it is listed, never written. And a database that may be written is opened writable even
+    /// by a listing, so records left to recompute are brought up to date before they show.
+    @Test("a newer Spotter's database is listed and refuses writes in one line; a listing brings records up to date")
+    func newerSchemaAndStaleRecords() async throws {
+        let db = try await Self.loggedDatabase()
+        let record = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "110", "--reps", "5"], db: db)
+        try #require(record.status == 0, "\(record.stderr)")
+        // Records left stale, as a crash between a write and its recompute leaves them.
+        let queue = try DatabaseQueue(path: db)
+        try await queue.write { db in
+            try db.execute(sql: "UPDATE sets SET is_pr = 0")
+            try db.execute(sql: "INSERT OR IGNORE INTO records_dirty (exercise) VALUES ('Squat (Barbell)')")
+        }
+        let listed = try await SpotterBinary.run(["sets"], db: db)
+        let heaviest = listed.stdout.split(separator: "\n").first { $0.contains("110 kg") } ?? ""
+        #expect(heaviest.contains("PR"), "110 kg × 5 is a record again:\n\(listed.stdout)")
+
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-a-newer-spotter')")
+        }
+        let refused = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "110", "--reps", "1"], db: db)
+        #expect(refused.status == 1, "\(refused.stdout) \(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "one line: \(refused.stderr)")
+        #expect(refused.stderr.contains("a newer version of Spotter"), "\(refused.stderr)")
+        let again = try await SpotterBinary.run(["sets", "--json"], db: db)
+        #expect(again.status == 0, "listed: \(again.stderr)")
+        #expect((try? SpotterBinary.json(again.stdout)["sets"] as? [[String: Any]])?.count == 3, "nothing was added")
+        let status = try await SpotterBinary.run(["status"], db: db)
+        #expect(status.status == 0 && status.stdout.contains("read-only"), "\(status.stdout)\(status.stderr)")
+        #expect(status.stdout.contains("a newer version of Spotter"), "\(status.stdout)")
     }
 
     /// The full-screen UI on a database it may not write: it opens, shows what is there, says
