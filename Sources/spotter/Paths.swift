@@ -10,9 +10,17 @@ enum Paths {
     static var configDirectory: String { directory(for: "XDG_CONFIG_HOME", default: ".config") }
 
     private static func directory(for variable: String, default relative: String) -> String {
+        let environment = ProcessInfo.processInfo.environment
         let base =
-            ProcessInfo.processInfo.environment[variable].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(relative)
+            environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (home(environment) as NSString).appendingPathComponent(relative)
         return (base as NSString).appendingPathComponent("spotter")
+    }
+
+    /// `$HOME`, as the XDG directories are defined, else the account's home. (Foundation's
+    /// `NSHomeDirectory()` here reads only the account: with `HOME` set elsewhere, or an account
+    /// whose home is `/nonexistent`, files went where the user did not say.)
+    private static func home(_ environment: [String: String]) -> String {
+        environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
     }
 }

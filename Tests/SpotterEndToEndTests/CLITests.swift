@@ -4,6 +4,24 @@ import Testing
 
 @Suite("The CLI, as a script uses it", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
 struct CLITests {
+    /// With no database named and no XDG directory set, the files go under `$HOME`, as the XDG
+    /// directories are defined: not under the account's home from the password file (here
+    /// `/nonexistent` for nobody, and root's own for a root run with HOME set elsewhere).
+    @Test func theDefaultDatabaseIsUnderHome() async throws {
+        let home = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+            .appendingPathComponent("a home with spaces")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let logged = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5"], db: "",
+            environment: ["HOME": home.path, "XDG_DATA_HOME": "", "XDG_CONFIG_HOME": ""])
+        #expect(logged.status == 0, "\(logged.stderr)")
+        let database = home.appendingPathComponent(".local/share/spotter/spotter.db").path
+        #expect(FileManager.default.fileExists(atPath: database), "the database is under $HOME: \(logged.stderr)")
+        let listed = try await SpotterBinary.run(
+            ["sets", "--json"], db: database, environment: ["HOME": home.path, "XDG_CONFIG_HOME": ""])
+        #expect((try? SpotterBinary.json(listed.stdout)["sets"] as? [[String: Any]])?.count == 1, "\(listed.stdout)")
+    }
+
     @Test func logThenOutboxJSONShowsTheOperations() async throws {
         let db = SpotterBinary.temporaryDatabase()
         try await SpotterBinary.run(["airplane", "on"], db: db)
