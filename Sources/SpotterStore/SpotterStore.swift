@@ -209,21 +209,22 @@ public struct SpotterStore: Sendable {
     /// alone holds every commit and is opened as immutable: read directly, with no index and
     /// no locks. When a `-wal` holds commits not yet copied into the file, they cannot be read
     /// without the index, and it says so rather than list less.
-    static func openForReading(path: String, configuration: Configuration) throws -> any DatabaseWriter {
-        func opened(_ writer: some DatabaseWriter) throws -> any DatabaseWriter {
+    static func openForReading(path: String, configuration: Configuration) throws -> DatabasePool {
+        func opened(_ location: String) throws -> DatabasePool {
+            let pool = try DatabasePool(path: location, configuration: configuration)
             // Opening is lazy: the first read is where a missing index shows.
-            _ = try writer.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
-            return writer
+            _ = try pool.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
+            return pool
         }
         do {
-            return try opened(DatabasePool(path: path, configuration: configuration))
+            return try opened(path)
         } catch let error as DatabaseError
             where [.SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_IOERR, .SQLITE_FULL].contains(
                 error.resultCode.primaryResultCode)
         {
             if DiskSpace.journalSize(of: path) == 0 {
                 do {
-                    return try opened(DatabasePool(path: immutableURI(path), configuration: configuration))
+                    return try opened(immutableURI(path))
                 } catch {
                     throw StoreError.unreadable(path: path, reason: StoreError.oneLine(error))
                 }

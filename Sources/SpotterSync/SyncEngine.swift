@@ -515,11 +515,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             let limit = store.affordableOperations(max(1, configuration.batchSize))
             if limit == 0 {
                 // Room to record these answers, none to claim more: the push stops after them.
-                guard record(results) else {
-                    stopPushing()
-                    return
-                }
-                diskIsFull()
+                if record(results) { diskIsFull() }
                 stopPushing()
                 return
             }

@@ -646,49 +646,17 @@ public final class AppController {
             ? longFormatter.string(from: date) : longYearFormatter.string(from: date)
     }
 
-    /// A refused save (validation the form could not see) reopens the form with the reason,
-    /// so nothing typed is lost.
+    /// A refused save (validation the form could not see, a read-only database, a full disk)
+    /// reopens its form as it closed, with the reason, so nothing typed or shown is lost.
     private func reopenFormIfRefused(_ effect: AppEffect, error: String) {
-        // The form as it closed, when this is its save: everything on it stays as it was.
-        if let submitted = state.submittedForm, Self.isSave(effect) {
-            var form = submitted
-            form.error = error
-            state.submittedForm = nil
-            state.overlay = .setForm(form)
+        guard let submitted = state.submittedForm, Self.isSave(effect) else {
+            state.say(error, isError: true, seconds: 6)
             return
         }
-        switch effect {
-        case .logSet(let input), .planWarmups(let input):
-            var form = SetForm(purpose: .log(workoutID: nil, workoutName: nil))
-            if case .existing(let id) = input.workout {
-                form.purpose = .log(
-                    workoutID: id, workoutName: state.workouts.first { $0.id == id }?.summary.workout.name)
-            }
-            form.exercise = input.exercise
-            form.weight = Formatting.number(input.weight)
-            form.unit = input.unit
-            form.reps = String(input.reps)
-            form.rpe = input.rpe.map(Formatting.number) ?? ""
-            form.kind = input.kind
-            form.prefilledFrom = input.exercise
-            form.focus = .weight
-            form.error = error
-            state.overlay = .setForm(form)
-        case .editSet(let id, let changes):
-            var form = SetForm(purpose: .edit(setID: id))
-            form.exercise = changes.exercise ?? ""
-            form.weight = changes.weight.map(Formatting.number) ?? ""
-            form.unit = changes.unit ?? .kg
-            form.reps = changes.reps.map(String.init) ?? ""
-            form.rpe = changes.rpe.map(Formatting.number) ?? ""
-            form.kind = changes.kind ?? .normal
-            form.prefilledFrom = form.exercise
-            form.focus = .weight
-            form.error = error
-            state.overlay = .setForm(form)
-        default:
-            state.say(error, isError: true, seconds: 6)
-        }
+        var form = submitted
+        form.error = error
+        state.submittedForm = nil
+        state.overlay = .setForm(form)
     }
 
     /// After every local action: re-read what is on screen and tell the engine there is work.
