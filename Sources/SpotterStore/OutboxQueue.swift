@@ -22,10 +22,14 @@ public enum OperationResult: Sendable, Equatable {
 public struct OperationOutcome: Sendable, Equatable {
     public var opID: String
     public var result: OperationResult
+    /// The try never left this machine (no connection could be made): if it was the first try,
+    /// the operation is still one the server cannot have seen.
+    public var neverLeft: Bool
 
-    public init(opID: String, result: OperationResult) {
+    public init(opID: String, result: OperationResult, neverLeft: Bool = false) {
         self.opID = opID
         self.result = result
+        self.neverLeft = neverLeft
     }
 }
 
@@ -484,6 +488,12 @@ extension OutboxQueue {
                 continue  // already answered (a late duplicate), or no longer waiting for one
             }
             notices += try store.transition(op, event, db: db, now: now, answer: answer)
+            // `first_sent_at` says when the operation may first have reached the server; a try
+            // that never left, and that set it when it was claimed, takes it back.
+            if outcome.neverLeft, let sent = op.firstSentAt, sent == op.updatedAt {
+                try db.cachedStatement(sql: "UPDATE outbox SET first_sent_at = NULL WHERE op_id = ?").execute(
+                    arguments: [op.opID])
+            }
         }
         return notices
     }

@@ -45,12 +45,19 @@ extension SpotterStore {
     }
 
     /// Keeps the sets of `workoutID`, which the server no longer has (another device deleted it),
-    /// that the server never had either: their create is still queued here (not on the wire: its
-    /// answer decides), or gave up without an answer, or was refused because the workout is gone.
-    /// They move into the workout's restored copy (made now, or the one made before), and each
-    /// create goes out again naming the copy: unsent, the same operation rewritten; sent once, a
-    /// new operation with a new key. `answered` is a set's operation the server just refused
-    /// because the workout is gone: it goes out again the same way (an edit as a new update).
+    /// that the server never had either: their create never left this device (no try, or only
+    /// tries that could not connect), or was refused because the workout is gone. They move into the workout's restored copy (made now, or the one made
+    /// before), and each create goes out again naming the copy: unsent, the same operation
+    /// rewritten; refused, a new operation with a new key. `answered` is a set's operation the
+    /// server just refused because the workout is gone: it goes out again the same way (an edit as
+    /// a new update).
+    ///
+    /// A create that was sent and has no answer yet may have landed before the delete (a dropped
+    /// reply), and the device that deleted the workout may have seen the set and meant it to go.
+    /// It stays queued under its own key, and its answer decides: the server's replay says it
+    /// landed, and it goes with the workout as the server says; a refusal because the workout is
+    /// gone comes back here as `answered`. (Sent again under a new key naming a copy, the server
+    /// would only answer that the id is taken, and the copy would be left empty on every device.)
     ///
     /// Sets with nothing of theirs queued here were on the server and went with the workout
     /// there: they follow the tombstone. Sets the user deleted here stay deleted, and an imported
@@ -65,9 +72,11 @@ extension SpotterStore {
                     SELECT o.* FROM outbox o JOIN sets s ON s.id = o.entity_id
                     WHERE o.entity_type = \(EntityType.set.sql) AND o.kind = \(OperationKind.create.sql)
                         AND s.workout_id = ? AND s.deleted_at IS NULL AND s.imported = 0 AND o.op_id != ?
-                        AND (o.state IN \(OperationState.sqlList([.pending, .failedTransient, .blocked]))
+                        AND ((o.first_sent_at IS NULL
+                                AND (o.state IN \(OperationState.sqlList([.pending, .failedTransient, .blocked]))
+                                    OR (o.state = \(OperationState.failedPermanent.sql) AND o.no_answer = 1)))
                             OR (o.state = \(OperationState.failedPermanent.sql)
-                                AND (o.no_answer = 1 OR (o.last_status = 422 AND o.last_error LIKE 'workout_id%'))))
+                                AND o.last_status = 422 AND o.last_error LIKE 'workout_id%'))
                     ORDER BY o.seq
                     """), arguments: [workoutID, answered?.opID ?? ""]
         ).map(OutboxOperation.init(row:))
@@ -186,9 +195,10 @@ extension SpotterStore {
     }
 
     /// A kept set's create, naming its new workout and waiting for that workout's create. One that
-    /// never left is rewritten in place (nobody has seen its key); one that did — answered, or
-    /// maybe landed — becomes a new operation with a new key in the same place in the queue, so
-    /// what is queued after it still comes after it, and a late answer to the old one finds nothing.
+    /// never left is rewritten in place (nobody has seen its key), due as soon as the copy is (a
+    /// wait from tries that could not connect is over: the server answers); one that was refused
+    /// becomes a new operation with a new key in the same place in the queue, so what is queued
+    /// after it still comes after it, and a late answer to the old one finds nothing.
     private func sendCreateAgain(
         _ op: OutboxOperation, dependsOn: String?, sent: Bool, db: Database, now: Date
     ) throws {
@@ -199,7 +209,7 @@ extension SpotterStore {
             try db.cachedStatement(
                 sql: """
                     UPDATE outbox SET payload = ?, depends_on = ?, state = \(OperationState.pending.sql),
-                        last_error = NULL, updated_at = ?
+                        next_attempt_at = NULL, last_error = NULL, updated_at = ?
                     WHERE op_id = ?
                     """
             ).execute(arguments: [payload, dependsOn, stamp, op.opID])

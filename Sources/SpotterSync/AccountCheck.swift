@@ -33,7 +33,7 @@ public enum AccountCheck: Sendable, Equatable {
             return .unreachable("airplane mode is on")
         case .failure(.timeout):
             return .unreachable("no answer within \(Int(timeout)) s")
-        case .failure(.connection(let message)):
+        case .failure(.connection(let message)), .failure(.unreachable(let message)):
             return .unreachable(message)
         }
     }

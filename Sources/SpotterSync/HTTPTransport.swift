@@ -75,10 +75,18 @@ public final class HTTPSyncTransport: SyncTransport {
     static func classify(_ error: any Error) -> TransportError {
         if let error = error as? HTTPClientError {
             switch error {
-            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout: return .timeout
+            case .connectTimeout: return .unreachable("could not connect within the connect timeout")
+            case .deadlineExceeded, .readTimeout, .writeTimeout: return .timeout
             default: return .connection(String(describing: error))
             }
         }
+        // A refused or unroutable connect: nothing was written, so nothing can have landed.
+        if let error = error as? IOError, Self.neverConnected.contains(error.errnoCode) {
+            return .unreachable(String(describing: error))
+        }
         return .connection(String(describing: error))
     }
+
+    /// The errors a TCP connect ends with before any byte of a request is written.
+    static let neverConnected: Set<Int32> = [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH]
 }

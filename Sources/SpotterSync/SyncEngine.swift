@@ -642,29 +642,32 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
     }
 
-    /// No answer at all: offline (not a try; the operations go back untouched) or a broken
-    /// connection / timeout (a try that may or may not have reached the server).
+    /// No answer at all: offline (not a try; the operations go back untouched), no connection
+    /// (a try that never left: it counts for the backoff, but nothing of it can have landed), or
+    /// a broken connection / timeout (a try that may or may not have reached the server).
     private func applyNoResponse(_ ops: [OutboxOperation], error: TransportError) {
+        let text: String
+        let reason: TransientReason
         switch error {
         case .offline:
             do { try store.queue.releaseUnsent(opIDs: ops.map(\.opID)) } catch {
                 logger.error("could not release: \(StoreError.oneLine(error))")
             }
             post(connectivity: .airplane)
-        case .connection, .timeout:
-            let text: String
-            let reason: TransientReason
-            if case .connection(let message) = error {
-                text = "connection failed: \(message)"
-                reason = .connection
-            } else {
-                text = "timed out"
-                reason = .timeout
-            }
-            let now = clock.now()
-            record(ops.map { transient($0, status: nil, reason: reason, error: text, retryAfter: nil, now: now) })
-            post(connectivity: .offline(reason: text))
+            stopPushing()
+            return
+        case .unreachable(let message), .connection(let message):
+            text = "connection failed: \(message)"
+            reason = .connection
+        case .timeout:
+            text = "timed out"
+            reason = .timeout
         }
+        let now = clock.now()
+        var outcomes = ops.map { transient($0, status: nil, reason: reason, error: text, retryAfter: nil, now: now) }
+        if case .unreachable = error { for index in outcomes.indices { outcomes[index].neverLeft = true } }
+        record(outcomes)
+        post(connectivity: .offline(reason: text))
         stopPushing()
     }
 

@@ -32,11 +32,16 @@ public struct TransportResponse: Sendable, Equatable {
     }
 }
 
-/// Why no response came back. None of these tells whether the server acted on the request.
+/// Why no response came back. Only `offline` and `unreachable` tell that the server cannot have
+/// acted on the request; after the others it may have (a dropped reply).
 public enum TransportError: Error, Sendable, Equatable {
     /// Airplane mode: failed at once, no network I/O.
     case offline
-    /// Could not connect, or the connection broke before a full response (the "dropped reply" case).
+    /// No connection could be made at all (refused, no route, the connect timed out): the request
+    /// never left this machine.
+    case unreachable(String)
+    /// The connection broke before a full response: the request may have arrived (the "dropped
+    /// reply" case).
     case connection(String)
     case timeout
 }

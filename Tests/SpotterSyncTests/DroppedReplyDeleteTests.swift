@@ -1,0 +1,87 @@
+import Foundation
+import SpotterCore
+import SpotterProtocol
+import SpotterServer
+import SpotterStore
+import SpotterSync
+import SpotterTestSupport
+import Testing
+
+/// A set whose create landed on the server but whose reply was dropped, then deleted with its
+/// workout by a device that had seen it: the sender cannot tell that from a set the server never
+/// had until its create is answered, so it must ask under the same key before keeping the set.
+@Suite("A dropped reply and a workout deleted elsewhere, against the real server")
+struct DroppedReplyDeleteTests {
+    @Test(
+        "a set the server stored (reply dropped), then deleted with its workout by a device that saw it, is not restored"
+    )
+    func aLandedSetDeletedWithItsWorkoutMakesNoRestoredCopy() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let phone = try ClockedDevice(server: server, clock: clock)
+        let laptop = try ClockedDevice(server: server, clock: clock)
+        let first = try phone.store.workoutLog.logSet(
+            LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .new(name: "Push")))
+        await phone.sync()
+
+        // The phone logs a second set; the server stores it and the reply is lost.
+        let second = try phone.store.workoutLog.logSet(
+            LogSetInput(exercise: "Squat (Barbell)", weight: 140, reps: 3, workout: .existing(first.workout.id)))
+        await phone.sync(dropping: true)
+        #expect(try await server.sets().map(\.id) == [first.set.id, second.set.id], "the server stored it")
+        #expect(try phone.store.queries.queueCounts().pending == 1, "the phone does not know")
+
+        // The laptop sees both sets and deletes the workout, meaning both to go.
+        await laptop.sync()
+        #expect(try laptop.store.queries.set(id: second.set.id) != nil)
+        try laptop.store.workoutLog.deleteWorkout(id: first.workout.id)
+        await laptop.sync()
+        #expect(try await server.sets().isEmpty)
+
+        // The phone pulls the tombstones before its retry is due: the set stays queued as it was.
+        await phone.sync()
+        #expect(
+            try phone.store.queries.workoutSummaries(limit: 10).allSatisfy { !$0.workout.name.hasSuffix("(restored)") },
+            "no copy while the create's answer is open")
+        // The retry is answered under its own key: it had landed, so it went with the workout.
+        for _ in 0..<5 {
+            clock.advance(by: 120)
+            await phone.sync()
+            if try phone.store.queries.queueCounts() == QueueCounts() { break }
+        }
+        await laptop.sync()
+
+        #expect(try phone.store.queries.queueCounts() == QueueCounts())
+        let onServer = try await server.store.workouts(user: "alice", includeDeleted: false)
+        #expect(onServer.isEmpty, "no restored workout reached the server: \(onServer.map(\.name))")
+        #expect(try await server.sets().isEmpty)
+        for (name, device) in [("phone", phone), ("laptop", laptop)] {
+            #expect(try device.store.queries.workoutSummaries(limit: 10).isEmpty, "\(name) shows no workout")
+            #expect(try device.store.queries.sets(workoutID: nil).isEmpty, "\(name) shows no set")
+        }
+    }
+
+    @Test("a refused connect is told apart from a dropped reply, and a try that never left is not counted as sent")
+    func aTryThatCouldNotConnectWasNeverSent() async throws {
+        let transport = HTTPSyncTransport(baseURL: "http://127.0.0.1:9", token: "x")  // nothing listens there
+        let result = await withCheckedContinuation { continuation in
+            transport.send(TransportRequest(method: "GET", path: "/v1/me", timeout: 5)) {
+                continuation.resume(returning: $0)
+            }
+        }
+        guard case .failure(.unreachable) = result else {
+            Issue.record("a refused connect should be unreachable, got \(result)")
+            return
+        }
+        let store = try makeStore()
+        _ = try store.workoutLog.logSet(LogSetInput(exercise: "Squat (Barbell)", weight: 100, reps: 5))
+        let engine = SyncEngine(store: store, transport: transport)
+        await engine.syncOnce()
+        engine.stop()
+        let ops = try store.queries.outbox(limit: 50)
+        let tried = ops.filter { $0.attemptCount >= 1 }
+        #expect(!tried.isEmpty && tried.allSatisfy { $0.firstSentAt == nil }, "tried, never sent: \(ops)")
+        #expect(try store.queries.queueCounts().pending == ops.count)
+    }
+}
