@@ -93,6 +93,10 @@ public enum BenchmarkSuite {
             log("waiting: \(options.quick ? 200 : 10_000) devices waiting on the feed of one instance")
             result["waiting"] = try await waitingBench(options)
         }
+        if options.wants("scale") {
+            log("scale: \(options.quick ? 5 : 50) users on 4 connections each, creates, edits and feed reads")
+            result["scale"] = try await scaleBench(options)
+        }
         if options.wants("server") {
             log("server: idempotent creates, replays and health checks per second")
             result["server"] = try await serverBench(options)

@@ -17,13 +17,13 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Run every part small, only to prove it works.") var quick = false
     @Option(
         help:
-            "Comma-separated parts to run (write, frame, drain, limit, pull, startup, server, import, propagation, waiting, json); default all."
+            "Comma-separated parts to run (write, frame, drain, limit, pull, startup, server, scale, import, propagation, waiting, json); default all."
     )
     var only: String?
     @Option(
         name: .customLong("database-url"),
         help:
-            "Run the server part on this PostgreSQL (postgres://USER@HOST:PORT/DB) instead of SQLite; propagation also measures two instances on it."
+            "Run the server part on this PostgreSQL (postgres://USER@HOST:PORT/DB) instead of SQLite; propagation and scale also measure two instances on it."
     )
     var databaseURL: String?
     @Option(name: .customLong("hold-waits"), help: .hidden) var holdWaits: String?
@@ -44,8 +44,8 @@ struct BenchCommand: AsyncParsableCommand {
         if let only {
             options.parts = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
             let known: Set<String> = [
-                "write", "frame", "drain", "limit", "pull", "startup", "server", "import", "propagation", "waiting",
-                "json",
+                "write", "frame", "drain", "limit", "pull", "startup", "server", "scale", "import", "propagation",
+                "waiting", "json",
             ]
             if let unknown = options.parts.subtracting(known).first {
                 throw BenchFailure(

@@ -13,7 +13,7 @@ struct BenchSmokeTests {
             ["--quick", "--json"], db: db, timeout: 600, binary: SpotterBinary.benchPath)
         #expect(result.status == 0, "\(result.stderr)")
         let figures = try SpotterBinary.json(result.stdout)
-        for part in ["write", "frame", "drain", "limit", "pull", "startup", "server", "json", "machine"] {
+        for part in ["write", "frame", "drain", "limit", "pull", "startup", "server", "scale", "json", "machine"] {
             #expect(figures[part] != nil, "spotter-bench --json has \(part): \(result.stdout)")
         }
         let drain = try #require(figures["drain"] as? [String: Any])
@@ -23,6 +23,11 @@ struct BenchSmokeTests {
         #expect(drain["of_limit"] != nil, "the drain is judged against the limit")
         // The hand-written JSON path is judged by what Foundation's would add to the pull and the
         // drain, each path having read back the same values (or the part fails).
+        // Many users at once: every kind of request of the mix was answered and timed.
+        let scale = try #require((figures["scale"] as? [String: Any])?["sqlite_one_instance"] as? [String: Any])
+        for kind in ["create", "edit", "feed"] {
+            #expect(((scale["\(kind)_p99_ms"] as? Double) ?? 0) > 0, "scale times \(kind): \(scale)")
+        }
         let json = try #require(figures["json"] as? [String: Any])
         #expect(json["pull_foundation_share"] != nil && json["drain_foundation_share"] != nil, "\(json)")
     }
