@@ -5,6 +5,7 @@ import NIOHTTP1
 import SpotterCore
 import SpotterProtocol
 import SpotterServer
+import SpotterTestSupport
 import Synchronization
 
 extension BenchmarkSuite {
@@ -13,8 +14,8 @@ extension BenchmarkSuite {
     /// workout), one edit (a rename of a workout it made, under a key of its own) and one read of
     /// the user's change feed (a page of 100) — until it has sent its share. Run against one
     /// instance on a SQLite file; with `--database-url`, against one instance on that PostgreSQL
-    /// database and against two on it (each connection bound to one of the two in turn, as a
-    /// round-robin balancer would). Reported per run: creates/s and requests/s over the whole
+    /// database and against two on it, behind HAProxy with the repository's `deploy/haproxy.cfg`
+    /// where `haproxy` is installed (else each connection is bound to one of the two in turn). Reported per run: creates/s and requests/s over the whole
     /// run, p50/p99 per kind of request, and, for two instances, the ratio to one.
     ///
     /// Then fairness: a light user reading its feed one request at a time, alone and while a
@@ -124,6 +125,24 @@ extension BenchmarkSuite {
         let servers = try await scaleServers(
             options, tokens: Dictionary(uniqueKeysWithValues: accounts.map { ($0.token, $0.user) }),
             instances: instances, url: url)
+        // Two instances sit behind HAProxy with the repository's deploy/haproxy.cfg where it is
+        // installed; elsewhere each connection is bound to one of them in turn.
+        var balancer: HAProxy?
+        var balanced = "none"
+        if servers.count == 2 {
+            if let reason = HAProxy.unavailableReason {
+                balanced = "each connection bound to one instance in turn (\(reason))"
+            } else {
+                do {
+                    balancer = try await HAProxy.start(before: (servers[0].baseURL, servers[1].baseURL))
+                    balanced = "haproxy, deploy/haproxy.cfg (round-robin per request)"
+                } catch {
+                    for server in servers { await server.stop() }
+                    throw error
+                }
+            }
+        }
+        let bases = balancer.map { [$0.baseURL] } ?? servers.map(\.baseURL)
         let client = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: .init(
@@ -134,7 +153,7 @@ extension BenchmarkSuite {
                 var slot = 0
                 for account in accounts {
                     for _ in 0..<Self.scaleConnections {
-                        let base = servers[slot % servers.count].baseURL
+                        let base = bases[slot % bases.count]
                         slot += 1
                         group.addTask {
                             do {
@@ -150,6 +169,7 @@ extension BenchmarkSuite {
             }
         }
         try? await client.shutdown()
+        balancer?.stop()
         for server in servers { await server.stop() }
         if let message = samples.firstFailure { throw BenchError("scale: \(message)") }
         let (counts, p50, p99) = samples.figures()
@@ -157,6 +177,7 @@ extension BenchmarkSuite {
         let total = Double(counts.values.reduce(0, +))
         var figures: [String: JSONValue] = [
             "instances": .int(Int64(instances)), "store": .string(url == nil ? "sqlite" : "postgresql"),
+            "balancer": .string(balanced),
             "seconds": .double(rounded(elapsed, 2)), "creates_per_s": .double(rounded(creates / elapsed)),
             "requests_per_s": .double(rounded(total / elapsed)), "refused_429": .int(Int64(samples.refusals)),
         ]
