@@ -34,14 +34,7 @@ struct HAProxyTests {
         }
         defer { balancer.stop() }
         let device = try Device(server: nil, baseURL: balancer.baseURL, batchSize: 10)
-        try device.store.preferences.setAirplane(true)
-        var logged = Set<String>()
-        for index in 0..<300 {
-            logged.insert(
-                try device.store.workoutLog.logSet(
-                    LogSetInput(exercise: "Squat (Barbell)", weight: Double(60 + index % 80), reps: 5)
-                ).set.id.wireString)
-        }
+        let logged = try device.logOffline(300)
         device.engine.setAirplane(false)
         let draining = Task { await device.sync(120) }
 

@@ -27,14 +27,7 @@ struct PostgresDeviceTests {
         let server = try await TestServer.instance(on: cluster.url) { $0.chaos.latencyMS = 20 }
         let device = try Device(server: nil, baseURL: server.baseURL, batchSize: 10)
 
-        try device.store.preferences.setAirplane(true)
-        var logged = Set<String>()
-        for index in 0..<500 {
-            logged.insert(
-                try device.store.workoutLog.logSet(
-                    LogSetInput(exercise: "Squat (Barbell)", weight: Double(60 + index % 80), reps: 5)
-                ).set.id.wireString)
-        }
+        let logged = try device.logOffline(500)
         device.engine.setAirplane(false)
         let draining = Task { await device.sync(240) }
 

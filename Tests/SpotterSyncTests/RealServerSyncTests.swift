@@ -55,6 +55,18 @@ struct Device {
         return drained
     }
 
+    /// Logs `count` sets of squats in airplane mode (so none leaves yet); their ids.
+    func logOffline(_ count: Int, weight: (Int) -> Double = { Double(60 + $0 % 80) }) throws -> Set<String> {
+        try store.preferences.setAirplane(true)
+        var logged = Set<String>()
+        for index in 0..<count {
+            logged.insert(
+                try store.workoutLog.logSet(LogSetInput(exercise: "Squat (Barbell)", weight: weight(index), reps: 5))
+                    .set.id.wireString)
+        }
+        return logged
+    }
+
     /// The sets this device shows, as comparable tuples.
     func shownSets() throws -> [String: String] {
         Dictionary(
@@ -157,14 +169,7 @@ struct RealServerSyncTests {
         chaos.seed = 42
         let server = try await TestServer.start { $0.chaos = chaos }
         let device = try Device(server: server, batchSize: 20)
-        try device.store.preferences.setAirplane(true)
-        var logged = Set<String>()
-        for index in 0..<200 {
-            logged.insert(
-                try device.store.workoutLog.logSet(
-                    LogSetInput(exercise: "Squat (Barbell)", weight: Double(100 + index % 20), reps: 3)
-                ).set.id.wireString)
-        }
+        let logged = try device.logOffline(200) { Double(100 + $0 % 20) }
         device.engine.setAirplane(false)
         #expect(await device.sync(120))
         let onServer = try await server.sets()
