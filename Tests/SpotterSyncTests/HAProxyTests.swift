@@ -39,11 +39,7 @@ struct HAProxyTests {
         let draining = Task { await device.sync(120) }
 
         // The second instance stops once part of the queue has landed (bounded wait).
-        var landed = 0
-        for _ in 0..<600 where landed < 60 {
-            try await Task.sleep(for: .milliseconds(20))
-            landed = try await first.store.allSets(user: "alice").count
-        }
+        let landed = try await first.untilLanded(60)
         let servedBySecond = second.server.metrics.prometheusText().split(separator: "\n").contains {
             $0.hasPrefix("spotter_http_requests_total") && $0.contains("/v1/batch")
         }

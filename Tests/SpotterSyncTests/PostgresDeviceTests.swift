@@ -32,11 +32,7 @@ struct PostgresDeviceTests {
         let draining = Task { await device.sync(240) }
 
         // Stop PostgreSQL once part of the queue has landed (bounded wait).
-        var landed = 0
-        for _ in 0..<600 where landed < 100 {
-            try await Task.sleep(for: .milliseconds(50))
-            landed = try await server.store.allSets(user: "alice").count
-        }
+        let landed = try await server.untilLanded(100)
         #expect(landed >= 100 && landed < 500, "the restart falls in the middle of the drain (\(landed) landed)")
         try await cluster.stopServer()
         try await Task.sleep(for: .seconds(2))

@@ -14,6 +14,17 @@ extension TestServer {
     func sets() async throws -> [WireSet] {
         try await store.allSets(user: "alice").filter { $0.deleted != true }
     }
+
+    /// Polls until the server holds at least `count` of Alice's sets, for at most about 30 s
+    /// (a drain to interrupt midway); how many it held at the end.
+    func untilLanded(_ count: Int) async throws -> Int {
+        var landed = 0
+        for _ in 0..<600 where landed < count {
+            try await Task.sleep(for: .milliseconds(50))
+            landed = try await store.allSets(user: "alice").count
+        }
+        return landed
+    }
 }
 
 /// A client device: its own database file and an engine over real HTTP.
