@@ -23,8 +23,15 @@ public struct OutboxOperation: Sendable, Equatable {
     public var createdAt: Date
     public var updatedAt: Date
     public var completedAt: Date?
-    /// When a try first left; nil while it never has.
+    /// When a try first left, so that the operation may have reached the server; nil while none
+    /// can have (never claimed, or only claims that never left: not sent, or no connection made).
     public var firstSentAt: Date?
+
+    /// Whether the claim now holding this operation is the one that set `firstSentAt`: a claim
+    /// stamps `updated_at` and, when it is the first send, `first_sent_at` with the same instant,
+    /// and anything after the claim (an answer, a release) moves `updated_at` on. A claim that
+    /// never left may take back only a first send of its own.
+    var firstSendIsThisClaims: Bool { firstSentAt != nil && firstSentAt == updatedAt }
     /// The process holding the lease (pid and start time), while one does.
     var leaseOwner: String?
     /// An update's clock stamp: when its (latest) edit was made, for the server's merge.

@@ -490,7 +490,7 @@ extension OutboxQueue {
             notices += try store.transition(op, event, db: db, now: now, answer: answer)
             // `first_sent_at` says when the operation may first have reached the server; a try
             // that never left, and that set it when it was claimed, takes it back.
-            if outcome.neverLeft, let sent = op.firstSentAt, sent == op.updatedAt {
+            if outcome.neverLeft, op.firstSendIsThisClaims {
                 try db.cachedStatement(sql: "UPDATE outbox SET first_sent_at = NULL WHERE op_id = ?").execute(
                     arguments: [op.opID])
             }

@@ -94,7 +94,9 @@ extension SpotterStore {
                 row.attemptCount += 1
                 row.firstSentAt = row.firstSentAt ?? now
             case .undoTry:
-                if row.attemptCount <= 1 { row.firstSentAt = nil }
+                // The claim never left: it takes back the first send only if it was the one that
+                // set it (a retried operation starts its count afresh but may have landed before).
+                if op.firstSendIsThisClaims { row.firstSentAt = nil }
                 row.attemptCount = max(0, row.attemptCount - 1)
                 row.releaseLease()
             case .markNoAnswer:

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SpotterCore
+import SpotterTestSupport
 import Testing
 
 @testable import SpotterStore
@@ -145,4 +146,33 @@ struct RestoredWorkoutTests {
         #expect(try store.queries.workout(id: synced.workout.id) == nil)
         #expect(try store.queries.set(id: queued.set.id)?.set.workoutID.wireString == copyID)
     }
+
+    /// A create whose reply was lost after it landed, given up and queued again (its count starts
+    /// afresh), then claimed once more and put back unsent (it did not fit the batch, or airplane
+    /// mode came on): it still may have landed, so the workout's tombstone leaves it queued under
+    /// its own key instead of copying it into a restored workout.
+    @Test func aCreateThatMayHaveLandedStaysSentThroughARetryAndAnUnsentClaim() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        let (synced, queued) = try Self.pushWithAQueuedSet(store)
+        let sent = try #require(try store.queue.claimEligible(limit: 10).first)
+        #expect(sent.entityID == queued.set.id.wireString)
+        clock.advance(by: 1)
+        _ = try store.queue.complete(opID: sent.opID, result: .gaveUp(status: nil, error: "connection reset"))
+        clock.advance(by: 1)
+        #expect(try store.queue.requeueNoAnswer() == 1)
+        clock.advance(by: 1)
+        let again = try #require(try store.queue.claimEligible(limit: 10).first)
+        #expect(again.opID == sent.opID && again.attemptCount == 1, "counted afresh")
+        clock.advance(by: 1)
+        try store.queue.releaseUnsent(opIDs: [again.opID])
+        let op = try #require(try store.operations().first { $0.opID == sent.opID })
+        #expect(op.firstSentAt != nil, "the first try left and may have landed")
+
+        try store.pull.mergePulled(Self.tombstone(of: synced.workout, andOf: synced.set, from: 10), cursor: "11")
+        #expect(try Self.restored(store) == nil, "no copy while the create's answer is open")
+        let still = try #require(try store.operations().first { $0.opID == sent.opID })
+        #expect(still.idempotencyKey == sent.idempotencyKey && still.payload == sent.payload, "sent again as it was")
+    }
 }
+
