@@ -175,4 +175,3 @@ struct RestoredWorkoutTests {
         #expect(still.idempotencyKey == sent.idempotencyKey && still.payload == sent.payload, "sent again as it was")
     }
 }
-
