@@ -46,11 +46,11 @@ extension SpotterStore {
 
     /// Keeps the sets of `workoutID`, which the server no longer has (another device deleted it),
     /// that the server never had either: their create never left this device (no try, or only
-    /// tries that could not connect), or was refused because the workout is gone. They move into the workout's restored copy (made now, or the one made
-    /// before), and each create goes out again naming the copy: unsent, the same operation
-    /// rewritten; refused, a new operation with a new key. `answered` is a set's operation the
-    /// server just refused because the workout is gone: it goes out again the same way (an edit as
-    /// a new update).
+    /// tries that could not connect), or was refused because the workout is gone. They move into
+    /// the workout's restored copy (made now, or the one made before), and each create goes out
+    /// again naming the copy: unsent, the same operation rewritten; refused, a new operation with
+    /// a new key. `answered` is a set's operation the server just refused because the workout is
+    /// gone: it goes out again the same way (an edit as a new update).
     ///
     /// A create that was sent and has no answer yet may have landed before the delete (a dropped
     /// reply), and the device that deleted the workout may have seen the set and meant it to go.
