@@ -22,6 +22,10 @@ public struct ClockStamp: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// The earliest stamp: what a field never edited since its creation is treated as carrying.
     public static let origin = ClockStamp(milliseconds: 0, counter: 0, device: "")
 
+    /// The device name of a stamp the server gives an edit that came with none (a plain HTTP
+    /// client): the server's time on arrival. Such edits may come from any number of clients.
+    public static let serverDevice = "server"
+
     public static func < (lhs: ClockStamp, rhs: ClockStamp) -> Bool {
         (lhs.milliseconds, lhs.counter, lhs.device) < (rhs.milliseconds, rhs.counter, rhs.device)
     }
@@ -127,6 +131,15 @@ public enum FieldMerge {
         guard let storedClock else { return .applied }
         // The other write came before the base: the edit saw it and changes it on purpose.
         if let baseVersion, storedClock.version <= baseVersion { return .applied }
+        // The same device's earlier edit, stored while this later one was on its way (made
+        // before the first's answer came back, so its base is older): the device replaces its
+        // own value on purpose, and nobody's edit is overridden. Not for stamps the server gave
+        // edits that came without one: those may be any number of clients.
+        if storedClock.stamp.device == stamp.device, stamp.device != ClockStamp.serverDevice,
+            stamp > storedClock.stamp
+        {
+            return .applied
+        }
         if stamp > storedClock.stamp {
             return .appliedOverriding(stored: stored, storedClock: storedClock)
         }

@@ -152,7 +152,7 @@ extension EntityHandlers {
     /// a stamp from a clock far ahead is held back to the server's time plus a bound.
     func editClock(_ fields: [String: JSONValue]) -> (stamp: ClockStamp, base: Int64?) {
         let serverNow = ClockStamp(
-            milliseconds: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)), device: "server")
+            milliseconds: Int64((now.timeIntervalSince1970 * 1000).rounded(.down)), device: ClockStamp.serverDevice)
         let sent = fields[EditClockField.stamp]?.stringValue.flatMap { ClockStamp($0) }
         let base = fields[EditClockField.baseVersion]?.intValue.map(Int64.init)
         return ((sent ?? serverNow).clamped(serverNow: now), base)
@@ -206,7 +206,8 @@ extension EntityHandlers {
         ).filter { sentFields[$0.key] != nil }
         guard !edited.isEmpty else { return }
         let deleteStamp = ClockStamp(
-            milliseconds: Int64(((deletedAt ?? now).timeIntervalSince1970 * 1000).rounded(.down)), device: "server")
+            milliseconds: Int64(((deletedAt ?? now).timeIntervalSince1970 * 1000).rounded(.down)),
+            device: ClockStamp.serverDevice)
         try saveConflict(
             ConflictRecord(
                 id: UUID.timeOrdered(at: now), entityType: type, entityID: id, field: ConflictRecord.deletedField,
@@ -244,7 +245,8 @@ extension EntityHandlers {
     func recordDeleteOverUnseenSet(_ set: WireSet, deleteStamp: ClockStamp, label: String) throws {
         let clocks = try transaction.fieldClocks(.set, id: set.id.wireString, owner: user)
         let made = ClockStamp(
-            milliseconds: Int64(((set.updatedAt ?? now).timeIntervalSince1970 * 1000).rounded(.down)), device: "server")
+            milliseconds: Int64(((set.updatedAt ?? now).timeIntervalSince1970 * 1000).rounded(.down)),
+            device: ClockStamp.serverDevice)
         let content = MergeFields.patch(
             MergeFields.values(EntityRules.clientContent(set).json, groups: MergeFields.set), groups: MergeFields.set)
         try saveConflict(

@@ -53,6 +53,37 @@ struct FieldMergeTests {
         }
     }
 
+    /// A device renames a workout, and renames it again before the first rename's answer came
+    /// back: the second is based on the version before the first. Its own earlier value is
+    /// replaced on purpose — no conflict. Another device's value, or one a plain HTTP client
+    /// wrote (stamped by the server), is still a conflict.
+    @Test("a device's later edit over its own earlier one, sent before the first was answered, is no conflict")
+    func aDevicesOwnEarlierEditIsNoConflict() {
+        let own = FieldClock(stamp: stamp(1000, phone), version: 7)
+        #expect(
+            FieldMerge.decide(
+                incoming: .string("B"), stamp: stamp(1100, phone), baseVersion: 5, stored: .string("A"),
+                storedClock: own)
+                == .applied)
+        // Its own later value stays over an earlier one that arrives later still.
+        #expect(
+            FieldMerge.decide(
+                incoming: .string("A"), stamp: stamp(900, phone), baseVersion: 5, stored: .string("B"), storedClock: own
+            )
+                == .keptStored(stored: .string("B"), storedClock: own))
+        let other = FieldClock(stamp: stamp(1000, laptop), version: 7)
+        #expect(
+            FieldMerge.decide(
+                incoming: .string("B"), stamp: stamp(1100, phone), baseVersion: 5, stored: .string("A"),
+                storedClock: other) == .appliedOverriding(stored: .string("A"), storedClock: other))
+        let server = ClockStamp.serverDevice
+        let plain = FieldClock(stamp: stamp(1000, server), version: 7)
+        #expect(
+            FieldMerge.decide(
+                incoming: .string("B"), stamp: stamp(1100, server), baseVersion: nil, stored: .string("A"),
+                storedClock: plain) == .appliedOverriding(stored: .string("A"), storedClock: plain))
+    }
+
     @Test("equal milliseconds: the counter, then the device id breaks the tie, the same on every device")
     func ties() {
         #expect(stamp(1000, "a", counter: 1) > stamp(1000, "b", counter: 0))

@@ -85,3 +85,34 @@ struct DroppedReplyDeleteTests {
         #expect(try store.queries.queueCounts().pending == ops.count)
     }
 }
+
+/// A device's second edit of a field, made before the first edit's answer came back, is based on
+/// the version before the first: the server must not take the device's own earlier value for
+/// another device's and tell the user of a conflict that is none.
+@Suite("A device's own edits in a row, against the real server")
+struct OwnEditsInARowTests {
+    @Test("a rename, its reply dropped, then a second rename: the second wins and no conflict is recorded")
+    func aSecondRenameBeforeTheFirstWasAnsweredIsNoConflict() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let phone = try ClockedDevice(server: server, clock: clock)
+        let logged = try phone.store.workoutLog.logSet(
+            LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .new(name: "Push")))
+        await phone.sync()
+        try phone.store.workoutLog.editWorkout(id: logged.workout.id, changes: WorkoutChanges(name: "Push A"))
+        await phone.sync(dropping: true)  // stored on the server; the phone never hears so
+        clock.advance(by: 1)
+        try phone.store.workoutLog.editWorkout(id: logged.workout.id, changes: WorkoutChanges(name: "Push B"))
+        for _ in 0..<5 {
+            clock.advance(by: 120)
+            await phone.sync()
+            if try phone.store.queries.queueCounts() == QueueCounts() { break }
+        }
+        #expect(try phone.store.queries.queueCounts() == QueueCounts())
+        let onServer = try await server.store.workouts(user: "alice", includeDeleted: false)
+        #expect(onServer.map(\.name) == ["Push B"])
+        #expect(try phone.store.conflicts.list(includeSettled: true).isEmpty, "the phone's own rename is no conflict")
+        #expect(try phone.store.queries.workout(id: logged.workout.id)?.workout.name == "Push B")
+    }
+}
