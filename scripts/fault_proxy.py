@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""The network's faults that the kernel here cannot make (it has no netem): a small HTTP/1.1
+proxy between the devices and the load balancer, used by `scripts/soak --jepsen`.
+
+Each request is read whole from the device, then, by chance drawn from the proxy's seed:
+
+  delay      it is held up to `delay_ms` before it goes on (so requests of several devices
+             overtake one another: reordering), and the answer is held as long again;
+  duplicate  it is sent to the server twice at once, on two connections (the second copy a
+             little later); the device gets the first answer, and only once both have finished,
+             so every effect of a request happens while its sender still waits;
+  truncate   the answer is cut after its headers and half its body, and the connection closed;
+  drop       the request reaches the server, and the answer is thrown away (connection closed);
+  reset      the connection is closed before the request is sent on (it never reached anyone).
+
+The mode is a JSON file (`--control`) read again whenever it changes, so the run switches phases
+without a restart; `{}` passes everything through untouched. What was done is counted in the
+JSON file `--stats` (rewritten at most every half second, and at exit).
+
+  fault_proxy.py --listen 10.0.0.3:8080 --upstream 10.0.0.3:8081 --control mode.json \
+      --stats stats.json --seed 42
+
+Python 3 standard library only. Every wait is bounded.
+"""
+
+import argparse
+import json
+import os
+import random
+import signal
+import socket
+import sys
+import threading
+import time
+
+READ_LIMIT = 64 * 1024 * 1024  # no request or answer of the run comes near this
+UPSTREAM_TIMEOUT = 65.0  # longer than the load balancer's server timeout (60 s)
+CLIENT_TIMEOUT = 90.0
+KINDS = ("delay", "duplicate", "truncate", "drop", "reset")
+
+
+class Proxy:
+    def __init__(self, upstream, control, stats, seed):
+        self.upstream = upstream
+        self.control_path = control
+        self.stats_path = stats
+        self.rng = random.Random(seed)
+        self.lock = threading.Lock()
+        self.mode = {}
+        self.mode_mtime = None
+        self.counts = {kind: 0 for kind in KINDS}
+        self.counts["requests"] = 0
+        self.counts["upstream_errors"] = 0
+        self.stats_written = 0.0
+
+    def current_mode(self):
+        try:
+            mtime = os.stat(self.control_path).st_mtime_ns
+        except OSError:
+            return {}
+        with self.lock:
+            if mtime != self.mode_mtime:
+                try:
+                    with open(self.control_path) as handle:
+                        self.mode = json.load(handle)
+                except (OSError, ValueError):
+                    pass  # half written: keep the last mode, read it again next time
+                else:
+                    self.mode_mtime = mtime
+            return dict(self.mode)
+
+    def draw(self, mode):
+        """Which faults this request gets, and its delays (seconds), drawn under the lock so a
+        seed gives one sequence of draws."""
+        with self.lock:
+            self.counts["requests"] += 1
+            faults = set()
+            for kind in ("duplicate", "truncate", "drop", "reset"):
+                if self.rng.random() < float(mode.get(kind, 0)):
+                    faults.add(kind)
+            limit = float(mode.get("delay_ms", 0)) / 1000.0
+            delays = (self.rng.uniform(0, limit), self.rng.uniform(0, limit)) if limit > 0 else (0.0, 0.0)
+            if limit > 0:
+                faults.add("delay")
+            second = self.rng.uniform(0, 0.05)  # when a duplicate's second copy leaves
+            if "reset" in faults:
+                faults = {"reset"}  # nothing else happens to a request that never leaves
+            elif "drop" in faults:
+                faults.discard("truncate")
+            for kind in faults:
+                self.counts[kind] += 1
+            return faults, delays, second
+
+    def count(self, key):
+        with self.lock:
+            self.counts[key] += 1
+
+    def write_stats(self, force=False):
+        with self.lock:
+            if not force and time.monotonic() - self.stats_written < 0.5:
+                return
+            self.stats_written = time.monotonic()
+            data = json.dumps(self.counts)
+        temporary = self.stats_path + ".tmp"
+        try:
+            with open(temporary, "w") as handle:
+                handle.write(data)
+            os.replace(temporary, self.stats_path)
+        except OSError:
+            pass
+
+    # -- HTTP/1.1, as much as this needs ----------------------------------------------------
+
+    @staticmethod
+    def read_message(sock, buffered, is_request):
+        """One request (or answer) read whole: (head bytes, body bytes, rest of the buffer).
+        An answer without a length is read to the end of the connection. None at a clean end."""
+        data = buffered
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                if data:
+                    raise ConnectionError("the connection ended inside a head")
+                return None
+            data += chunk
+            if len(data) > READ_LIMIT:
+                raise ConnectionError("a head too large")
+        head, data = data.split(b"\r\n\r\n", 1)
+        head += b"\r\n\r\n"
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {}
+        for line in lines[1:]:
+            if ":" in line:
+                name, value = line.split(":", 1)
+                headers[name.strip().lower()] = value.strip()
+        if not is_request:
+            status = int(lines[0].split(" ")[1]) if len(lines[0].split(" ")) > 1 else 0
+            if status in (204, 304) or 100 <= status < 200:
+                return head, b"", data
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            body = b""
+            while True:
+                while b"\r\n" not in data:
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        raise ConnectionError("the connection ended inside a chunked body")
+                    data += chunk
+                size_line, data = data.split(b"\r\n", 1)
+                size = int(size_line.split(b";")[0].strip() or b"0", 16)
+                while len(data) < size + 2:
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        raise ConnectionError("the connection ended inside a chunk")
+                    data += chunk
+                body += data[:size]
+                data = data[size + 2:]
+                if size == 0:
+                    # Trailers are not used here: the empty line already came with the last chunk.
+                    break
+                if len(body) > READ_LIMIT:
+                    raise ConnectionError("a body too large")
+            # Sent on as one body with its length.
+            head = Proxy.with_length(head, len(body))
+            return head, body, data
+        if "content-length" in headers:
+            length = int(headers["content-length"])
+            while len(data) < length:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    raise ConnectionError("the connection ended inside a body")
+                data += chunk
+            return head, data[:length], data[length:]
+        if is_request:
+            return head, b"", data
+        while True:  # an answer that ends with its connection
+            chunk = sock.recv(65536)
+            if not chunk:
+                return Proxy.with_length(head, len(data)), data, b""
+            data += chunk
+            if len(data) > READ_LIMIT:
+                raise ConnectionError("a body too large")
+
+    @staticmethod
+    def with_length(head, length):
+        lines = head.decode("latin-1").split("\r\n")
+        kept = [line for line in lines if line and not line.lower().startswith(("transfer-encoding:", "content-length:"))]
+        kept.append(f"Content-Length: {length}")
+        return ("\r\n".join(kept) + "\r\n\r\n").encode("latin-1")
+
+    @staticmethod
+    def closing(head):
+        """The request's head with `Connection: close`: each request takes its own connection to the
+        balancer, so an answer ends with it and a duplicate is a second connection."""
+        lines = head.decode("latin-1").split("\r\n")
+        kept = [line for line in lines if line and not line.lower().startswith(("connection:", "keep-alive:"))]
+        kept.append("Connection: close")
+        return ("\r\n".join(kept) + "\r\n\r\n").encode("latin-1")
+
+    def forward(self, head, body):
+        """The request sent to the balancer on a connection of its own; its answer (head, body)."""
+        with socket.create_connection(self.upstream, timeout=UPSTREAM_TIMEOUT) as upstream:
+            upstream.sendall(self.closing(head) + body)
+            answer = self.read_message(upstream, b"", is_request=False)
+            if answer is None:
+                raise ConnectionError("the balancer closed without an answer")
+            return answer[0], answer[1]
+
+    def serve(self, client):
+        client.settimeout(CLIENT_TIMEOUT)
+        buffered = b""
+        try:
+            while True:
+                message = self.read_message(client, buffered, is_request=True)
+                if message is None:
+                    return
+                head, body, buffered = message
+                faults, (before, after), second = self.draw(self.current_mode())
+                if "reset" in faults:
+                    return
+                time.sleep(before)
+                answers = []
+                errors = []
+
+                def one(wait):
+                    time.sleep(wait)
+                    try:
+                        answers.append(self.forward(head, body))
+                    except (OSError, ValueError) as error:
+                        errors.append(error)
+                        self.count("upstream_errors")
+
+                copies = [threading.Thread(target=one, args=(0.0,))]
+                if "duplicate" in faults:
+                    copies.append(threading.Thread(target=one, args=(second,)))
+                for thread in copies:
+                    thread.start()
+                for thread in copies:
+                    thread.join()
+                if not answers:
+                    return  # no answer from the balancer: the device sees the connection end
+                time.sleep(after)
+                if "drop" in faults:
+                    return
+                answer_head, answer_body = answers[0]
+                if "truncate" in faults:
+                    client.sendall(answer_head + answer_body[: len(answer_body) // 2])
+                    return
+                client.sendall(answer_head + answer_body)
+                if b"connection: close" in answer_head.lower():
+                    return
+        except (OSError, ValueError, ConnectionError):
+            return
+        finally:
+            self.write_stats()
+            try:
+                client.close()
+            except OSError:
+                pass
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--listen", required=True, help="ADDRESS:PORT to listen on")
+    parser.add_argument("--upstream", required=True, help="ADDRESS:PORT of the load balancer")
+    parser.add_argument("--control", required=True, help="JSON file of the current faults")
+    parser.add_argument("--stats", required=True, help="JSON file the counts are written to")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    host, port = args.listen.rsplit(":", 1)
+    up_host, up_port = args.upstream.rsplit(":", 1)
+    proxy = Proxy((up_host, int(up_port)), args.control, args.stats, args.seed)
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind((host, int(port)))
+    server.listen(512)
+
+    def finish(*_):
+        proxy.write_stats(force=True)
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, finish)
+    signal.signal(signal.SIGINT, finish)
+    print(f"listening on {args.listen}", flush=True)
+    while True:
+        client, _ = server.accept()
+        threading.Thread(target=proxy.serve, args=(client,), daemon=True).start()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
