@@ -46,15 +46,33 @@ def probe():
     """None when namespaces can be made here, else why not (the run is then reported skipped)."""
     if os.geteuid() != 0:
         return "network namespaces need root (CAP_NET_ADMIN); run as root"
+    name = f"spj{os.getpid()}-probe"
     try:
-        name = f"spj{os.getpid()}-probe"
-        result = ip("netns", "add", name, check=False)
-        if result.returncode != 0:
-            return f"`ip netns add` failed: {result.stderr.strip()}"
-        ip("netns", "del", name, check=False)
+        # What the run makes: a namespace, a bridge in it, a veth pair with one end on the bridge.
+        for args in (["netns", "add", name], ["-n", name, "link", "add", "br0", "type", "bridge"],
+                     ["-n", name, "link", "add", "name", "a", "type", "veth", "peer", "name", "b"],
+                     ["-n", name, "link", "set", "dev", "b", "master", "br0"]):
+            result = ip(*args, check=False)
+            if result.returncode != 0:
+                return f"`ip {' '.join(args)}` failed: {result.stderr.strip()}"
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"iproute2 is not usable: {error}"
+    finally:
+        try:
+            ip("netns", "del", name, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
     return None
+
+
+def die_with_parent():
+    """For Popen's preexec_fn: the child gets SIGKILL when the run that started it dies, even by
+    SIGKILL (Linux keeps this across exec, and `ip netns exec` execs the command)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except OSError:
+        pass
 
 
 def remove_stale():
@@ -112,15 +130,15 @@ class Network:
             self.made.append(name)
             port = f"p{index}"
             ip("link", "add", "eth0", "netns", name, "type", "veth", "peer", "name", port, "netns", self.bridge)
-            ip("-n", self.bridge, "link", "set", port, "master", "br0")
-            ip("-n", self.bridge, "link", "set", port, "up")
+            ip("-n", self.bridge, "link", "set", "dev", port, "master", "br0")
+            ip("-n", self.bridge, "link", "set", "dev", port, "up")
             ip("-n", name, "addr", "add", f"{self.address(member)}/24", "dev", "eth0")
             ip("-n", name, "link", "set", "eth0", "up")
             ip("-n", name, "link", "set", "lo", "up")
             self.ports[member] = port
         ip("link", "add", self.root_link, "type", "veth", "peer", "name", "proot", "netns", self.bridge)
-        ip("-n", self.bridge, "link", "set", "proot", "master", "br0")
-        ip("-n", self.bridge, "link", "set", "proot", "up")
+        ip("-n", self.bridge, "link", "set", "dev", "proot", "master", "br0")
+        ip("-n", self.bridge, "link", "set", "dev", "proot", "up")
         ip("addr", "add", f"{self.prefix}1/24", "dev", self.root_link)
         ip("link", "set", self.root_link, "up")
 
@@ -137,8 +155,8 @@ class Network:
         """Starts one partition; returns its key (to heal it), or None when it is already in force."""
         if kind == "link":
             key = ("link", a)
-            apply = ["-n", self.bridge, "link", "set", self.ports[a], "down"]
-            heal = ["-n", self.bridge, "link", "set", self.ports[a], "up"]
+            apply = ["-n", self.bridge, "link", "set", "dev", self.ports[a], "down"]
+            heal = ["-n", self.bridge, "link", "set", "dev", self.ports[a], "up"]
         else:
             # A blackhole route in `a`'s namespace towards `b`: what `a` sends to `b` is lost.
             key = (kind, a, b)
