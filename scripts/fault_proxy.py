@@ -9,9 +9,16 @@ Each request is read whole from the device, then, by chance drawn from the proxy
   duplicate  it is sent to the server twice at once, on two connections (the second copy a
              little later); the device gets the first answer, and only once both have finished,
              so every effect of a request happens while its sender still waits;
-  truncate   the answer is cut after its headers and half its body, and the connection closed;
+  truncate   the answer is cut (its head and half its body; half its head when it has no body),
+             and the connection closed;
   drop       the request reaches the server, and the answer is thrown away (connection closed);
-  reset      the connection is closed before the request is sent on (it never reached anyone).
+  reset      the connection is reset (TCP RST) before the request is sent on (it never reached
+             anyone).
+
+Device connections are kept open between requests, as the device's HTTP client expects; each
+request goes on to the balancer on a connection of its own. Packet duplication is TCP's to absorb
+and never reaches HTTP; what does is a request sent twice (a retrying middlebox), which is what
+`duplicate` makes.
 
 The mode is a JSON file (`--control`) read again whenever it changes, so the run switches phases
 without a restart; `{}` passes everything through untouched. What was done is counted in the
@@ -29,6 +36,7 @@ import os
 import random
 import signal
 import socket
+import struct
 import sys
 import threading
 import time
@@ -47,27 +55,21 @@ class Proxy:
         self.rng = random.Random(seed)
         self.lock = threading.Lock()
         self.mode = {}
-        self.mode_mtime = None
         self.counts = {kind: 0 for kind in KINDS}
         self.counts["requests"] = 0
         self.counts["upstream_errors"] = 0
         self.stats_written = 0.0
 
     def current_mode(self):
+        """The mode file, read for every request (a few bytes): a change is never missed."""
         try:
-            mtime = os.stat(self.control_path).st_mtime_ns
-        except OSError:
-            return {}
+            with open(self.control_path) as handle:
+                mode = json.load(handle)
+        except (OSError, ValueError):
+            return dict(self.mode)  # missing or half written: the last mode read
         with self.lock:
-            if mtime != self.mode_mtime:
-                try:
-                    with open(self.control_path) as handle:
-                        self.mode = json.load(handle)
-                except (OSError, ValueError):
-                    pass  # half written: keep the last mode, read it again next time
-                else:
-                    self.mode_mtime = mtime
-            return dict(self.mode)
+            self.mode = mode
+        return dict(mode)
 
     def draw(self, mode):
         """Which faults this request gets, and its delays (seconds), drawn under the lock so a
@@ -112,73 +114,83 @@ class Proxy:
     # -- HTTP/1.1, as much as this needs ----------------------------------------------------
 
     @staticmethod
-    def read_message(sock, buffered, is_request):
-        """One request (or answer) read whole: (head bytes, body bytes, rest of the buffer).
-        An answer without a length is read to the end of the connection. None at a clean end."""
-        data = buffered
-        while b"\r\n\r\n" not in data:
+    def fill(sock, data, need):
+        """Reads until `need(data)` holds; False when the connection ended first."""
+        while not need(data):
             chunk = sock.recv(65536)
             if not chunk:
+                return False
+            data += chunk
+            if len(data) > READ_LIMIT:
+                raise ConnectionError("a message too large")
+        return True
+
+    @staticmethod
+    def read_message(sock, data, is_request, method=None):
+        """One request (or final answer) read whole from `sock`, `data` (a bytearray) holding what
+        was read already and keeping what follows: (head bytes, body bytes, method). An answer
+        without a length is read to the end of the connection. None at a clean end."""
+        while True:
+            if not Proxy.fill(sock, data, lambda d: d.find(b"\r\n\r\n") >= 0):
                 if data:
                     raise ConnectionError("the connection ended inside a head")
                 return None
-            data += chunk
-            if len(data) > READ_LIMIT:
-                raise ConnectionError("a head too large")
-        head, data = data.split(b"\r\n\r\n", 1)
-        head += b"\r\n\r\n"
-        lines = head.decode("latin-1").split("\r\n")
-        headers = {}
-        for line in lines[1:]:
-            if ":" in line:
-                name, value = line.split(":", 1)
-                headers[name.strip().lower()] = value.strip()
-        if not is_request:
-            status = int(lines[0].split(" ")[1]) if len(lines[0].split(" ")) > 1 else 0
-            if status in (204, 304) or 100 <= status < 200:
-                return head, b"", data
+            end = data.find(b"\r\n\r\n") + 4
+            head = bytes(data[:end])
+            del data[:end]
+            lines = head.decode("latin-1").split("\r\n")
+            headers = {}
+            for line in lines[1:]:
+                if ":" in line:
+                    name, value = line.split(":", 1)
+                    headers[name.strip().lower()] = value.strip()
+            if is_request:
+                method = lines[0].split(" ")[0].upper()
+                break
+            parts = lines[0].split(" ")
+            status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+            if 100 <= status < 200:
+                continue  # an interim answer (100 Continue): the final one follows
+            if status in (204, 304) or method == "HEAD":
+                return head, b"", method
+            break
         if "chunked" in headers.get("transfer-encoding", "").lower():
-            body = b""
+            body = bytearray()
             while True:
-                while b"\r\n" not in data:
-                    chunk = sock.recv(65536)
-                    if not chunk:
-                        raise ConnectionError("the connection ended inside a chunked body")
-                    data += chunk
-                size_line, data = data.split(b"\r\n", 1)
-                size = int(size_line.split(b";")[0].strip() or b"0", 16)
-                while len(data) < size + 2:
-                    chunk = sock.recv(65536)
-                    if not chunk:
-                        raise ConnectionError("the connection ended inside a chunk")
-                    data += chunk
-                body += data[:size]
-                data = data[size + 2:]
+                if not Proxy.fill(sock, data, lambda d: d.find(b"\r\n") >= 0):
+                    raise ConnectionError("the connection ended inside a chunked body")
+                line_end = data.find(b"\r\n")
+                size = int(bytes(data[:line_end]).split(b";")[0].strip() or b"0", 16)
+                del data[:line_end + 2]
                 if size == 0:
-                    # Trailers are not used here: the empty line already came with the last chunk.
+                    # Trailer lines, then an empty line; the trailers are not passed on.
+                    while True:
+                        if not Proxy.fill(sock, data, lambda d: d.find(b"\r\n") >= 0):
+                            raise ConnectionError("the connection ended inside the trailers")
+                        line_end = data.find(b"\r\n")
+                        del data[:line_end + 2]
+                        if line_end == 0:
+                            break
                     break
-                if len(body) > READ_LIMIT:
-                    raise ConnectionError("a body too large")
+                if not Proxy.fill(sock, data, lambda d: len(d) >= size + 2):
+                    raise ConnectionError("the connection ended inside a chunk")
+                body += data[:size]
+                del data[:size + 2]
             # Sent on as one body with its length.
-            head = Proxy.with_length(head, len(body))
-            return head, body, data
+            return Proxy.with_length(head, len(body)), bytes(body), method
         if "content-length" in headers:
             length = int(headers["content-length"])
-            while len(data) < length:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    raise ConnectionError("the connection ended inside a body")
-                data += chunk
-            return head, data[:length], data[length:]
+            if not Proxy.fill(sock, data, lambda d: len(d) >= length):
+                raise ConnectionError("the connection ended inside a body")
+            body = bytes(data[:length])
+            del data[:length]
+            return head, body, method
         if is_request:
-            return head, b"", data
-        while True:  # an answer that ends with its connection
-            chunk = sock.recv(65536)
-            if not chunk:
-                return Proxy.with_length(head, len(data)), data, b""
-            data += chunk
-            if len(data) > READ_LIMIT:
-                raise ConnectionError("a body too large")
+            return head, b"", method
+        Proxy.fill(sock, data, lambda d: False)  # an answer that ends with its connection
+        body = bytes(data)
+        del data[:]
+        return Proxy.with_length(head, len(body)), body, method
 
     @staticmethod
     def with_length(head, length):
@@ -188,45 +200,56 @@ class Proxy:
         return ("\r\n".join(kept) + "\r\n\r\n").encode("latin-1")
 
     @staticmethod
-    def closing(head):
-        """The request's head with `Connection: close`: each request takes its own connection to the
-        balancer, so an answer ends with it and a duplicate is a second connection."""
+    def connection_header(head, value):
+        """The head with its Connection header replaced by `value` (none when None)."""
         lines = head.decode("latin-1").split("\r\n")
         kept = [line for line in lines if line and not line.lower().startswith(("connection:", "keep-alive:"))]
-        kept.append("Connection: close")
+        if value is not None:
+            kept.append(f"Connection: {value}")
         return ("\r\n".join(kept) + "\r\n\r\n").encode("latin-1")
 
-    def forward(self, head, body):
-        """The request sent to the balancer on a connection of its own; its answer (head, body)."""
+    def forward(self, head, body, method):
+        """The request sent to the balancer on a connection of its own (so an answer ends with
+        it, and a duplicate is a second connection); its answer (head, body)."""
         with socket.create_connection(self.upstream, timeout=UPSTREAM_TIMEOUT) as upstream:
-            upstream.sendall(self.closing(head) + body)
-            answer = self.read_message(upstream, b"", is_request=False)
+            upstream.sendall(self.connection_header(head, "close") + body)
+            answer = self.read_message(upstream, bytearray(), is_request=False, method=method)
             if answer is None:
                 raise ConnectionError("the balancer closed without an answer")
             return answer[0], answer[1]
 
+    @staticmethod
+    def reset(client):
+        """Closes with a TCP reset, not an orderly close."""
+        try:
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
+
     def serve(self, client):
+        """One device connection, kept open between requests as the device's HTTP client expects
+        (its pool reuses connections: a partition can then fall on a connection already made)."""
         client.settimeout(CLIENT_TIMEOUT)
-        buffered = b""
+        buffered = bytearray()
         try:
             while True:
                 message = self.read_message(client, buffered, is_request=True)
                 if message is None:
                     return
-                head, body, buffered = message
+                head, body, method = message
+                closing = b"connection: close" in head.lower()
                 faults, (before, after), second = self.draw(self.current_mode())
                 if "reset" in faults:
+                    self.reset(client)
                     return
                 time.sleep(before)
                 answers = []
-                errors = []
 
                 def one(wait):
                     time.sleep(wait)
                     try:
-                        answers.append(self.forward(head, body))
-                    except (OSError, ValueError) as error:
-                        errors.append(error)
+                        answers.append(self.forward(head, body, method))
+                    except (OSError, ValueError):
                         self.count("upstream_errors")
 
                 copies = [threading.Thread(target=one, args=(0.0,))]
@@ -242,11 +265,15 @@ class Proxy:
                 if "drop" in faults:
                     return
                 answer_head, answer_body = answers[0]
+                answer_head = self.connection_header(answer_head, "close" if closing else None)
+                answer = answer_head + answer_body
                 if "truncate" in faults:
-                    client.sendall(answer_head + answer_body[: len(answer_body) // 2])
+                    # The head whole and half the body; with no body, half the head.
+                    cut = len(answer_head) + len(answer_body) // 2 if answer_body else len(answer_head) // 2
+                    client.sendall(answer[:cut])
                     return
-                client.sendall(answer_head + answer_body)
-                if b"connection: close" in answer_head.lower():
+                client.sendall(answer)
+                if closing:
                     return
         except (OSError, ValueError, ConnectionError):
             return

@@ -7,26 +7,34 @@ an instance cut from its database).
   lb                 HAProxy (:8081) and the fault proxy (:8080)  10.X.Y.3
   s1, s2             the two `spotter serve` instances (:8080)  10.X.Y.11, 10.X.Y.12
   one per device     the device's `spotter` commands           10.X.Y.101…
-  (the run itself)   a veth of its own into the bridge, so it can read the servers  10.X.Y.1
+  obs                the run's own reads of the servers (`python3 jepsen_net.py http …`)
 
-The subnet is one /24 of 10.231.0.0/16 that no route of this machine uses. Nothing outside these
-namespaces is ever a target. Namespaces are named `spj<pid>-<member>`; ones left by a run that
-died (its process gone) are removed at the next start.
+The subnet is a /24 of 10.231.0.0/16 that exists only inside these namespaces: the machine's own
+namespace gets no address and no route, so nothing outside them is ever a target, and nothing
+outside can reach in. Namespaces are named `spj<pid>-<member>`; ones left by a run that died (its
+process gone) are removed at the next start.
 
-A partition:
+A partition is silent loss, as on a real network (no error comes back to the sender at once):
   link        the device's port on the bridge set down: nothing in or out;
-  one-way     a blackhole route in the balancer's namespace towards the device: its requests
-              arrive and are served, their answers never come back;
-  db          a blackhole route in an instance's namespace towards PostgreSQL: the instance runs
-              on, cut from its database (its /healthz fails, so HAProxy takes it out);
-  lb          a blackhole route in the balancer's namespace towards one instance.
+  one-way     in the balancer's namespace, the device's address routed to a gateway that does
+              not exist: on a connection the device already holds, its requests arrive and are
+              served and the answers are lost (a new connection cannot even be made);
+  one-way-in  the same in the device's namespace towards the balancer: its requests are lost;
+  db          the same in an instance's namespace towards PostgreSQL: the instance runs on, cut
+              from its database (its /healthz fails, so HAProxy takes it out);
+  lb          the same in the balancer's namespace towards one instance.
 Healing takes the same rule back. Needs root (CAP_NET_ADMIN) and iproute2.
 """
 
+import json
 import os
 import random
 import re
+import socket
 import subprocess
+import sys
+import urllib.error
+import urllib.request
 
 BASE = "10.231"
 
@@ -48,10 +56,11 @@ def probe():
         return "network namespaces need root (CAP_NET_ADMIN); run as root"
     name = f"spj{os.getpid()}-probe"
     try:
-        # What the run makes: a namespace, a bridge in it, a veth pair with one end on the bridge.
+        # What the run makes: a namespace, a bridge in it, a veth pair with one end on the bridge,
+        # a command run inside it.
         for args in (["netns", "add", name], ["-n", name, "link", "add", "br0", "type", "bridge"],
                      ["-n", name, "link", "add", "name", "a", "type", "veth", "peer", "name", "b"],
-                     ["-n", name, "link", "set", "dev", "b", "master", "br0"]):
+                     ["-n", name, "link", "set", "dev", "b", "master", "br0"], ["netns", "exec", name, "true"]):
             result = ip(*args, check=False)
             if result.returncode != 0:
                 return f"`ip {' '.join(args)}` failed: {result.stderr.strip()}"
@@ -83,16 +92,23 @@ def remove_stale():
         match = re.match(r"spj(\d+)-", name)
         if match and not os.path.exists(f"/proc/{match.group(1)}"):
             ip("netns", "del", name, check=False)
+    # The link of an older version of this tool into the machine's own namespace.
+    for name in re.findall(r"^\d+: (spj(\d+)r)[@:]", ip("-o", "link", check=False).stdout, re.M):
+        if not os.path.exists(f"/proc/{name[1]}"):
+            ip("link", "del", name[0], check=False)
 
 
-def free_subnet(rng):
-    used = ip("-4", "route", "show", "table", "all", check=False).stdout + ip("-4", "addr", check=False).stdout
-    for _ in range(200):
-        third = rng.randrange(1, 255)
-        prefix = f"{BASE}.{third}."
-        if prefix not in used:
-            return prefix
-    raise Unavailable(f"no free /24 in {BASE}.0.0/16")
+def in_use():
+    """The /24s of 10.231.0.0/16 that other runs' namespaces use (two runs at once stay apart,
+    though their namespaces could not reach one another anyway)."""
+    used = set()
+    for line in ip("netns", "list", check=False).stdout.splitlines():
+        name = line.split(" ")[0]
+        if name.startswith("spj") and name.endswith("-lb"):
+            found = re.search(r"inet (10\.231\.\d+)\.", ip("-n", name, "-4", "addr", check=False).stdout)
+            if found:
+                used.add(found.group(1) + ".")
+    return used
 
 
 class Network:
@@ -101,9 +117,11 @@ class Network:
         octet of its address: {"pg": 2, "lb": 3, "s1": 11, …}."""
         self.tag = f"spj{os.getpid()}"
         self.members = dict(members)
-        self.prefix = free_subnet(random.Random(f"subnet-{seed}-{os.getpid()}"))
+        rng = random.Random(f"subnet-{seed}-{os.getpid()}")
+        used = in_use()
+        self.prefix = next(p for p in (f"{BASE}.{rng.randrange(1, 250)}." for _ in range(500)) if p not in used)
+        self.nowhere = self.prefix + "254"  # a gateway no namespace has: what is routed there is lost
         self.bridge = f"{self.tag}-br"
-        self.root_link = f"{self.tag}r"[-15:]
         self.ports = {}  # member -> its veth's name in the bridge namespace
         self.active = {}  # fault key -> the command that heals it
         self.made = []
@@ -112,7 +130,7 @@ class Network:
         return f"{self.tag}-{member}"
 
     def address(self, member):
-        return self.prefix + str(self.members[member]) if member != "root" else self.prefix + "1"
+        return self.prefix + str(self.members[member])
 
     def exec_prefix(self, member):
         return ["ip", "netns", "exec", self.ns(member)]
@@ -136,15 +154,9 @@ class Network:
             ip("-n", name, "link", "set", "eth0", "up")
             ip("-n", name, "link", "set", "lo", "up")
             self.ports[member] = port
-        ip("link", "add", self.root_link, "type", "veth", "peer", "name", "proot", "netns", self.bridge)
-        ip("-n", self.bridge, "link", "set", "dev", "proot", "master", "br0")
-        ip("-n", self.bridge, "link", "set", "dev", "proot", "up")
-        ip("addr", "add", f"{self.prefix}1/24", "dev", self.root_link)
-        ip("link", "set", self.root_link, "up")
 
     def down(self):
         self.heal_all()
-        ip("link", "del", self.root_link, check=False)
         for name in reversed(self.made):
             ip("netns", "del", name, check=False)
         self.made = []
@@ -158,11 +170,13 @@ class Network:
             apply = ["-n", self.bridge, "link", "set", "dev", self.ports[a], "down"]
             heal = ["-n", self.bridge, "link", "set", "dev", self.ports[a], "up"]
         else:
-            # A blackhole route in `a`'s namespace towards `b`: what `a` sends to `b` is lost.
+            # In `a`'s namespace, `b` is routed to a gateway nobody answers for: what `a` sends to
+            # `b` is lost on the way, with no error at the sender (a blackhole route would fail
+            # the send at once, which no real network does).
             key = (kind, a, b)
-            route = [f"{self.address(b)}/32"]
-            apply = ["-n", self.ns(a), "route", "add", "blackhole", *route]
-            heal = ["-n", self.ns(a), "route", "del", "blackhole", *route]
+            route = [f"{self.address(b)}/32", "via", self.nowhere]
+            apply = ["-n", self.ns(a), "route", "add", *route]
+            heal = ["-n", self.ns(a), "route", "del", *route]
         if key in self.active:
             return None
         ip(*apply)
@@ -177,3 +191,47 @@ class Network:
     def heal_all(self):
         for key in list(self.active):
             self.heal(key)
+
+
+# -- the run's reads, made from inside the observer namespace ---------------------------------
+
+
+def http_main(args):
+    """`jepsen_net.py http METHOD URL TIMEOUT` (headers as JSON in $JEPSEN_HEADERS, the body on
+    stdin): one request, answered on stdout as JSON {"status", "body"} or {"error", "refused"}."""
+    method, url, timeout = args[0], args[1], float(args[2])
+    body = sys.stdin.buffer.read() or None
+    request = urllib.request.Request(url, data=body, method=method)
+    for name, value in json.loads(os.environ.get("JEPSEN_HEADERS", "{}")).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            answer = {"status": response.status, "body": response.read().decode("utf-8", "replace")}
+    except urllib.error.HTTPError as error:
+        answer = {"status": error.code, "body": error.read().decode("utf-8", "replace")}
+    except Exception as error:  # no answer: say whether the connection was refused
+        reason = getattr(error, "reason", error)
+        answer = {"error": f"{type(reason).__name__}: {reason}", "refused": isinstance(reason, ConnectionRefusedError)}
+    print(json.dumps(answer))
+
+
+def connect_main(args):
+    """`jepsen_net.py connect HOST PORT`: exit 0 once something listens there (at most 15 s)."""
+    import time
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((args[0], int(args[1])), timeout=1).close()
+            return 0
+        except OSError:
+            time.sleep(0.2)
+    return 1
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["http"]:
+        http_main(sys.argv[2:])
+    elif sys.argv[1:2] == ["connect"]:
+        sys.exit(connect_main(sys.argv[2:]))
+    else:
+        sys.exit("usage: jepsen_net.py http METHOD URL TIMEOUT | connect HOST PORT")
