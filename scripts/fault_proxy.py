@@ -193,20 +193,23 @@ class Proxy:
         return Proxy.with_length(head, len(body)), body, method
 
     @staticmethod
-    def with_length(head, length):
+    def with_header(head, dropped, line):
+        """The head without the headers named in `dropped` (lower case, with their colon), and with
+        `line` added (none when None)."""
         lines = head.decode("latin-1").split("\r\n")
-        kept = [line for line in lines if line and not line.lower().startswith(("transfer-encoding:", "content-length:"))]
-        kept.append(f"Content-Length: {length}")
+        kept = [item for item in lines if item and not item.lower().startswith(dropped)]
+        if line is not None:
+            kept.append(line)
         return ("\r\n".join(kept) + "\r\n\r\n").encode("latin-1")
+
+    @staticmethod
+    def with_length(head, length):
+        return Proxy.with_header(head, ("transfer-encoding:", "content-length:"), f"Content-Length: {length}")
 
     @staticmethod
     def connection_header(head, value):
         """The head with its Connection header replaced by `value` (none when None)."""
-        lines = head.decode("latin-1").split("\r\n")
-        kept = [line for line in lines if line and not line.lower().startswith(("connection:", "keep-alive:"))]
-        if value is not None:
-            kept.append(f"Connection: {value}")
-        return ("\r\n".join(kept) + "\r\n\r\n").encode("latin-1")
+        return Proxy.with_header(head, ("connection:", "keep-alive:"), None if value is None else f"Connection: {value}")
 
     def forward(self, head, body, method):
         """The request sent to the balancer on a connection of its own (so an answer ends with

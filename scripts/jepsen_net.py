@@ -39,10 +39,6 @@ import urllib.request
 BASE = "10.231"
 
 
-class Unavailable(Exception):
-    """Namespaces cannot be made here (not root, no iproute2, a kernel without them)."""
-
-
 def ip(*args, check=True):
     result = subprocess.run(["ip", *args], capture_output=True, text=True, timeout=30)
     if check and result.returncode != 0:
