@@ -416,19 +416,20 @@ public enum BenchmarkSuite {
                 for index in chunk..<upper {
                     if index % perWorkout == 0 {
                         workoutID = UUID.timeOrdered()
-                        try tx.saveWorkout(
+                        try await tx.saveWorkout(
                             WireWorkout(
                                 id: workoutID, name: "Workout \(index / perWorkout)", startedAt: stamp,
                                 updatedAt: stamp,
-                                serverVersion: try tx.nextChangeVersion(owner: "bench"), deleted: false), owner: "bench"
+                                serverVersion: try await tx.nextChangeVersion(owner: "bench"), deleted: false),
+                            owner: "bench"
                         )
                     }
-                    try tx.saveSet(
+                    try await tx.saveSet(
                         WireSet(
                             id: .timeOrdered(), workoutID: workoutID, exercise: lifts[index % lifts.count],
                             position: index % perWorkout + 1, kind: .normal, weight: 100, unit: .kg, reps: 5,
                             performedAt: stamp, updatedAt: stamp,
-                            serverVersion: try tx.nextChangeVersion(owner: "bench"),
+                            serverVersion: try await tx.nextChangeVersion(owner: "bench"),
                             deleted: false),
                         owner: "bench")
                 }

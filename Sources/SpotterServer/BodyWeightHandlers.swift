@@ -62,12 +62,12 @@ extension WireBodyWeight: MergeableEntity {
 }
 
 extension EntityHandlers {
-    func createBodyWeight(_ fields: [String: JSONValue]) throws -> APIResponse {
+    func createBodyWeight(_ fields: [String: JSONValue]) async throws -> APIResponse {
         let incoming: WireBodyWeight
         do { incoming = try EntityRules.newBodyWeight(from: fields) } catch {
             return .problem(Problems.validation(error))
         }
-        if let existing = try transaction.bodyWeight(id: incoming.bodyWeight.id.wireString, owner: user) {
+        if let existing = try await transaction.bodyWeight(id: incoming.bodyWeight.id.wireString, owner: user) {
             // The client id is the second idempotency layer, as for every create: the same
             // weigh-in again is the one stored; another one (or one deleted) under its id is 409.
             guard existing.deleted != true, existing.bodyWeight == incoming.bodyWeight else {
@@ -76,30 +76,30 @@ extension EntityHandlers {
             return .json(200, existing)
         }
         var entry = incoming
-        entry.stamp(version: try transaction.nextChangeVersion(owner: user), at: now)
-        try transaction.saveBodyWeight(entry, owner: user)
+        entry.stamp(version: try await transaction.nextChangeVersion(owner: user), at: now)
+        try await transaction.saveBodyWeight(entry, owner: user)
         return .json(201, entry)
     }
 
     /// Merged field by field as a set's update is (weight and unit as one), through the same path.
-    func updateBodyWeight(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
-        try mergedUpdate(
-            id: id, fields: fields, read: { try transaction.bodyWeight(id: $0, owner: user) }, label: label(of:),
-            save: { try transaction.saveBodyWeight($0, owner: user) })
+    func updateBodyWeight(id: String, _ fields: [String: JSONValue]) async throws -> APIResponse {
+        try await mergedUpdate(
+            id: id, fields: fields, read: { try await transaction.bodyWeight(id: $0, owner: user) }, label: label(of:),
+            save: { try await transaction.saveBodyWeight($0, owner: user) })
     }
 
-    func deleteBodyWeight(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
-        guard var entry = try transaction.bodyWeight(id: id, owner: user), entry.deleted != true else {
+    func deleteBodyWeight(id: String, _ fields: [String: JSONValue]) async throws -> APIResponse {
+        guard var entry = try await transaction.bodyWeight(id: id, owner: user), entry.deleted != true else {
             return .problem(Problems.notFound("no weigh-in \(id)"))
         }
         let clock = editClock(fields)
-        try recordDeleteOverUnseenEdits(
+        try await recordDeleteOverUnseenEdits(
             .bodyWeight, id: entry.bodyWeight.id, stored: entry.json, groups: MergeFields.bodyWeight,
             base: clock.base, deleteStamp: clock.stamp, label: label(of: entry))
         entry.updatedAt = now
-        entry.serverVersion = try transaction.nextChangeVersion(owner: user)
+        entry.serverVersion = try await transaction.nextChangeVersion(owner: user)
         entry.deleted = true
-        try transaction.saveBodyWeight(entry, owner: user)
+        try await transaction.saveBodyWeight(entry, owner: user)
         return .noContent
     }
 

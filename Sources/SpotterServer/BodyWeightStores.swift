@@ -43,7 +43,7 @@ extension SQLiteServerTransaction {
 extension PostgresServerStore {
     public func bodyWeights(user: String, includeDeleted: Bool) async throws -> [WireBodyWeight] {
         try await withSession { session in
-            try session.query(
+            try await session.query(
                 """
                 SELECT * FROM body_weights WHERE owner = \(user) AND (\(includeDeleted) OR NOT deleted)
                 ORDER BY measured_at, id
@@ -55,8 +55,8 @@ extension PostgresServerStore {
     /// Weigh-in changes after `version` (one more than `limit`), read in the feed's snapshot.
     static func bodyWeightChanges(
         _ session: PostgresSession, user: String, after version: Int64, limit: Int
-    ) throws -> [WireChange] {
-        try session.query(
+    ) async throws -> [WireChange] {
+        try await session.query(
             """
             SELECT * FROM body_weights WHERE owner = \(user) AND server_version > \(version)
             ORDER BY server_version LIMIT \(limit + 1)
@@ -66,16 +66,17 @@ extension PostgresServerStore {
 }
 
 extension PostgresServerTransaction {
-    func bodyWeight(id: String, owner: String) throws -> WireBodyWeight? {
-        try serialize(owner)
-        return try session.query("SELECT * FROM body_weights WHERE owner = \(owner) AND id = \(id)").rows.first.map {
-            try StoredEntity.bodyWeight($0.makeRandomAccess())
-        }
+    func bodyWeight(id: String, owner: String) async throws -> WireBodyWeight? {
+        try await serialize(owner)
+        return try await session.query("SELECT * FROM body_weights WHERE owner = \(owner) AND id = \(id)").rows.first
+            .map {
+                try StoredEntity.bodyWeight($0.makeRandomAccess())
+            }
     }
 
-    func saveBodyWeight(_ wire: WireBodyWeight, owner: String) throws {
-        try serialize(owner)
-        try session.query(
+    func saveBodyWeight(_ wire: WireBodyWeight, owner: String) async throws {
+        try await serialize(owner)
+        try await session.query(
             Self.insert(
                 wire.bodyWeight, into: BodyWeight.Column.table, owner: owner, stamp: wire,
                 "ON CONFLICT (owner, id) DO UPDATE SET \(Self.takeExcluded(BodyWeight.Column.self))"))

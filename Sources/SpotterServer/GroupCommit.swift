@@ -170,15 +170,27 @@ extension Database {
             return
         }
         try cachedStatement(sql: "SAVEPOINT spotter").execute()
-        var firstError: Error?
-        do {
-            if try work() {
-                try cachedStatement(sql: "RELEASE SAVEPOINT spotter").execute()
-                return
-            }
-        } catch {
-            firstError = error
+        try endSavepoint(Result { try work() })
+    }
+
+    /// `inPreparedSavepoint` for an `async` write, always inside the group's transaction.
+    func inPreparedSavepoint(_ work: () async throws -> Bool) async throws {
+        guard isInsideTransaction else { throw GroupCommitFailed(reason: "a savepoint outside a transaction") }
+        try cachedStatement(sql: "SAVEPOINT spotter").execute()
+        let outcome: Result<Bool, Error>
+        do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
+        try endSavepoint(outcome)
+    }
+
+    /// Releases the savepoint the work kept, or rolls it back; the work's error wins over one of
+    /// the rollback's.
+    private func endSavepoint(_ outcome: Result<Bool, Error>) throws {
+        if case .success(true) = outcome {
+            try cachedStatement(sql: "RELEASE SAVEPOINT spotter").execute()
+            return
         }
+        var firstError: Error?
+        if case .failure(let error) = outcome { firstError = error }
         do {
             // Rolling back to a savepoint keeps it on SQLite's stack: it is released after.
             try cachedStatement(sql: "ROLLBACK TRANSACTION TO SAVEPOINT spotter").execute()

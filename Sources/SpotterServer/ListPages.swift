@@ -199,7 +199,7 @@ extension PostgresServerStore {
                  AND (\(list.orderList)) > (\(marks.joined(separator: ", ")))
                 ORDER BY \(list.orderList) LIMIT $\(binds.count)
                 """
-            let rows = try session.query(PostgresQuery(unsafeSQL: sql, binds: binds)).rows.map {
+            let rows = try await session.query(PostgresQuery(unsafeSQL: sql, binds: binds)).rows.map {
                 $0.makeRandomAccess()
             }
             return try ListSlice.page(rows, of: list, limit: limit)

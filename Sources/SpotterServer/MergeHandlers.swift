@@ -112,14 +112,14 @@ extension EntityHandlers {
     /// and every overridden value is recorded.
     /// - Parameter check: a refusal of the merged entity before it is saved (nil: none).
     func mergedUpdate<Entity: MergeableEntity>(
-        id: String, fields: [String: JSONValue], read: (String) throws -> Entity?,
-        label: (Entity) throws -> String, check: (Entity) throws -> APIResponse? = { _ in nil },
-        save: (Entity) throws -> Void
-    ) throws -> APIResponse {
+        id: String, fields: [String: JSONValue], read: (String) async throws -> Entity?,
+        label: (Entity) async throws -> String, check: (Entity) async throws -> APIResponse? = { _ in nil },
+        save: (Entity) async throws -> Void
+    ) async throws -> APIResponse {
         let noun = Entity.entityType.rawValue
-        guard let before = try read(id) else { return .problem(Problems.notFound("no \(noun) \(id)")) }
+        guard let before = try await read(id) else { return .problem(Problems.notFound("no \(noun) \(id)")) }
         if before.isDeleted {
-            try recordDeleteOverEdit(
+            try await recordDeleteOverEdit(
                 Entity.entityType, id: before.entityID, sentFields: fields, groups: Entity.mergeGroups,
                 deletedAt: before.lastUpdate, label: label(before))
             return .problem(Problems.notFound("no \(noun) \(id)"))
@@ -128,20 +128,20 @@ extension EntityHandlers {
         do { try patched.apply(fields) } catch { return .problem(Problems.validation(error)) }
         // A patch that changes nothing is no change: no new version, no entry in the feed.
         guard patched.differs(from: before) else { return .json(200, before) }
-        let merged = try merge(
+        let merged = try await merge(
             Entity.entityType, id: id, sentFields: fields, before: before.json, patched: patched.json,
             groups: Entity.mergeGroups)
         var entity = before
         do { try entity.apply(merged.patch) } catch { return .problem(Problems.validation(error)) }
         var version: Int64?
         if entity.differs(from: before) {
-            if let refusal = try check(entity) { return refusal }
-            version = try transaction.nextChangeVersion(owner: user)
+            if let refusal = try await check(entity) { return refusal }
+            version = try await transaction.nextChangeVersion(owner: user)
             entity.stamp(version: version!, at: now)
-            try save(entity)
+            try await save(entity)
         }
         let answer = version == nil ? before : entity
-        try recordMerge(
+        try await recordMerge(
             Entity.entityType, id: before.entityID, written: merged.patch, groups: Entity.mergeGroups,
             clock: merged.clock, version: version, conflicts: merged.conflicts, label: label(answer))
         return .json(200, answer)
@@ -163,13 +163,13 @@ extension EntityHandlers {
     func merge(
         _ type: EntityType, id: String, sentFields: [String: JSONValue], before: JSONValue, patched: JSONValue,
         groups: [[String]]
-    ) throws -> (patch: [String: JSONValue], clock: ClockStamp, conflicts: [FieldMerge.FieldConflict]) {
+    ) async throws -> (patch: [String: JSONValue], clock: ClockStamp, conflicts: [FieldMerge.FieldConflict]) {
         let clock = editClock(sentFields)
         let sent = Set(sentFields.keys)
         let result = FieldMerge.merge(
             patch: MergeFields.values(patched, groups: groups, only: sent), stamp: clock.stamp, baseVersion: clock.base,
             stored: MergeFields.values(before, groups: groups, only: sent),
-            clocks: try transaction.fieldClocks(type, id: id, owner: user))
+            clocks: try await transaction.fieldClocks(type, id: id, owner: user))
         return (MergeFields.patch(result.writes, groups: groups), clock.stamp, result.conflicts)
     }
 
@@ -177,16 +177,16 @@ extension EntityHandlers {
     func recordMerge(
         _ type: EntityType, id: UUID, written: [String: JSONValue], groups: [[String]], clock: ClockStamp,
         version: Int64?, conflicts: [FieldMerge.FieldConflict], label: String
-    ) throws {
+    ) async throws {
         if let version {
             var clocks: [String: FieldClock] = [:]
             for group in groups where group.contains(where: { written[$0] != nil }) {
                 clocks[group[0]] = FieldClock(stamp: clock, version: version)
             }
-            try transaction.saveFieldClocks(clocks, type: type, id: id.wireString, owner: user)
+            try await transaction.saveFieldClocks(clocks, type: type, id: id.wireString, owner: user)
         }
         for conflict in conflicts {
-            try saveConflict(
+            try await saveConflict(
                 ConflictRecord(
                     id: UUID.timeOrdered(at: now), entityType: type, entityID: id, field: conflict.field,
                     kept: conflict.kept, overridden: conflict.overridden, keptStamp: conflict.keptStamp,
@@ -199,7 +199,7 @@ extension EntityHandlers {
     func recordDeleteOverEdit(
         _ type: EntityType, id: UUID, sentFields: [String: JSONValue], groups: [[String]], deletedAt: Date?,
         label: String
-    ) throws {
+    ) async throws {
         // Only what the edit sent: a weight sent without its unit is no edit of the unit.
         let edited = MergeFields.patch(
             MergeFields.values(.object(sentFields), groups: groups, only: Set(sentFields.keys)), groups: groups
@@ -208,7 +208,7 @@ extension EntityHandlers {
         let deleteStamp = ClockStamp(
             milliseconds: Int64(((deletedAt ?? now).timeIntervalSince1970 * 1000).rounded(.down)),
             device: ClockStamp.serverDevice)
-        try saveConflict(
+        try await saveConflict(
             ConflictRecord(
                 id: UUID.timeOrdered(at: now), entityType: type, entityID: id, field: ConflictRecord.deletedField,
                 kept: .bool(true), overridden: .object(edited), keptStamp: deleteStamp,
@@ -222,9 +222,9 @@ extension EntityHandlers {
     func recordDeleteOverUnseenEdits(
         _ type: EntityType, id: UUID, stored: JSONValue, groups: [[String]], base: Int64?, deleteStamp: ClockStamp,
         label: String
-    ) throws {
+    ) async throws {
         guard let base else { return }
-        let unseen = try transaction.fieldClocks(type, id: id.wireString, owner: user).filter {
+        let unseen = try await transaction.fieldClocks(type, id: id.wireString, owner: user).filter {
             $0.value.version > base && $0.value.stamp.device != deleteStamp.device
         }
         guard let newest = unseen.values.map(\.stamp).max() else { return }
@@ -233,7 +233,7 @@ extension EntityHandlers {
             groups.map { $0[0] }.filter { name in unseen.keys.contains { $0 == name || $0.hasPrefix(name + "/") } })
         let edited = MergeFields.patch(MergeFields.values(stored, groups: groups, only: names), groups: groups)
         guard !edited.isEmpty else { return }
-        try saveConflict(
+        try await saveConflict(
             ConflictRecord(
                 id: UUID.timeOrdered(at: now), entityType: type, entityID: id, field: ConflictRecord.deletedField,
                 kept: .bool(true), overridden: .object(edited), keptStamp: deleteStamp, overriddenStamp: newest,
@@ -242,28 +242,29 @@ extension EntityHandlers {
 
     /// A set a workout's delete takes with it that the deleting device never held (logged on
     /// another device after it last pulled): recorded whole as overridden by the delete.
-    func recordDeleteOverUnseenSet(_ set: WireSet, deleteStamp: ClockStamp, label: String) throws {
-        let clocks = try transaction.fieldClocks(.set, id: set.id.wireString, owner: user)
+    func recordDeleteOverUnseenSet(_ set: WireSet, deleteStamp: ClockStamp, label: String) async throws {
+        let clocks = try await transaction.fieldClocks(.set, id: set.id.wireString, owner: user)
         let made = ClockStamp(
             milliseconds: Int64(((set.updatedAt ?? now).timeIntervalSince1970 * 1000).rounded(.down)),
             device: ClockStamp.serverDevice)
         let content = MergeFields.patch(
             MergeFields.values(EntityRules.clientContent(set).json, groups: MergeFields.set), groups: MergeFields.set)
-        try saveConflict(
+        try await saveConflict(
             ConflictRecord(
                 id: UUID.timeOrdered(at: now), entityType: .set, entityID: set.id, field: ConflictRecord.deletedField,
                 kept: .bool(true), overridden: .object(content), keptStamp: deleteStamp,
                 overriddenStamp: clocks.values.map(\.stamp).max() ?? made, label: label, recordedAt: now))
     }
 
-    private func saveConflict(_ record: ConflictRecord) throws {
-        try transaction.saveConflict(
-            WireConflict(record: record, serverVersion: try transaction.nextChangeVersion(owner: user)), owner: user)
+    private func saveConflict(_ record: ConflictRecord) async throws {
+        try await transaction.saveConflict(
+            WireConflict(record: record, serverVersion: try await transaction.nextChangeVersion(owner: user)),
+            owner: user)
     }
 
     /// "Bench Press (Barbell) set in 'Push Day'": what a conflict names.
-    func label(of set: WireSet) throws -> String {
-        label(of: set, inWorkout: try transaction.workout(id: set.workoutID.wireString, owner: user)?.name)
+    func label(of set: WireSet) async throws -> String {
+        label(of: set, inWorkout: try await transaction.workout(id: set.workoutID.wireString, owner: user)?.name)
     }
 
     /// The same, when the workout's name is already at hand (nil: the workout is not found).

@@ -49,8 +49,8 @@ extension PostgresSchema {
     /// The conflicts of `user` after `version` in the feed's order, for one page.
     static func conflictChanges(
         _ session: PostgresSession, user: String, after version: Int64, limit: Int
-    ) throws -> [WireChange] {
-        try session.query(
+    ) async throws -> [WireChange] {
+        try await session.query(
             """
             SELECT * FROM conflicts WHERE owner = \(user) AND server_version > \(version)
             ORDER BY server_version LIMIT \(limit + 1)
@@ -60,9 +60,9 @@ extension PostgresSchema {
 }
 
 extension PostgresServerTransaction {
-    func fieldClocks(_ type: EntityType, id: String, owner: String) throws -> [String: FieldClock] {
-        try serialize(owner)
-        let rows = try session.query(
+    func fieldClocks(_ type: EntityType, id: String, owner: String) async throws -> [String: FieldClock] {
+        try await serialize(owner)
+        let rows = try await session.query(
             """
             SELECT field, stamp, version FROM field_clocks
             WHERE owner = \(owner) AND entity_type = \(type.rawValue) AND entity_id = \(id)
@@ -71,10 +71,10 @@ extension PostgresServerTransaction {
         return try StoredEntity.fieldClocks(rows)
     }
 
-    func saveFieldClocks(_ clocks: [String: FieldClock], type: EntityType, id: String, owner: String) throws {
-        try serialize(owner)
+    func saveFieldClocks(_ clocks: [String: FieldClock], type: EntityType, id: String, owner: String) async throws {
+        try await serialize(owner)
         for (field, clock) in clocks {
-            try session.query(
+            try await session.query(
                 """
                 INSERT INTO field_clocks (owner, entity_type, entity_id, field, stamp, version)
                 VALUES (\(owner), \(type.rawValue), \(id), \(field), \(clock.stamp.description), \(clock.version))
@@ -84,10 +84,10 @@ extension PostgresServerTransaction {
         }
     }
 
-    func saveConflict(_ conflict: WireConflict, owner: String) throws {
-        try serialize(owner)
+    func saveConflict(_ conflict: WireConflict, owner: String) async throws {
+        try await serialize(owner)
         let record = conflict.record
-        try session.query(
+        try await session.query(
             """
             INSERT INTO conflicts (owner, id, entity_type, entity_id, field, kept, overridden, kept_stamp,
                 overridden_stamp, label, recorded_at, server_version)

@@ -137,21 +137,20 @@ struct PostgresStatementError: Error, CustomStringConvertible {
     var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 }
 
-/// Blocking access to PostgreSQL for the synchronous `ServerTransaction` seam.
+/// Pooled connections to PostgreSQL, lent one to a transaction.
 ///
-/// A transaction's statements depend on each other's answers, and the handlers that issue them
-/// are the same synchronous code SQLite runs. So each transaction runs on a thread of its own
-/// (`NIOThreadPool`, one thread per pooled connection, never an event loop or the cooperative
-/// pool) and waits for each answer there. `size` bounds both the threads and the connections:
-/// at most `size` transactions run at once on this instance, the others queue for a thread.
+/// A transaction's statements depend on each other's answers, so a session sends one statement
+/// and awaits its answer before the next; awaiting suspends the task, never a thread (no
+/// `.wait()` anywhere: the event loop answers the statement's future and the task goes on).
+/// `size` bounds the connections and so the transactions running at once on this instance; the
+/// others wait for a turn, in the order they asked, holding nothing.
 final class PostgresPool: Sendable {
     let location: PostgresLocation
     let size: Int
     /// How long one statement may wait for its answer before its connection is closed and the
-    /// request answered 503: a database that hangs must not hold a thread forever.
+    /// request answered 503: a database that hangs must not hold a connection forever.
     let statementTimeout: TimeAmount
     private let logger: Logger
-    private let threads: NIOThreadPool
     private let eventLoops: any EventLoopGroup
     private let configuration: PostgresConnection.Configuration
     private let state = Mutex(State())
@@ -160,6 +159,12 @@ final class PostgresPool: Sendable {
         var idle: [PostgresConnection] = []
         var nextID = 0
         var isClosed = false
+        /// Sessions holding a turn (at most `size`).
+        var running = 0
+        /// Sessions waiting for a turn, first come first served.
+        var waiting: [CheckedContinuation<Bool, Never>] = []
+        /// `close()` calls waiting for the running sessions to end.
+        var drained: [CheckedContinuation<Void, Never>] = []
     }
 
     init(location: PostgresLocation, size: Int, statementTimeout: TimeAmount = .seconds(30), logger: Logger) {
@@ -173,42 +178,64 @@ final class PostgresPool: Sendable {
         configuration.options.connectTimeout = .seconds(5)
         self.configuration = configuration
         eventLoops = MultiThreadedEventLoopGroup.singleton
-        threads = NIOThreadPool(numberOfThreads: size)
-        threads.start()
     }
 
-    /// Runs `body` on a pool thread with a connection of its own. A connection whose link failed
-    /// is closed and forgotten; the next request opens a new one (so a restarted PostgreSQL is
-    /// used again as soon as it accepts connections).
-    func withSession<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
-        // A stopped thread pool refuses work with a CancellationError: say what it means.
-        guard !state.withLock({ $0.isClosed }) else { throw ServerStoreUnavailable("the store is closed") }
+    /// Runs `body` with a connection of its own. A connection whose link failed is closed and
+    /// forgotten; the next request opens a new one (so a restarted PostgreSQL is used again as
+    /// soon as it accepts connections).
+    func withSession<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
+        guard await takeTurn() else { throw ServerStoreUnavailable("the store is closed") }
+        defer { endTurn() }
+        let (connection, reused) = try await lease()
+        let session = PostgresSession(
+            connection: connection, wasIdle: reused, timeout: statementTimeout, logger: logger,
+            progress: PostgresSession.Progress())
         do {
-            return try await threads.runIfActive { [self] in
-                let (connection, reused) = try lease()
-                let session = PostgresSession(
-                    connection: connection, wasIdle: reused, timeout: statementTimeout, logger: logger,
-                    progress: PostgresSession.Progress())
-                do {
-                    let result = try body(session)
-                    giveBack(connection)
-                    return result
-                } catch let error where error is ServerStoreUnavailable || error is PostgresStaleConnection {
-                    Self.close(connection)
-                    throw error
-                } catch {
-                    // Refused statements and the handlers' own errors leave a healthy connection
-                    // (the transaction rolled back first; see `PostgresSession.transaction`).
-                    giveBack(connection)
-                    throw error
-                }
-            }
-        } catch let error as NIOThreadPoolError.ThreadPoolInactive {
-            throw ServerStoreUnavailable("the store is closed (\(error))")
+            let result = try await body(session)
+            giveBack(connection)
+            return result
+        } catch let error where error is ServerStoreUnavailable || error is PostgresStaleConnection {
+            Self.close(connection)
+            throw error
+        } catch {
+            // Refused statements and the handlers' own errors leave a healthy connection
+            // (the transaction rolled back first; see `PostgresSession.transaction`).
+            giveBack(connection)
+            throw error
         }
     }
 
-    private func lease() throws -> (PostgresConnection, reused: Bool) {
+    /// Waits for one of the `size` turns; false when the pool closed first.
+    private func takeTurn() async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let answer: Bool? = state.withLock { state in
+                if state.isClosed { return false }
+                guard state.running < size else {
+                    state.waiting.append(continuation)
+                    return nil
+                }
+                state.running += 1
+                return true
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
+    }
+
+    /// Hands the turn to the first waiting session, or gives it back.
+    private func endTurn() {
+        let (next, drained): (CheckedContinuation<Bool, Never>?, [CheckedContinuation<Void, Never>]) =
+            state.withLock { state in
+                if !state.isClosed, !state.waiting.isEmpty { return (state.waiting.removeFirst(), []) }
+                state.running -= 1
+                guard state.running == 0 else { return (nil, []) }
+                defer { state.drained.removeAll() }
+                return (nil, state.drained)
+            }
+        next?.resume(returning: true)
+        for waiter in drained { waiter.resume() }
+    }
+
+    private func lease() async throws -> (PostgresConnection, reused: Bool) {
         let (found, id): (PostgresConnection?, Int) = try state.withLock { state in
             guard !state.isClosed else { throw ServerStoreUnavailable("the store is closed") }
             while let connection = state.idle.popLast() {
@@ -219,9 +246,9 @@ final class PostgresPool: Sendable {
         }
         if let found { return (found, true) }
         do {
-            let connection = try PostgresConnection.connect(
+            let connection = try await PostgresConnection.connect(
                 on: eventLoops.next(), configuration: configuration, id: id, logger: logger
-            ).wait()
+            ).get()
             return (connection, false)
         } catch {
             throw PostgresSession.classify(error, doing: "connect to \(location.host):\(location.port)")
@@ -244,19 +271,33 @@ final class PostgresPool: Sendable {
         connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
-    /// Closes every idle connection and stops the threads once the running transactions are done.
+    /// Refuses new sessions (those waiting for a turn are refused too), waits for the running
+    /// ones to end, and closes every connection.
     func close() async {
-        let connections: [PostgresConnection] = state.withLock { state in
-            state.isClosed = true
-            defer { state.idle.removeAll() }
-            return state.idle
+        let (connections, refused): ([PostgresConnection], [CheckedContinuation<Bool, Never>]) =
+            state.withLock { state in
+                state.isClosed = true
+                defer {
+                    state.idle.removeAll()
+                    state.waiting.removeAll()
+                }
+                return (state.idle, state.waiting)
+            }
+        for waiter in refused { waiter.resume(returning: false) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { state in
+                // Refused waiters never held a turn: only the running sessions are waited for.
+                if state.running == 0 { return true }
+                state.drained.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
         }
-        try? await threads.shutdownGracefully()
         for connection in connections { try? await connection.close() }
     }
 }
 
-/// One connection, lent to one transaction on one pool thread; every call blocks that thread.
+/// One connection, lent to one transaction; each statement is awaited, one after another.
 struct PostgresSession {
     let connection: PostgresConnection
     /// True when the connection was pooled before this transaction (it may have gone stale).
@@ -275,12 +316,12 @@ struct PostgresSession {
     /// that finds the link dead throws `PostgresStaleConnection`: nothing ran, so the caller may go
     /// again on a fresh connection.
     @discardableResult
-    func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
+    func query(_ query: PostgresQuery) async throws -> PostgresQueryResult {
         let first = !progress.sentAny
         progress.sent += 1
         do {
             guard !connection.isClosed else { throw ServerStoreUnavailable("the connection to PostgreSQL is closed") }
-            return try answer(to: query)
+            return try await answer(to: query)
         } catch {
             let classified = Self.classify(error, doing: "run a statement")
             if first, wasIdle, let unavailable = classified as? ServerStoreUnavailable {
@@ -290,10 +331,10 @@ struct PostgresSession {
         }
     }
 
-    /// Waits for the statement's answer, or for `timeout`, whichever comes first. The wait is
+    /// Awaits the statement's answer, or `timeout`, whichever comes first. The deadline is
     /// ours, not the connection's: a statement sent on a link that is going down must not hold
-    /// this thread even if the driver never answers it. On time-out the connection is closed.
-    private func answer(to query: PostgresQuery) throws -> PostgresQueryResult {
+    /// its request even if the driver never answers it. On time-out the connection is closed.
+    private func answer(to query: PostgresQuery) async throws -> PostgresQueryResult {
         let connection = connection
         let timeout = timeout
         let promise = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
@@ -309,26 +350,26 @@ struct PostgresSession {
             deadline.cancel()
             promise.completeWith(result)
         }
-        return try promise.futureResult.wait()
+        return try await promise.futureResult.get()
     }
 
     /// Runs `body` between BEGIN and COMMIT; a throw rolls back. A COMMIT that PostgreSQL answers
     /// with ROLLBACK (the transaction had failed) throws instead of passing for a commit, and a
     /// ROLLBACK that fails leaves the connection unusable, so it is reported as unavailable.
-    func transaction<T>(_ begin: PostgresQuery = "BEGIN", _ body: () throws -> T) throws -> T {
-        try query(begin)
+    func transaction<T>(_ begin: PostgresQuery = "BEGIN", _ body: () async throws -> T) async throws -> T {
+        try await query(begin)
         let result: T
         do {
-            result = try body()
+            result = try await body()
         } catch let error as ServerStoreUnavailable {
             throw error  // the link is gone: the server rolls back; this connection is discarded
         } catch {
-            do { try query("ROLLBACK") } catch {
+            do { try await query("ROLLBACK") } catch {
                 throw ServerStoreUnavailable("could not roll back: \(error)")
             }
             throw error
         }
-        let committed = try query("COMMIT")
+        let committed = try await query("COMMIT")
         guard committed.metadata.command == "COMMIT" else {
             throw PostgresStatementError(
                 sqlState: "25P02", message: "the transaction had failed; COMMIT answered \(committed.metadata.command)")
@@ -337,8 +378,8 @@ struct PostgresSession {
     }
 
     /// Runs a statement and returns how many rows it changed.
-    func execute(_ query: PostgresQuery) throws -> Int {
-        try self.query(query).metadata.rows ?? 0
+    func execute(_ query: PostgresQuery) async throws -> Int {
+        try await self.query(query).metadata.rows ?? 0
     }
 
     /// A server's refusal of one statement stays a `PostgresStatementError` (the connection is

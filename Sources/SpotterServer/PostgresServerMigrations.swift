@@ -100,10 +100,10 @@ enum PostgresSchema {
 
     /// Applies the migrations not yet recorded, all in one transaction under an advisory lock:
     /// instances that start together wait for each other, and the first one's work is the only one.
-    static func migrate(_ session: PostgresSession) throws {
-        try session.transaction {
-            try session.query("SELECT pg_advisory_xact_lock(\(migrationLock))")
-            try session.query(
+    static func migrate(_ session: PostgresSession) async throws {
+        try await session.transaction {
+            try await session.query("SELECT pg_advisory_xact_lock(\(migrationLock))")
+            try await session.query(
                 """
                 CREATE TABLE IF NOT EXISTS spotter_migrations (
                     name TEXT PRIMARY KEY,
@@ -111,12 +111,12 @@ enum PostgresSchema {
                 )
                 """)
             let applied = Set(
-                try session.query("SELECT name FROM spotter_migrations").rows.map {
+                try await session.query("SELECT name FROM spotter_migrations").rows.map {
                     try StoredCell.required($0.makeRandomAccess().text("name"), "name")
                 })
             for migration in migrations where !applied.contains(migration.name) {
-                for statement in migration.statements { try session.query(PostgresQuery(unsafeSQL: statement)) }
-                try session.query("INSERT INTO spotter_migrations (name) VALUES (\(migration.name))")
+                for statement in migration.statements { try await session.query(PostgresQuery(unsafeSQL: statement)) }
+                try await session.query("INSERT INTO spotter_migrations (name) VALUES (\(migration.name))")
             }
         }
     }

@@ -30,7 +30,7 @@ public struct PostgresServerStore: ServerStore {
     ) async throws -> PostgresServerStore {
         let pool = PostgresPool(location: location, size: poolSize, logger: logger)
         do {
-            try await pool.withSession { session in try PostgresSchema.migrate(session) }
+            try await pool.withSession { session in try await PostgresSchema.migrate(session) }
         } catch {
             await pool.close()
             throw ServerStartError("cannot use PostgreSQL at \(location.redacted): \(error)")
@@ -40,7 +40,7 @@ public struct PostgresServerStore: ServerStore {
 
     /// Runs `body` in a session; a pooled connection found dead before anything ran (PostgreSQL
     /// restarted since it was last used) is replaced and the body run again on a fresh one.
-    func withSession<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+    func withSession<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
         var attempts = 0
         while true {
             do {
@@ -52,12 +52,14 @@ public struct PostgresServerStore: ServerStore {
         }
     }
 
-    public func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(
+        _ work: @escaping @Sendable (any ServerTransaction) async throws -> T
+    ) async throws -> T {
         var attempts = 0
         while true {
             do {
                 return try await withSession { session in
-                    try session.transaction { try work(PostgresServerTransaction(session: session)) }
+                    try await session.transaction { try await work(PostgresServerTransaction(session: session)) }
                 }
             } catch let error as PostgresStatementError where error.isRetryable {
                 // A deadlock or serialization failure undid the whole transaction: run it again.
@@ -71,7 +73,7 @@ public struct PostgresServerStore: ServerStore {
     /// connection, instead of each taking one of the pool's to wait on the user's counter lock —
     /// one account's burst could otherwise hold the whole pool while other accounts wait.
     public func write<T: Sendable>(
-        of user: String, _ work: @escaping @Sendable (any ServerTransaction) throws -> T
+        of user: String, _ work: @escaping @Sendable (any ServerTransaction) async throws -> T
     ) async throws -> T {
         await turns.begin(user)
         defer { turns.end(user) }
@@ -84,18 +86,20 @@ public struct PostgresServerStore: ServerStore {
     ) async throws -> IdempotencyClaim {
         try await withSession { session in
             // The common case in one round trip: a new key, inserted on its own (autocommit).
-            if let token = try PostgresIdempotency.insertFresh(scope, fingerprint: fingerprint, now: now, in: session) {
+            if let token = try await PostgresIdempotency.insertFresh(
+                scope, fingerprint: fingerprint, now: now, in: session)
+            {
                 return .claimed(token: token)
             }
             // A completed, unexpired record with this fingerprint can only replay: no lock needed.
-            if let record = try PostgresIdempotency.record(scope, in: session), record.isCompleted,
+            if let record = try await PostgresIdempotency.record(scope, in: session), record.isCompleted,
                 record.fingerprint == fingerprint, now.timeIntervalSince(record.createdAt) < expiresAfter,
                 let response = record.response
             {
                 return .completed(response)
             }
-            return try session.transaction {
-                try PostgresIdempotency.claim(
+            return try await session.transaction {
+                try await PostgresIdempotency.claim(
                     scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter,
                     in: session)
             }
@@ -104,7 +108,7 @@ public struct PostgresServerStore: ServerStore {
 
     public func releaseIdempotencyKey(_ scope: IdempotencyScope, token: String) async throws {
         _ = try await withSession { session in
-            try session.execute(
+            try await session.execute(
                 """
                 DELETE FROM idempotency_records
                 WHERE owner = \(scope.user) AND method = \(scope.method) AND path = \(scope.path)
@@ -115,18 +119,18 @@ public struct PostgresServerStore: ServerStore {
 
     public func purgeIdempotencyRecords(createdBefore cutoff: Date) async throws -> Int {
         try await withSession { session in
-            try session.execute(
+            try await session.execute(
                 "DELETE FROM idempotency_records WHERE created_at < \(cutoff.timeIntervalSince1970)")
         }
     }
 
     public func idempotencyRecord(_ scope: IdempotencyScope) async throws -> IdempotencyRecord? {
-        try await withSession { session in try PostgresIdempotency.record(scope, in: session) }
+        try await withSession { session in try await PostgresIdempotency.record(scope, in: session) }
     }
 
     public func workouts(user: String, includeDeleted: Bool) async throws -> [WireWorkout] {
         try await withSession { session in
-            try session.query(
+            try await session.query(
                 """
                 SELECT * FROM workouts WHERE owner = \(user) AND (\(includeDeleted) OR NOT deleted)
                 ORDER BY started_at, id
@@ -151,13 +155,13 @@ public struct PostgresServerStore: ServerStore {
                     ORDER BY workout_id, position, performed_at, id
                     """
                 }
-            return try session.query(query).rows.map { try StoredEntity.set($0.makeRandomAccess()) }
+            return try await session.query(query).rows.map { try StoredEntity.set($0.makeRandomAccess()) }
         }
     }
 
     public func favorites(user: String) async throws -> [String] {
         try await withSession { session in
-            try session.query("SELECT exercise FROM favorites WHERE owner = \(user) ORDER BY folded").rows.map {
+            try await session.query("SELECT exercise FROM favorites WHERE owner = \(user) ORDER BY folded").rows.map {
                 try StoredCell.required($0.makeRandomAccess().text("exercise"), "exercise")
             }
         }
@@ -167,22 +171,23 @@ public struct PostgresServerStore: ServerStore {
         try await withSession { session in
             // Every table is read in one snapshot: a commit between two reads would otherwise let
             // the cursor pass a change of a table read before it.
-            try session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
-                let workouts = try session.query(
+            try await session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+                let workouts = try await session.query(
                     """
                     SELECT * FROM workouts WHERE owner = \(user) AND server_version > \(version)
                     ORDER BY server_version LIMIT \(limit + 1)
                     """
                 ).rows.map { WireChange.workout(try StoredEntity.workout($0.makeRandomAccess())) }
-                let sets = try session.query(
+                let sets = try await session.query(
                     """
                     SELECT * FROM sets WHERE owner = \(user) AND server_version > \(version)
                     ORDER BY server_version LIMIT \(limit + 1)
                     """
                 ).rows.map { WireChange.set(try StoredEntity.set($0.makeRandomAccess())) }
-                let routines = try Self.routineChanges(session, user: user, after: version, limit: limit)
-                let bodyWeights = try Self.bodyWeightChanges(session, user: user, after: version, limit: limit)
-                let conflicts = try PostgresSchema.conflictChanges(session, user: user, after: version, limit: limit)
+                let routines = try await Self.routineChanges(session, user: user, after: version, limit: limit)
+                let bodyWeights = try await Self.bodyWeightChanges(session, user: user, after: version, limit: limit)
+                let conflicts = try await PostgresSchema.conflictChanges(
+                    session, user: user, after: version, limit: limit)
                 let merged = (workouts + sets + routines + bodyWeights + conflicts).sorted {
                     $0.serverVersion < $1.serverVersion
                 }
@@ -192,7 +197,7 @@ public struct PostgresServerStore: ServerStore {
     }
 
     public func ping() async throws {
-        _ = try await withSession { session in try session.execute("SELECT 1") }
+        _ = try await withSession { session in try await session.execute("SELECT 1") }
     }
 
     public func close() async throws {
@@ -217,9 +222,9 @@ final class PostgresServerTransaction: ServerTransaction {
 
     /// Locks `owner`'s counter row until the transaction ends, before anything of theirs is
     /// read or written: their writes on every instance queue here, one at a time.
-    func serialize(_ owner: String) throws {
+    func serialize(_ owner: String) async throws {
         guard !lockedOwners.contains(owner) else { return }
-        try session.query(
+        try await session.query(
             """
             INSERT INTO change_counters (owner, value) VALUES (\(owner), 0)
             ON CONFLICT (owner) DO UPDATE SET value = change_counters.value
@@ -227,62 +232,63 @@ final class PostgresServerTransaction: ServerTransaction {
         lockedOwners.insert(owner)
     }
 
-    func nextChangeVersion(owner: String) throws -> Int64 {
-        try serialize(owner)
-        let result = try session.query(
+    func nextChangeVersion(owner: String) async throws -> Int64 {
+        try await serialize(owner)
+        let result = try await session.query(
             "UPDATE change_counters SET value = value + 1 WHERE owner = \(owner) RETURNING value")
         guard let row = result.rows.first else { throw StoredCell.Unreadable(column: "value", value: "no counter") }
         return try StoredCell.required(row.makeRandomAccess().integer("value"), "value")
     }
 
-    func workout(id: String, owner: String) throws -> WireWorkout? {
-        try serialize(owner)
-        return try session.query("SELECT * FROM workouts WHERE owner = \(owner) AND id = \(id)").rows.first.map {
+    func workout(id: String, owner: String) async throws -> WireWorkout? {
+        try await serialize(owner)
+        return try await session.query("SELECT * FROM workouts WHERE owner = \(owner) AND id = \(id)").rows.first.map {
             try StoredEntity.workout($0.makeRandomAccess())
         }
     }
 
-    func workoutIsLive(id: String, owner: String) throws -> Bool {
-        try serialize(owner)
-        return try !session.query("SELECT 1 FROM workouts WHERE owner = \(owner) AND id = \(id) AND NOT deleted").rows
-            .isEmpty
+    func workoutIsLive(id: String, owner: String) async throws -> Bool {
+        try await serialize(owner)
+        let found = try await session.query(
+            "SELECT 1 FROM workouts WHERE owner = \(owner) AND id = \(id) AND NOT deleted")
+        return !found.rows.isEmpty
     }
 
-    func saveWorkout(_ workout: WireWorkout, owner: String) throws {
-        try serialize(owner)
-        try session.query(
+    func saveWorkout(_ workout: WireWorkout, owner: String) async throws {
+        try await serialize(owner)
+        try await session.query(
             Self.insert(
                 workout.workout, into: Workout.Column.table, owner: owner, stamp: workout,
                 "ON CONFLICT (owner, id) DO UPDATE SET \(Self.takeExcluded(Workout.Column.self))"))
     }
 
-    func set(id: String, owner: String) throws -> WireSet? {
-        try serialize(owner)
-        return try session.query("SELECT * FROM sets WHERE owner = \(owner) AND id = \(id)").rows.first.map {
+    func set(id: String, owner: String) async throws -> WireSet? {
+        try await serialize(owner)
+        return try await session.query("SELECT * FROM sets WHERE owner = \(owner) AND id = \(id)").rows.first.map {
             try StoredEntity.set($0.makeRandomAccess())
         }
     }
 
-    func insertNewSet(_ set: WireSet, owner: String) throws -> Bool {
-        guard try workoutIsLive(id: set.workoutID.wireString, owner: owner) else { return false }
-        return try insertSet(set, owner: owner, onConflict: "DO NOTHING")
+    func insertNewSet(_ set: WireSet, owner: String) async throws -> Bool {
+        guard try await workoutIsLive(id: set.workoutID.wireString, owner: owner) else { return false }
+        return try await insertSet(set, owner: owner, onConflict: "DO NOTHING")
     }
 
-    func saveSet(_ set: WireSet, owner: String) throws {
-        try insertSet(
+    func saveSet(_ set: WireSet, owner: String) async throws {
+        try await insertSet(
             set, owner: owner, onConflict: "DO UPDATE SET \(Self.takeExcluded(WorkoutSet.Column.self))")
     }
 
     /// Writes a set row; `conflict` (SQL) says what a row already there under its id gets.
     /// Returns whether a row was written.
     @discardableResult
-    private func insertSet(_ set: WireSet, owner: String, onConflict conflict: String) throws -> Bool {
-        try serialize(owner)
-        return try !session.query(
+    private func insertSet(_ set: WireSet, owner: String, onConflict conflict: String) async throws -> Bool {
+        try await serialize(owner)
+        let written = try await session.query(
             Self.insert(
                 set.set, into: WorkoutSet.Column.table, owner: owner, stamp: set,
-                "ON CONFLICT (owner, id) \(conflict) RETURNING id")
-        ).rows.isEmpty
+                "ON CONFLICT (owner, id) \(conflict) RETURNING id"))
+        return !written.rows.isEmpty
     }
 
     /// `INSERT INTO table (the entity's columns, owner, the stamp's) VALUES ($1, …) tail`, every
@@ -314,9 +320,9 @@ final class PostgresServerTransaction: ServerTransaction {
             .joined(separator: ", ")
     }
 
-    func liveSets(workoutID: String, owner: String) throws -> [WireSet] {
-        try serialize(owner)
-        return try session.query(
+    func liveSets(workoutID: String, owner: String) async throws -> [WireSet] {
+        try await serialize(owner)
+        return try await session.query(
             """
             SELECT * FROM sets WHERE owner = \(owner) AND workout_id = \(workoutID) AND NOT deleted
             ORDER BY position, id
@@ -324,25 +330,25 @@ final class PostgresServerTransaction: ServerTransaction {
         ).rows.map { try StoredEntity.set($0.makeRandomAccess()) }
     }
 
-    func addFavorite(_ exercise: String, owner: String) throws -> Bool {
+    func addFavorite(_ exercise: String, owner: String) async throws -> Bool {
         // The user's lock first, as for every other write: two batches touching the same
         // favorites in opposite orders would otherwise deadlock.
-        try serialize(owner)
-        return try session.execute(
+        try await serialize(owner)
+        return try await session.execute(
             """
             INSERT INTO favorites (owner, folded, exercise) VALUES (\(owner), \(PostgresSchema.folded(exercise)), \(exercise))
             ON CONFLICT (owner, folded) DO NOTHING
             """) > 0
     }
 
-    func removeFavorite(_ exercise: String, owner: String) throws -> Bool {
-        try serialize(owner)
-        return try session.execute(
+    func removeFavorite(_ exercise: String, owner: String) async throws -> Bool {
+        try await serialize(owner)
+        return try await session.execute(
             "DELETE FROM favorites WHERE owner = \(owner) AND folded = \(PostgresSchema.folded(exercise))") > 0
     }
 
-    func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws {
-        let changed = try session.execute(
+    func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) async throws {
+        let changed = try await session.execute(
             """
             UPDATE idempotency_records
             SET completed = TRUE, status = \(response.status), content_type = \(response.contentType),
@@ -355,11 +361,11 @@ final class PostgresServerTransaction: ServerTransaction {
 
     func claimIdempotencyKey(
         _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
-    ) throws -> IdempotencyClaim {
+    ) async throws -> IdempotencyClaim {
         // The user's lock first, as every write of theirs takes it: a claim inside a write
         // transaction never waits for a record while holding what that record's writer needs.
-        try serialize(scope.user)
-        return try PostgresIdempotency.claim(
+        try await serialize(scope.user)
+        return try await PostgresIdempotency.claim(
             scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter,
             in: session)
     }
@@ -367,33 +373,33 @@ final class PostgresServerTransaction: ServerTransaction {
     /// A savepoint, or — when nothing has run since BEGIN, as for every single route and the
     /// first operation of a batch — the transaction itself: undoing it is then ROLLBACK and a new
     /// BEGIN, and two round trips (SAVEPOINT, RELEASE) are saved on every write.
-    func savepoint(_ work: () throws -> Bool) throws {
+    func savepoint(_ work: () async throws -> Bool) async throws {
         let pristine = session.progress.sent == sentAtBegin
-        if !pristine { try session.query("SAVEPOINT spotter_write") }
+        if !pristine { try await session.query("SAVEPOINT spotter_write") }
         let keep: Bool
         do {
-            keep = try work()
+            keep = try await work()
         } catch let error as ServerStoreUnavailable {
             throw error  // the link is gone, and the whole transaction with it
         } catch {
-            try undo(pristine: pristine)
+            try await undo(pristine: pristine)
             throw error
         }
         if !keep {
-            try undo(pristine: pristine)
+            try await undo(pristine: pristine)
         } else if !pristine {
-            try session.query("RELEASE SAVEPOINT spotter_write")
+            try await session.query("RELEASE SAVEPOINT spotter_write")
         }
     }
 
-    private func undo(pristine: Bool) throws {
+    private func undo(pristine: Bool) async throws {
         if pristine {
-            try session.query("ROLLBACK")
-            try session.query("BEGIN")
+            try await session.query("ROLLBACK")
+            try await session.query("BEGIN")
             sentAtBegin = session.progress.sent
         } else {
-            try session.query("ROLLBACK TO SAVEPOINT spotter_write")
-            try session.query("RELEASE SAVEPOINT spotter_write")
+            try await session.query("ROLLBACK TO SAVEPOINT spotter_write")
+            try await session.query("RELEASE SAVEPOINT spotter_write")
         }
         lockedOwners.removeAll()
     }
@@ -403,10 +409,10 @@ final class PostgresServerTransaction: ServerTransaction {
 enum PostgresIdempotency {
     static func record(
         _ scope: IdempotencyScope, in session: PostgresSession, forUpdate: Bool = false
-    ) throws
+    ) async throws
         -> IdempotencyRecord?
     {
-        try session.query(
+        try await session.query(
             """
             SELECT fingerprint, completed, status, content_type, body, created_at, locked_at
             FROM idempotency_records
@@ -420,10 +426,10 @@ enum PostgresIdempotency {
     /// exists (after waiting for a transaction that is creating one to end).
     static func insertFresh(
         _ scope: IdempotencyScope, fingerprint: String, now: Date, in session: PostgresSession
-    ) throws -> String? {
+    ) async throws -> String? {
         let token = UUID().uuidString
         let seconds = now.timeIntervalSince1970
-        let inserted = try session.execute(
+        let inserted = try await session.execute(
             """
             INSERT INTO idempotency_records
                 (owner, method, path, key, fingerprint, completed, token, created_at, locked_at)
@@ -440,15 +446,15 @@ enum PostgresIdempotency {
     static func claim(
         _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval,
         staleAfter: TimeInterval, in session: PostgresSession
-    ) throws -> IdempotencyClaim {
+    ) async throws -> IdempotencyClaim {
         let token = UUID().uuidString
         let seconds = now.timeIntervalSince1970
         // A record purged between the insert and the read is simply tried again.
         for _ in 0..<3 {
-            if let fresh = try insertFresh(scope, fingerprint: fingerprint, now: now, in: session) {
+            if let fresh = try await insertFresh(scope, fingerprint: fingerprint, now: now, in: session) {
                 return .claimed(token: fresh)
             }
-            guard let existing = try record(scope, in: session, forUpdate: true) else { continue }
+            guard let existing = try await record(scope, in: session, forUpdate: true) else { continue }
             switch ClaimDecision.decide(
                 existing: existing, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter,
                 staleAfter: staleAfter)
@@ -456,7 +462,7 @@ enum PostgresIdempotency {
             case .settled(let claim):
                 return claim
             case .insert:
-                try session.query(
+                try await session.query(
                     """
                     UPDATE idempotency_records
                     SET fingerprint = \(fingerprint), completed = FALSE, status = NULL, content_type = NULL,
@@ -466,7 +472,7 @@ enum PostgresIdempotency {
                     """)
                 return .claimed(token: token)
             case .takeOver:
-                try session.query(
+                try await session.query(
                     """
                     UPDATE idempotency_records SET token = \(token), locked_at = \(seconds)
                     WHERE owner = \(scope.user) AND method = \(scope.method) AND path = \(scope.path)

@@ -48,27 +48,27 @@ extension EntityRules {
 }
 
 extension EntityHandlers {
-    func createRoutine(_ fields: [String: JSONValue]) throws -> APIResponse {
+    func createRoutine(_ fields: [String: JSONValue]) async throws -> APIResponse {
         let incoming: WireRoutine
         do { incoming = try EntityRules.newRoutine(from: fields) } catch { return .problem(Problems.validation(error)) }
-        if let existing = try transaction.routine(id: incoming.routine.id.wireString, owner: user) {
+        if let existing = try await transaction.routine(id: incoming.routine.id.wireString, owner: user) {
             guard existing.deleted != true, existing.routine == incoming.routine else {
                 return .problem(Problems.conflict("a different routine with this id already exists", field: "id"))
             }
             return .json(200, existing)
         }
         var routine = incoming
-        try stampRoutine(&routine, deleted: false)
-        try transaction.saveRoutine(routine, owner: user)
+        try await stampRoutine(&routine, deleted: false)
+        try await transaction.saveRoutine(routine, owner: user)
         return .json(201, routine)
     }
 
-    func updateRoutine(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
-        guard let before = try transaction.routine(id: id, owner: user) else {
+    func updateRoutine(id: String, _ fields: [String: JSONValue]) async throws -> APIResponse {
+        guard let before = try await transaction.routine(id: id, owner: user) else {
             return .problem(Problems.notFound("no routine \(id)"))
         }
         if before.deleted == true {
-            try recordDeleteOverEdit(
+            try await recordDeleteOverEdit(
                 .routine, id: before.routine.id, sentFields: fields, groups: MergeFields.routine,
                 deletedAt: before.updatedAt, label: label(of: before))
             return .problem(Problems.notFound("no routine \(id)"))
@@ -81,7 +81,7 @@ extension EntityHandlers {
         // Name, notes and rest merge as a set's fields do; the planned exercises row by row
         // against the list the edit was made on (sent as base_exercises).
         var sent = fields
-        let clocks = try transaction.fieldClocks(.routine, id: id, owner: user)
+        let clocks = try await transaction.fieldClocks(.routine, id: id, owner: user)
         var rowConflicts: [FieldMerge.FieldConflict] = []
         var mergedExercises: JSONValue?
         let patchedJSON = patched.json.objectValue ?? [:]
@@ -97,7 +97,7 @@ extension EntityHandlers {
             mergedExercises = result.exercises
             rowConflicts = result.conflicts
         }
-        let merged = try merge(
+        let merged = try await merge(
             .routine, id: id, sentFields: sent, before: before.json, patched: patched.json, groups: MergeFields.routine)
         var patch = merged.patch
         if let mergedExercises, mergedExercises != before.json.objectValue?[Routine.Field.exercises] {
@@ -109,36 +109,36 @@ extension EntityHandlers {
         }
         var version: Int64?
         if routine.routine != before.routine {
-            try stampRoutine(&routine, deleted: false)
+            try await stampRoutine(&routine, deleted: false)
             version = routine.serverVersion
-            try transaction.saveRoutine(routine, owner: user)
+            try await transaction.saveRoutine(routine, owner: user)
         }
-        try recordMerge(
+        try await recordMerge(
             .routine, id: before.routine.id, written: patch, groups: MergeFields.routine, clock: merged.clock,
             version: version, conflicts: merged.conflicts + rowConflicts,
             label: label(of: version == nil ? before : routine))
         return .json(200, version == nil ? before : routine)
     }
 
-    func deleteRoutine(id: String, _ fields: [String: JSONValue]) throws -> APIResponse {
-        guard var routine = try liveRoutine(id) else { return .problem(Problems.notFound("no routine \(id)")) }
+    func deleteRoutine(id: String, _ fields: [String: JSONValue]) async throws -> APIResponse {
+        guard var routine = try await liveRoutine(id) else { return .problem(Problems.notFound("no routine \(id)")) }
         let clock = editClock(fields)
-        try recordDeleteOverUnseenEdits(
+        try await recordDeleteOverUnseenEdits(
             .routine, id: routine.routine.id, stored: routine.json, groups: MergeFields.routine, base: clock.base,
             deleteStamp: clock.stamp, label: label(of: routine))
-        try stampRoutine(&routine, deleted: true)
-        try transaction.saveRoutine(routine, owner: user)
+        try await stampRoutine(&routine, deleted: true)
+        try await transaction.saveRoutine(routine, owner: user)
         return .noContent
     }
 
-    private func liveRoutine(_ id: String) throws -> WireRoutine? {
-        guard let found = try transaction.routine(id: id, owner: user), found.deleted != true else { return nil }
+    private func liveRoutine(_ id: String) async throws -> WireRoutine? {
+        guard let found = try await transaction.routine(id: id, owner: user), found.deleted != true else { return nil }
         return found
     }
 
-    private func stampRoutine(_ routine: inout WireRoutine, deleted: Bool) throws {
+    private func stampRoutine(_ routine: inout WireRoutine, deleted: Bool) async throws {
         routine.updatedAt = now
-        routine.serverVersion = try transaction.nextChangeVersion(owner: user)
+        routine.serverVersion = try await transaction.nextChangeVersion(owner: user)
         routine.deleted = deleted
     }
 }

@@ -42,7 +42,7 @@ extension SQLiteServerTransaction {
 extension PostgresServerStore {
     public func routines(user: String, includeDeleted: Bool) async throws -> [WireRoutine] {
         try await withSession { session in
-            try session.query(
+            try await session.query(
                 """
                 SELECT * FROM routines WHERE owner = \(user) AND (\(includeDeleted) OR NOT deleted)
                 ORDER BY name, id
@@ -54,8 +54,8 @@ extension PostgresServerStore {
     /// Routine changes after `version` (one more than `limit`), read in the feed's snapshot.
     static func routineChanges(
         _ session: PostgresSession, user: String, after version: Int64, limit: Int
-    ) throws -> [WireChange] {
-        try session.query(
+    ) async throws -> [WireChange] {
+        try await session.query(
             """
             SELECT * FROM routines WHERE owner = \(user) AND server_version > \(version)
             ORDER BY server_version LIMIT \(limit + 1)
@@ -65,16 +65,16 @@ extension PostgresServerStore {
 }
 
 extension PostgresServerTransaction {
-    func routine(id: String, owner: String) throws -> WireRoutine? {
-        try serialize(owner)
-        return try session.query("SELECT * FROM routines WHERE owner = \(owner) AND id = \(id)").rows.first.map {
+    func routine(id: String, owner: String) async throws -> WireRoutine? {
+        try await serialize(owner)
+        return try await session.query("SELECT * FROM routines WHERE owner = \(owner) AND id = \(id)").rows.first.map {
             try StoredEntity.routine($0.makeRandomAccess())
         }
     }
 
-    func saveRoutine(_ wire: WireRoutine, owner: String) throws {
-        try serialize(owner)
-        try session.query(
+    func saveRoutine(_ wire: WireRoutine, owner: String) async throws {
+        try await serialize(owner)
+        try await session.query(
             Self.insert(
                 wire.routine, into: Routine.Column.table, owner: owner, stamp: wire,
                 "ON CONFLICT (owner, id) DO UPDATE SET \(Self.takeExcluded(Routine.Column.self))"))

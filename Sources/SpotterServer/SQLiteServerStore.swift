@@ -61,10 +61,14 @@ public struct SQLiteServerStore: ServerStore {
     /// One writer: see `ServerStore.claimsWithTheEffect`.
     public var claimsWithTheEffect: Bool { true }
 
-    public func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T {
+    /// Runs `work` in the next group's transaction. Its calls answer at once (SQLite), so it runs
+    /// to its end on the group's queue, inside the transaction (`InlineAsync`).
+    public func write<T: Sendable>(
+        _ work: @escaping @Sendable (any ServerTransaction) async throws -> T
+    ) async throws -> T {
         try await groupCommit.write { db in
             let transaction = SQLiteServerTransaction(db: db)
-            let result = try work(transaction)
+            let result = try InlineAsync.run { try await work(transaction) }
             try transaction.storeChangeVersion()
             return result
         }
@@ -391,8 +395,8 @@ struct SQLiteServerTransaction: ServerTransaction {
         return .claimed(token: token)
     }
 
-    func savepoint(_ work: () throws -> Bool) throws {
-        try db.inPreparedSavepoint(work)
+    func savepoint(_ work: () async throws -> Bool) async throws {
+        try await db.inPreparedSavepoint(work)
     }
 
     func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws {

@@ -108,7 +108,7 @@ extension SQLiteServerStore: ServerAccounts {
 extension PostgresServerStore: ServerAccounts {
     public func addAccount(_ name: String, tokenHash: String, at date: Date) async throws -> Bool {
         try await withSession { session in
-            try session.execute(
+            try await session.execute(
                 """
                 INSERT INTO accounts (name, token_hash, created_at) VALUES (\(name), \(tokenHash), \(date.timeIntervalSince1970))
                 ON CONFLICT (name) DO NOTHING
@@ -118,17 +118,18 @@ extension PostgresServerStore: ServerAccounts {
 
     public func replaceAccountToken(_ name: String, tokenHash: String) async throws -> Bool {
         try await withSession { session in
-            try session.execute("UPDATE accounts SET token_hash = \(tokenHash) WHERE name = \(name)") == 1
+            try await session.execute("UPDATE accounts SET token_hash = \(tokenHash) WHERE name = \(name)") == 1
         }
     }
 
     public func removeAccount(_ name: String) async throws -> Bool {
-        try await withSession { session in try session.execute("DELETE FROM accounts WHERE name = \(name)") == 1 }
+        try await withSession { session in try await session.execute("DELETE FROM accounts WHERE name = \(name)") == 1 }
     }
 
     public func listAccounts() async throws -> [ServerAccount] {
         try await withSession { session in
-            try session.query("SELECT name, created_at, last_used_at FROM accounts ORDER BY name").rows.map { row in
+            try await session.query("SELECT name, created_at, last_used_at FROM accounts ORDER BY name").rows.map {
+                row in
                 let (name, created, used) = try row.decode((String, Double, Double?).self)
                 return ServerAccount(
                     name: name, createdAt: Date(timeIntervalSince1970: created),
@@ -139,7 +140,7 @@ extension PostgresServerStore: ServerAccounts {
 
     public func account(tokenHash: String) async throws -> String? {
         try await withSession { session in
-            try session.query("SELECT name FROM accounts WHERE token_hash = \(tokenHash)").rows.first.map {
+            try await session.query("SELECT name FROM accounts WHERE token_hash = \(tokenHash)").rows.first.map {
                 try $0.decode(String.self)
             }
         }
@@ -147,7 +148,7 @@ extension PostgresServerStore: ServerAccounts {
 
     public func noteAccountUsed(_ name: String, at date: Date) async throws {
         _ = try await withSession { session in
-            try session.execute(
+            try await session.execute(
                 "UPDATE accounts SET last_used_at = \(date.timeIntervalSince1970) WHERE name = \(name)")
         }
     }

@@ -77,49 +77,49 @@ public protocol ServerTransaction {
     /// only grow, and a reader never sees a higher one committed before a lower one, so a feed
     /// cursor can only move forward (SQLite: one global counter under its single writer;
     /// PostgreSQL: a counter row per user, locked until the transaction ends).
-    func nextChangeVersion(owner: String) throws -> Int64
+    func nextChangeVersion(owner: String) async throws -> Int64
     /// The workout `owner` has under `id`, deleted or not. Entity ids are scoped per user:
     /// another user's workout with the same id is a different entity, never seen here.
-    func workout(id: String, owner: String) throws -> WireWorkout?
+    func workout(id: String, owner: String) async throws -> WireWorkout?
     /// Whether `owner` has a workout under `id` that is not deleted: what a set's write checks,
     /// without reading the workout.
-    func workoutIsLive(id: String, owner: String) throws -> Bool
-    func saveWorkout(_ workout: WireWorkout, owner: String) throws
+    func workoutIsLive(id: String, owner: String) async throws -> Bool
+    func saveWorkout(_ workout: WireWorkout, owner: String) async throws
     /// The set `owner` has under `id`, deleted or not (per-user, like workouts).
-    func set(id: String, owner: String) throws -> WireSet?
-    func saveSet(_ set: WireSet, owner: String) throws
+    func set(id: String, owner: String) async throws -> WireSet?
+    func saveSet(_ set: WireSet, owner: String) async throws
     /// Inserts a new set, unless `owner` already has a set with its id or its workout is not live
     /// (missing or deleted); returns whether it did. A create's usual case in one statement.
-    func insertNewSet(_ set: WireSet, owner: String) throws -> Bool
+    func insertNewSet(_ set: WireSet, owner: String) async throws -> Bool
     /// Sets of a workout that are not deleted.
-    func liveSets(workoutID: String, owner: String) throws -> [WireSet]
+    func liveSets(workoutID: String, owner: String) async throws -> [WireSet]
     /// Returns false when the exercise was already a favorite.
-    func addFavorite(_ exercise: String, owner: String) throws -> Bool
+    func addFavorite(_ exercise: String, owner: String) async throws -> Bool
     /// Returns false when the exercise was not a favorite.
-    func removeFavorite(_ exercise: String, owner: String) throws -> Bool
+    func removeFavorite(_ exercise: String, owner: String) async throws -> Bool
     /// The routine `owner` has under `id`, deleted or not (per-user, like workouts).
-    func routine(id: String, owner: String) throws -> WireRoutine?
-    func saveRoutine(_ routine: WireRoutine, owner: String) throws
+    func routine(id: String, owner: String) async throws -> WireRoutine?
+    func saveRoutine(_ routine: WireRoutine, owner: String) async throws
     /// The weigh-in `owner` has under `id`, deleted or not (per-user, like workouts).
-    func bodyWeight(id: String, owner: String) throws -> WireBodyWeight?
-    func saveBodyWeight(_ entry: WireBodyWeight, owner: String) throws
+    func bodyWeight(id: String, owner: String) async throws -> WireBodyWeight?
+    func saveBodyWeight(_ entry: WireBodyWeight, owner: String) async throws
     /// Each field's last write of an entity (a field not edited since the create has none).
-    func fieldClocks(_ type: EntityType, id: String, owner: String) throws -> [String: FieldClock]
+    func fieldClocks(_ type: EntityType, id: String, owner: String) async throws -> [String: FieldClock]
     /// Stores the clocks of the fields a write changed.
-    func saveFieldClocks(_ clocks: [String: FieldClock], type: EntityType, id: String, owner: String) throws
+    func saveFieldClocks(_ clocks: [String: FieldClock], type: EntityType, id: String, owner: String) async throws
     /// Records a value the merge overrode, as an entry of the user's change feed.
-    func saveConflict(_ conflict: WireConflict, owner: String) throws
+    func saveConflict(_ conflict: WireConflict, owner: String) async throws
     /// Marks the claimed record completed with the response; throws `IdempotencyClaimLost`
     /// when the record no longer carries `token`.
-    func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws
+    func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) async throws
     /// Claims a key inside this transaction. The batch path claims, runs and records every
     /// operation in one transaction, so nobody else ever sees those claims in progress.
     func claimIdempotencyKey(
         _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
-    ) throws -> IdempotencyClaim
+    ) async throws -> IdempotencyClaim
     /// Runs `work` in a savepoint: when it returns false (or throws) its writes are undone and the
     /// rest of the transaction goes on — one batch operation's 5xx leaves the others committed.
-    func savepoint(_ work: () throws -> Bool) throws
+    func savepoint(_ work: () async throws -> Bool) async throws
 }
 
 /// One read of the change feed: the changes, oldest first, and whether more follow them.
@@ -144,13 +144,13 @@ public protocol ServerStore: Sendable {
     /// `work` may run more than once when the database asks for it (a PostgreSQL serialization
     /// failure or deadlock); only the committed run's effect remains. A database that cannot be
     /// reached throws `ServerStoreUnavailable`.
-    func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T
+    func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) async throws -> T) async throws -> T
 
     /// `write` for a transaction of `user`'s, which begins by locking their feed's counter: a
     /// store whose transactions would wait for that lock holding a connection makes them wait for
     /// their turn before they take one (PostgreSQL); the others simply write.
     func write<T: Sendable>(
-        of user: String, _ work: @escaping @Sendable (any ServerTransaction) throws -> T
+        of user: String, _ work: @escaping @Sendable (any ServerTransaction) async throws -> T
     ) async throws -> T
 
     /// True when the store runs its writes one after another (one writer, as SQLite): a single
@@ -205,7 +205,7 @@ public protocol ServerStore: Sendable {
 
 extension ServerStore {
     public func write<T: Sendable>(
-        of user: String, _ work: @escaping @Sendable (any ServerTransaction) throws -> T
+        of user: String, _ work: @escaping @Sendable (any ServerTransaction) async throws -> T
     ) async throws -> T {
         try await write(work)
     }

@@ -223,18 +223,18 @@ struct SyncAPI: Sendable {
     /// write alone and stores nothing for it.
     func apply(
         _ mutation: Mutation, claiming step: ClaimStep, in transaction: any ServerTransaction, at stamp: Date
-    ) -> WriteOutcome {
+    ) async -> WriteOutcome {
         // nil until the savepoint decides; the 500 is only encoded should nothing be decided.
         var outcome: WriteOutcome?
         do {
-            try transaction.savepoint {
+            try await transaction.savepoint {
                 var held: HeldClaim?
                 if let scope = mutation.scope {
                     switch step {
                     case .held(let token):
                         held = HeldClaim(scope: scope, token: token)
                     case .inThisTransaction(let now):
-                        let claim = try transaction.claimIdempotencyKey(
+                        let claim = try await transaction.claimIdempotencyKey(
                             scope, fingerprint: mutation.fingerprint, now: now,
                             expiresAfter: configuration.idempotencyTTL,
                             staleAfter: configuration.staleInProgressAfter)
@@ -245,12 +245,13 @@ struct SyncAPI: Sendable {
                         held = HeldClaim(scope: scope, token: token)
                     }
                 }
-                let response = try EntityHandlers(transaction: transaction, user: mutation.user, now: stamp)
+                let response = try await EntityHandlers(transaction: transaction, user: mutation.user, now: stamp)
                     .handle(mutation.route, fields: mutation.fields, parsed: mutation.parsed)
                 outcome = .ran(response)
                 guard response.status < 500 else { return false }
                 if let held {
-                    try transaction.completeIdempotencyRecord(held.scope, token: held.token, response: response.stored)
+                    try await transaction.completeIdempotencyRecord(
+                        held.scope, token: held.token, response: response.stored)
                 }
                 return true
             }
@@ -308,7 +309,7 @@ struct SyncAPI: Sendable {
         do {
             return answer(
                 try await store.write(of: mutation.user) { transaction in
-                    apply(mutation, claiming: .inThisTransaction(now: now), in: transaction, at: stamp)
+                    await apply(mutation, claiming: .inThisTransaction(now: now), in: transaction, at: stamp)
                 })
         } catch {
             logger.error("request failed", metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
@@ -342,7 +343,7 @@ struct SyncAPI: Sendable {
         do {
             response = answer(
                 try await store.write(of: mutation.user) { transaction in
-                    apply(mutation, claiming: claimStep, in: transaction, at: stamp)
+                    await apply(mutation, claiming: claimStep, in: transaction, at: stamp)
                 })
         } catch {
             logger.error("request failed", metadata: ["route": "\(mutation.route.template)", "error": "\(error)"])
@@ -470,7 +471,8 @@ struct SyncAPI: Sendable {
                         outcomes.append(.ran(Self.notRun(budget: budget)))
                         continue
                     }
-                    let outcome = apply(mutation, claiming: .inThisTransaction(now: now), in: transaction, at: stamp)
+                    let outcome = await apply(
+                        mutation, claiming: .inThisTransaction(now: now), in: transaction, at: stamp)
                     switch outcome {
                     case .ran(let response): spent += Self.resultSize(response)
                     case .settled(.completed(let stored)): spent += Self.resultSize(APIResponse(replaying: stored))

@@ -84,45 +84,63 @@ struct PoisonedTransaction: ServerTransaction {
 
     struct Poison: Error {}
 
-    func nextChangeVersion(owner: String) throws -> Int64 { try base.nextChangeVersion(owner: owner) }
-    func workout(id: String, owner: String) throws -> WireWorkout? { try base.workout(id: id, owner: owner) }
-    func workoutIsLive(id: String, owner: String) throws -> Bool { try base.workoutIsLive(id: id, owner: owner) }
-    func saveWorkout(_ workout: WireWorkout, owner: String) throws { try base.saveWorkout(workout, owner: owner) }
-    func set(id: String, owner: String) throws -> WireSet? { try base.set(id: id, owner: owner) }
-    func saveSet(_ set: WireSet, owner: String) throws {
+    func nextChangeVersion(owner: String) async throws -> Int64 { try await base.nextChangeVersion(owner: owner) }
+    func workout(id: String, owner: String) async throws -> WireWorkout? {
+        try await base.workout(id: id, owner: owner)
+    }
+    func workoutIsLive(id: String, owner: String) async throws -> Bool {
+        try await base.workoutIsLive(id: id, owner: owner)
+    }
+    func saveWorkout(_ workout: WireWorkout, owner: String) async throws {
+        try await base.saveWorkout(workout, owner: owner)
+    }
+    func set(id: String, owner: String) async throws -> WireSet? { try await base.set(id: id, owner: owner) }
+    func saveSet(_ set: WireSet, owner: String) async throws {
         if set.id.wireString == poisonedSetID { throw Poison() }
-        try base.saveSet(set, owner: owner)
+        try await base.saveSet(set, owner: owner)
     }
-    func insertNewSet(_ set: WireSet, owner: String) throws -> Bool {
+    func insertNewSet(_ set: WireSet, owner: String) async throws -> Bool {
         if set.id.wireString == poisonedSetID { throw Poison() }
-        return try base.insertNewSet(set, owner: owner)
+        return try await base.insertNewSet(set, owner: owner)
     }
-    func liveSets(workoutID: String, owner: String) throws -> [WireSet] {
-        try base.liveSets(workoutID: workoutID, owner: owner)
+    func liveSets(workoutID: String, owner: String) async throws -> [WireSet] {
+        try await base.liveSets(workoutID: workoutID, owner: owner)
     }
-    func addFavorite(_ exercise: String, owner: String) throws -> Bool { try base.addFavorite(exercise, owner: owner) }
-    func removeFavorite(_ exercise: String, owner: String) throws -> Bool {
-        try base.removeFavorite(exercise, owner: owner)
+    func addFavorite(_ exercise: String, owner: String) async throws -> Bool {
+        try await base.addFavorite(exercise, owner: owner)
     }
-    func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) throws {
-        try base.completeIdempotencyRecord(scope, token: token, response: response)
+    func removeFavorite(_ exercise: String, owner: String) async throws -> Bool {
+        try await base.removeFavorite(exercise, owner: owner)
+    }
+    func completeIdempotencyRecord(_ scope: IdempotencyScope, token: String, response: StoredResponse) async throws {
+        try await base.completeIdempotencyRecord(scope, token: token, response: response)
     }
     func claimIdempotencyKey(
         _ scope: IdempotencyScope, fingerprint: String, now: Date, expiresAfter: TimeInterval, staleAfter: TimeInterval
-    ) throws -> IdempotencyClaim {
-        try base.claimIdempotencyKey(
+    ) async throws -> IdempotencyClaim {
+        try await base.claimIdempotencyKey(
             scope, fingerprint: fingerprint, now: now, expiresAfter: expiresAfter, staleAfter: staleAfter)
     }
-    func savepoint(_ work: () throws -> Bool) throws { try base.savepoint(work) }
-    func routine(id: String, owner: String) throws -> WireRoutine? { try base.routine(id: id, owner: owner) }
-    func saveRoutine(_ routine: WireRoutine, owner: String) throws { try base.saveRoutine(routine, owner: owner) }
-    func bodyWeight(id: String, owner: String) throws -> WireBodyWeight? { try base.bodyWeight(id: id, owner: owner) }
-    func saveBodyWeight(_ entry: WireBodyWeight, owner: String) throws { try base.saveBodyWeight(entry, owner: owner) }
-    func fieldClocks(_ type: EntityType, id: String, owner: String) throws -> [String: FieldClock] {
-        try base.fieldClocks(type, id: id, owner: owner)
+    func savepoint(_ work: () async throws -> Bool) async throws { try await base.savepoint(work) }
+    func routine(id: String, owner: String) async throws -> WireRoutine? {
+        try await base.routine(id: id, owner: owner)
     }
-    func saveFieldClocks(_ clocks: [String: FieldClock], type: EntityType, id: String, owner: String) throws {
-        try base.saveFieldClocks(clocks, type: type, id: id, owner: owner)
+    func saveRoutine(_ routine: WireRoutine, owner: String) async throws {
+        try await base.saveRoutine(routine, owner: owner)
     }
-    func saveConflict(_ conflict: WireConflict, owner: String) throws { try base.saveConflict(conflict, owner: owner) }
+    func bodyWeight(id: String, owner: String) async throws -> WireBodyWeight? {
+        try await base.bodyWeight(id: id, owner: owner)
+    }
+    func saveBodyWeight(_ entry: WireBodyWeight, owner: String) async throws {
+        try await base.saveBodyWeight(entry, owner: owner)
+    }
+    func fieldClocks(_ type: EntityType, id: String, owner: String) async throws -> [String: FieldClock] {
+        try await base.fieldClocks(type, id: id, owner: owner)
+    }
+    func saveFieldClocks(_ clocks: [String: FieldClock], type: EntityType, id: String, owner: String) async throws {
+        try await base.saveFieldClocks(clocks, type: type, id: id, owner: owner)
+    }
+    func saveConflict(_ conflict: WireConflict, owner: String) async throws {
+        try await base.saveConflict(conflict, owner: owner)
+    }
 }

@@ -43,7 +43,7 @@ struct GroupCommitTests {
         #expect(try await store.synchronousMode(durable: false) == 1)
         #expect(try await store.synchronousMode() == 2)
         try await store.write { tx in
-            try tx.saveWorkout(self.workout("after the claim"), owner: "alice")
+            try await tx.saveWorkout(self.workout("after the claim"), owner: "alice")
         }
         #expect(try await store.synchronousMode() == 2)
         #expect(try await store.idempotencyRecord(scope) != nil)
@@ -59,8 +59,8 @@ struct GroupCommitTests {
                 group.addTask {
                     try await store.write { tx in
                         var saved = item
-                        saved.serverVersion = try tx.nextChangeVersion(owner: "alice")
-                        try tx.saveWorkout(saved, owner: "alice")
+                        saved.serverVersion = try await tx.nextChangeVersion(owner: "alice")
+                        try await tx.saveWorkout(saved, owner: "alice")
                         return saved.serverVersion ?? 0
                     }
                 }
@@ -87,8 +87,8 @@ struct GroupCommitTests {
                     do {
                         try await store.write { tx in
                             var saved = item
-                            saved.serverVersion = try tx.nextChangeVersion(owner: "alice")
-                            try tx.saveWorkout(saved, owner: "alice")
+                            saved.serverVersion = try await tx.nextChangeVersion(owner: "alice")
+                            try await tx.saveWorkout(saved, owner: "alice")
                             if index % 3 == 0 { throw Refused() }
                         }
                         return (item.id, true)

@@ -37,7 +37,7 @@ struct PostgresPoolTests {
         // Long enough for every dropped connection's channel to have closed (and been released).
         try await Task.sleep(for: .seconds(1))
         let answer = try await pool.withSession { session in
-            try session.query("SELECT 41 + 1").rows.first?.decode(Int.self)
+            try await session.query("SELECT 41 + 1").rows.first?.decode(Int.self)
         }
         #expect(answer == 42)
         await drop(pool)
@@ -54,7 +54,7 @@ struct PostgresPoolTests {
             Task {
                 try await pool.withSession { session in
                     started.add()
-                    return try session.query("SELECT pg_sleep(0.5)").rows.count
+                    return try await session.query("SELECT pg_sleep(0.5)").rows.count
                 }
             }
         }

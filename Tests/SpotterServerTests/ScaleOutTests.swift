@@ -58,7 +58,7 @@ struct ScaleOutTests {
         }
         let postgres = try #require(stores[0] as? PostgresServerStore)
         let applied = try await postgres.pool.withSession { session in
-            try session.query("SELECT name FROM spotter_migrations ORDER BY name").rows.map {
+            try await session.query("SELECT name FROM spotter_migrations ORDER BY name").rows.map {
                 try $0.makeRandomAccess().text("name") ?? ""
             }
         }

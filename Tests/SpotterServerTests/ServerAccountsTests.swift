@@ -54,7 +54,7 @@ struct ServerAccountsTests {
             } else {
                 let postgres = try #require(server.store as? PostgresServerStore)
                 let rows = try await postgres.withSession { session in
-                    try session.query("SELECT name, token_hash FROM accounts").rows.map {
+                    try await session.query("SELECT name, token_hash FROM accounts").rows.map {
                         try $0.decode((String, String).self)
                     }
                 }

@@ -67,7 +67,7 @@ struct ServerStoreContractTests {
             #expect(try await claim(store, key, at: start.addingTimeInterval(1)) == .inProgress)
             #expect(try await claim(store, key, fingerprint: "other", at: start) == .fingerprintMismatch)
             let answer = StoredResponse(status: 201, contentType: "application/json", body: Data("{\"a\":1}".utf8))
-            try await store.write { tx in try tx.completeIdempotencyRecord(key, token: held, response: answer) }
+            try await store.write { tx in try await tx.completeIdempotencyRecord(key, token: held, response: answer) }
             #expect(try await claim(store, key, at: start.addingTimeInterval(2)) == .completed(answer))
             #expect(try await claim(store, key, fingerprint: "other", at: start) == .fingerprintMismatch)
             let record = try await store.idempotencyRecord(key)
@@ -97,7 +97,7 @@ struct ServerStoreContractTests {
             // Releasing with the lost token leaves the new holder's record alone.
             try await store.releaseIdempotencyKey(key, token: second)
             #expect(try await store.idempotencyRecord(key) != nil)
-            try await store.write { tx in try tx.completeIdempotencyRecord(key, token: third, response: answer) }
+            try await store.write { tx in try await tx.completeIdempotencyRecord(key, token: third, response: answer) }
             #expect(try await claim(store, key, at: start.addingTimeInterval(40)) == .completed(answer))
         }
     }
@@ -110,7 +110,7 @@ struct ServerStoreContractTests {
             let old = scope("old")
             let answer = StoredResponse(status: 201, contentType: nil, body: Data("x".utf8))
             let held = try token(try await claim(store, old, at: start))
-            try await store.write { tx in try tx.completeIdempotencyRecord(old, token: held, response: answer) }
+            try await store.write { tx in try await tx.completeIdempotencyRecord(old, token: held, response: answer) }
             let later = start.addingTimeInterval(8 * Self.day + 1)
             _ = try token(try await claim(store, old, fingerprint: "f2", at: later))
             #expect(try await store.idempotencyRecord(old)?.fingerprint == "f2")
@@ -143,10 +143,10 @@ struct ServerStoreContractTests {
             var sets: [WireSet] = []
             try await store.write { tx in
                 var stored = draft
-                stored.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                stored.serverVersion = try await tx.nextChangeVersion(owner: "alice")
                 stored.updatedAt = Date(timeIntervalSince1970: 1_790_000_000.5)
                 stored.deleted = false
-                try tx.saveWorkout(stored, owner: "alice")
+                try await tx.saveWorkout(stored, owner: "alice")
             }
             let workout = try #require(try await store.workouts(user: "alice", includeDeleted: false).first)
             #expect(workout.updatedAt == Date(timeIntervalSince1970: 1_790_000_000.5))
@@ -159,16 +159,16 @@ struct ServerStoreContractTests {
             let toStore = sets
             try await store.write { tx in
                 for var row in toStore {
-                    row.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                    row.serverVersion = try await tx.nextChangeVersion(owner: "alice")
                     row.updatedAt = Date(timeIntervalSince1970: 1_790_000_001)
                     row.deleted = false
-                    try tx.saveSet(row, owner: "alice")
+                    try await tx.saveSet(row, owner: "alice")
                 }
                 // Bob's rows with the same ids are his own.
                 var bobs = toStore[0]
-                bobs.serverVersion = try tx.nextChangeVersion(owner: "bob")
+                bobs.serverVersion = try await tx.nextChangeVersion(owner: "bob")
                 bobs.deleted = false
-                try tx.saveSet(bobs, owner: "bob")
+                try await tx.saveSet(bobs, owner: "bob")
             }
             let listed = try await store.sets(user: "alice", workoutID: workout.id.wireString, includeDeleted: false)
             #expect(listed.map(\.position) == [1, 2, 3], "ordered by position")
@@ -180,11 +180,11 @@ struct ServerStoreContractTests {
             // Tombstone one: gone from the live list, present with deleted, in the feed once, last.
             let victim = listed[0]
             try await store.write { tx in
-                var row = try #require(try tx.set(id: victim.id.wireString, owner: "alice"))
+                var row = try await #require(try tx.set(id: victim.id.wireString, owner: "alice"))
                 row.deleted = true
-                row.serverVersion = try tx.nextChangeVersion(owner: "alice")
-                try tx.saveSet(row, owner: "alice")
-                #expect(try tx.liveSets(workoutID: workout.id.wireString, owner: "alice").count == 2)
+                row.serverVersion = try await tx.nextChangeVersion(owner: "alice")
+                try await tx.saveSet(row, owner: "alice")
+                await #expect(try tx.liveSets(workoutID: workout.id.wireString, owner: "alice").count == 2)
             }
             #expect(try await store.sets(user: "alice", workoutID: nil, includeDeleted: false).count == 2)
             #expect(try await store.sets(user: "alice", workoutID: nil, includeDeleted: true).count == 3)
@@ -212,7 +212,7 @@ struct ServerStoreContractTests {
     func favoritesFoldCase(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store in
             let added = try await store.write { tx in
-                [
+                await [
                     try tx.addFavorite("bench Press", owner: "alice"),
                     try tx.addFavorite("Bench press", owner: "alice"),
                     try tx.addFavorite("Squat", owner: "alice"), try tx.addFavorite("arnold Press", owner: "alice"),
@@ -226,7 +226,9 @@ struct ServerStoreContractTests {
                     "arnold Press", "bench Press", "Squat", "Écarté", "écarté",
                 ])
             let removed = try await store.write { tx in
-                [try tx.removeFavorite("BENCH PRESS", owner: "alice"), try tx.removeFavorite("Squat", owner: "bob")]
+                await [
+                    try tx.removeFavorite("BENCH PRESS", owner: "alice"), try tx.removeFavorite("Squat", owner: "bob"),
+                ]
             }
             #expect(removed == [true, false])
             #expect(try await store.favorites(user: "bob").isEmpty)
@@ -241,19 +243,19 @@ struct ServerStoreContractTests {
             let kept = workout("kept", at: start)
             let undone = workout("undone", at: start)
             try await store.write { tx in
-                try tx.savepoint {
+                try await tx.savepoint {
                     var row = undone
-                    row.serverVersion = try tx.nextChangeVersion(owner: "alice")
-                    try tx.saveWorkout(row, owner: "alice")
-                    _ = try tx.claimIdempotencyKey(
+                    row.serverVersion = try await tx.nextChangeVersion(owner: "alice")
+                    try await tx.saveWorkout(row, owner: "alice")
+                    _ = try await tx.claimIdempotencyKey(
                         IdempotencyScope(user: "alice", method: "POST", path: Route.workouts, key: "undone"),
                         fingerprint: "f", now: start, expiresAfter: 8 * Self.day, staleAfter: 30)
                     return false
                 }
-                try tx.savepoint {
+                try await tx.savepoint {
                     var row = kept
-                    row.serverVersion = try tx.nextChangeVersion(owner: "alice")
-                    try tx.saveWorkout(row, owner: "alice")
+                    row.serverVersion = try await tx.nextChangeVersion(owner: "alice")
+                    try await tx.saveWorkout(row, owner: "alice")
                     return true
                 }
             }
@@ -283,9 +285,9 @@ struct ServerStoreContractTests {
                             let row = self.set(workout: workoutID, position: index * 100 + position, at: self.start)
                             try await store.write { tx in
                                 var stored = row
-                                stored.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                                stored.serverVersion = try await tx.nextChangeVersion(owner: "alice")
                                 stored.deleted = false
-                                try tx.saveSet(stored, owner: "alice")
+                                try await tx.saveSet(stored, owner: "alice")
                             }
                         }
                     }
@@ -324,7 +326,7 @@ struct ServerStoreContractTests {
         _ store: any ServerStore, _ route: APIRoute, _ fields: [String: JSONValue], at now: Date
     ) async throws -> (status: Int, body: JSONValue?) {
         let response = try await store.write { tx in
-            try EntityHandlers(transaction: tx, user: "alice", now: now).handle(route, fields: fields)
+            try await EntityHandlers(transaction: tx, user: "alice", now: now).handle(route, fields: fields)
         }
         return (response.status, response.body.flatMap { JSONValue.parse($0) })
     }
@@ -694,14 +696,14 @@ struct ServerStoreContractTests {
             ]
             try await store.write { tx in
                 for var entry in entries {
-                    entry.stamp(version: try tx.nextChangeVersion(owner: "alice"), at: self.start)
-                    try tx.saveBodyWeight(entry, owner: "alice")
+                    await entry.stamp(version: try tx.nextChangeVersion(owner: "alice"), at: self.start)
+                    try await tx.saveBodyWeight(entry, owner: "alice")
                 }
                 // Bob's row under the same id is his own.
                 var bobs = entries[0]
                 bobs.bodyWeight.weight = 95
-                bobs.stamp(version: try tx.nextChangeVersion(owner: "bob"), at: self.start)
-                try tx.saveBodyWeight(bobs, owner: "bob")
+                await bobs.stamp(version: try tx.nextChangeVersion(owner: "bob"), at: self.start)
+                try await tx.saveBodyWeight(bobs, owner: "bob")
             }
             let listed = try await store.bodyWeights(user: "alice", includeDeleted: false)
             #expect(listed.map(\.bodyWeight) == [entries[1], entries[2], entries[0]].map(\.bodyWeight))
@@ -711,12 +713,13 @@ struct ServerStoreContractTests {
             #expect(try await store.bodyWeights(user: "bob", includeDeleted: false).map(\.bodyWeight.weight) == [95])
 
             try await store.write { tx in
-                var row = try #require(try tx.bodyWeight(id: entries[1].bodyWeight.id.wireString, owner: "alice"))
+                var row = try await #require(try tx.bodyWeight(id: entries[1].bodyWeight.id.wireString, owner: "alice"))
                 row.deleted = true
-                row.serverVersion = try tx.nextChangeVersion(owner: "alice")
-                try tx.saveBodyWeight(row, owner: "alice")
-                #expect(try tx.bodyWeight(id: entries[1].bodyWeight.id.wireString, owner: "alice")?.deleted == true)
-                #expect(try tx.bodyWeight(id: UUID().wireString, owner: "alice") == nil)
+                row.serverVersion = try await tx.nextChangeVersion(owner: "alice")
+                try await tx.saveBodyWeight(row, owner: "alice")
+                await #expect(
+                    try tx.bodyWeight(id: entries[1].bodyWeight.id.wireString, owner: "alice")?.deleted == true)
+                await #expect(try tx.bodyWeight(id: UUID().wireString, owner: "alice") == nil)
             }
             #expect(try await store.bodyWeights(user: "alice", includeDeleted: false).count == 2)
             #expect(try await store.bodyWeights(user: "alice", includeDeleted: true).count == 3)
@@ -724,9 +727,9 @@ struct ServerStoreContractTests {
             // Pages of one, with a set's workout between: versions grow, the tombstone comes last.
             try await store.write { tx in
                 var workout = self.workout(at: self.start)
-                workout.serverVersion = try tx.nextChangeVersion(owner: "alice")
+                workout.serverVersion = try await tx.nextChangeVersion(owner: "alice")
                 workout.deleted = false
-                try tx.saveWorkout(workout, owner: "alice")
+                try await tx.saveWorkout(workout, owner: "alice")
             }
             var cursor: Int64 = 0
             var seen: [WireChange] = []

@@ -122,10 +122,10 @@ struct WrappedStore: ServerStore {
         self.wrapTransaction = wrapTransaction
     }
 
-    func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) throws -> T) async throws -> T {
+    func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) async throws -> T) async throws -> T {
         try beforeWrite()
         let wrap = wrapTransaction
-        return try await base.write { transaction in try work(wrap(transaction)) }
+        return try await base.write { transaction in try await work(wrap(transaction)) }
     }
 
     func claimIdempotencyKey(
