@@ -144,6 +144,13 @@ struct PostgresStatementError: Error, CustomStringConvertible {
 /// `.wait()` anywhere: the event loop answers the statement's future and the task goes on).
 /// `size` bounds the connections and so the transactions running at once on this instance; the
 /// others wait for a turn, in the order they asked, holding nothing.
+///
+/// Why not PostgresNIO's `PostgresClient` (1.33): its pool backs off failed connection attempts
+/// by 100 ms × 1.25ⁿ up to a fixed minute (`PoolStateMachine.calculateBackoff`, not configurable),
+/// and a request finding no connection waits in its queue rather than failing. After an outage of
+/// a minute or more, an instance would go on answering late (or not at all) for up to a minute
+/// after PostgreSQL came back; here a request during an outage is answered 503 at once (a connect
+/// attempt is bounded to 5 s) and the first request after it opens a fresh connection.
 final class PostgresPool: Sendable {
     let location: PostgresLocation
     let size: Int
@@ -191,7 +198,11 @@ final class PostgresPool: Sendable {
             connection: connection, wasIdle: reused, timeout: statementTimeout, logger: logger,
             progress: PostgresSession.Progress())
         do {
-            let result = try await body(session)
+            // The transaction's code runs on its connection's event loop: each answer resumes it
+            // where the answer arrived, instead of handing it to another thread per statement.
+            let result = try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
+                try await body(session)
+            }
             giveBack(connection)
             return result
         } catch let error where error is ServerStoreUnavailable || error is PostgresStaleConnection {
@@ -416,5 +427,19 @@ final class Once: Sendable {
             defer { taken = true }
             return !taken
         }
+    }
+}
+
+/// Runs a task's jobs on one event loop (a PostgreSQL connection's): what the task awaits from
+/// that loop then resumes it on the same thread.
+final class EventLoopTaskExecutor: TaskExecutor {
+    let eventLoop: any EventLoop
+
+    init(_ eventLoop: any EventLoop) { self.eventLoop = eventLoop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = self
+        eventLoop.execute { job.runSynchronously(on: executor.asUnownedTaskExecutor()) }
     }
 }

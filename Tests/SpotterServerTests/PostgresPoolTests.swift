@@ -31,7 +31,7 @@ struct PostgresPoolTests {
         let pool = try await pool(statementTimeout: .milliseconds(200))
         for _ in 0..<6 {
             await #expect(throws: ServerStoreUnavailable.self) {
-                try await pool.withSession { session in try session.query("SELECT pg_sleep(2)") }
+                try await pool.withSession { session in try await session.query("SELECT pg_sleep(2)") }
             }
         }
         // Long enough for every dropped connection's channel to have closed (and been released).
@@ -67,7 +67,7 @@ struct PostgresPoolTests {
         for task in running { #expect(try await task.value == 1) }
         try await Task.sleep(for: .milliseconds(500))
         await #expect(throws: ServerStoreUnavailable.self) {
-            try await pool.withSession { session in try session.query("SELECT 1").rows.count }
+            try await pool.withSession { session in try await session.query("SELECT 1").rows.count }
         }
         await drop(pool)
     }
