@@ -233,9 +233,16 @@ final class PostgresServerTransaction: ServerTransaction {
     }
 
     func nextChangeVersion(owner: String) async throws -> Int64 {
-        try await serialize(owner)
-        let result = try await session.query(
-            "UPDATE change_counters SET value = value + 1 WHERE owner = \(owner) RETURNING value")
+        // Not locked yet (a create's first statement): lock and count in one round trip.
+        let query: PostgresQuery =
+            lockedOwners.contains(owner)
+            ? "UPDATE change_counters SET value = value + 1 WHERE owner = \(owner) RETURNING value"
+            : """
+            INSERT INTO change_counters (owner, value) VALUES (\(owner), 1)
+            ON CONFLICT (owner) DO UPDATE SET value = change_counters.value + 1 RETURNING value
+            """
+        let result = try await session.query(query)
+        lockedOwners.insert(owner)
         guard let row = result.rows.first else { throw StoredCell.Unreadable(column: "value", value: "no counter") }
         return try StoredCell.required(row.makeRandomAccess().integer("value"), "value")
     }
@@ -269,9 +276,14 @@ final class PostgresServerTransaction: ServerTransaction {
         }
     }
 
+    /// One statement: the row goes in only when its workout is live and its id is free.
     func insertNewSet(_ set: WireSet, owner: String) async throws -> Bool {
-        guard try await workoutIsLive(id: set.workoutID.wireString, owner: owner) else { return false }
-        return try await insertSet(set, owner: owner, onConflict: "DO NOTHING")
+        try await serialize(owner)
+        let written = try await session.query(
+            Self.insert(
+                set.set, into: WorkoutSet.Column.table, owner: owner, stamp: set,
+                "ON CONFLICT (owner, id) DO NOTHING RETURNING id", onlyInLiveWorkout: set.workoutID.wireString))
+        return !written.rows.isEmpty
     }
 
     func saveSet(_ set: WireSet, owner: String) async throws {
@@ -293,8 +305,10 @@ final class PostgresServerTransaction: ServerTransaction {
 
     /// `INSERT INTO table (the entity's columns, owner, the stamp's) VALUES ($1, …) tail`, every
     /// value bound: one statement for every entity, its columns read from its definition.
+    /// With `onlyInLiveWorkout`, the row is written only when `owner` has that workout, not deleted.
     static func insert<Entity: ColumnValues>(
-        _ entity: Entity, into table: String, owner: String, stamp: some StampedRow, _ tail: String
+        _ entity: Entity, into table: String, owner: String, stamp: some StampedRow, _ tail: String,
+        onlyInLiveWorkout workoutID: String? = nil
     ) -> PostgresQuery {
         var bindings = PostgresBindings()
         for value in entity.columnValues + [.string(owner)] + stamp.stampValues {
@@ -309,9 +323,17 @@ final class PostgresServerTransaction: ServerTransaction {
         }
         let columns = Entity.Column.names + ["owner"] + ServerStampColumn.names
         let parameters = (1...columns.count).map { "$\($0)" }.joined(separator: ", ")
+        var source = "VALUES (\(parameters))"
+        if let workoutID {
+            let ownerParameter = Entity.Column.names.count + 1
+            bindings.append(workoutID)
+            source = """
+                SELECT \(parameters) WHERE EXISTS (
+                    SELECT 1 FROM workouts WHERE owner = $\(ownerParameter) AND id = $\(columns.count + 1) AND NOT deleted)
+                """
+        }
         return PostgresQuery(
-            unsafeSQL: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(parameters)) \(tail)",
-            binds: bindings)
+            unsafeSQL: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) \(source) \(tail)", binds: bindings)
     }
 
     /// `a = EXCLUDED.a, …` for every column but the id, and the stamp's: an upsert taking the row whole.
