@@ -92,7 +92,9 @@ struct ServerStoreContractTests {
             #expect(third != second)
             let answer = StoredResponse(status: 201, contentType: nil, body: Data())
             await #expect(throws: IdempotencyClaimLost.self) {
-                try await store.write { tx in try await tx.completeIdempotencyRecord(key, token: second, response: answer) }
+                try await store.write { tx in
+                    try await tx.completeIdempotencyRecord(key, token: second, response: answer)
+                }
             }
             // Releasing with the lost token leaves the new holder's record alone.
             try await store.releaseIdempotencyKey(key, token: second)
