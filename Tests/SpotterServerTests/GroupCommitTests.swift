@@ -107,4 +107,53 @@ struct GroupCommitTests {
         #expect(Set(results.filter(\.value).map(\.key)) == expected)
         #expect(store.groupedTransactions < 30)
     }
+
+    /// A write whose handler suspends on something elsewhere (an actor, a sleep, a yield) still
+    /// runs to its end inside its own transaction: its writes before and after the suspension
+    /// commit together, and one that throws after it undoes both, while the other writes of its
+    /// group land.
+    @Test func aWriteThatSuspendsMidwayCommitsOrRollsBackWhole() async throws {
+        struct Refused: Error {}
+        actor Elsewhere {
+            var calls = 0
+            func visit() -> Int {
+                calls += 1
+                return calls
+            }
+        }
+        let store = try freshStore()
+        let elsewhere = Elsewhere()
+        let pairs = (0..<12).map { (workout("A\($0)"), workout("B\($0)")) }
+        let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+            for (index, pair) in pairs.enumerated() {
+                group.addTask {
+                    do {
+                        try await store.write { tx in
+                            var first = pair.0
+                            first.serverVersion = try await tx.nextChangeVersion(owner: "alice")
+                            try await tx.saveWorkout(first, owner: "alice")
+                            _ = await elsewhere.visit()
+                            try await Task.sleep(for: .milliseconds(5))
+                            await Task.yield()
+                            var second = pair.1
+                            second.serverVersion = try await tx.nextChangeVersion(owner: "alice")
+                            try await tx.saveWorkout(second, owner: "alice")
+                            if index % 4 == 0 { throw Refused() }
+                        }
+                        return (index, true)
+                    } catch {
+                        return (index, false)
+                    }
+                }
+            }
+            var all: [Int: Bool] = [:]
+            for await (index, ok) in group { all[index] = ok }
+            return all
+        }
+        let stored = Set(try await store.workouts(user: "alice", includeDeleted: true).map(\.id))
+        let kept = pairs.enumerated().filter { $0.offset % 4 != 0 }.flatMap { [$0.element.0.id, $0.element.1.id] }
+        #expect(stored == Set(kept))
+        #expect(outcomes.filter(\.value).map(\.key).sorted() == pairs.indices.filter { $0 % 4 != 0 })
+        #expect(await elsewhere.calls == 12)
+    }
 }

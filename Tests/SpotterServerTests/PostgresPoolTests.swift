@@ -73,6 +73,42 @@ struct PostgresPoolTests {
     }
 }
 
+extension PostgresPoolTests {
+    /// `size` bounds the transactions running at once: with two connections, six sessions that
+    /// each hold theirs for 0.3 s run two at a time, in turn, and every one of them is answered.
+    @Test("a pool of two runs two sessions at once, and the others in turn")
+    func thePoolSizeBoundsSessionsAtOnce() async throws {
+        let pool = try await pool()
+        let running = RunningSessions()
+        let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<6 {
+                group.addTask {
+                    try await pool.withSession { session in
+                        running.enter()
+                        defer { running.leave() }
+                        try await session.query("SELECT pg_sleep(0.3)")
+                        return try await session.query("SELECT \(index)::int8 AS n").rows.first?.decode(Int.self) ?? -1
+                    }
+                }
+            }
+            var all: [Int] = []
+            for try await answer in group { all.append(answer) }
+            return all
+        }
+        #expect(answers.sorted() == Array(0..<6))
+        #expect(running.most == 2)
+        await drop(pool)
+    }
+}
+
+/// How many sessions run at once, and the most there ever were.
+final class RunningSessions: Sendable {
+    private let counts = Mutex((now: 0, most: 0))
+    func enter() { counts.withLock { $0 = ($0.now + 1, max($0.most, $0.now + 1)) } }
+    func leave() { counts.withLock { $0.now -= 1 } }
+    var most: Int { counts.withLock { $0.most } }
+}
+
 /// How many sessions have started running their work.
 final class StartedSessions: Sendable {
     private let value = Mutex(0)
