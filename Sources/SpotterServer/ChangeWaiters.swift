@@ -83,16 +83,29 @@ final class ChangeWaiters: Sendable {
     func generation(of user: String) -> UInt64 { state.withLock { $0.generation(of: user) } }
 
     /// Where changes made here are also told (the other instances on one PostgreSQL database).
-    private let relay = Mutex<(@Sendable (String) -> Void)?>(nil)
+    ///
+    /// The closure is kept inside a struct, never as the lock's value itself: a function value
+    /// passed `inout` through `withLock`'s generic parameter is re-wrapped in a reabstraction
+    /// thunk each time, and the wrapper is what is stored back. Every write then made the stored
+    /// closure two thunks deeper: each call walked the whole chain (quadratic time, 15 % of a
+    /// PostgreSQL instance's CPU after 10 000 writes), and enough writes would have overflowed
+    /// the stack of the thread calling it.
+    private let relay = Mutex<Announcer?>(nil)
+
+    private struct Announcer: Sendable {
+        let announce: @Sendable (String) -> Void
+    }
 
     /// Changes made here are also told to `announce` from now on.
-    func relay(to announce: @escaping @Sendable (String) -> Void) { relay.withLock { $0 = announce } }
+    func relay(to announce: @escaping @Sendable (String) -> Void) {
+        relay.withLock { $0 = Announcer(announce: announce) }
+    }
 
     /// Something of `user`'s changed here: every request waiting on them reads the feed again,
     /// and so do those waiting at the other instances.
     func changed(_ user: String) {
         changedElsewhere(user)
-        relay.withLock { $0 }?(user)
+        relay.withLock { $0 }?.announce(user)
     }
 
     /// Another instance says something of `user`'s changed: the waits here read the feed again.
