@@ -61,7 +61,8 @@ final class GroupCommitWriter: Sendable {
     func write<T: Sendable>(
         durable: Bool = true, _ work: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+        StoreWriting.assertOutside()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
             let outcome = OutcomeBox<T>()
             enqueue(
                 Job(
@@ -185,12 +186,20 @@ extension Database {
     /// Releases the savepoint the work kept, or rolls it back; the work's error wins over one of
     /// the rollback's.
     private func endSavepoint(_ outcome: Result<Bool, Error>) throws {
-        if case .success(true) = outcome {
-            try cachedStatement(sql: "RELEASE SAVEPOINT spotter").execute()
-            return
-        }
         var firstError: Error?
-        if case .failure(let error) = outcome { firstError = error }
+        switch outcome {
+        case .success(true):
+            // A RELEASE that fails leaves the savepoint open: it is rolled back below, never
+            // carried into the group's commit with its caller told it failed.
+            do {
+                try cachedStatement(sql: "RELEASE SAVEPOINT spotter").execute()
+                return
+            } catch {
+                firstError = error
+            }
+        case .success(false): break
+        case .failure(let error): firstError = error
+        }
         do {
             // Rolling back to a savepoint keeps it on SQLite's stack: it is released after.
             try cachedStatement(sql: "ROLLBACK TRANSACTION TO SAVEPOINT spotter").execute()

@@ -5,8 +5,8 @@ import Synchronization
 ///
 /// The handlers are written once, against `ServerTransaction`, whose calls are `async` so that
 /// PostgreSQL can await each statement's answer without holding a thread. SQLite answers at once:
-/// its transaction lives inside GRDB's synchronous writer closure, on the group-commit queue, and
-/// cannot be held across a suspension. So the SQLite store runs the handler's closure here: a task
+/// its transaction lives inside GRDB's synchronous writer closure (on the writer's queue, called
+/// from the group commit's), and cannot be held across a suspension. So the SQLite store runs the handler's closure here: a task
 /// that prefers this thread as its executor, whose jobs this thread runs itself until the task
 /// ends. The SQLite calls never suspend, so the whole closure usually runs in one job; should it
 /// await something elsewhere, this thread waits for the task's next job (it owns the SQLite
@@ -18,7 +18,11 @@ enum InlineAsync {
         let work = Handover(value: body)
         Task(executorPreference: executor) {
             let result: Result<T, Error>
-            do { result = .success(try await work.value()) } catch { result = .failure(error) }
+            do {
+                result = .success(try await StoreWriting.$inside.withValue(true) { try await work.value() })
+            } catch {
+                result = .failure(error)
+            }
             outcome.withLock { $0 = Handover(value: result) }
             executor.finish()
         }
@@ -52,7 +56,12 @@ private final class InlineTaskExecutor: TaskExecutor {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        queue.withLock { $0.jobs.append(job) }
+        let late = queue.withLock { queue in
+            queue.jobs.append(job)
+            return queue.finished
+        }
+        // Nothing of the task runs after it finished; a job that did would never be run.
+        precondition(!late, "a job reached the inline executor after its task ended")
         ready.signal()
     }
 
@@ -69,5 +78,17 @@ private final class InlineTaskExecutor: TaskExecutor {
             }
             if let job { job.runSynchronously(on: asUnownedTaskExecutor()) } else if finished { return }
         }
+    }
+}
+
+/// Whether the running code is a write's own work (a handler inside its transaction). That work
+/// must not call the store again: on SQLite the inner write would wait for the group its own
+/// transaction holds, on PostgreSQL for a turn or a user's lock it holds itself — a hang, not an
+/// error. Debug builds stop at the call instead.
+enum StoreWriting {
+    @TaskLocal static var inside = false
+
+    static func assertOutside(_ entry: StaticString = #function) {
+        assert(!inside, "\(entry) called from inside a write's own work: it would wait for itself")
     }
 }

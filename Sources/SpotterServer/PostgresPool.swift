@@ -142,8 +142,10 @@ struct PostgresStatementError: Error, CustomStringConvertible {
 /// A transaction's statements depend on each other's answers, so a session sends one statement
 /// and awaits its answer before the next; awaiting suspends the task, never a thread (no
 /// `.wait()` anywhere: the event loop answers the statement's future and the task goes on).
-/// `size` bounds the connections and so the transactions running at once on this instance; the
-/// others wait for a turn, in the order they asked, holding nothing.
+/// `size` bounds the sessions, and so the connections in use and the transactions running at once
+/// on this instance; the others wait for a turn, in the order they asked, holding nothing. The
+/// transaction's own code then runs on its connection's event loop, so a big batch's merging and
+/// JSON take turns with that loop's other connections.
 ///
 /// Why not PostgresNIO's `PostgresClient` (1.33): its pool backs off failed connection attempts
 /// by 100 ms × 1.25ⁿ up to a fixed minute (`PoolStateMachine.calculateBackoff`, not configurable),
@@ -191,6 +193,8 @@ final class PostgresPool: Sendable {
     /// forgotten; the next request opens a new one (so a restarted PostgreSQL is used again as
     /// soon as it accepts connections).
     func withSession<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
+        StoreWriting.assertOutside()
+        // Waiting for a turn ignores cancellation, as a queued request ran when its thread came.
         guard await takeTurn() else { throw ServerStoreUnavailable("the store is closed") }
         defer { endTurn() }
         let (connection, reused) = try await lease()
@@ -201,7 +205,7 @@ final class PostgresPool: Sendable {
             // The transaction's code runs on its connection's event loop: each answer resumes it
             // where the answer arrived, instead of handing it to another thread per statement.
             let result = try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
-                try await body(session)
+                try await StoreWriting.$inside.withValue(true) { try await body(session) }
             }
             giveBack(connection)
             return result
@@ -283,7 +287,8 @@ final class PostgresPool: Sendable {
     }
 
     /// Refuses new sessions (those waiting for a turn are refused too), waits for the running
-    /// ones to end, and closes every connection.
+    /// ones to end, and closes the idle connections; a running session's connection is closed
+    /// as it ends (without being waited for).
     func close() async {
         let (connections, refused): ([PostgresConnection], [CheckedContinuation<Bool, Never>]) =
             state.withLock { state in

@@ -143,7 +143,8 @@ public protocol ServerStore: Sendable {
     /// Runs `work` in one write transaction; a thrown error rolls everything back.
     /// `work` may run more than once when the database asks for it (a PostgreSQL serialization
     /// failure or deadlock); only the committed run's effect remains. A database that cannot be
-    /// reached throws `ServerStoreUnavailable`.
+    /// reached throws `ServerStoreUnavailable`. `work` reaches the database only through its
+    /// transaction: a call back into the store from it would wait for itself (`StoreWriting`).
     func write<T: Sendable>(_ work: @escaping @Sendable (any ServerTransaction) async throws -> T) async throws -> T
 
     /// `write` for a transaction of `user`'s, which begins by locking their feed's counter: a
