@@ -211,6 +211,8 @@ final class PostgresServerTransaction: ServerTransaction {
     /// Users whose counter row this transaction holds locked (forgotten when a savepoint is
     /// rolled back: PostgreSQL releases the locks taken after it).
     private var lockedOwners: Set<String> = []
+    /// The version each locked user's counter gave when it was locked, until a write takes it.
+    private var reserved: [String: Int64] = [:]
     /// The session's statement count right after BEGIN: equal to it, nothing has run yet.
     private var sentAtBegin: Int
 
@@ -221,28 +223,29 @@ final class PostgresServerTransaction: ServerTransaction {
     }
 
     /// Locks `owner`'s counter row until the transaction ends, before anything of theirs is
-    /// read or written: their writes on every instance queue here, one at a time.
+    /// read or written: their writes on every instance queue here, one at a time. The same
+    /// statement counts once and keeps that version for this transaction's first write, so the
+    /// lock costs no round trip of its own (a transaction that writes nothing leaves its version
+    /// unused: the feed only needs versions to grow, never to be consecutive).
     func serialize(_ owner: String) async throws {
         guard !lockedOwners.contains(owner) else { return }
-        try await session.query(
+        let counted = try await session.query(
             """
-            INSERT INTO change_counters (owner, value) VALUES (\(owner), 0)
-            ON CONFLICT (owner) DO UPDATE SET value = change_counters.value
+            INSERT INTO change_counters (owner, value) VALUES (\(owner), 1)
+            ON CONFLICT (owner) DO UPDATE SET value = change_counters.value + 1 RETURNING value
             """)
         lockedOwners.insert(owner)
+        reserved[owner] = try Self.counterValue(counted)
     }
 
     func nextChangeVersion(owner: String) async throws -> Int64 {
-        // Not locked yet (a create's first statement): lock and count in one round trip.
-        let query: PostgresQuery =
-            lockedOwners.contains(owner)
-            ? "UPDATE change_counters SET value = value + 1 WHERE owner = \(owner) RETURNING value"
-            : """
-            INSERT INTO change_counters (owner, value) VALUES (\(owner), 1)
-            ON CONFLICT (owner) DO UPDATE SET value = change_counters.value + 1 RETURNING value
-            """
-        let result = try await session.query(query)
-        lockedOwners.insert(owner)
+        try await serialize(owner)
+        if let version = reserved.removeValue(forKey: owner) { return version }
+        return try Self.counterValue(
+            await session.query("UPDATE change_counters SET value = value + 1 WHERE owner = \(owner) RETURNING value"))
+    }
+
+    private static func counterValue(_ result: PostgresQueryResult) throws -> Int64 {
         guard let row = result.rows.first else { throw StoredCell.Unreadable(column: "value", value: "no counter") }
         return try StoredCell.required(row.makeRandomAccess().integer("value"), "value")
     }
@@ -424,6 +427,7 @@ final class PostgresServerTransaction: ServerTransaction {
             try await session.query("RELEASE SAVEPOINT spotter_write")
         }
         lockedOwners.removeAll()
+        reserved.removeAll()
     }
 }
 
