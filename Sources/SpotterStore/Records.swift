@@ -170,21 +170,26 @@ extension SpotterStore {
     /// an assisted lift), so more assistance is never a record.
     static func recomputeBodyWeightRecords(exercise: String, type: LoadType, db: Database) throws {
         let weighIns = try weighInsByAccount(db: db)
-        let rows = try Row.fetchAll(
+        let rows = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
                     SELECT id, weight, unit, reps, kind, is_pr, performed_at, account, e1rm_kg FROM sets
                     WHERE exercise = ? AND deleted_at IS NULL ORDER BY \(PerformedOrder.sql)
                     """), arguments: [exercise])
         var tracker = RecordTracker()
-        let update = try db.cachedStatement(sql: "UPDATE sets SET is_pr = ?, e1rm_kg = ? WHERE id = ?")
-        for row in rows {
-            guard let id = row["id"] as String?, let weight = row["weight"] as Double?,
-                let unit = (row["unit"] as String?).flatMap(WeightUnit.init(rawValue:)),
-                let reps = row["reps"] as Int?, let kind = (row["kind"] as String?).flatMap(SetKind.init(rawValue:)),
-                let performed = (row["performed_at"] as String?).flatMap(Timestamp.parse)
+        var changes: [(id: String, isPR: Int, estimate: Double?)] = []
+        while let row = try rows.next() {
+            // Cells by position, in the SELECT's order (a lookup by name lower-cases every column
+            // name on each call: a third of a 100 000-row import's recompute).
+            guard let id = try? row.decode(String.self, atIndex: 0),
+                let weight = try? row.decode(Double.self, atIndex: 1),
+                let unit = (try? row.decode(String.self, atIndex: 2)).flatMap(WeightUnit.init(rawValue:)),
+                let reps = try? row.decode(Int.self, atIndex: 3),
+                let kind = (try? row.decode(String.self, atIndex: 4)).flatMap(SetKind.init(rawValue:)),
+                let performed = (try? row.decode(String.self, atIndex: 6)).flatMap(Timestamp.parse)
             else { continue }
-            let body = EffectiveLoad.bodyWeight(at: performed, in: weighIns[row["account"] ?? ""] ?? [])
+            let accountWeighIns = weighIns[(try? row.decode(String.self, atIndex: 7)) ?? ""] ?? []
+            let body = EffectiveLoad.bodyWeight(at: performed, in: accountWeighIns)
             let load = EffectiveLoad.load(logged: weight * unit.kilograms, unit: .kg, type: type, body: body)
             let record: RecordKind?
             if let load {
@@ -195,12 +200,14 @@ extension SpotterStore {
                 )
             }
             let estimate = load.flatMap { OneRepMax.epley(weight: $0, reps: reps) }
-            let storedRecord = (row["is_pr"] as Int?) ?? 0
-            let storedEstimate = row["e1rm_kg"] as Double?
+            let storedRecord = (try? row.decode(Int?.self, atIndex: 5)).flatMap { $0 } ?? 0
+            let storedEstimate = (try? row.decode(Double?.self, atIndex: 8)).flatMap { $0 }
             if storedRecord != (record?.rawValue ?? 0) || storedEstimate != estimate {
-                try update.execute(arguments: [record?.rawValue ?? 0, estimate, id])
+                changes.append((id, record?.rawValue ?? 0, estimate))
             }
         }
+        let update = try db.cachedStatement(sql: "UPDATE sets SET is_pr = ?, e1rm_kg = ? WHERE id = ?")
+        for change in changes { try update.execute(arguments: [change.isPR, change.estimate, change.id]) }
     }
 
     /// Every live weigh-in, by account, oldest first (what `EffectiveLoad.bodyWeight` searches).
