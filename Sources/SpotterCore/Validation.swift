@@ -54,6 +54,22 @@ public enum Validation {
         }
     }
 
+    /// `text` cut to at most `limit` Unicode scalars (what every limit here counts), at the end of
+    /// a whole character: an emoji with its skin tone, or a letter with its accents, is kept whole
+    /// or left out whole, never split. Trailing white space the cut leaves is trimmed.
+    public static func cut(_ text: String, toScalars limit: Int) -> String {
+        guard text.unicodeScalars.count > limit else { return text }
+        var kept = ""
+        var count = 0
+        for character in text {
+            let size = character.unicodeScalars.count
+            guard count + size <= limit else { break }
+            kept.append(character)
+            count += size
+        }
+        return trimmed(kept)
+    }
+
     /// `text.trimmingCharacters(in: .whitespacesAndNewlines)`, the same answer, without the trip
     /// through Foundation when neither end needs trimming: a name as a client sends it, checked on
     /// every create the server answers.

@@ -87,7 +87,8 @@ extension SpotterStore {
             workoutID = UUID(uuidString: existing) ?? derivedID
         } else {
             let workout = Workout(
-                id: derivedID, name: String(first.workoutName.prefix(Validation.maxNameLength)), startedAt: start,
+                id: derivedID, name: Validation.cut(first.workoutName, toScalars: Validation.maxNameLength),
+                startedAt: start,
                 notes: rows.lazy.compactMap(\.workoutNotes).first)
             try insertWorkout(workout, db: db, now: now)
             try db.cachedStatement(sql: "UPDATE workouts SET imported = 1 WHERE id = ?").execute(arguments: [

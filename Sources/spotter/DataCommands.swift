@@ -71,6 +71,13 @@ struct Import: AsyncParsableCommand {
                         + " (line\(parsed.cleanedLines.count == 1 ? "" : "s")"
                         + " \(parsed.cleanedLines.prefix(5).map(String.init).joined(separator: ", "))"
                         + "\(parsed.cleanedLines.count > 5 ? ", \(terminalEllipsis)" : ""))")
+                + (parsed.cutLines.isEmpty
+                    ? ""
+                    : "; \(counted(parsed.cutLines.count, "row")) with a workout name over \(Validation.maxNameLength)"
+                        + " or notes over \(Validation.maxNotesLength) characters cut to fit"
+                        + " (line\(parsed.cutLines.count == 1 ? "" : "s")"
+                        + " \(parsed.cutLines.prefix(5).map(String.init).joined(separator: ", "))"
+                        + "\(parsed.cutLines.count > 5 ? ", \(terminalEllipsis)" : ""))")
                 + (parsed.assumedUnit.map { "; weights read as \($0.rawValue) (the file names no unit: --unit)" } ?? "")
                 + (parsed.defaultUnitRows > 0
                     ? "; \(counted(parsed.defaultUnitRows, "row")) without a unit read as \(unit.rawValue) (--unit)"

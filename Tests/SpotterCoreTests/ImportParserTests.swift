@@ -51,6 +51,48 @@ struct ImportParserTests {
         #expect(parsed.sets.allSatisfy { $0.unit == .kg && $0.workoutName == "Push Day" })
     }
 
+    @Test(
+        "notes over the limit are cut to it, never inside a character; a long workout name is said; the lines are named"
+    )
+    func longNotesAreCutWholeCharactersAndTheLinesAreNamed() throws {
+        let flexed = String(repeating: "💪🏽", count: 2_500)  // two scalars each: 5 000
+        let accented = String(repeating: "e\u{301}", count: 150)  // 300 scalars in 150 characters
+        let arabic = String(repeating: "مرحبا ", count: 900)  // right to left, 5 400 scalars
+        let text =
+            "Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n"
+            + "2026-04-08 16:50:00,\(accented),Bench Press (Barbell),1,100,5,0,0,\(flexed),\(arabic),\n"
+            + "2026-04-08 16:50:00,\(accented),Bench Press (Barbell),2,100,5,0,0,short,,\n"
+            + "2026-04-09 16:50:00,Pull,Deadlift (Barbell),1,180,3,0,0,,,\n"
+        let parsed = try ImportParser.parse(text, timeZone: utc)
+        #expect(parsed.problems.isEmpty, "\(parsed.problems)")
+        #expect(parsed.sets.count == 3, "no row is lost")
+        #expect(parsed.cutLines == [2, 3], "both rows of the long-named workout, and no other")
+        let first = parsed.sets[0]
+        #expect(first.notes?.unicodeScalars.count == 4_000, "as much as fits")
+        #expect(first.notes?.last == "💪🏽", "the last emoji whole, its skin tone with it")
+        #expect(first.notes.map { flexed.hasPrefix($0) } == true)
+        #expect((first.workoutNotes?.unicodeScalars.count ?? 0) <= 4_000)
+        #expect(first.workoutNotes.map { arabic.hasPrefix($0) } == true)
+        #expect(first.workoutName == accented, "the name is cut where the workout is stored, after it is found")
+        #expect(parsed.sets[1].notes == "short")
+        for set in parsed.sets {
+            #expect(throws: Never.self) { try Validation.notes(set.notes) }
+            #expect(throws: Never.self) { try Validation.notes(set.workoutNotes) }
+            #expect(throws: Never.self) {
+                try Validation.workoutName(Validation.cut(set.workoutName, toScalars: Validation.maxNameLength))
+            }
+        }
+    }
+
+    @Test("a cut keeps whole characters and fits the count the server checks")
+    func aCutKeepsWholeCharacters() {
+        #expect(Validation.cut("e\u{301}e\u{301}e\u{301}", toScalars: 5) == "e\u{301}e\u{301}")
+        #expect(Validation.cut("👨‍👩‍👧 family", toScalars: 4) == "", "a family emoji is five scalars: none fits")
+        #expect(Validation.cut("ab cd", toScalars: 3) == "ab", "no trailing space is left")
+        #expect(Validation.cut("short", toScalars: 200) == "short")
+        #expect(Validation.cut("", toScalars: 0) == "")
+    }
+
     @Test("names and notes with control or bidi characters are imported without them, and the lines are named")
     func controlCharactersAreCleanedAndReported() throws {
         let text =

@@ -9,6 +9,39 @@ import Testing
 struct TwoUsersImportTests {
     static let bobToken = "bob-import-secret"
 
+    /// A workout name over 200 characters' worth of scalars (accents that are scalars of their
+    /// own) and notes over 4 000 used to import here and be refused by the server: the workout
+    /// and its every set rejected. They are cut to the limit, said, and everything syncs.
+    @Test func aLongWorkoutNameAndLongNotesImportCutAndSync() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let server = try await offThePool {
+            try ServerProcess(db: directory.appendingPathComponent("server.db").path)
+        }
+        defer { server.stop() }
+        let name = String(repeating: "e\u{301}", count: 150)
+        let notes = String(repeating: "💪🏽", count: 2_500)
+        let file = directory.appendingPathComponent("long.csv").path
+        try
+            ("Date,Workout Name,Exercise Name,Set Order,Weight,Weight Unit,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n"
+            + "2026-04-08 16:50:00,\(name),Bench Press (Barbell),1,100,kg,5,0,0,\(notes),\(notes),\n"
+            + "2026-04-08 16:50:00,\(name),Bench Press (Barbell),2,100,kg,5,0,0,,,\n").write(
+                toFile: file, atomically: true, encoding: .utf8)
+        let db = directory.appendingPathComponent("lifter.db").path
+        let remote = ["--server", server.url, "--token", ServerProcess.token]
+        let imported = try await SpotterBinary.run(["import", file] + remote, db: db)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("2 rows with a workout name over 200 or notes over 4000 characters cut"))
+        let synced = try await SpotterBinary.run(["sync", "--timeout", "30"] + remote, db: db)
+        #expect(synced.status == 0, "nothing refused: \(synced.stdout) \(synced.stderr)")
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"] + remote, db: db).stdout)
+        let rows = sets["sets"] as? [[String: Any]] ?? []
+        #expect(rows.count == 2 && rows.allSatisfy { $0["sync_state"] as? String == "synced" }, "\(rows)")
+        #expect(rows.compactMap { $0["notes"] as? String }.map(\.unicodeScalars.count) == [4_000])
+        // Imported again: the same workout and sets, nothing added.
+        let again = try await SpotterBinary.run(["import", file] + remote, db: db)
+        #expect(again.stdout.contains("imported 0 sets into 0 new workouts"), "\(again.stdout)")
+    }
+
     @Test func aliceAndBobImportTheSameFileAndBothSync() async throws {
         let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
         let serverDB = directory.appendingPathComponent("server.db").path

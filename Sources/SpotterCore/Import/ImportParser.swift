@@ -47,6 +47,9 @@ public struct ParsedImport: Sendable, Equatable {
     /// The lines whose names or notes held control or bidi characters, imported without them
     /// (`ImportParser.cleaned`): said, so nothing changes without a word.
     public var cleanedLines: [Int] = []
+    /// The lines whose workout name or notes were longer than a device or the server keeps,
+    /// imported cut to the limit (`ImportParser.fitted`): said, like the cleaned ones.
+    public var cutLines: [Int] = []
     /// Rows read in the default unit although the file has a unit column (a plank's blank
     /// unit): counted, since the rest of the file's units came from the file.
     public var defaultUnitRows = 0
@@ -104,6 +107,7 @@ public enum ImportParser {
         var problems: [ImportProblem] = []
         var repaired = 0
         var cleanedLines: [Int] = []
+        var cutLines: [Int] = []
         for var record in records.dropFirst() {
             if record.fields.count > columns.count, let merged = mergeParenthesised(record.fields),
                 merged.count == columns.count
@@ -128,6 +132,7 @@ public enum ImportParser {
                 }
                 if var set {
                     if clean(&set) { cleanedLines.append(set.line) }
+                    if fit(&set) { cutLines.append(set.line) }
                     try validate(set)
                     sets.append(set)
                 }
@@ -142,6 +147,7 @@ public enum ImportParser {
             assumedUnit: reader.defaultUnitRows > 0 && !reader.hasUnitColumn ? defaultUnit : nil)
         parsed.defaultUnitRows = reader.hasUnitColumn ? reader.defaultUnitRows : 0
         parsed.cleanedLines = cleanedLines
+        parsed.cutLines = cutLines
         return parsed
     }
 
@@ -174,6 +180,19 @@ public enum ImportParser {
         set.workoutNotes = set.workoutNotes.map { cleaned($0, singleLine: false) }
         set.notes = set.notes.map { cleaned($0, singleLine: false) }
         return set != before
+    }
+
+    /// Cuts notes longer than `Validation.maxNotesLength` (counted in Unicode scalars, as the
+    /// server counts them) to the limit, whole characters kept: without it a long note would
+    /// import here and be refused by the server. Returns whether anything was cut, or is to be:
+    /// a workout name over `Validation.maxNameLength` is cut where the workout is stored, so
+    /// that the name still finds the workout an earlier import made. (An exercise name over its
+    /// limit is refused with its line: it names a lift, and a cut one would be another.)
+    static func fit(_ set: inout ImportedSet) -> Bool {
+        let before = set
+        set.workoutNotes = set.workoutNotes.map { Validation.cut($0, toScalars: Validation.maxNotesLength) }
+        set.notes = set.notes.map { Validation.cut($0, toScalars: Validation.maxNotesLength) }
+        return set != before || set.workoutName.unicodeScalars.count > Validation.maxNameLength
     }
 
     /// Joins fields split by a comma inside parentheses ("Press (Each Side", " Dumbbells)") back
