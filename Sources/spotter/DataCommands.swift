@@ -24,12 +24,7 @@ struct Import: AsyncParsableCommand {
     var dryRun = false
 
     func run() async throws {
-        let text: String
-        do {
-            text = try String(contentsOfFile: file, encoding: .utf8)
-        } catch {
-            throw CLIError("cannot read \(file): \(error.localizedDescription)")
-        }
+        let text = try ImportFile.text(of: file)
         if format == .auto, BodyWeightImport.recognizes(text) {
             try await importWeighIns(text)
             return
@@ -277,5 +272,65 @@ func counted(_ count: Int, _ noun: String) -> String { Formatting.counted(count,
 extension String {
     func leftPadded(_ width: Int) -> String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
+
+/// Reads a file to import as text, or says in a line what is wrong with it.
+enum ImportFile {
+    static func text(of file: String) throws -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
+            throw CLIError("cannot read \(file): no such file")
+        }
+        guard !isDirectory.boolValue else { throw CLIError("cannot read \(file): it is a directory, not a CSV file") }
+        guard FileManager.default.isReadableFile(atPath: file) else {
+            throw CLIError("cannot read \(file): permission denied")
+        }
+        // Read through a handle, not `Data(contentsOf:)`, which refuses files that report no
+        // size: /dev/null, a pipe, `<(…)` in a shell.
+        let data: Data
+        do {
+            guard let handle = FileHandle(forReadingAtPath: file) else { throw CocoaError(.fileReadUnknown) }
+            defer { try? handle.close() }
+            data = try handle.readToEnd() ?? Data()
+        } catch {
+            throw CLIError("cannot read \(file): \(error.localizedDescription)")
+        }
+        return try decoded(data, file: file)
+    }
+
+    /// UTF-8 (a byte-order mark dropped), or UTF-16 when the file begins with its byte-order
+    /// mark (what a spreadsheet's "Unicode text" saves). Bytes that are neither are refused with
+    /// the line they are on: a file saved in another encoding would otherwise import every
+    /// accented name as another exercise.
+    static func decoded(_ data: Data, file: String) throws -> String {
+        let bytes = [UInt8](data)
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            let encoding: String.Encoding = bytes[0] == 0xFF ? .utf16LittleEndian : .utf16BigEndian
+            guard let text = String(data: data.dropFirst(2), encoding: encoding) else {
+                throw CLIError(
+                    "\(file): the file begins as UTF-16 text but does not read as UTF-16; nothing was imported")
+            }
+            return text
+        }
+        var body = bytes[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        if let text = String(validating: body, as: UTF8.self) { return text }
+        // Find the first byte that is not UTF-8, to name its line.
+        var line = 1
+        var start = body.startIndex
+        while start < body.endIndex {
+            let end = body[start...].firstIndex(of: 0x0A).map { $0 + 1 } ?? body.endIndex
+            if String(validating: body[start..<end], as: UTF8.self) == nil {
+                let chunk = body[start..<end]
+                let offending = chunk.first { $0 >= 0x80 } ?? chunk.first ?? 0
+                throw CLIError(
+                    "\(file): line \(line) is not UTF-8 text (byte 0x\(String(offending, radix: 16, uppercase: true)));"
+                        + " save the file as UTF-8 (CSV UTF-8) and import it again; nothing was imported")
+            }
+            line += 1
+            start = end
+        }
+        throw CLIError("\(file): the file is not UTF-8 text; nothing was imported")
     }
 }

@@ -169,6 +169,43 @@ struct ImportExportCLITests {
         #expect(try await SpotterBinary.run(["export"], db: other).stdout == exported)
     }
 
+    /// A file saved in another encoding (Windows-1252: "é" is the byte 0xE9) would import each
+    /// accented name as another exercise: it is refused with the line of the first such byte, and
+    /// nothing is written. A spreadsheet's UTF-16 with its byte-order mark imports; a directory,
+    /// a missing file and an empty one each say so in a line.
+    @Test func aFileThatIsNotUTF8IsRefusedWithItsLineAndUTF16Imports() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let header =
+            "Date,Workout Name,Exercise Name,Set Order,Weight,Weight Unit,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n"
+        var latin1 = Data((header + "2026-04-08 16:50:00,Push,Bench Press (Barbell),1,100,kg,5,0,0,,,\n").utf8)
+        latin1 +=
+            Data("2026-04-08 16:50:00,Push,Bench Press (Barbell),2,100,kg,5,0,0,".utf8) + Data([0x72, 0xE9, 0x70])
+        latin1 += Data(",,\n".utf8)
+        try latin1.write(to: URL(fileURLWithPath: db + "-latin1.csv"))
+        let refused = try await SpotterBinary.run(["import", db + "-latin1.csv"], db: db)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("line 3 is not UTF-8 text (byte 0xE9)"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1)
+        #expect(try await SpotterBinary.run(["outbox", "--json"], db: db).stdout.contains(#""operations":[]"#))
+
+        let utf16 = header + "2026-04-08 16:50:00,Push 💪🏽,Bench Press (Barbell),1,100,kg,5,0,0,ré\u{301}p,,\n"
+        try utf16.write(toFile: db + "-utf16.csv", atomically: true, encoding: .utf16)  // with its byte-order mark
+        let imported = try await SpotterBinary.run(["import", db + "-utf16.csv"], db: db)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("imported 1 set into 1 new workout"), "\(imported.stdout)")
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        #expect((sets["sets"] as? [[String: Any]])?.first?["notes"] as? String == "ré\u{301}p")
+
+        for (path, message) in [
+            (URL(fileURLWithPath: db).deletingLastPathComponent().path, "is a directory"),
+            (db + "-missing.csv", "no such file"), ("/dev/null", "the file is empty"),
+        ] {
+            let result = try await SpotterBinary.run(["import", path], db: db)
+            #expect(result.status == 1)
+            #expect(result.stderr.contains(message), "\(path): \(result.stderr)")
+        }
+    }
+
     @Test func aFileThatIsNotAnExportChangesNothing() async throws {
         let db = SpotterBinary.temporaryDatabase()
         try "name,age\nbob,3\n".write(toFile: db + ".csv", atomically: true, encoding: .utf8)
