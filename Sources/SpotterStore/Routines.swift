@@ -607,10 +607,10 @@ extension SpotterStore {
     }
 }
 
-extension WorkoutLog {
+extension RoutineBook {
     /// Makes a routine (by hand: empty, or with exercises): the row and its create in one transaction.
     @discardableResult
-    public func createRoutine(
+    public func create(
         name: String, exercises: [RoutineExercise] = [], notes: String? = nil, restSeconds: Int? = nil,
         id: UUID = .timeOrdered()
     ) throws -> Routine {
@@ -645,8 +645,8 @@ extension WorkoutLog {
     /// A routine from a past workout: its exercises in the order first done, each with its sets
     /// as planned sets (kind, weight, reps, RPE) in the order performed.
     @discardableResult
-    public func createRoutine(fromWorkout workoutID: UUID, name: String, id: UUID = .timeOrdered()) throws -> Routine {
-        try createRoutine(name: name, exercises: try exercises(fromWorkout: workoutID), id: id)
+    public func create(fromWorkout workoutID: UUID, name: String, id: UUID = .timeOrdered()) throws -> Routine {
+        try create(name: name, exercises: try exercises(fromWorkout: workoutID), id: id)
     }
 
     /// Makes a routine's exercises this workout's logged sets, in order (the UI's `S` on a
@@ -656,9 +656,9 @@ extension WorkoutLog {
     /// progression rule its written targets stay (the rule works from what was done) and only
     /// the number of sets follows. Validated and queued like any edit.
     @discardableResult
-    public func updateRoutine(_ nameOrID: String, fromWorkout workoutID: UUID) throws -> Routine {
+    public func update(_ nameOrID: String, fromWorkout workoutID: UUID) throws -> Routine {
         let done = try blocks(fromWorkout: workoutID)
-        return try updateRoutine(nameOrID) { routine in
+        return try update(nameOrID) { routine in
             let before = routine.exercises
             var used = Set<Int>()
             routine.exercises = done.map { block in
@@ -774,7 +774,7 @@ extension WorkoutLog {
     /// Changes a routine through `change` (rename, add an exercise, a new list); validates the
     /// result and queues what changed, in one transaction. Returns the routine as saved.
     @discardableResult
-    public func updateRoutine(_ nameOrID: String, _ change: (inout Routine) throws -> Void) throws -> Routine {
+    public func update(_ nameOrID: String, _ change: (inout Routine) throws -> Void) throws -> Routine {
         let now = self.now
         return try writer.write { db in
             let current = try store.findRoutine(nameOrID, db: db)
@@ -798,7 +798,7 @@ extension WorkoutLog {
     }
 
     /// Deletes a routine (a tombstone until the server confirms). Workouts started from it stay.
-    public func deleteRoutine(_ nameOrID: String) throws {
+    public func delete(_ nameOrID: String) throws {
         let now = self.now
         try writer.write { db in
             let routine = try store.findRoutine(nameOrID, db: db)
@@ -818,7 +818,7 @@ extension WorkoutLog {
     /// one planned row per planned set, targets set by each exercise's progression rule. Nothing
     /// about the planned rows is queued: only the sets logged from them are.
     @discardableResult
-    public func startRoutine(_ nameOrID: String) throws -> StartedRoutine {
+    public func start(_ nameOrID: String) throws -> StartedRoutine {
         let now = self.now
         return try writer.write { db in
             let routine = try store.findRoutine(nameOrID, db: db)
@@ -978,9 +978,9 @@ extension WorkoutLog {
     }
 }
 
-extension Queries {
+extension RoutineBook {
     /// Live routines by name, with their sync state.
-    public func routines() throws -> [RoutineSummary] {
+    public func all() throws -> [RoutineSummary] {
         try writer.read { db in
             try Row.fetchAll(
                 db,
@@ -1006,7 +1006,7 @@ extension Queries {
     /// The routine `nameOrID` names (its id or its name, any case).
     public func routine(_ nameOrID: String) throws -> RoutineSummary {
         let routine = try writer.read { db in try store.findRoutine(nameOrID, db: db) }
-        guard let summary = try routines().first(where: { $0.routine.id == routine.id }) else {
+        guard let summary = try all().first(where: { $0.routine.id == routine.id }) else {
             throw StoreError.notFound("routine \"\(nameOrID)\"")
         }
         return summary

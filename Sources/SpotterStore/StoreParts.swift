@@ -42,6 +42,12 @@ public struct Accounts: StorePart {
     let store: SpotterStore
 }
 
+/// Routines: making, editing and deleting them, starting a workout from one and logging its
+/// planned sets, and reading them back.
+public struct RoutineBook: StorePart {
+    let store: SpotterStore
+}
+
 /// Settings and switches kept in `meta`: rest times, units, the bell, airplane mode.
 public struct Preferences: StorePart {
     let store: SpotterStore
@@ -54,4 +60,5 @@ extension SpotterStore {
     public var pull: PullMerge { PullMerge(store: self) }
     public var accounts: Accounts { Accounts(store: self) }
     public var preferences: Preferences { Preferences(store: self) }
+    public var routines: RoutineBook { RoutineBook(store: self) }
 }

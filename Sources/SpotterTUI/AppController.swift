@@ -542,7 +542,7 @@ public final class AppController {
         let previous = try store.queries.previousSet(exercise: exercise, workoutID: workoutID)
         let previousNote = previous.map { "previous: \(shortSet($0.set)) \(prefillNote($0))" }
         if let workoutID,
-            let planned = try store.queries.plannedRows(workoutID: workoutID).first(where: {
+            let planned = try store.routines.plannedRows(workoutID: workoutID).first(where: {
                 $0.status == .planned && $0.exercise.caseInsensitiveCompare(name) == .orderedSame
             })
         {
@@ -731,7 +731,7 @@ public final class AppController {
             return
         }
         state.sets = try store.queries.sets(workoutID: workoutID)
-        state.planned = try store.queries.plannedRows(workoutID: workoutID)
+        state.planned = try store.routines.plannedRows(workoutID: workoutID)
         let count = try store.queries.liveSetCount(workoutID: workoutID)
         if let index = state.workouts.firstIndex(where: { $0.id == workoutID }),
             state.workouts[index].summary.setCount != count

@@ -144,7 +144,7 @@ extension AppController {
         switch effect {
         case .loadRoutines:
             guard case .routinePicker(var picker) = state.overlay else { return }
-            picker.routines = try store.queries.routines()
+            picker.routines = try store.routines.all()
             picker.loaded = true
             if let id = picker.pendingSelection, let index = picker.routines.firstIndex(where: { $0.routine.id == id })
             {
@@ -154,7 +154,7 @@ extension AppController {
             picker.selected = min(picker.selected, max(0, picker.routines.count - 1))
             state.overlay = .routinePicker(picker)
         case .startRoutine(let id):
-            let started = try store.workoutLog.startRoutine(id.wireString)
+            let started = try store.routines.start(id.wireString)
             state.workoutFilter = ""
             state.setFilter = ""
             state.focus = .sets
@@ -164,7 +164,7 @@ extension AppController {
                     + "e edits it first, x skips")
         case .logPlanned(let id, let weight, let reps, let rpe, let kind):
             let before = state.planned
-            let logged = try store.workoutLog.logPlanned(
+            let logged = try store.routines.logPlanned(
                 id, weight: weight, reps: reps, rpe: rpe.map { .some($0) }, kind: kind)
             let row = before.first { $0.id == id }
             // The next planned row, in the routine's order (supersets alternate), is selected next.
@@ -193,9 +193,9 @@ extension AppController {
         case .saveRoutine(let workoutID, let routineID, let name):
             let saved: Routine
             if let routineID {
-                saved = try store.workoutLog.updateRoutine(routineID.wireString, fromWorkout: workoutID)
+                saved = try store.routines.update(routineID.wireString, fromWorkout: workoutID)
             } else {
-                saved = try store.workoutLog.createRoutine(fromWorkout: workoutID, name: name)
+                saved = try store.routines.create(fromWorkout: workoutID, name: name)
             }
             afterLocalWrite()
             let sets = saved.exercises.reduce(0) { $0 + $1.sets.count }
@@ -204,7 +204,7 @@ extension AppController {
                     + "\(Formatting.counted(saved.exercises.count, "exercise")), \(Formatting.counted(sets, "set")) (R starts it)"
             )
         case .toggleSkipPlanned(let id):
-            let skipped = try store.workoutLog.toggleSkipPlanned(id)
+            let skipped = try store.routines.toggleSkipPlanned(id)
             afterLocalWrite(selectPlanned: id)
             state.say(skipped ? "Skipped: nothing is logged for it (x brings it back)" : "Planned again")
         case .createRoutine, .renameRoutine, .deleteRoutine, .saveRoutineEdits:
@@ -221,27 +221,27 @@ extension AppController {
         do {
             switch effect {
             case .createRoutine(let name):
-                let routine = try store.workoutLog.createRoutine(name: name)
+                let routine = try store.routines.create(name: name)
                 afterLocalWrite()
                 state.overlay = .routineEditor(RoutineEditor(routine: routine))
                 state.say(
                     "Made routine \(routine.name): \(KeyMap.name(of: .addExercise, in: .routineEditor)) adds an exercise"
                 )
             case .renameRoutine(let id, let name):
-                let routine = try store.workoutLog.updateRoutine(id.wireString) { $0.name = name }
+                let routine = try store.routines.update(id.wireString) { $0.name = name }
                 afterLocalWrite()
                 _ = state.returnToRoutineList(selecting: id)
                 try performRoutine(.loadRoutines)
                 state.say("Renamed to \(routine.name)")
             case .deleteRoutine(let id):
-                let name = try store.queries.routine(id.wireString).routine.name
-                try store.workoutLog.deleteRoutine(id.wireString)
+                let name = try store.routines.routine(id.wireString).routine.name
+                try store.routines.delete(id.wireString)
                 afterLocalWrite()
                 _ = state.returnToRoutineList(selecting: nil)
                 try performRoutine(.loadRoutines)
                 state.say("Deleted routine \(name) (workouts started from it stay)")
             case .saveRoutineEdits(let id, let exercises, let close):
-                let saved = try store.workoutLog.updateRoutine(id.wireString) { $0.exercises = exercises }
+                let saved = try store.routines.update(id.wireString) { $0.exercises = exercises }
                 afterLocalWrite()
                 if close {
                     _ = state.returnToRoutineList(selecting: id)
@@ -280,7 +280,7 @@ extension AppController {
             state.overlay = .routineName(RoutineNameInput(purpose: .create, field: TextField(name), error: reason))
             state.say(reason, isError: true, seconds: 6)
         case .renameRoutine(let id, let name):
-            let from = (try? store.queries.routine(id.wireString).routine.name) ?? name
+            let from = (try? store.routines.routine(id.wireString).routine.name) ?? name
             state.overlay = .routineName(
                 RoutineNameInput(purpose: .rename(id: id, from: from), field: TextField(name), error: reason))
             state.say(reason, isError: true, seconds: 6)

@@ -81,7 +81,7 @@ struct RoutineList: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore(readOnly: true)
-        let routines = try store.queries.routines()
+        let routines = try store.routines.all()
         if json {
             printJSON(.object(["routines": .array(routines.map(RoutineCommand.json))]))
             return
@@ -105,7 +105,7 @@ struct RoutineShow: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore(readOnly: true)
-        let summary = try store.queries.routine(routine)
+        let summary = try store.routines.routine(routine)
         if json {
             printJSON(.object(["routine": RoutineCommand.json(summary)]))
             return
@@ -143,7 +143,7 @@ struct RoutineCreate: AsyncParsableCommand {
         var routine: Routine
         if let fromWorkout {
             let workoutID = try parseID(fromWorkout, what: "--from-workout")
-            routine = try store.workoutLog.createRoutine(fromWorkout: workoutID, name: name)
+            routine = try store.routines.create(fromWorkout: workoutID, name: name)
             // A routine holds less than a long workout: say what was left out, never drop it quietly.
             let logged = try store.queries.sets(workoutID: workoutID).count
             let kept = routine.exercises.reduce(0) { $0 + $1.sets.count }
@@ -155,13 +155,13 @@ struct RoutineCreate: AsyncParsableCommand {
                             + "\(Routine.maxPlannedSets) sets in all\n").utf8))
             }
             if rest != nil || notes != nil {
-                routine = try store.workoutLog.updateRoutine(routine.id.wireString) {
+                routine = try store.routines.update(routine.id.wireString) {
                     $0.restSeconds = rest
                     $0.notes = notes
                 }
             }
         } else {
-            routine = try store.workoutLog.createRoutine(name: name, notes: notes, restSeconds: rest)
+            routine = try store.routines.create(name: name, notes: notes, restSeconds: rest)
         }
         print(routine.id.wireString)
         try await EagerSync.attempt(global: global, store: store)
@@ -217,7 +217,7 @@ struct RoutineAdd: AsyncParsableCommand {
                     kind: kind, weight: weight, percentOfOneRepMax: percent, reps: bottom, repsMax: top, rpe: rpe),
                 count: sets),
             restSeconds: rest, superset: superset, progression: progression, increment: increment)
-        let saved = try store.workoutLog.updateRoutine(routine) { $0.exercises.append(planned) }
+        let saved = try store.routines.update(routine) { $0.exercises.append(planned) }
         print(
             RoutineCommand.exerciseLine(
                 saved.exercises[saved.exercises.count - 1], index: saved.exercises.count - 1))
@@ -234,7 +234,7 @@ struct RoutineRemove: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        try store.workoutLog.updateRoutine(routine) { routine in
+        try store.routines.update(routine) { routine in
             // The name as `add` stored it: "squat" is the catalogue's Squat (Barbell).
             let stored = try? store.queries.exerciseName(exercise)
             if let position = Int(exercise), routine.exercises.indices.contains(position - 1) {
@@ -259,7 +259,7 @@ struct RoutineRename: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        try store.workoutLog.updateRoutine(routine) { $0.name = name }
+        try store.routines.update(routine) { $0.name = name }
         try await EagerSync.attempt(global: global, store: store)
     }
 }
@@ -272,7 +272,7 @@ struct RoutineDelete: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        try store.workoutLog.deleteRoutine(routine)
+        try store.routines.delete(routine)
         try await EagerSync.attempt(global: global, store: store)
     }
 }
@@ -287,7 +287,7 @@ struct RoutineStart: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        let started = try store.workoutLog.startRoutine(routine)
+        let started = try store.routines.start(routine)
         if started.resumed {
             FileHandle.standardError.write(
                 Data("picked up today's unfinished \(started.workout.name) (its planned sets still wait)\n".utf8))
@@ -316,7 +316,7 @@ struct RoutinePlan: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        let rows = try store.queries.plannedRows(workoutID: try parseID(workoutID, what: "WORKOUT_ID"))
+        let rows = try store.routines.plannedRows(workoutID: try parseID(workoutID, what: "WORKOUT_ID"))
         if json {
             printJSON(.object(["planned": .array(rows.map(RoutineCommand.json))]))
             return
@@ -340,7 +340,7 @@ struct RoutineDone: AsyncParsableCommand {
     func run() async throws {
         try refuseNegative(weight: weight, reps: reps)
         let store = try global.openStore()
-        let logged = try store.workoutLog.logPlanned(
+        let logged = try store.routines.logPlanned(
             try parseID(planID, what: "PLAN_ID"), weight: weight, unit: unit, reps: reps, rpe: rpe.map { .some($0) })
         print(logged.set.id.wireString)
         try await EagerSync.attempt(global: global, store: store)
@@ -355,7 +355,7 @@ struct RoutineSkip: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
-        let skipped = try store.workoutLog.toggleSkipPlanned(try parseID(planID, what: "PLAN_ID"))
+        let skipped = try store.routines.toggleSkipPlanned(try parseID(planID, what: "PLAN_ID"))
         print(skipped ? "skipped" : "planned again")
     }
 }

@@ -41,7 +41,7 @@ struct RoutineStoreTests {
             try store.workoutLog.logSet(
                 LogSetInput(exercise: exercise, weight: weight, reps: reps, kind: kind, workout: .existing(workout.id)))
         }
-        let routine = try store.workoutLog.createRoutine(fromWorkout: workout.id, name: "Push A")
+        let routine = try store.routines.create(fromWorkout: workout.id, name: "Push A")
         #expect(routine.exercises.map(\.exercise) == ["Squat (Barbell)", "Bench Press (Barbell)"])
         #expect(routine.exercises[0].sets.map(\.weight) == [60, 140, 142.5])
         #expect(routine.exercises[0].sets.map(\.reps) == [5, 3, 3])
@@ -49,54 +49,54 @@ struct RoutineStoreTests {
         #expect(routine.exercises[1].sets.map(\.weight) == [100, 102.5])
         #expect(routine.exercises[1].sets.map(\.kind) == [.normal, .failure])
         // What is stored reads back the same, and one create is queued carrying it.
-        #expect(try store.queries.routine("push a").routine == routine)
+        #expect(try store.routines.routine("push a").routine == routine)
         let creates = try store.operations().filter { $0.entityType == .routine }
         #expect(creates.map(\.kind) == [.create])
         #expect(creates.first?.payload["name"] == .string("Push A"))
         // A second routine of that name, or from a workout that is not there, changes nothing.
-        #expect(throws: StoreError.self) { try store.workoutLog.createRoutine(fromWorkout: workout.id, name: "PUSH A") }
-        #expect(throws: StoreError.self) { try store.workoutLog.createRoutine(fromWorkout: UUID(), name: "Other") }
-        #expect(try store.queries.routines().count == 1)
+        #expect(throws: StoreError.self) { try store.routines.create(fromWorkout: workout.id, name: "PUSH A") }
+        #expect(throws: StoreError.self) { try store.routines.create(fromWorkout: UUID(), name: "Other") }
+        #expect(try store.routines.all().count == 1)
         #expect(try store.operations().filter { $0.entityType == .routine }.count == 1)
     }
 
     @Test func badInputIsRefusedAndChangesNothing() throws {
         let store = try makeStore()
-        try store.workoutLog.createRoutine(name: "Legs")
+        try store.routines.create(name: "Legs")
         let before = try store.operations().count
         #expect(throws: StoreError.self) {
-            try store.workoutLog.updateRoutine("Legs") {
+            try store.routines.update("Legs") {
                 $0.exercises.append(RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(reps: 5000)]))
             }
         }
         #expect(throws: StoreError.self) {
-            try store.workoutLog.updateRoutine("Legs") {
+            try store.routines.update("Legs") {
                 $0.exercises.append(RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(reps: 0)]))
             }
         }
-        #expect(throws: StoreError.self) { try store.workoutLog.createRoutine(name: "  ") }
-        #expect(throws: StoreError.self) { try store.workoutLog.startRoutine("Legs") }  // no exercises yet
-        #expect(throws: StoreError.self) { try store.workoutLog.startRoutine("Nope") }
+        #expect(throws: StoreError.self) { try store.routines.create(name: "  ") }
+        #expect(throws: StoreError.self) { try store.routines.start("Legs") }  // no exercises yet
+        #expect(throws: StoreError.self) { try store.routines.start("Nope") }
         #expect(try store.operations().count == before)
-        #expect(try store.queries.routine("Legs").routine.exercises.isEmpty)
+        #expect(try store.routines.routine("Legs").routine.exercises.isEmpty)
         #expect(try store.queries.workoutSummaries().isEmpty)
     }
 
     @Test func editsBeforeTheCreateIsSentCoalesceIntoIt() throws {
         let store = try makeStore()
-        try store.workoutLog.createRoutine(name: "Push A")
-        try store.workoutLog.updateRoutine("Push A") { $0.exercises = routine() }
-        try store.workoutLog.updateRoutine("push a") { $0.name = "Push B" }
+        try store.routines.create(name: "Push A")
+        try store.routines.update("Push A") { $0.exercises = routine() }
+        try store.routines.update("push a") { $0.name = "Push B" }
         let ops = try store.operations().filter { $0.entityType == .routine }
         #expect(ops.count == 1)
         #expect(ops.first?.kind == .create)
         #expect(ops.first?.payload["name"] == .string("Push B"))
         #expect(
             ops.first?.payload["exercises"]
-                == Routine.exercisesJSON(try store.queries.routine("Push B").routine.exercises))
-        try store.workoutLog.deleteRoutine("Push B")
+                == Routine.exercisesJSON(try store.routines.routine("Push B").routine.exercises))
+        try store.routines.delete("Push B")
         #expect(try store.operations().filter { $0.entityType == .routine }.isEmpty, "create + delete: nothing is sent")
-        #expect(try store.queries.routines().isEmpty)
+        #expect(try store.routines.all().isEmpty)
     }
 
     /// Undoing the delete of a workout started from a routine brings its plan back with it: the
@@ -107,11 +107,11 @@ struct RoutineStoreTests {
     @Test(arguments: [false, true])
     func undoingARoutineWorkoutsDeleteBringsBackItsPlannedRows(sentFirst: Bool) throws {
         let store = try makeStore()
-        try store.workoutLog.createRoutine(name: "Push A", exercises: routine(), restSeconds: 90)
-        let started = try store.workoutLog.startRoutine("Push A")
-        let first = try store.workoutLog.logPlanned(started.rows[0].id)
-        let second = try store.workoutLog.logPlanned(started.rows[1].id, weight: 102.5)
-        #expect(try store.workoutLog.toggleSkipPlanned(started.rows[4].id))
+        try store.routines.create(name: "Push A", exercises: routine(), restSeconds: 90)
+        let started = try store.routines.start("Push A")
+        let first = try store.routines.logPlanned(started.rows[0].id)
+        let second = try store.routines.logPlanned(started.rows[1].id, weight: 102.5)
+        #expect(try store.routines.toggleSkipPlanned(started.rows[4].id))
         if sentFirst {
             while case let claimed = try store.queue.claimEligible(limit: 100), !claimed.isEmpty {
                 for op in claimed {
@@ -120,7 +120,7 @@ struct RoutineStoreTests {
             }
             #expect(try store.queries.queueCounts().pending == 0)
         }
-        let before = try store.queries.plannedRows(workoutID: started.workout.id)
+        let before = try store.routines.plannedRows(workoutID: started.workout.id)
 
         try store.workoutLog.deleteWorkout(id: started.workout.id)
         #expect(try store.queries.workoutSummaries().isEmpty)
@@ -131,7 +131,7 @@ struct RoutineStoreTests {
         #expect(back.id != started.workout.id, "logged again under a new id")
         let sets = try store.queries.sets(workoutID: back.id)
         #expect(sets.map(\.set.weight) == [first.set.weight, second.set.weight])
-        let rows = try store.queries.plannedRows(workoutID: back.id)
+        let rows = try store.routines.plannedRows(workoutID: back.id)
         #expect(rows.map(\.exercise) == before.map(\.exercise))
         #expect(rows.map(\.status) == before.map(\.status))
         #expect(rows.map(\.status) == [.done, .done, .planned, .planned, .skipped, .planned, .planned])
@@ -140,15 +140,15 @@ struct RoutineStoreTests {
         let plan = try #require(back.plan)
         #expect(plan.entries.prefix(2).map(\.id) == sets.map(\.set.id))
         // Logging the next planned row goes on as before the delete.
-        let third = try store.workoutLog.logPlanned(rows[2].id)
+        let third = try store.routines.logPlanned(rows[2].id)
         #expect(third.workout.id == back.id)
-        #expect(try store.queries.plannedRows(workoutID: back.id).filter { $0.status == .done }.count == 3)
+        #expect(try store.routines.plannedRows(workoutID: back.id).filter { $0.status == .done }.count == 3)
     }
 
     @Test func enterOnEachPlannedRowLogsAndQueuesEachSetOnceAndASkippedRowNever() throws {
         let store = try makeStore()
-        try store.workoutLog.createRoutine(name: "Push A", exercises: routine(), restSeconds: 90)
-        let started = try store.workoutLog.startRoutine("Push A")
+        try store.routines.create(name: "Push A", exercises: routine(), restSeconds: 90)
+        let started = try store.routines.start("Push A")
         #expect(started.workout.name == "Push A")
         // Bench's three sets, then the superset alternates: row, raise, row, raise.
         #expect(
@@ -157,22 +157,22 @@ struct RoutineStoreTests {
                 "Lateral Raise (Dumbbell)", "Bent Over Row (Barbell)", "Lateral Raise (Dumbbell)",
             ])
         #expect(started.rows.map(\.restSeconds) == [150, 150, 150, 90, 90, 90, 90])
-        #expect(try store.queries.plannedRows(workoutID: started.workout.id).allSatisfy { $0.status == .planned })
+        #expect(try store.routines.plannedRows(workoutID: started.workout.id).allSatisfy { $0.status == .planned })
         #expect(try setCreates(store).isEmpty, "planned rows queue nothing")
 
         let skipped = started.rows[4]
-        #expect(try store.workoutLog.toggleSkipPlanned(skipped.id))
+        #expect(try store.routines.toggleSkipPlanned(skipped.id))
         var loggedIDs: [UUID] = []
         for row in started.rows where row.id != skipped.id {
-            let logged = try store.workoutLog.logPlanned(row.id)
+            let logged = try store.routines.logPlanned(row.id)
             #expect(logged.set.weight == row.weight)
             #expect(logged.set.reps == row.reps)
             #expect(logged.workout.id == started.workout.id)
             loggedIDs.append(logged.set.id)
             // Enter again on the same row logs nothing more.
-            #expect(throws: StoreError.self) { try store.workoutLog.logPlanned(row.id) }
+            #expect(throws: StoreError.self) { try store.routines.logPlanned(row.id) }
         }
-        #expect(throws: StoreError.self) { try store.workoutLog.logPlanned(skipped.id) }
+        #expect(throws: StoreError.self) { try store.routines.logPlanned(skipped.id) }
 
         let sets = try store.queries.sets(workoutID: started.workout.id)
         #expect(sets.map(\.set.id) == loggedIDs)
@@ -180,7 +180,7 @@ struct RoutineStoreTests {
         let creates = try setCreates(store)
         #expect(creates.map(\.entityID).sorted() == loggedIDs.map(\.wireString).sorted(), "each logged set queued once")
         #expect(Set(creates.map(\.idempotencyKey)).count == creates.count)
-        let rows = try store.queries.plannedRows(workoutID: started.workout.id)
+        let rows = try store.routines.plannedRows(workoutID: started.workout.id)
         #expect(rows.filter { $0.status == .done }.count == 6)
         #expect(rows.first { $0.id == skipped.id }?.status == .skipped)
         #expect(rows.first { $0.id == skipped.id }?.setID == nil)
@@ -188,35 +188,35 @@ struct RoutineStoreTests {
 
     @Test func aDeletedLoggedSetMakesItsRowPlannedAgain() throws {
         let store = try makeStore()
-        try store.workoutLog.createRoutine(name: "Push A", exercises: routine())
-        let started = try store.workoutLog.startRoutine("Push A")
-        let logged = try store.workoutLog.logPlanned(started.rows[0].id, reps: 4)
+        try store.routines.create(name: "Push A", exercises: routine())
+        let started = try store.routines.start("Push A")
+        let logged = try store.routines.logPlanned(started.rows[0].id, reps: 4)
         #expect(logged.set.reps == 4, "values edited before logging are what is logged")
         try store.workoutLog.deleteSet(id: logged.set.id)
-        let row = try #require(try store.queries.plannedRows(workoutID: started.workout.id).first)
+        let row = try #require(try store.routines.plannedRows(workoutID: started.workout.id).first)
         #expect(row.status == .planned)
-        #expect(try store.workoutLog.logPlanned(row.id).set.reps == 5)
+        #expect(try store.routines.logPlanned(row.id).set.reps == 5)
     }
 
     @Test func theNextStartTakesItsTargetsFromTheLastPerformanceByTheRule() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
-        try store.workoutLog.createRoutine(name: "Push A", exercises: routine(progression: .linear))
-        let first = try store.workoutLog.startRoutine("Push A")
+        try store.routines.create(name: "Push A", exercises: routine(progression: .linear))
+        let first = try store.routines.start("Push A")
         #expect(first.rows[0].hint == "first time: as written")
-        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        for row in first.rows { try store.routines.logPlanned(row.id) }
         try store.workoutLog.editWorkout(id: first.workout.id, changes: WorkoutChanges(endedAt: clock.now()))
         clock.advance(by: 2 * 86_400)
-        let second = try store.workoutLog.startRoutine("Push A")
+        let second = try store.routines.start("Push A")
         let bench = second.rows.filter { $0.exercise == "Bench Press (Barbell)" }
         #expect(bench.map(\.weight) == [102.5, 102.5, 102.5])
         let day = Progression.dayText(first.workout.startedAt, timeZone: .current)
         #expect(bench.first?.hint == "+2.5 kg: all 3×5 done on \(day)")
         #expect(second.rows.first { $0.exercise == "Bent Over Row (Barbell)" }?.weight == 60, "fixed stays")
         // A miss this time keeps 102.5 next time.
-        try store.workoutLog.logPlanned(bench[0].id, reps: 3)
+        try store.routines.logPlanned(bench[0].id, reps: 3)
         clock.advance(by: 2 * 86_400)
-        let third = try store.workoutLog.startRoutine("Push A")
+        let third = try store.routines.start("Push A")
         #expect(third.rows[0].weight == 102.5)
         #expect(third.rows[0].hint?.hasPrefix("same weight: 3×5 at 102.5 kg not all done") == true)
     }
@@ -224,12 +224,12 @@ struct RoutineStoreTests {
     @Test func aPercentageOfOneRepMaxTakesTheCurrentEstimate() throws {
         let store = try makeStore()
         try store.log("Squat (Barbell)", weight: 150, reps: 1)
-        try store.workoutLog.createRoutine(
+        try store.routines.create(
             name: "5/3/1",
             exercises: [
                 RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(percentOfOneRepMax: 85, reps: 5)])
             ])
-        let started = try store.workoutLog.startRoutine("5/3/1")
+        let started = try store.routines.start("5/3/1")
         #expect(started.rows.first?.weight == 127.5)
         #expect(started.rows.first?.hint == "85 % of e1RM 150 kg")
     }
@@ -238,18 +238,18 @@ struct RoutineStoreTests {
     /// it as planned is refused (never a 0 kg set nobody lifted); with the weight given, it logs.
     @Test func aPercentageSetWithoutAnEstimateIsNeverLoggedAsZero() throws {
         let store = try makeStore()
-        try store.workoutLog.createRoutine(
+        try store.routines.create(
             name: "5/3/1",
             exercises: [
                 RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(percentOfOneRepMax: 80, reps: 5)])
             ])
-        let row = try #require(try store.workoutLog.startRoutine("5/3/1").rows.first)
+        let row = try #require(try store.routines.start("5/3/1").rows.first)
         #expect(row.needsWeight)
         let before = try store.operations().count
-        #expect(throws: StoreError.self) { try store.workoutLog.logPlanned(row.id) }
+        #expect(throws: StoreError.self) { try store.routines.logPlanned(row.id) }
         #expect(try store.operations().count == before, "nothing queued")
         #expect(try store.queries.sets(workoutID: nil).isEmpty, "nothing logged")
-        let logged = try store.workoutLog.logPlanned(row.id, weight: 120)
+        let logged = try store.routines.logPlanned(row.id, weight: 120)
         #expect(logged.set.weight == 120)
         #expect(logged.set.reps == 5)
     }
@@ -259,16 +259,16 @@ struct RoutineStoreTests {
     /// new start makes a new workout.
     @Test func startingAgainTheSameDayPicksUpTheUnfinishedStart() throws {
         let store = try makeStore()
-        try store.workoutLog.createRoutine(name: "Push A", exercises: routine())
-        let first = try store.workoutLog.startRoutine("Push A")
-        try store.workoutLog.logPlanned(first.rows[0].id)
-        let again = try store.workoutLog.startRoutine("push a")
+        try store.routines.create(name: "Push A", exercises: routine())
+        let first = try store.routines.start("Push A")
+        try store.routines.logPlanned(first.rows[0].id)
+        let again = try store.routines.start("push a")
         #expect(again.resumed)
         #expect(again.workout.id == first.workout.id)
         #expect(again.rows.map(\.id) == first.rows.map(\.id))
         #expect(try store.queries.workoutSummaries().count == 1)
-        for row in again.rows.dropFirst() { try store.workoutLog.toggleSkipPlanned(row.id) }
-        let fresh = try store.workoutLog.startRoutine("Push A")
+        for row in again.rows.dropFirst() { try store.routines.toggleSkipPlanned(row.id) }
+        let fresh = try store.routines.start("Push A")
         #expect(!fresh.resumed)
         #expect(fresh.workout.id != first.workout.id)
     }
@@ -280,17 +280,17 @@ struct RoutineStoreTests {
         let store = try makeStore()
         var exercises = routine()
         exercises[1].progression = .linear  // Bent Over Row: targets stay, the rule works from what was done
-        try store.workoutLog.createRoutine(name: "Push A", exercises: exercises)
-        let started = try store.workoutLog.startRoutine("Push A")
+        try store.routines.create(name: "Push A", exercises: exercises)
+        let started = try store.routines.start("Push A")
         let bench = started.rows.filter { $0.exercise == "Bench Press (Barbell)" }
         let rows = started.rows.filter { $0.exercise == "Bent Over Row (Barbell)" }
-        try store.workoutLog.logPlanned(bench[0].id, weight: 105)
-        try store.workoutLog.logPlanned(bench[1].id, weight: 105, reps: 4)
-        try store.workoutLog.logPlanned(rows[0].id, weight: 65)
+        try store.routines.logPlanned(bench[0].id, weight: 105)
+        try store.routines.logPlanned(bench[1].id, weight: 105, reps: 4)
+        try store.routines.logPlanned(rows[0].id, weight: 65)
         try store.log("Dip", weight: 0, reps: 10, workout: .existing(started.workout.id))
         let before = try store.operations().filter { $0.entityType == .routine }.count
 
-        let saved = try store.workoutLog.updateRoutine("Push A", fromWorkout: started.workout.id)
+        let saved = try store.routines.update("Push A", fromWorkout: started.workout.id)
         #expect(saved.exercises.map(\.exercise) == ["Bench Press (Barbell)", "Bent Over Row (Barbell)", "Chest Dip"])
         #expect(saved.exercises[0].sets.map(\.weight) == [105, 105])
         #expect(saved.exercises[0].sets.map(\.reps) == [5, 4])
@@ -298,10 +298,10 @@ struct RoutineStoreTests {
         #expect(saved.exercises[1].sets.map(\.weight) == [60], "a rule's written target stays")
         #expect(saved.exercises[1].superset == 1)
         #expect(saved.exercises[2].sets.map(\.reps) == [10])
-        #expect(try store.queries.routine("Push A").routine == saved)
+        #expect(try store.routines.routine("Push A").routine == saved)
         #expect(try store.operations().filter { $0.entityType == .routine }.count >= before, "queued to sync")
         #expect(throws: StoreError.self) {
-            try store.workoutLog.updateRoutine(
+            try store.routines.update(
                 "Push A", fromWorkout: try store.workoutLog.createWorkout(name: "Empty").id)
         }
     }
@@ -310,15 +310,15 @@ struct RoutineStoreTests {
     /// composed or not. A second routine of such a name is refused; each spelling finds it.
     @Test func aNameInAnyCaseOrAccentFormIsTheSameRoutine() throws {
         let store = try makeStore()
-        try store.workoutLog.createRoutine(name: "Pűsh Ä", exercises: routine())
-        #expect(throws: StoreError.self) { try store.workoutLog.createRoutine(name: "PŰSH ä") }
+        try store.routines.create(name: "Pűsh Ä", exercises: routine())
+        #expect(throws: StoreError.self) { try store.routines.create(name: "PŰSH ä") }
         let decomposed = "Pu\u{030B}sh A\u{0308}"  // the same letters, accents typed apart (NFD)
-        #expect(throws: StoreError.self) { try store.workoutLog.createRoutine(name: decomposed) }
-        #expect(try store.queries.routine("pűsh ä").routine.name == "Pűsh Ä")
-        #expect(try store.queries.routine(decomposed).routine.name == "Pűsh Ä")
-        try store.workoutLog.createRoutine(name: "Пуш", exercises: routine())
-        #expect(try store.workoutLog.startRoutine("пуш").workout.name == "Пуш")
-        #expect(try store.queries.routines().count == 2)
+        #expect(throws: StoreError.self) { try store.routines.create(name: decomposed) }
+        #expect(try store.routines.routine("pűsh ä").routine.name == "Pűsh Ä")
+        #expect(try store.routines.routine(decomposed).routine.name == "Pűsh Ä")
+        try store.routines.create(name: "Пуш", exercises: routine())
+        #expect(try store.routines.start("пуш").workout.name == "Пуш")
+        #expect(try store.routines.all().count == 2)
     }
 
     /// A pulled plan is shown as planned rows, and only a set of that same workout marks a row
@@ -340,13 +340,13 @@ struct RoutineStoreTests {
             plan: WorkoutPlan(routineID: routine, entries: entries))
         try store.pull.mergePulled(
             [.workout(workout, ServerStamp(serverVersion: 7, updatedAt: Timestamp.format(Date())))], cursor: "7")
-        let rows = try store.queries.plannedRows(workoutID: workout.id)
+        let rows = try store.routines.plannedRows(workoutID: workout.id)
         #expect(rows.map(\.id) == entries.map(\.id))
         #expect(rows.map(\.status) == [.planned, .planned], "the other workout's set is not this plan's")
         #expect(rows.allSatisfy { $0.hint == "planned on another device" && $0.weight == 140 })
-        let logged = try store.workoutLog.logPlanned(rows[1].id)
+        let logged = try store.routines.logPlanned(rows[1].id)
         #expect(logged.set.id != rows[1].id, "only the device that started it gives a set the planned id")
-        #expect(try store.queries.plannedRows(workoutID: workout.id).map(\.status) == [.planned, .done])
+        #expect(try store.routines.plannedRows(workoutID: workout.id).map(\.status) == [.planned, .done])
     }
 
     /// A routine done before workouts carried their plan keeps its history on the device that
@@ -354,9 +354,9 @@ struct RoutineStoreTests {
     @Test func aRoutineDoneBeforePlansTravelledKeepsItsHistoryHere() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
-        try store.workoutLog.createRoutine(name: "Push A", exercises: routine(progression: .linear))
-        let first = try store.workoutLog.startRoutine("Push A")
-        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        try store.routines.create(name: "Push A", exercises: routine(progression: .linear))
+        let first = try store.routines.start("Push A")
+        for row in first.rows { try store.routines.logPlanned(row.id) }
         // As the previous version left it: planned rows, sets with ids of their own, no plan.
         try store.writer.write { db in
             try db.execute(sql: "UPDATE workouts SET plan = NULL, routine_id = NULL")
@@ -368,9 +368,9 @@ struct RoutineStoreTests {
                     sql: "UPDATE routine_plans SET set_id = ? WHERE id = ?", arguments: [fresh, row.id.wireString])
             }
         }
-        #expect(try store.queries.routine("Push A").lastStartedAt == first.workout.startedAt)
+        #expect(try store.routines.routine("Push A").lastStartedAt == first.workout.startedAt)
         clock.advance(by: 2 * 86_400)
-        let second = try store.workoutLog.startRoutine("Push A")
+        let second = try store.routines.start("Push A")
         let bench = second.rows.filter { $0.exercise == "Bench Press (Barbell)" }
         #expect(bench.map(\.weight) == [102.5, 102.5, 102.5])
         #expect(bench.first?.hint?.hasPrefix("+2.5 kg: all 3×5 done on ") == true)
@@ -380,7 +380,7 @@ struct RoutineStoreTests {
     @Test func aLiftPlannedTwiceProgressesEachBlockOnItsOwn() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
-        try store.workoutLog.createRoutine(
+        try store.routines.create(
             name: "Squat day",
             exercises: [
                 RoutineExercise(
@@ -390,11 +390,11 @@ struct RoutineStoreTests {
                     exercise: "Squat (Barbell)", sets: Array(repeating: PlannedSet(weight: 110, reps: 5), count: 2),
                     progression: .linear),
             ])
-        let first = try store.workoutLog.startRoutine("Squat day")
+        let first = try store.routines.start("Squat day")
         #expect(first.rows.map(\.weight) == [140, 110, 110])
-        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        for row in first.rows { try store.routines.logPlanned(row.id) }
         clock.advance(by: 2 * 86_400)
-        let second = try store.workoutLog.startRoutine("Squat day")
+        let second = try store.routines.start("Squat day")
         #expect(second.rows.map(\.weight) == [145, 112.5, 112.5])
         #expect(second.rows.allSatisfy { $0.hint?.hasPrefix("+") == true }, "\(second.rows.map(\.hint))")
     }
@@ -404,31 +404,31 @@ struct RoutineStoreTests {
     @Test func anEditedRoutineStartsFromWhatItNowSays() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
-        try store.workoutLog.createRoutine(name: "Push A", exercises: routine(progression: .linear))
-        let first = try store.workoutLog.startRoutine("Push A")
-        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
-        try store.workoutLog.updateRoutine("Push A") {
+        try store.routines.create(name: "Push A", exercises: routine(progression: .linear))
+        let first = try store.routines.start("Push A")
+        for row in first.rows { try store.routines.logPlanned(row.id) }
+        try store.routines.update("Push A") {
             $0.exercises[0].sets = Array(repeating: PlannedSet(weight: 60, reps: 5), count: 3)
         }
         clock.advance(by: 2 * 86_400)
-        let second = try store.workoutLog.startRoutine("Push A")
+        let second = try store.routines.start("Push A")
         let bench = second.rows.filter { $0.exercise == "Bench Press (Barbell)" }
         #expect(bench.map(\.weight) == [60, 60, 60])
         #expect(bench.first?.hint?.hasPrefix("routine changed since ") == true)
-        for row in second.rows { try store.workoutLog.logPlanned(row.id) }
+        for row in second.rows { try store.routines.logPlanned(row.id) }
         // Bench switched to pounds: the written 135 lb, not 62.5 kg in pounds.
-        try store.workoutLog.updateRoutine("Push A") {
+        try store.routines.update("Push A") {
             $0.exercises[0].unit = .lb
             $0.exercises[0].increment = 5
             $0.exercises[0].sets = Array(repeating: PlannedSet(weight: 135, reps: 5), count: 3)
         }
         clock.advance(by: 2 * 86_400)
-        let third = try store.workoutLog.startRoutine("Push A")
+        let third = try store.routines.start("Push A")
         #expect(third.rows.filter { $0.exercise == "Bench Press (Barbell)" }.map(\.weight) == [135, 135, 135])
         // Done as written, it progresses again from there.
-        for row in third.rows { try store.workoutLog.logPlanned(row.id) }
+        for row in third.rows { try store.routines.logPlanned(row.id) }
         clock.advance(by: 2 * 86_400)
-        let fourth = try store.workoutLog.startRoutine("Push A")
+        let fourth = try store.routines.start("Push A")
         #expect(fourth.rows.filter { $0.exercise == "Bench Press (Barbell)" }.map(\.weight) == [140, 140, 140])
     }
 
@@ -442,11 +442,11 @@ struct RoutineStoreTests {
                 sets: Array(repeating: PlannedSet(weight: 100, reps: 5), count: 30))
         }
         #expect {
-            try store.workoutLog.createRoutine(name: "Everything", exercises: many)
+            try store.routines.create(name: "Everything", exercises: many)
         } throws: { error in
             "\(error)".contains("at most \(Routine.maxPlannedSets) planned sets in all")
         }
-        #expect(try store.queries.routines().isEmpty)
+        #expect(try store.routines.all().isEmpty)
         let workout = try store.workoutLog.createWorkout(name: "Marathon")
         for index in 0..<(Routine.maxPlannedSets + 20) {
             try store.workoutLog.logSet(
@@ -457,7 +457,7 @@ struct RoutineStoreTests {
                     ][index % 7],
                     weight: 20, unit: .kg, reps: 5, workout: .existing(workout.id)))
         }
-        let made = try store.workoutLog.createRoutine(fromWorkout: workout.id, name: "Marathon plan")
+        let made = try store.routines.create(fromWorkout: workout.id, name: "Marathon plan")
         #expect(made.exercises.reduce(0) { $0 + $1.sets.count } == Routine.maxPlannedSets)
     }
 
@@ -465,21 +465,21 @@ struct RoutineStoreTests {
     @Test func aRenamedLiftStaysInItsRoutinesWithItsHistory() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
-        try store.workoutLog.createRoutine(
+        try store.routines.create(
             name: "Legs",
             exercises: [
                 RoutineExercise(
                     exercise: "Zercher Squat", sets: Array(repeating: PlannedSet(weight: 80, reps: 5), count: 2),
                     progression: .linear)
             ])
-        let first = try store.workoutLog.startRoutine("Legs")
-        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        let first = try store.routines.start("Legs")
+        for row in first.rows { try store.routines.logPlanned(row.id) }
         let move = try store.workoutLog.moveExercise("Zercher Squat", to: "Zercher", create: true)
         #expect(move.routinesChanged == 1)
-        #expect(try store.queries.routine("Legs").routine.exercises.map(\.exercise) == ["Zercher"])
-        #expect(try store.queries.routine("Legs").syncState == .pending, "the rename is queued")
+        #expect(try store.routines.routine("Legs").routine.exercises.map(\.exercise) == ["Zercher"])
+        #expect(try store.routines.routine("Legs").syncState == .pending, "the rename is queued")
         clock.advance(by: 2 * 86_400)
-        let second = try store.workoutLog.startRoutine("Legs")
+        let second = try store.routines.start("Legs")
         #expect(second.rows.map(\.weight) == [82.5, 82.5])
         #expect(second.rows.first?.hint?.hasPrefix("+2.5 kg: all 2×5 done on ") == true)
     }
@@ -489,15 +489,15 @@ struct RoutineStoreTests {
     @Test func aHandLoggedDropSetTakesNoPlannedWorkingSet() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
-        try store.workoutLog.createRoutine(name: "Push A", exercises: routine(progression: .linear))
-        let first = try store.workoutLog.startRoutine("Push A")
+        try store.routines.create(name: "Push A", exercises: routine(progression: .linear))
+        let first = try store.routines.start("Push A")
         try store.workoutLog.logSet(
             LogSetInput(
                 exercise: "Bench Press (Barbell)", weight: 80, unit: .kg, reps: 8, kind: .drop,
                 workout: .existing(first.workout.id)))
-        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        for row in first.rows { try store.routines.logPlanned(row.id) }
         clock.advance(by: 2 * 86_400)
-        let second = try store.workoutLog.startRoutine("Push A")
+        let second = try store.routines.start("Push A")
         #expect(second.rows.filter { $0.exercise == "Bench Press (Barbell)" }.map(\.weight) == [102.5, 102.5, 102.5])
     }
 
@@ -505,7 +505,7 @@ struct RoutineStoreTests {
     @Test func savingAWorkoutAsItsRoutineKeepsTopSetAndBackOffsApart() throws {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
-        let made = try store.workoutLog.createRoutine(
+        let made = try store.routines.create(
             name: "Deadlift day",
             exercises: [
                 RoutineExercise(
@@ -515,13 +515,13 @@ struct RoutineStoreTests {
                     exercise: "Deadlift (Barbell)", sets: Array(repeating: PlannedSet(weight: 150, reps: 5), count: 2),
                     progression: .linear),
             ])
-        let first = try store.workoutLog.startRoutine("Deadlift day")
-        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
-        let saved = try store.workoutLog.updateRoutine(made.id.wireString, fromWorkout: first.workout.id)
+        let first = try store.routines.start("Deadlift day")
+        for row in first.rows { try store.routines.logPlanned(row.id) }
+        let saved = try store.routines.update(made.id.wireString, fromWorkout: first.workout.id)
         #expect(saved.exercises.map(\.exercise) == ["Deadlift (Barbell)", "Pull Up", "Deadlift (Barbell)"])
         #expect(saved.exercises.map(\.sets.count) == [1, 1, 2])
         clock.advance(by: 2 * 86_400)
-        let second = try store.workoutLog.startRoutine("Deadlift day")
+        let second = try store.routines.start("Deadlift day")
         #expect(second.rows.filter { $0.exercise == "Deadlift (Barbell)" }.map(\.weight) == [182.5, 152.5, 152.5])
     }
 
@@ -534,7 +534,7 @@ struct RoutineStoreTests {
                 sets: Array(repeating: PlannedSet(weight: 100, reps: 5), count: 30))
         }
         #expect {
-            try store.workoutLog.createRoutine(name: "Emoji", exercises: many)
+            try store.routines.create(name: "Emoji", exercises: many)
         } throws: { error in
             "\(error)".contains("too large to sync")
         }
@@ -559,23 +559,23 @@ struct RoutineStoreTests {
             workouts.enumerated().map { .workout($1, ServerStamp(serverVersion: Int64($0 + 1), updatedAt: nil)) },
             cursor: "2")
         for workout in workouts {
-            #expect(try store.queries.plannedRows(workoutID: workout.id).count == 1, "\(workout.name)")
+            #expect(try store.routines.plannedRows(workoutID: workout.id).count == 1, "\(workout.name)")
         }
     }
 
     /// A new lift named like another's former name is its own lift, not the renamed one.
     @Test func aNewLiftNamedLikeAFormerNameIsItsOwnLift() throws {
         let store = try makeStore()
-        try store.workoutLog.createRoutine(
+        try store.routines.create(
             name: "Chest",
             exercises: [RoutineExercise(exercise: "Cable Flyz", sets: [PlannedSet(weight: 15, reps: 12)])])
         try store.workoutLog.moveExercise("Cable Flyz", to: "Cable Fly X", create: true)
-        try store.workoutLog.updateRoutine("Chest") {
+        try store.routines.update("Chest") {
             $0.exercises.append(RoutineExercise(exercise: "Cable Flyz", sets: [PlannedSet(weight: 10, reps: 12)]))
         }
-        let started = try store.workoutLog.startRoutine("Chest")
+        let started = try store.routines.start("Chest")
         #expect(started.rows.map(\.exercise) == ["Cable Fly X", "Cable Flyz"])
-        let logged = try started.rows.map { try store.workoutLog.logPlanned($0.id).set.exercise }
+        let logged = try started.rows.map { try store.routines.logPlanned($0.id).set.exercise }
         #expect(logged == ["Cable Fly X", "Cable Flyz"])
     }
 }

@@ -21,13 +21,13 @@ struct WarmupRampTests {
         #expect(planned.rows.first?.hint == "warm-up 1/4 before 140 kg × 5: bar only (20 kg)")
         // Planned rows queue nothing until logged.
         #expect(try store.operations().filter { $0.entityType == .set }.isEmpty)
-        for row in planned.rows { try store.workoutLog.logPlanned(row.id) }
+        for row in planned.rows { try store.routines.logPlanned(row.id) }
         let sets = try store.queries.sets(workoutID: planned.workout.id)
         #expect(sets.map(\.set.kind) == [.warmup, .warmup, .warmup, .warmup, .normal])
         #expect(sets.map(\.set.weight) == [20, 55, 82.5, 110, 140])
         #expect(try store.operations().filter { $0.entityType == .set }.count == 5)
         // No routine's history counts them.
-        #expect(try store.queries.routines().isEmpty)
+        #expect(try store.routines.all().isEmpty)
     }
 
     @Test func theLiftersPlatesAndSchemeAreUsedAndADumbbellLiftRoundsToItsStep() throws {
@@ -47,18 +47,18 @@ struct WarmupRampTests {
 
     @Test func inARoutineWorkoutTheRampGoesBeforeTheLiftsFirstRowStillToDo() throws {
         let store = try makeStore()
-        try store.workoutLog.createRoutine(
+        try store.routines.create(
             name: "Legs",
             exercises: [
                 RoutineExercise(exercise: "Leg Press (Machine)", sets: [PlannedSet(weight: 200, reps: 10)]),
                 RoutineExercise(
                     exercise: "Squat (Barbell)", sets: Array(repeating: PlannedSet(weight: 120, reps: 5), count: 3)),
             ])
-        let started = try store.workoutLog.startRoutine("Legs")
+        let started = try store.routines.start("Legs")
         let ramp = try store.workoutLog.planWarmups(
             LogSetInput(
                 exercise: "Squat (Barbell)", weight: 120, unit: .kg, reps: 5, workout: .existing(started.workout.id)))
-        let rows = try store.queries.plannedRows(workoutID: started.workout.id)
+        let rows = try store.routines.plannedRows(workoutID: started.workout.id)
         #expect(rows.map(\.exercise).first == "Leg Press (Machine)")
         #expect(Array(rows.dropFirst().prefix(ramp.rows.count).map(\.id)) == ramp.rows.map(\.id))
         #expect(rows.count == 1 + ramp.rows.count + 3)
@@ -88,18 +88,18 @@ struct WarmupRampTests {
         let clock = ManualClock()
         let store = try makeStore(clock: clock)
         try store.preferences.setPlates(unit: .kg, bar: 20, plates: [20, 10, 5])
-        try store.workoutLog.createRoutine(
+        try store.routines.create(
             name: "Squat day",
             exercises: [
                 RoutineExercise(
                     exercise: "Squat (Barbell)", sets: Array(repeating: PlannedSet(weight: 100, reps: 5), count: 3),
                     progression: .linear, increment: 2.5)
             ])
-        let first = try store.workoutLog.startRoutine("Squat day")
-        for row in first.rows { try store.workoutLog.logPlanned(row.id) }
+        let first = try store.routines.start("Squat day")
+        for row in first.rows { try store.routines.logPlanned(row.id) }
         try store.workoutLog.editWorkout(id: first.workout.id, changes: WorkoutChanges(endedAt: clock.now()))
         clock.advance(by: 2 * 86_400)
-        let second = try store.workoutLog.startRoutine("Squat day")
+        let second = try store.routines.start("Squat day")
         #expect(second.workout.id != first.workout.id)
         #expect(second.rows.map(\.weight) == [110, 110, 110])
         #expect(

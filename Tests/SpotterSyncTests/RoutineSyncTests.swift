@@ -20,8 +20,8 @@ struct RoutineSyncTests {
         let server = try await TestServer.start()
         let phone = try Device(server: server)
         let laptop = try Device(server: server)
-        try phone.store.workoutLog.createRoutine(name: name, exercises: exercises)
-        let started = try phone.store.workoutLog.startRoutine(name)
+        try phone.store.routines.create(name: name, exercises: exercises)
+        let started = try phone.store.routines.start(name)
         #expect(await phone.sync())
         #expect(await laptop.sync())
         return (server, phone, laptop, started)
@@ -39,8 +39,8 @@ struct RoutineSyncTests {
                     exercise: exercise, sets: Array(repeating: PlannedSet(weight: weight, reps: 5), count: 2),
                     progression: .linear)
             ])
-        for row in try laptop.store.queries.plannedRows(workoutID: started.workout.id) {
-            try laptop.store.workoutLog.logPlanned(row.id)
+        for row in try laptop.store.routines.plannedRows(workoutID: started.workout.id) {
+            try laptop.store.routines.logPlanned(row.id)
         }
         return (server, phone, laptop, started)
     }
@@ -49,8 +49,8 @@ struct RoutineSyncTests {
         let server = try await TestServer.start()
         let deviceA = try Device(server: server)
         let deviceB = try Device(server: server)
-        let made = try deviceA.store.workoutLog.createRoutine(name: "Push A", restSeconds: 120)
-        try deviceA.store.workoutLog.updateRoutine("Push A") {
+        let made = try deviceA.store.routines.create(name: "Push A", restSeconds: 120)
+        try deviceA.store.routines.update("Push A") {
             $0.exercises.append(
                 RoutineExercise(
                     exercise: "Bench Press (Barbell)",
@@ -62,28 +62,28 @@ struct RoutineSyncTests {
                     progression: .double))
         }
         #expect(await deviceA.sync())
-        #expect(try deviceA.store.queries.routine("Push A").syncState == .synced)
+        #expect(try deviceA.store.routines.routine("Push A").syncState == .synced)
         let onServer = try await server.store.routines(user: "alice", includeDeleted: false)
         #expect(onServer.map(\.routine.id) == [made.id])
 
         #expect(await deviceB.sync())
-        let onB = try deviceB.store.queries.routine("push a")
-        #expect(onB.routine == (try deviceA.store.queries.routine("Push A").routine))
+        let onB = try deviceB.store.routines.routine("push a")
+        #expect(onB.routine == (try deviceA.store.routines.routine("Push A").routine))
         #expect(onB.routine.exercises.map(\.exercise) == ["Bench Press (Barbell)", "Chest Dip"])
         #expect(onB.routine.exercises[1].sets.first?.repsMax == 12)
         #expect(onB.syncState == .synced)
 
         // B renames it; A sees the new name after its next pull.
-        try deviceB.store.workoutLog.updateRoutine("Push A") { $0.name = "Push Heavy" }
+        try deviceB.store.routines.update("Push A") { $0.name = "Push Heavy" }
         #expect(await deviceB.sync())
         #expect(await deviceA.sync())
-        #expect(try deviceA.store.queries.routines().map(\.routine.name) == ["Push Heavy"])
+        #expect(try deviceA.store.routines.all().map(\.routine.name) == ["Push Heavy"])
 
         // A deletes it; it goes from B too.
-        try deviceA.store.workoutLog.deleteRoutine("Push Heavy")
+        try deviceA.store.routines.delete("Push Heavy")
         #expect(await deviceA.sync())
         #expect(await deviceB.sync())
-        #expect(try deviceB.store.queries.routines().isEmpty)
+        #expect(try deviceB.store.routines.all().isEmpty)
         #expect(try await server.store.routines(user: "alice", includeDeleted: false).isEmpty)
         await server.stop()
     }
@@ -95,7 +95,7 @@ struct RoutineSyncTests {
         let server = try await TestServer.start()
         let phone = try Device(server: server)
         let laptop = try Device(server: server)
-        try phone.store.workoutLog.createRoutine(
+        try phone.store.routines.create(
             name: "Push A",
             exercises: [
                 RoutineExercise(exercise: "Bench Press (Barbell)", sets: [PlannedSet(weight: 100, reps: 5)]),
@@ -104,9 +104,9 @@ struct RoutineSyncTests {
         #expect(await phone.sync())
         #expect(await laptop.sync())
         // The phone plans 105 kg first, offline; the laptop plans 110 a moment later and syncs first.
-        try phone.store.workoutLog.updateRoutine("Push A") { $0.exercises[0].sets[0].weight = 105 }
+        try phone.store.routines.update("Push A") { $0.exercises[0].sets[0].weight = 105 }
         try await Task.sleep(for: .milliseconds(20))
-        try laptop.store.workoutLog.updateRoutine("Push A") {
+        try laptop.store.routines.update("Push A") {
             $0.exercises[0].sets[0].weight = 110
             $0.exercises[1].sets[0].reps = 6
         }
@@ -114,7 +114,7 @@ struct RoutineSyncTests {
         #expect(await phone.sync())
         #expect(await laptop.sync())
         for device in [phone, laptop] {
-            let plan = try device.store.queries.routine("Push A").routine
+            let plan = try device.store.routines.routine("Push A").routine
             #expect(plan.exercises[0].sets[0].weight == 110, "the later edit wins on every device")
             #expect(plan.exercises[1].sets[0].reps == 6, "the laptop's other row stands")
         }
@@ -130,7 +130,7 @@ struct RoutineSyncTests {
         #expect(await phone.sync())
         #expect(await laptop.sync())
         for device in [phone, laptop] {
-            let plan = try device.store.queries.routine("Push A").routine
+            let plan = try device.store.routines.routine("Push A").routine
             #expect(plan.exercises[0].sets[0].weight == 105, "the value taken back is everywhere")
             #expect(plan.exercises[1].sets[0].reps == 6)
         }
@@ -139,15 +139,15 @@ struct RoutineSyncTests {
     @Test func setsLoggedFromAStartedRoutineReachTheServerOnceEach() async throws {
         let server = try await TestServer.start()
         let device = try Device(server: server)
-        try device.store.workoutLog.createRoutine(
+        try device.store.routines.create(
             name: "Legs",
             exercises: [
                 RoutineExercise(
                     exercise: "Squat (Barbell)", sets: Array(repeating: PlannedSet(weight: 140, reps: 5), count: 3))
             ])
-        let started = try device.store.workoutLog.startRoutine("Legs")
-        try device.store.workoutLog.toggleSkipPlanned(started.rows[2].id)
-        let logged = try started.rows.prefix(2).map { try device.store.workoutLog.logPlanned($0.id).set.id }
+        let started = try device.store.routines.start("Legs")
+        try device.store.routines.toggleSkipPlanned(started.rows[2].id)
+        let logged = try started.rows.prefix(2).map { try device.store.routines.logPlanned($0.id).set.id }
         #expect(await device.sync())
         let sets = try await server.sets()
         #expect(Set(sets.map(\.id)) == Set(logged))
@@ -161,7 +161,7 @@ struct RoutineSyncTests {
         let server = try await TestServer.start()
         let deviceA = try Device(server: server)
         let deviceB = try Device(server: server)
-        try deviceA.store.workoutLog.createRoutine(
+        try deviceA.store.routines.create(
             name: "Push A",
             exercises: [
                 RoutineExercise(
@@ -173,9 +173,9 @@ struct RoutineSyncTests {
         #expect(await deviceB.sync())
 
         // A does the routine: every planned set at its target.
-        let first = try deviceA.store.workoutLog.startRoutine("Push A")
+        let first = try deviceA.store.routines.start("Push A")
         #expect(first.workout.plan?.entries.map(\.id) == first.rows.map(\.id))
-        let loggedOnA = try first.rows.map { try deviceA.store.workoutLog.logPlanned($0.id).set.id }
+        let loggedOnA = try first.rows.map { try deviceA.store.routines.logPlanned($0.id).set.id }
         #expect(await deviceA.sync())
         // The set logged for a planned set carries the planned set's id to the server.
         #expect(Set(try await server.sets().map(\.id)) == Set(loggedOnA))
@@ -185,19 +185,19 @@ struct RoutineSyncTests {
 
         // B has never done it, yet its next start moves on from A's performance.
         #expect(await deviceB.sync())
-        #expect(try deviceB.store.queries.routine("Push A").lastStartedAt == first.workout.startedAt)
-        let onB = try deviceB.store.workoutLog.startRoutine("Push A")
+        #expect(try deviceB.store.routines.routine("Push A").lastStartedAt == first.workout.startedAt)
+        let onB = try deviceB.store.routines.start("Push A")
         #expect(!onB.resumed)
         #expect(onB.rows.map(\.weight) == [102.5, 102.5, 102.5])
         #expect(onB.rows.allSatisfy { $0.hint?.hasPrefix("+2.5 kg: all 3×5 done on ") == true })
 
         // B misses the last set by two reps; A's next start keeps the weight and counts the miss.
         for (index, row) in onB.rows.enumerated() {
-            try deviceB.store.workoutLog.logPlanned(row.id, reps: index == 2 ? 3 : nil)
+            try deviceB.store.routines.logPlanned(row.id, reps: index == 2 ? 3 : nil)
         }
         #expect(await deviceB.sync())
         #expect(await deviceA.sync())
-        let again = try deviceA.store.workoutLog.startRoutine("Push A")
+        let again = try deviceA.store.routines.start("Push A")
         #expect(again.rows.map(\.weight) == [102.5, 102.5, 102.5])
         #expect(again.rows.first?.hint?.hasPrefix("same weight: 3×5 at 102.5 kg not all done on ") == true)
         #expect(again.rows.first?.hint?.hasSuffix("(miss 1 of 3)") == true)
@@ -210,7 +210,7 @@ struct RoutineSyncTests {
         let server = try await TestServer.start()
         let phone = try Device(server: server)
         let laptop = try Device(server: server)
-        try phone.store.workoutLog.createRoutine(
+        try phone.store.routines.create(
             name: "Legs",
             exercises: [
                 RoutineExercise(
@@ -218,26 +218,26 @@ struct RoutineSyncTests {
                     sets: [PlannedSet(weight: 140, reps: 5, repsMax: 8, rpe: 8), PlannedSet(weight: 140, reps: 5)],
                     restSeconds: 180)
             ])
-        let started = try phone.store.workoutLog.startRoutine("Legs")
-        let first = try phone.store.workoutLog.logPlanned(started.rows[0].id).set
+        let started = try phone.store.routines.start("Legs")
+        let first = try phone.store.routines.logPlanned(started.rows[0].id).set
         #expect(await phone.sync())
         #expect(await laptop.sync())
 
-        let onLaptop = try laptop.store.queries.plannedRows(workoutID: started.workout.id)
+        let onLaptop = try laptop.store.routines.plannedRows(workoutID: started.workout.id)
         #expect(onLaptop.map(\.id) == started.rows.map(\.id))
         #expect(onLaptop.map(\.status) == [.done, .planned])
         #expect(onLaptop[0].setID == first.id)
         #expect(onLaptop[0].repsMax == 8 && onLaptop[0].rpe == 8 && onLaptop[0].restSeconds == 180)
         // The set the phone logged is not logged again here.
-        #expect(throws: StoreError.self) { try laptop.store.workoutLog.logPlanned(onLaptop[0].id) }
+        #expect(throws: StoreError.self) { try laptop.store.routines.logPlanned(onLaptop[0].id) }
         // Starting the routine again today on the laptop picks this workout up.
-        let resumed = try laptop.store.workoutLog.startRoutine("Legs")
+        let resumed = try laptop.store.routines.start("Legs")
         #expect(resumed.resumed && resumed.workout.id == started.workout.id)
-        let second = try laptop.store.workoutLog.logPlanned(onLaptop[1].id, reps: 6).set
+        let second = try laptop.store.routines.logPlanned(onLaptop[1].id, reps: 6).set
         #expect(await laptop.sync())
         #expect(await phone.sync())
 
-        let onPhone = try phone.store.queries.plannedRows(workoutID: started.workout.id)
+        let onPhone = try phone.store.routines.plannedRows(workoutID: started.workout.id)
         #expect(onPhone.map(\.status) == [.done, .done])
         #expect(onPhone[1].setID == second.id && onPhone[1].logged?.reps == 6)
         let sets = try await server.sets()
@@ -250,23 +250,23 @@ struct RoutineSyncTests {
     @Test func aPlannedSetLoggedAgainAfterItsDeleteSyncedIsKept() async throws {
         let server = try await TestServer.start()
         let device = try Device(server: server)
-        try device.store.workoutLog.createRoutine(
+        try device.store.routines.create(
             name: "Pull",
             exercises: [
                 RoutineExercise(exercise: "Deadlift (Barbell)", sets: [PlannedSet(weight: 180, reps: 5)]),
                 RoutineExercise(exercise: "Pull Up", sets: [PlannedSet(weight: 0, reps: 8)]),
             ])
-        let started = try device.store.workoutLog.startRoutine("Pull")
-        let first = try started.rows.map { try device.store.workoutLog.logPlanned($0.id).set }
+        let started = try device.store.routines.start("Pull")
+        let first = try started.rows.map { try device.store.routines.logPlanned($0.id).set }
         #expect(await device.sync())
         for set in first { try device.store.workoutLog.deleteSet(id: set.id) }
         #expect(await device.sync())
         // The second row is skipped and brought back first: it still remembers its set.
-        try device.store.workoutLog.toggleSkipPlanned(started.rows[1].id)
-        try device.store.workoutLog.toggleSkipPlanned(started.rows[1].id)
+        try device.store.routines.toggleSkipPlanned(started.rows[1].id)
+        try device.store.routines.toggleSkipPlanned(started.rows[1].id)
         let again = [
-            try device.store.workoutLog.logPlanned(started.rows[0].id, weight: 182.5).set,
-            try device.store.workoutLog.logPlanned(started.rows[1].id, reps: 9).set,
+            try device.store.routines.logPlanned(started.rows[0].id, weight: 182.5).set,
+            try device.store.routines.logPlanned(started.rows[1].id, reps: 9).set,
         ]
         #expect(Set(again.map(\.id)).isDisjoint(with: first.map(\.id)))
         #expect(await device.sync())
@@ -283,8 +283,8 @@ struct RoutineSyncTests {
     @Test func theSamePlannedSetLoggedOnTwoOfflineDevicesKeepsBothSets() async throws {
         let (server, phone, laptop, started) = try await Self.startedOnPhone(
             "Press", [RoutineExercise(exercise: "Overhead Press (Barbell)", sets: [PlannedSet(weight: 60, reps: 5)])])
-        let onPhone = try phone.store.workoutLog.logPlanned(started.rows[0].id).set
-        let onLaptop = try laptop.store.workoutLog.logPlanned(started.rows[0].id, weight: 62.5, reps: 3).set
+        let onPhone = try phone.store.routines.logPlanned(started.rows[0].id).set
+        let onLaptop = try laptop.store.routines.logPlanned(started.rows[0].id, weight: 62.5, reps: 3).set
         #expect(await phone.sync())
         #expect(await laptop.sync())
         #expect(await phone.sync())
@@ -308,10 +308,10 @@ struct RoutineSyncTests {
             ])
         #expect(started.rows[0].needsWeight)
         #expect(started.workout.plan?.entries.first?.weight == nil)
-        let row = try #require(try laptop.store.queries.plannedRows(workoutID: started.workout.id).first)
+        let row = try #require(try laptop.store.routines.plannedRows(workoutID: started.workout.id).first)
         #expect(row.needsWeight)
-        #expect(throws: StoreError.self) { try laptop.store.workoutLog.logPlanned(row.id) }
-        #expect(try laptop.store.workoutLog.logPlanned(row.id, weight: 100).set.weight == 100)
+        #expect(throws: StoreError.self) { try laptop.store.routines.logPlanned(row.id) }
+        #expect(try laptop.store.routines.logPlanned(row.id, weight: 100).set.weight == 100)
         await server.stop()
     }
 
@@ -324,8 +324,8 @@ struct RoutineSyncTests {
         try phone.store.workoutLog.moveExercise("Zercher Squat", to: "Zercher", create: true)
         #expect(await phone.sync())
         #expect(await laptop.sync())
-        #expect(try phone.store.queries.plannedRows(workoutID: started.workout.id).map(\.status) == [.done, .done])
-        let next = try laptop.store.workoutLog.startRoutine("Legs")
+        #expect(try phone.store.routines.plannedRows(workoutID: started.workout.id).map(\.status) == [.done, .done])
+        let next = try laptop.store.routines.start("Legs")
         #expect(!next.resumed)
         #expect(next.rows.map(\.exercise) == ["Zercher", "Zercher"])
         #expect(next.rows.map(\.weight) == [82.5, 82.5])
@@ -344,16 +344,16 @@ struct RoutineSyncTests {
                     exercise: "Squat (Barbell)", sets: Array(repeating: PlannedSet(weight: 110, reps: 5), count: 3),
                     progression: .linear),
             ])
-        let rows = try laptop.store.queries.plannedRows(workoutID: started.workout.id)
-        try laptop.store.workoutLog.toggleSkipPlanned(rows[0].id)
-        for row in rows.dropFirst() { try laptop.store.workoutLog.logPlanned(row.id) }
+        let rows = try laptop.store.routines.plannedRows(workoutID: started.workout.id)
+        try laptop.store.routines.toggleSkipPlanned(rows[0].id)
+        for row in rows.dropFirst() { try laptop.store.routines.logPlanned(row.id) }
         #expect(await laptop.sync())
         #expect(await phone.sync())
-        let onPhone = try phone.store.queries.plannedRows(workoutID: started.workout.id)
+        let onPhone = try phone.store.routines.plannedRows(workoutID: started.workout.id)
         #expect(onPhone.map(\.status) == [.planned, .done, .done, .done])
         #expect(onPhone.dropFirst().allSatisfy { $0.logged?.weight == 110 })
         try phone.store.workoutLog.editWorkout(id: started.workout.id, changes: WorkoutChanges(endedAt: Date()))
-        let next = try phone.store.workoutLog.startRoutine("Squat day")
+        let next = try phone.store.routines.start("Squat day")
         #expect(next.rows.map(\.weight) == [140, 112.5, 112.5, 112.5])
         await server.stop()
     }
@@ -367,7 +367,7 @@ struct RoutineSyncTests {
         #expect(await laptop.sync())
         #expect(await phone.sync())
         for device in [phone, laptop] {
-            let rows = try device.store.queries.plannedRows(workoutID: started.workout.id)
+            let rows = try device.store.routines.plannedRows(workoutID: started.workout.id)
             #expect(rows.map(\.status) == [.done, .done])
             #expect(rows.map(\.exercise) == ["Pendlay Row 2", "Pendlay Row 2"])
         }
@@ -375,7 +375,7 @@ struct RoutineSyncTests {
         #expect(await phone.sync())
         #expect(await laptop.sync())
         for device in [phone, laptop] {
-            let next = try device.store.workoutLog.startRoutine("Rows")
+            let next = try device.store.routines.start("Rows")
             #expect(next.rows.map(\.weight) == [72.5, 72.5])
         }
         await server.stop()

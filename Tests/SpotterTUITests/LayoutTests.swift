@@ -60,27 +60,27 @@ struct LayoutTests {
     @Test("80x24: a planned row of a rep range shows the range as written, 8–12, and 10–15 whole")
     func plannedRepRangeShowsAsWritten() throws {
         let fixture = try Fixture()
-        try fixture.store.workoutLog.createRoutine(
+        try fixture.store.routines.create(
             name: "Arms",
             exercises: [
                 RoutineExercise(
                     exercise: "Bicep Curl (Dumbbell)", sets: [PlannedSet(weight: 12, reps: 8, repsMax: 12)],
                     progression: .double)
             ])
-        _ = try fixture.store.workoutLog.startRoutine("Arms")
+        _ = try fixture.store.routines.start("Arms")
         let app = fixture.controller()
         let screen = app.screen
         let row = try #require(
             (0..<screen.height).map(screen.line).first { $0.contains("Bicep Curl (Dumbbell)") }, "\(screen)")
         #expect(row.contains(" 8–12 "), "\(row)")
         // A two-digit range takes the column's fifth place rather than turning into "10+".
-        try fixture.store.workoutLog.createRoutine(
+        try fixture.store.routines.create(
             name: "Calves",
             exercises: [
                 RoutineExercise(
                     exercise: "Seated Calf Raise (Machine)", sets: [PlannedSet(weight: 40, reps: 10, repsMax: 15)])
             ])
-        _ = try fixture.store.workoutLog.startRoutine("Calves")
+        _ = try fixture.store.routines.start("Calves")
         let calves = fixture.controller()
         let calfRow = try #require(
             (0..<calves.screen.height).map(calves.screen.line).first { $0.contains("Seated Calf Raise") },

@@ -643,14 +643,14 @@ struct LifterSessionTests {
     @Test("the plan's note keeps its rep range")
     func plannedNoteKeepsTheRepRange() throws {
         let fixture = try Fixture()
-        _ = try fixture.store.workoutLog.createRoutine(
+        _ = try fixture.store.routines.create(
             name: "Arms",
             exercises: [
                 RoutineExercise(
                     exercise: "Bicep Curl (Dumbbell)", sets: [PlannedSet(weight: 12, reps: 10, repsMax: 15)])
             ])
         fixture.clock.advance(by: 60)
-        _ = try fixture.store.workoutLog.startRoutine("Arms")
+        _ = try fixture.store.routines.start("Arms")
         let app = fixture.controller(columns: 120, rows: 40)
         app.handle(.character("n"))
         let form = try Self.form(app)
@@ -665,11 +665,11 @@ struct LifterSessionTests {
         let old = try fixture.store.workoutLog.createWorkout(
             name: "Legs", startedAt: fixture.clock.now().addingTimeInterval(-3 * 86_400))
         try fixture.log("Squat (Barbell)", 80, 5, workout: old.id)
-        _ = try fixture.store.workoutLog.createRoutine(
+        _ = try fixture.store.routines.create(
             name: "Legs A",
             exercises: [RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(weight: 82.5, reps: 5)])])
         fixture.clock.advance(by: 60)
-        _ = try fixture.store.workoutLog.startRoutine("Legs A")
+        _ = try fixture.store.routines.start("Legs A")
         let app = fixture.controller(columns: 120, rows: 40)
         app.handle(.character("n"))
         let form = try Self.form(app)

@@ -238,7 +238,7 @@ struct RoutineEditorTests {
     @Test("R, e, change reps, a adds an exercise through the type-ahead, s: saved and queued as one change")
     func editThroughTheController() throws {
         let fixture = try Fixture()
-        let created = try fixture.store.workoutLog.createRoutine(name: "Push A", exercises: Self.pushA.exercises)
+        let created = try fixture.store.routines.create(name: "Push A", exercises: Self.pushA.exercises)
         try fixture.completeAll { _ in .succeeded(status: 201, row: nil) }
         let sync = RecordingSync()
         let app = fixture.controller(sync: sync)
@@ -268,7 +268,7 @@ struct RoutineEditorTests {
 
         app.handle(.character("s"))
         #expect(app.screen.line(23).contains("Saved Push A: 3 exercises, 7 sets"))
-        let stored = try fixture.store.queries.routine("Push A").routine
+        let stored = try fixture.store.routines.routine("Push A").routine
         #expect(stored.id == created.id)
         #expect(stored.exercises[0].sets.map(\.reps) == [8, 5, 5])
         #expect(stored.exercises.map(\.exercise).last == "Squat (Barbell)")
@@ -291,7 +291,7 @@ struct RoutineEditorTests {
     @Test("Enter on a suggestion in the routine editor takes the highlighted row, over an exact match too")
     func enterTakesTheHighlightedSuggestionInTheEditor() throws {
         let fixture = try Fixture()
-        try fixture.store.workoutLog.createRoutine(name: "Push A", exercises: Self.pushA.exercises)
+        try fixture.store.routines.create(name: "Push A", exercises: Self.pushA.exercises)
         // Pressed before: first in the type-ahead.
         try fixture.log("Pull Up", 0, 8)
         try fixture.log("Pull Up (Assisted)", 20, 8)
@@ -334,7 +334,7 @@ struct RoutineEditorTests {
     @Test("a save the store refuses changes nothing, queues nothing, and says why in the status line")
     func storeRefusalChangesNothing() throws {
         let fixture = try Fixture()
-        let created = try fixture.store.workoutLog.createRoutine(name: "Push A", exercises: Self.pushA.exercises)
+        let created = try fixture.store.routines.create(name: "Push A", exercises: Self.pushA.exercises)
         let before = try fixture.store.queries.outbox(limit: 50)
         let app = fixture.controller()
         app.handle(.character("R"))
@@ -350,14 +350,14 @@ struct RoutineEditorTests {
             return
         }
         #expect(editor.error?.contains("set 2") == true)
-        #expect(try fixture.store.queries.routine("Push A").routine == created)
+        #expect(try fixture.store.routines.routine("Push A").routine == created)
         #expect(try fixture.store.queries.outbox(limit: 50) == before)
     }
 
     @Test("n names a new routine and opens it; a taken name is refused; r renames; d asks, then deletes")
     func newRenameDelete() throws {
         let fixture = try Fixture()
-        try fixture.store.workoutLog.createRoutine(name: "Push A", exercises: Self.pushA.exercises)
+        try fixture.store.routines.create(name: "Push A", exercises: Self.pushA.exercises)
         let app = fixture.controller()
         app.handle(.character("R"))
         app.handle(.character("n"))
@@ -388,16 +388,16 @@ struct RoutineEditorTests {
         app.type("Pull B")
         app.handle(.enter)
         #expect(app.screen.contains("Renamed to Pull B"))
-        #expect(try fixture.store.queries.routines().map(\.routine.name) == ["Pull B", "Push A"])
+        #expect(try fixture.store.routines.all().map(\.routine.name) == ["Pull B", "Push A"])
 
         app.handle(.character("d"))
         #expect(app.screen.line(23).contains("Delete routine Pull B? Workouts started from it stay.  y yes  n no"))
         app.handle(.character("n"))
         #expect(app.screen.contains("Start routine"), "n goes back to the list")
-        #expect(try fixture.store.queries.routines().count == 2)
+        #expect(try fixture.store.routines.all().count == 2)
         app.handle(.character("d"))
         app.handle(.character("y"))
-        #expect(try fixture.store.queries.routines().map(\.routine.name) == ["Push A"])
+        #expect(try fixture.store.routines.all().map(\.routine.name) == ["Push A"])
         #expect(app.screen.contains("Deleted routine Pull B"))
         #expect(app.screen.contains("Start routine"))
     }

@@ -29,7 +29,7 @@ struct UndoTests {
     func undoChainThroughTheKeys() throws {
         let fixture = try Fixture()
         let earlier = try Self.earlierAction(fixture)
-        try fixture.store.workoutLog.createRoutine(name: "Push A", exercises: Self.push)
+        try fixture.store.routines.create(name: "Push A", exercises: Self.push)
         let app = fixture.controller(columns: 120, rows: 40)
         func workout() throws -> WorkoutSummary? {
             try fixture.store.queries.workoutSummaries().first { $0.workout.startedAt > earlier.workout.startedAt }
@@ -111,18 +111,20 @@ struct UndoTests {
     @Test("U on a planned set puts the row back to do again")
     func undoPlannedLogBringsTheRowBack() throws {
         let fixture = try Fixture()
-        try fixture.store.workoutLog.createRoutine(name: "Push A", exercises: Self.push)
+        try fixture.store.routines.create(name: "Push A", exercises: Self.push)
         let app = fixture.controller(columns: 120, rows: 40)
         app.handle(.character("R"))
         app.handle(.enter)
         let workoutID = try #require(app.state.workoutInProgress?.id)
         app.handle(.enter)
         #expect(
-            try fixture.store.queries.plannedRows(workoutID: workoutID).map(\.status) == [.done, .planned, .planned])
+            try fixture.store.routines.plannedRows(workoutID: workoutID).map(\.status) == [.done, .planned, .planned])
         app.handle(.character("U"))
         #expect(app.screen.contains("Undid: logged Bench Press (Barbell) 100 kg × 5 (planned)"), "\(app.screen)")
         #expect(
-            try fixture.store.queries.plannedRows(workoutID: workoutID).map(\.status) == [.planned, .planned, .planned])
+            try fixture.store.routines.plannedRows(workoutID: workoutID).map(\.status) == [
+                .planned, .planned, .planned,
+            ])
         #expect(try fixture.store.queries.sets(workoutID: workoutID).isEmpty)
     }
 
