@@ -84,7 +84,12 @@ extension SpotterStore {
                 ).canonicalString, derivedID.wireString,
             ]
         ) {
-            workoutID = UUID(uuidString: existing) ?? derivedID
+            // A stored id that is not one is said, never replaced by another (the sets would
+            // go to a workout that is not there).
+            guard let stored = UUID(wire: existing) else {
+                throw UnreadableRow(table: "workouts", id: existing, reason: "id is not a UUID")
+            }
+            workoutID = stored
         } else {
             let workout = Workout(
                 id: derivedID, name: Validation.cut(first.workoutName, toScalars: Validation.maxNameLength),

@@ -22,4 +22,30 @@ struct NoInventedValueTests {
             "\(error)".contains(logged.workout.id.wireString) || "\(error)".contains(logged.set.id.wireString)
         }
     }
+
+    @Test("an import that finds its workout under an id that is not one says so, and adds no set to a made-up id")
+    func unreadableWorkoutIDOnImport() throws {
+        let store = try makeStore()
+        let text = """
+            Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+            2026-04-08 16:50:00,Push,Bench Press (Barbell),1,100,5,0,0,,,
+            """
+        let parsed = try ImportParser.parse(text, timeZone: TimeZone(identifier: "UTC")!)
+        #expect(try store.workoutLog.importSets(parsed.sets).added == 1)
+        try store.writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "UPDATE workouts SET id = 'not an id' WHERE name = 'Push'")
+            try db.execute(sql: "UPDATE sets SET workout_id = 'not an id'")
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        let again = try ImportParser.parse(
+            text + "\n2026-04-08 16:50:00,Push,Bench Press (Barbell),2,105,5,0,0,,,",
+            timeZone: TimeZone(identifier: "UTC")!)
+        #expect {
+            _ = try store.workoutLog.importSets(again.sets)
+        } throws: { error in
+            "\(error)".contains("not an id") && "\(error)".contains("workouts")
+        }
+        #expect(try store.count("SELECT COUNT(*) FROM sets") == 1, "nothing added under a made-up id")
+    }
 }
