@@ -207,8 +207,15 @@ extension SpotterStore {
             if let row = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT exercise, weight, unit, reps FROM sets WHERE id = ?"), arguments: [id])
             {
-                let weight = Formatting.weight(row["weight"], unit: WeightUnit(rawValue: row["unit"]) ?? .kg)
-                return "set \(row["exercise"] as String) \(weight) × \(row["reps"] as Int)"
+                // Cells that do not read (a hand edit, a BLOB) leave only the id to name it by:
+                // a description never makes a unit up, and never traps on a cell.
+                if let exercise = try? row.decode(String.self, atIndex: 0),
+                    let weight = try? row.decode(Double.self, atIndex: 1),
+                    let unit = (try? row.decode(String.self, atIndex: 2)).flatMap(WeightUnit.init(rawValue:)),
+                    let reps = try? row.decode(Int.self, atIndex: 3)
+                {
+                    return "set \(exercise) \(Formatting.weight(weight, unit: unit)) × \(reps)"
+                }
             }
             return "set \(id.prefix(8))"
         case .workout:

@@ -368,8 +368,12 @@ extension SpotterStore {
                         WHERE workout_id = ? AND deleted_at IS NULL
                         ORDER BY position, performed_at, id
                         """), arguments: [row["id"] as String])
-            past.append(
-                PastWorkout(date: Timestamp.parse(row["started_at"] as String) ?? now, plan: plan, sets: sets))
+            // A start that does not read is no history either (never dated "now": it would be
+            // taken for the latest session); the workout list reports it.
+            guard let started = (try? row.decode(String.self, forColumn: "started_at")).flatMap(Timestamp.parse) else {
+                continue
+            }
+            past.append(PastWorkout(date: started, plan: plan, sets: sets))
         }
         return past
     }

@@ -471,8 +471,15 @@ enum EntityTable {
         else {
             return
         }
-        let unit = WeightUnit(rawValue: row["unit"]) ?? .kg
-        let e1rm = OneRepMax.epley(weight: (row["weight"] as Double) * unit.kilograms, reps: row["reps"])
+        // A set whose weight, unit or reps does not read (a hand edit) has no estimate: nothing
+        // is made up for it, and nothing traps (its read elsewhere names the row).
+        var e1rm: Double?
+        if let weight = try? row.decode(Double.self, atIndex: 0),
+            let unit = (try? row.decode(String.self, atIndex: 1)).flatMap(WeightUnit.init(rawValue:)),
+            let reps = try? row.decode(Int.self, atIndex: 2)
+        {
+            e1rm = OneRepMax.epley(weight: weight * unit.kilograms, reps: reps)
+        }
         try db.cachedStatement(sql: "UPDATE sets SET e1rm_kg = ? WHERE id = ?").execute(arguments: [e1rm, setID])
     }
 }

@@ -48,4 +48,25 @@ struct NoInventedValueTests {
         }
         #expect(try store.count("SELECT COUNT(*) FROM sets") == 1, "nothing added under a made-up id")
     }
+
+    @Test("a set whose weight cell does not read is named by its id, and an edit of its reps traps nowhere")
+    func unreadableWeightCellIsNamedNotTrappedOn() throws {
+        let store = try makeStore()
+        let logged = try store.log("Squat (Barbell)")
+        let setKey = logged.set.id.wireString
+        try store.writer.write { db in
+            try db.execute(sql: "UPDATE sets SET weight = '10O' WHERE id = ?", arguments: [setKey])
+        }
+        let create = try #require(try store.operations().first { $0.entityID == setKey })
+        let preview = try store.queries.discardPreview(opID: create.opID)
+        #expect(preview.summary.contains(String(setKey.prefix(8))), "\(preview.summary)")
+        #expect(!preview.summary.contains(" kg"), "no weight or unit is made up: \(preview.summary)")
+        // The edit either goes through (the estimate is then none) or names the row; it never traps.
+        do {
+            try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 6))
+            #expect(try store.count("SELECT COUNT(*) FROM sets WHERE id = ? AND e1rm_kg IS NULL", [setKey]) == 1)
+        } catch {
+            #expect("\(error)".contains(setKey), "\(error)")
+        }
+    }
 }
