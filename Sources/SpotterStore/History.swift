@@ -44,7 +44,8 @@ extension Queries {
                 let work = sets.map(\.set).filter { $0.kind != .warmup }
                 // A session's date is its first set's time; one that does not read is an error
                 // naming the workout, never a made-up 1970.
-                guard let date = Timestamp.parse(row["at"]) ?? sets.first?.set.performedAt else {
+                guard let date = row.cell("at", as: String.self).flatMap(Timestamp.parse) ?? sets.first?.set.performedAt
+                else {
                     throw UnreadableRow(table: "sets", id: workoutKey, reason: "performed_at is not a time")
                 }
                 return ExerciseSession(

@@ -117,10 +117,12 @@ extension SpotterStore {
                     FROM sets WHERE workout_id = ? AND deleted_at IS NULL
                     """), arguments: [workoutID.wireString])
         while let stored = try presentRows.next() {
-            func bytes(_ index: Int) -> [UInt8]? { (stored[index] as String?).map { Array($0.utf8) } }
+            // A cell that does not read (a hand edit) matches no row of the file.
+            func bytes(_ index: Int) -> [UInt8]? { stored.cell(at: index, as: String.self).map { Array($0.utf8) } }
             let content = ImportedContent(
-                exercise: bytes(0), kind: bytes(1), weight: stored[2], unit: bytes(3), reps: stored[4], rpe: stored[5],
-                distanceM: stored[6], durationS: stored[7], notes: bytes(8))
+                exercise: bytes(0), kind: bytes(1), weight: stored.cell(at: 2), unit: bytes(3),
+                reps: stored.cell(at: 4),
+                rpe: stored.cell(at: 5), distanceM: stored.cell(at: 6), durationS: stored.cell(at: 7), notes: bytes(8))
             present[content, default: 0] += 1
         }
         var setWriter = ImportedSetWriter(store: self, workoutKey: workoutID.wireString)

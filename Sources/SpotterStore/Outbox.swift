@@ -304,7 +304,9 @@ enum Outbox {
                 sql: "SELECT id, server_version FROM sets WHERE workout_id = ? AND deleted_at IS NULL ORDER BY id"),
             arguments: [id])
         let seen: [JSONValue] = rows.map { row in
-            let version: Int64? = row[1]
+            // A version that does not read is sent as none: the server then counts the set as
+            // unseen here, the careful side.
+            let version = row.cell(at: 1, as: Int64.self)
             return .object(["id": .string(row[0]), "server_version": version.map { .int($0) } ?? .null])
         }
         return [OutboxOperation.seenSetsKey: .array(seen)]

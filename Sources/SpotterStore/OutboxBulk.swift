@@ -97,7 +97,10 @@ extension OutboxQueue {
         guard locals.count == setIDs.count else { return false }
         var exercises: [String: String] = [:]
         for local in locals {
-            guard let id = local[0] as String?, let answer = setsByID[id], (local[1] as Int64? ?? 0) <= answer.version
+            // A version that does not read (a hand edit) sends the set to the full merge, which
+            // takes the server's answer over it.
+            guard let id = local.cell(at: 0, as: String.self), let answer = setsByID[id],
+                let version = local.cell(at: 1, as: Int64.self), version <= answer.version
             else { return false }
             let set = answer.set
             let exercise: String

@@ -112,8 +112,9 @@ extension SpotterStore {
         let newest = [answer, waiting].compactMap { $0 }.max {
             ($0.stamp.serverVersion ?? 0) < ($1.stamp.serverVersion ?? 0)
         }
-        if let newest, (local?["deleted"] as Bool?) != true,
-            (newest.stamp.serverVersion ?? 0) >= (local?["server_version"] as Int64? ?? 0)
+        if let newest, local?.cell("deleted", as: Bool.self) != true,
+            // None yet, or one that does not read (a hand edit): the server's answer is taken over it.
+            (newest.stamp.serverVersion ?? 0) >= (local?.cell("server_version", as: Int64.self) ?? 0)
         {
             // Nothing is queued for this entity: it is not locally owned (and asking the whole outbox
             // whether anything is would scan it once per acknowledged operation).
@@ -209,10 +210,9 @@ extension SpotterStore {
             {
                 // Cells that do not read (a hand edit, a BLOB) leave only the id to name it by:
                 // a description never makes a unit up, and never traps on a cell.
-                if let exercise = try? row.decode(String.self, atIndex: 0),
-                    let weight = try? row.decode(Double.self, atIndex: 1),
-                    let unit = (try? row.decode(String.self, atIndex: 2)).flatMap(WeightUnit.init(rawValue:)),
-                    let reps = try? row.decode(Int.self, atIndex: 3)
+                if let exercise = row.cell(at: 0, as: String.self), let weight = row.cell(at: 1, as: Double.self),
+                    let unit = row.cell(at: 2, as: String.self).flatMap(WeightUnit.init(rawValue:)),
+                    let reps = row.cell(at: 3, as: Int.self)
                 {
                     return "set \(exercise) \(Formatting.weight(weight, unit: unit)) × \(reps)"
                 }
@@ -234,9 +234,12 @@ extension SpotterStore {
                 db.cachedStatement(sql: "SELECT weight, unit, measured_at FROM body_weights WHERE id = ?"),
                 arguments: [id])
             {
-                let weight = Formatting.weight(row["weight"], unit: WeightUnit(rawValue: row["unit"]) ?? .kg)
-                let day = (row["measured_at"] as String?).map { String($0.prefix(10)) } ?? ""
-                return "body weight \(weight) on \(day)"
+                if let weight = row.cell("weight", as: Double.self),
+                    let unit = row.cell("unit", as: String.self).flatMap(WeightUnit.init(rawValue:))
+                {
+                    let day = row.cell("measured_at", as: String.self).map { String($0.prefix(10)) } ?? ""
+                    return "body weight \(Formatting.weight(weight, unit: unit)) on \(day)"
+                }
             }
             return "body weight \(id.prefix(8))"
         }

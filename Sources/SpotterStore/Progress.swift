@@ -158,12 +158,12 @@ extension Queries {
         var sets: [WorkingSet] = []
         for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
             // An unreadable time or weight takes no part, as in the weekly volume.
-            guard let date = Timestamp.parse(row["performed_at"] ?? "") else { continue }
+            guard let date = row.cell("performed_at", as: String.self).flatMap(Timestamp.parse) else { continue }
             if let from, date < from { continue }
             if let before, date >= before { continue }
             let name: String = row["exercise"]
-            let reps = max(0, row["reps"] as Int? ?? 0)
-            guard let logged = row["weight_kg"] as Double?, logged.isFinite else { continue }
+            guard let reps = row.cell("reps", as: Int.self).map({ max(0, $0) }) else { continue }
+            guard let logged = row.cell("weight_kg", as: Double.self), logged.isFinite else { continue }
             let type = try loadTypes[name] ?? SpotterStore.loadType(name, db: db)
             loadTypes[name] = type
             var load: Double? = logged

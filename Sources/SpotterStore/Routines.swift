@@ -396,7 +396,7 @@ extension SpotterStore {
             // this lift now (the exercise was renamed or merged since: its sets moved, the plan
             // keeps the name it was started with).
             func lift(_ set: Row) -> String {
-                let name: String = set["exercise"] ?? ""
+                let name = set.cell("exercise", as: String.self) ?? ""
                 return names[name] ?? name
             }
             let exerciseOf = Dictionary(
@@ -409,12 +409,18 @@ extension SpotterStore {
             let blocks = Dictionary(grouping: ofExercise) { $0.exerciseIndex ?? 0 }.sorted { $0.key < $1.key }
                 .map { $0.value.sorted { $0.set < $1.set } }
             guard blocks.indices.contains(occurrence) else { continue }
-            let sets = workoutSets.filter { lift($0) == exercise }
-            func performed(_ set: Row) -> PerformedSet {
-                let from = WeightUnit(rawValue: set["unit"] ?? "kg") ?? .kg
-                return PerformedSet(
-                    weight: Formatting.converted(set["weight"], from: from, to: unit), reps: set["reps"])
+            // A set whose weight, unit or reps does not read (a hand edit) is no performance: the
+            // set list names it; a unit is never guessed.
+            func readable(_ set: Row) -> PerformedSet? {
+                guard let weight = set.cell("weight", as: Double.self),
+                    let from = set.cell("unit", as: String.self).flatMap(WeightUnit.init(rawValue:)),
+                    let reps = set.cell("reps", as: Int.self)
+                else { return nil }
+                return PerformedSet(weight: Formatting.converted(weight, from: from, to: unit), reps: reps)
             }
+            let sets = workoutSets.filter { lift($0) == exercise && readable($0) != nil }
+            // Only rows of `sets` come here, each readable.
+            func performed(_ set: Row) -> PerformedSet { readable(set) ?? PerformedSet(weight: 0, reps: 0) }
             let plannedIDs = Set(ofExercise.map(\.id.wireString))
             var byID: [String: Row] = [:]
             var unmatched: [Row] = []

@@ -515,6 +515,21 @@ public struct UnreadableRow: Error, CustomStringConvertible, Sendable, Equatable
     public var description: String { "unreadable row of \(table) (id \(id)): \(reason)" }
 }
 
+extension Row {
+    /// The cell as `Value`; nil when it is NULL or holds what does not read as one (a hand edit
+    /// such as "five" in `reps`, text in a total, a BLOB). GRDB's subscript stops the process on
+    /// the second, so a read that leaves such a row out (a chart, the stats, a description) asks
+    /// here, never the subscript.
+    func cell<Value: DatabaseValueConvertible>(_ column: String, as _: Value.Type = Value.self) -> Value? {
+        (try? decode(Value?.self, forColumn: column)) ?? nil
+    }
+
+    /// The cell at `index` (in the SELECT's order), as `cell(_:as:)` reads it.
+    func cell<Value: DatabaseValueConvertible>(at index: Int, as _: Value.Type = Value.self) -> Value? {
+        (try? decode(Value?.self, atIndex: index)) ?? nil
+    }
+}
+
 /// Typed, throwing reads of one row's cells.
 struct RowCells {
     let row: Row

@@ -44,7 +44,7 @@ extension Queries {
                 // An unreadable best set is reported and left out, like every other read: one
                 // mistyped cell never takes the whole of `stats` down.
                 // A tie is held by the set performed first, on every device (`PerformedOrder`).
-                let best: Double? = row["best"]
+                let best = row.cell("best", as: Double.self)
                 let bestSet = try best.flatMap { best in
                     try store.readable(
                         Row.fetchAll(
@@ -57,8 +57,9 @@ extension Queries {
                     ).first
                 }
                 return ExerciseStats(
-                    exercise: name, sets: row["n"], bestOneRepMaxKg: row["best"], bestOneRepMaxSet: bestSet,
-                    heaviestKg: loadType.usesBodyWeight ? nil : row["heaviest"], loadType: loadType)
+                    exercise: name, sets: row["n"], bestOneRepMaxKg: best, bestOneRepMaxSet: bestSet,
+                    heaviestKg: loadType.usesBodyWeight ? nil : row.cell("heaviest", as: Double.self),
+                    loadType: loadType)
             }
         }
     }
@@ -81,10 +82,12 @@ extension Queries {
             var loadTypes: [String: LoadType] = [:]
             var weighIns: [String: [BodyWeight]]?
             return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
-                guard let date = Timestamp.parse(row["performed_at"]) else { return nil }
+                guard let date = row.cell("performed_at", as: String.self).flatMap(Timestamp.parse) else { return nil }
                 let exercise: String = row["exercise"]
-                let reps = Double(row["reps"] as Int? ?? 0)
-                let logged: Double = row["weight_kg"] ?? 0
+                // A count or weight that does not read takes no part (never counted as zero).
+                guard let reps = row.cell("reps", as: Int.self).map(Double.init),
+                    let logged = row.cell("weight_kg", as: Double.self)
+                else { return nil }
                 let type = try loadTypes[exercise] ?? SpotterStore.loadType(exercise, db: db)
                 loadTypes[exercise] = type
                 guard type.usesBodyWeight else { return VolumeSample(performedAt: date, volumeKg: logged * reps) }

@@ -51,6 +51,45 @@ struct CorruptRowTests {
         #expect(stats.stderr.contains(ids[1]), "the unreadable row is named: \(stats.stderr)")
     }
 
+    /// A hostile pass over every read a lifter runs: text or bytes in a number or a time
+    /// ("five" in reps, a BLOB for a date) once stopped `stats`, `records`, `chart`,
+    /// `calendar`, `volume` and `sync` on GRDB's decoding. Each read now leaves such a row out
+    /// (the set list names it) and exits with its own code.
+    @Test func textOrBytesInANumberOrATimeStopNoReadAndNoSync() async throws {
+        let base = SpotterBinary.temporaryDatabase()
+        for (exercise, weight, reps) in [
+            ("Squat (Barbell)", "100", "5"), ("Squat (Barbell)", "110", "3"), ("Pull Up", "10", "8"),
+        ] {
+            let logged = try await SpotterBinary.run(
+                ["log", "--exercise", exercise, "--weight", weight, "--reps", reps], db: base)
+            #expect(logged.status == 0, "\(logged.stderr)")
+        }
+        let workouts = try SpotterBinary.json(try await SpotterBinary.run(["workouts", "--json"], db: base).stdout)
+        let workoutID = try #require((workouts["workouts"] as? [[String: Any]])?.first?["id"] as? String)
+        try await SpotterBinary.run(["routine", "create", "--from-workout", workoutID, "--name", "A"], db: base)
+        try await SpotterBinary.run(["bodyweight", "log", "80"], db: base)
+        try corrupt(base, "PRAGMA wal_checkpoint(TRUNCATE)")
+        let damages = [
+            "UPDATE sets SET weight = 'x'", "UPDATE sets SET reps = 'five'", "UPDATE sets SET e1rm_kg = 'x'",
+            "UPDATE sets SET performed_at = X'ff00'", "UPDATE sets SET server_version = 'x'",
+            "UPDATE workouts SET server_version = X'ff00'",
+        ]
+        let reads = [
+            ["stats"], ["records", "squat"], ["chart", "squat", "--list"], ["calendar"], ["volume"],
+            ["routine", "show", "A"], ["sync", "--timeout", "10"],
+        ]
+        for damage in damages {
+            let db = SpotterBinary.temporaryDatabase()
+            try FileManager.default.copyItem(atPath: base, toPath: db)
+            try corrupt(db, damage)
+            for read in reads {
+                let result = try await SpotterBinary.run(read, db: db)
+                #expect([0, 1, 2, 3].contains(result.status), "\(damage): \(read) ended \(result.status)")
+                #expect(!result.stderr.contains("Fatal error"), "\(damage): \(read): \(result.stderr.prefix(300))")
+            }
+        }
+    }
+
     @Test func aBlobPayloadFailsThatOperationWithAReasonAndTheRestSync() async throws {
         let db = SpotterBinary.temporaryDatabase()
         try await SpotterBinary.run(["airplane", "on"], db: db)
