@@ -148,9 +148,12 @@ public enum Validation {
         }
     }
 
+    /// The last place a set may take in its workout.
+    public static let maxPosition = 100_000
+
     public static func position(_ position: Int) throws(ValidationError) {
-        guard (0...100_000).contains(position) else {
-            throw ValidationError(field: "position", message: "must be from 0 to 100000")
+        guard (0...maxPosition).contains(position) else {
+            throw ValidationError(field: "position", message: "must be from 0 to \(maxPosition)")
         }
     }
 

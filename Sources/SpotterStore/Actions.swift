@@ -197,6 +197,23 @@ extension SpotterStore {
         VALUES (\(placeholders(WorkoutSet.Column.allCases.count)), ?, ?, ?, \(SyncState.pending.sql), ?, ?)
         """
 
+    /// The place of a workout's last set (0 when it has none). A place past the last a set may
+    /// take (a row from a damaged file or a server that broke the rule) counts as the last: the
+    /// next place is then refused with `positionsUsedUp`, never computed past `Int.max`.
+    static func lastPosition(in workoutKey: String, db: Database) throws -> Int {
+        let last =
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"), arguments: [workoutKey])
+            ?? 0
+        return min(max(last, 0), Validation.maxPosition)
+    }
+
+    static func positionsUsedUp(_ workoutName: String) -> StoreError {
+        .notAllowed(
+            "the workout \"\(workoutName)\" holds a set at the last place a set may take (\(Validation.maxPosition)):"
+                + " log into a new workout")
+    }
+
     /// The workout's create that has not succeeded yet, which its new sets wait on.
     static func unfinishedWorkoutCreate(_ workoutKey: String, db: Database) throws -> String? {
         try String.fetchOne(
@@ -576,10 +593,8 @@ extension SpotterStore {
         let exercise = try store.resolveExercise(exerciseName, db: db)
         let (workout, created) = try store.resolveWorkout(input.workout, db: db, now: now)
         let workoutKey = workout.id.wireString
-        let position =
-            (try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"),
-                arguments: [workoutKey]) ?? 0) + 1
+        let position = try SpotterStore.lastPosition(in: workoutKey, db: db) + 1
+        guard position <= Validation.maxPosition else { throw SpotterStore.positionsUsedUp(workout.name) }
         let performedAt = try input.performedAt ?? SpotterStore.performedTime(in: workout, now: now, db: db)
         let group =
             input.superset

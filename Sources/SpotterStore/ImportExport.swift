@@ -102,11 +102,7 @@ extension SpotterStore {
             workoutID = derivedID
             result.workoutsAdded += 1
         }
-        var position =
-            try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT MAX(position) FROM sets WHERE workout_id = ?"),
-                arguments: [workoutID.wireString])
-            ?? 0
+        var position = try Self.lastPosition(in: workoutID.wireString, db: db)
         // The workout's live sets by content, read once: each row is compared in memory (as
         // SQLite compares them: text byte for byte, NULL only `IS` NULL), not by a query of its own.
         var present: [ImportedContent: Int] = [:]
@@ -168,6 +164,13 @@ extension SpotterStore {
                 continue
             }
             position += 1
+            guard position <= Validation.maxPosition else {
+                // Commits are per chunk of workouts: what came before this one stays.
+                throw StoreError.notAllowed(
+                    "the workout \"\(first.workoutName)\" of \(Timestamp.format(start).prefix(10)) would take more"
+                        + " than \(Validation.maxPosition) sets, more than a workout holds: the import stopped there;"
+                        + " the workouts before it are imported, and importing a corrected file adds only the rest")
+            }
             let set = WorkoutSet(
                 id: setID, workoutID: workoutID, exercise: exercise, position: position, kind: row.kind,
                 weight: row.weight,

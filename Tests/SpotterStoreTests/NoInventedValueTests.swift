@@ -69,4 +69,26 @@ struct NoInventedValueTests {
             #expect("\(error)".contains(setKey), "\(error)")
         }
     }
+
+    @Test(
+        "a set at a place past the last (a damaged row, a server that broke the rule) makes the next log a refusal, not a trap"
+    )
+    func aPlacePastTheLastIsRefusedNotOverflowed() throws {
+        let store = try makeStore()
+        let logged = try store.log("Squat (Barbell)")
+        try store.writer.write { db in
+            try db.execute(
+                sql: "UPDATE sets SET position = ? WHERE id = ?", arguments: [Int64.max, logged.set.id.wireString])
+        }
+        #expect {
+            try store.log("Squat (Barbell)")
+        } throws: { error in
+            "\(error)".contains("last place") && "\(error)".contains(logged.workout.name)
+        }
+        #expect(try store.count("SELECT COUNT(*) FROM sets") == 1, "nothing logged, nothing queued")
+        #expect(try store.operations().count == 2, "the workout's and the first set's creates only")
+        // A new workout takes the next set as usual.
+        let next = try store.log("Squat (Barbell)", workout: .new(name: "Fresh"))
+        #expect(next.set.position == 1)
+    }
 }
