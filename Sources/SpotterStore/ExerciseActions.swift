@@ -138,7 +138,15 @@ extension Queries {
                         (SELECT COUNT(*) FROM sets s WHERE s.exercise = e.name AND s.deleted_at IS NULL) AS n
                     FROM exercises e \(customOnly ? "WHERE e.is_custom = 1" : "") ORDER BY e.name COLLATE NOCASE
                     """
-            ).map { ExerciseListing(name: $0["name"], isCustom: $0["is_custom"], sets: $0["n"]) }
+            ).compactMap { row in
+                // A name that does not read (a damaged file) is left out; a flag that does not
+                // read counts as the catalogue's.
+                row.cell("name", as: String.self).map {
+                    ExerciseListing(
+                        name: $0, isCustom: row.cell("is_custom", as: Bool.self) ?? false,
+                        sets: row.cell("n", as: Int.self) ?? 0)
+                }
+            }
         }
     }
 }

@@ -161,7 +161,9 @@ extension Queries {
             guard let date = row.cell("performed_at", as: String.self).flatMap(Timestamp.parse) else { continue }
             if let from, date < from { continue }
             if let before, date >= before { continue }
-            let name: String = row["exercise"]
+            guard let name = row.cell("exercise", as: String.self), let setID = row.cell("id", as: String.self),
+                let workoutID = row.cell("workout_id", as: String.self)
+            else { continue }
             guard let reps = row.cell("reps", as: Int.self).map({ max(0, $0) }) else { continue }
             guard let logged = row.cell("weight_kg", as: Double.self), logged.isFinite else { continue }
             let type = try loadTypes[name] ?? SpotterStore.loadType(name, db: db)
@@ -169,14 +171,15 @@ extension Queries {
             var load: Double? = logged
             if type.usesBodyWeight {
                 if weighIns == nil { weighIns = try SpotterStore.weighInsByAccount(db: db) }
-                let body = EffectiveLoad.bodyWeight(at: date, in: weighIns?[row["account"] ?? ""] ?? [])
+                let body = EffectiveLoad.bodyWeight(
+                    at: date, in: weighIns?[row.cell("account", as: String.self) ?? ""] ?? [])
                 load = EffectiveLoad.load(logged: logged, unit: .kg, type: type, body: body)
             }
             let counted = load ?? (type == .assisted ? 0 : logged)
             sets.append(
                 WorkingSet(
                     sample: ProgressSample(
-                        setID: row["id"], workoutID: row["workout_id"], performedAt: date, loadKg: load, reps: reps),
+                        setID: setID, workoutID: workoutID, performedAt: date, loadKg: load, reps: reps),
                     exercise: name, volumeKg: counted * Double(reps)))
         }
         return sets

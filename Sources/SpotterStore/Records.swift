@@ -218,7 +218,7 @@ extension SpotterStore {
         {
             // An unreadable weigh-in takes no part (the list reports it when read).
             guard let entry = try? BodyWeight(row: row) else { continue }
-            weighIns[row["account"] ?? "", default: []].append(entry)
+            weighIns[row.cell("account", as: String.self) ?? "", default: []].append(entry)
         }
         return weighIns
     }
@@ -234,8 +234,8 @@ extension SpotterStore {
                 """)
         let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO records_dirty (exercise) VALUES (?)")
         for row in rows {
-            guard let name = row["exercise"] as String?,
-                LoadType(equipment: row["equipment"], name: name).usesBodyWeight
+            guard let name = row.cell("exercise", as: String.self),
+                LoadType(equipment: row.cell("equipment", as: String.self), name: name).usesBodyWeight
             else { continue }
             try insert.execute(arguments: [name])
         }

@@ -198,13 +198,16 @@ extension PlannedRow {
         }
         guard
             let index = pool.firstIndex(where: { set in
-                let name: String = set["exercise"] ?? ""
+                // A cell that does not read (a damaged file) matches nothing; no unit is guessed.
+                let name = set.cell("exercise", as: String.self) ?? ""
                 guard (names[name] ?? name) == exercise,
-                    family(SetKind(rawValue: set["kind"] ?? "")) == family(kind)
+                    family(set.cell("kind", as: String.self).flatMap(SetKind.init(rawValue:))) == family(kind)
                 else { return false }
                 guard let kilograms else { return true }
-                let unit = WeightUnit(rawValue: set["unit"] ?? "kg") ?? .kg
-                return abs((set["weight"] as Double? ?? -1) * unit.kilograms - kilograms) < 0.01
+                guard let unit = set.cell("unit", as: String.self).flatMap(WeightUnit.init(rawValue:)),
+                    let weight = set.cell("weight", as: Double.self)
+                else { return false }
+                return abs(weight * unit.kilograms - kilograms) < 0.01
             })
         else { return nil }
         return pool.remove(at: index)
@@ -300,7 +303,7 @@ extension SpotterStore {
             let key = Self.routineNameKey(trimmed)
             rows = try Row.fetchAll(
                 db, sql: "SELECT * FROM routines WHERE deleted_at IS NULL AND \(visible())"
-            ).filter { Self.routineNameKey($0["name"] as String? ?? "") == key }
+            ).filter { Self.routineNameKey($0.cell("name", as: String.self) ?? "") == key }
         }
         guard let first = rows.first else { throw StoreError.notFound("routine \"\(trimmed)\"") }
         guard rows.count == 1 else {
@@ -316,7 +319,7 @@ extension SpotterStore {
         let taken = try Row.fetchAll(
             db, sql: "SELECT name FROM routines WHERE deleted_at IS NULL AND \(visible()) AND id != ?",
             arguments: [id?.wireString ?? ""]
-        ).contains { Self.routineNameKey($0["name"] as String? ?? "") == key }
+        ).contains { Self.routineNameKey($0.cell("name", as: String.self) ?? "") == key }
         if taken { throw StoreError.notAllowed("a routine named \"\(name)\" already exists") }
     }
 

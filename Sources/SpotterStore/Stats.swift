@@ -38,8 +38,9 @@ extension Queries {
                 arguments = [try SpotterStore.canonicalExercise(exercise, db: db)]
             }
             sql += " GROUP BY exercise ORDER BY best DESC NULLS LAST, exercise"
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                let name: String = row["exercise"]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
+                // An exercise name that does not read (a damaged file) is left out.
+                guard let name = row.cell("exercise", as: String.self) else { return nil }
                 let loadType = try SpotterStore.loadType(name, db: db)
                 // An unreadable best set is reported and left out, like every other read: one
                 // mistyped cell never takes the whole of `stats` down.
@@ -83,7 +84,7 @@ extension Queries {
             var weighIns: [String: [BodyWeight]]?
             return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
                 guard let date = row.cell("performed_at", as: String.self).flatMap(Timestamp.parse) else { return nil }
-                let exercise: String = row["exercise"]
+                guard let exercise = row.cell("exercise", as: String.self) else { return nil }
                 // A count or weight that does not read takes no part (never counted as zero).
                 guard let reps = row.cell("reps", as: Int.self).map(Double.init),
                     let logged = row.cell("weight_kg", as: Double.self)
@@ -92,7 +93,8 @@ extension Queries {
                 loadTypes[exercise] = type
                 guard type.usesBodyWeight else { return VolumeSample(performedAt: date, volumeKg: logged * reps) }
                 if weighIns == nil { weighIns = try SpotterStore.weighInsByAccount(db: db) }
-                let body = EffectiveLoad.bodyWeight(at: date, in: weighIns?[row["account"] ?? ""] ?? [])
+                let body = EffectiveLoad.bodyWeight(
+                    at: date, in: weighIns?[row.cell("account", as: String.self) ?? ""] ?? [])
                 let load =
                     EffectiveLoad.load(logged: logged, unit: .kg, type: type, body: body)
                     ?? (type == .assisted ? 0 : logged)

@@ -124,13 +124,17 @@ extension WorkoutLog {
             else { return nil }
             let seq: Int64 = row["seq"]
             try db.cachedStatement(sql: "UPDATE undo_journal SET undone = 1 WHERE seq = ?").execute(arguments: [seq])
-            let description: String = row["description"]
+            // Cells that do not read (a damaged file) refuse this entry by its description, or
+            // by none: GRDB's subscript would stop the process.
+            let description = row.cell("description", as: String.self) ?? "an action"
             func refused(_ why: String) -> UndoneAction { UndoneAction(description: description, notUndone: why) }
-            guard let type = EntityType(rawValue: row["entity_type"]),
-                let action = SpotterStore.JournalAction(rawValue: row["action"]),
+            guard let type = row.cell("entity_type", as: String.self).flatMap(EntityType.init(rawValue:)),
+                let action = row.cell("action", as: String.self).flatMap(SpotterStore.JournalAction.init(rawValue:)),
                 let table = EntityTable.table(type)
             else { return refused("this version cannot take it back") }
-            let id: String = row["entity_id"]
+            guard let id = row.cell("entity_id", as: String.self) else {
+                return refused("its entry does not read")
+            }
             let what = type == .workout ? "the workout" : "the set"
             let live =
                 try Bool.fetchOne(
@@ -145,7 +149,7 @@ extension WorkoutLog {
                     sql: "UPDATE routine_plans SET status = 'planned' WHERE set_id = ? AND status = 'done'",
                     arguments: [id])
                 // A workout the log started goes with it, when nothing else is in it.
-                if let workoutID = row["workout_created"] as String?,
+                if let workoutID = row.cell("workout_created", as: String.self),
                     try Int.fetchOne(
                         db, sql: "SELECT COUNT(*) FROM sets WHERE workout_id = ? AND deleted_at IS NULL",
                         arguments: [workoutID]) == 0,
@@ -159,14 +163,16 @@ extension WorkoutLog {
                 guard live else { return refused("\(what) was deleted since") }
                 // The fields the edit changed, as they were before it: only those are written back,
                 // so what another device changed in other fields since stays.
-                guard let before = (row["before"] as String?).flatMap({ JSONValue.parse($0)?.objectValue }),
+                guard let before = row.cell("before", as: String.self).flatMap({ JSONValue.parse($0)?.objectValue }),
                     let current = try EntityTable.wireFields(type, id: id, db: db)
                 else { return refused("its earlier values were not kept") }
                 var restored = current
                 for (field, value) in before { restored[field] = value.isNull ? nil : value }
                 try store.applyChanges(type: type, id: id, from: current, to: restored, db: db, now: now)
             case .deleted:
-                guard let text = row["before"] as String? else { return refused("its earlier values were not kept") }
+                guard let text = row.cell("before", as: String.self) else {
+                    return refused("its earlier values were not kept")
+                }
                 switch type {
                 case .set:
                     // Logged again, under a new id: the server keeps the old one's tombstone.

@@ -51,9 +51,10 @@ struct CorruptRowTests {
         #expect(stats.stderr.contains(ids[1]), "the unreadable row is named: \(stats.stderr)")
     }
 
-    /// A hostile pass over every read a lifter runs: text or bytes in a number or a time
-    /// ("five" in reps, a BLOB for a date) once stopped `stats`, `records`, `chart`,
-    /// `calendar`, `volume` and `sync` on GRDB's decoding. Each read now leaves such a row out
+    /// A hostile pass over every read a lifter runs: text or bytes in a number, a time or a name
+    /// ("five" in reps, a BLOB for a date or an exercise) once stopped `stats`, `records`,
+    /// `chart`, `calendar`, `volume`, `exercises`, `undo`, `routine start` and `sync` on GRDB's
+    /// decoding. Each read now leaves such a row out
     /// (the set list names it) and exits with its own code.
     @Test func textOrBytesInANumberOrATimeStopNoReadAndNoSync() async throws {
         let base = SpotterBinary.temporaryDatabase()
@@ -68,15 +69,21 @@ struct CorruptRowTests {
         let workoutID = try #require((workouts["workouts"] as? [[String: Any]])?.first?["id"] as? String)
         try await SpotterBinary.run(["routine", "create", "--from-workout", workoutID, "--name", "A"], db: base)
         try await SpotterBinary.run(["bodyweight", "log", "80"], db: base)
+        // The newest action to undo is an edit: undo then reads what the set held before it.
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: base).stdout)
+        let setID = try #require((sets["sets"] as? [[String: Any]])?.first?["id"] as? String)
+        #expect(try await SpotterBinary.run(["edit", setID, "--reps", "6"], db: base).status == 0)
         try corrupt(base, "PRAGMA wal_checkpoint(TRUNCATE)")
         let damages = [
             "UPDATE sets SET weight = 'x'", "UPDATE sets SET reps = 'five'", "UPDATE sets SET e1rm_kg = 'x'",
             "UPDATE sets SET performed_at = X'ff00'", "UPDATE sets SET server_version = 'x'",
-            "UPDATE workouts SET server_version = X'ff00'",
+            "UPDATE workouts SET server_version = X'ff00'", "UPDATE sets SET exercise = X'ff00'",
+            "UPDATE undo_journal SET before = X'ff00'", "UPDATE exercises SET is_custom = 'x'",
+            "UPDATE exercises SET equipment = X'ff00'", "UPDATE routines SET name = X'ff00'",
         ]
         let reads = [
             ["stats"], ["records", "squat"], ["chart", "squat", "--list"], ["calendar"], ["volume"],
-            ["routine", "show", "A"], ["sync", "--timeout", "10"],
+            ["routine", "show", "A"], ["routine", "start", "A"], ["exercises"], ["undo"], ["sync", "--timeout", "10"],
         ]
         for damage in damages {
             let db = SpotterBinary.temporaryDatabase()
