@@ -151,10 +151,14 @@ extension Queries {
                             ORDER BY measured_at DESC, id DESC LIMIT ?
                             """), arguments: [limit])
             ) { row in
-                BodyWeightEntry(
-                    bodyWeight: try BodyWeight(row: row),
-                    syncState: SyncState(rawValue: row["sync_state"] ?? "") ?? .pending,
-                    syncError: row["sync_error"])
+                let entry = try BodyWeight(row: row)
+                // A state that does not read is said (the row is reported), never taken as pending.
+                guard let state = row.cell("sync_state", as: String.self).flatMap(SyncState.init(rawValue:)) else {
+                    throw UnreadableRow(
+                        table: "body_weights", id: entry.id.wireString, reason: "sync_state does not read")
+                }
+                return BodyWeightEntry(
+                    bodyWeight: entry, syncState: state, syncError: row.cell("sync_error", as: String.self))
             }
         }
     }

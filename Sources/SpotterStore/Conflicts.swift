@@ -142,19 +142,23 @@ extension SpotterStore {
 
 extension ConflictLog {
     fileprivate static func read(_ row: Row, device: String) throws -> StoredConflict {
-        func json(_ column: String) -> JSONValue { JSONValue.parse(row[column] as String? ?? "") ?? .null }
-        let id: String = row["id"]
-        guard let uuid = UUID(wire: id), let entityID = UUID(wire: row["entity_id"] as String? ?? ""),
-            let type = EntityType(rawValue: row["entity_type"] as String? ?? ""),
-            let keptStamp = ClockStamp(recorded: row["kept_stamp"] as String? ?? ""),
-            let overriddenStamp = ClockStamp(recorded: row["overridden_stamp"] as String? ?? ""),
-            let recordedAt = Timestamp.parse(row["recorded_at"] as String? ?? ""),
-            let status = StoredConflict.Status(rawValue: row["status"] as String? ?? "")
+        // Every cell through `Row.cell`: one that does not read (bytes, a number) makes the row
+        // unreadable, named by its id, never a trap.
+        func text(_ column: String) -> String? { row.cell(column, as: String.self) }
+        func json(_ column: String) -> JSONValue { JSONValue.parse(text(column) ?? "") ?? .null }
+        let id = text("id") ?? "?"
+        guard let uuid = UUID(wire: id), let entityID = UUID(wire: text("entity_id") ?? ""),
+            let type = EntityType(rawValue: text("entity_type") ?? ""),
+            let keptStamp = ClockStamp(recorded: text("kept_stamp") ?? ""),
+            let overriddenStamp = ClockStamp(recorded: text("overridden_stamp") ?? ""),
+            let recordedAt = Timestamp.parse(text("recorded_at") ?? ""),
+            let status = StoredConflict.Status(rawValue: text("status") ?? ""), let field = text("field"),
+            let label = text("label")
         else { throw UnreadableRow(table: "conflicts", id: id, reason: "a column does not read") }
         let record = ConflictRecord(
-            id: uuid, entityType: type, entityID: entityID, field: row["field"], kept: json("kept"),
+            id: uuid, entityType: type, entityID: entityID, field: field, kept: json("kept"),
             overridden: json("overridden"), keptStamp: keptStamp, overriddenStamp: overriddenStamp,
-            label: row["label"], recordedAt: recordedAt)
+            label: label, recordedAt: recordedAt)
         return StoredConflict(
             record: record, status: status, overriddenHere: overriddenStamp.device == device,
             keptFromHere: keptStamp.device == device)

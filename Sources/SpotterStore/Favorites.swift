@@ -101,9 +101,11 @@ extension Queries {
                     LEFT JOIN outbox o ON o.op_id = p.op_id WHERE p.action = 'add'
                     ORDER BY 1 COLLATE NOCASE
                     """
-            ).map { row in
-                let state: String? = row["state"]
-                let noAnswer: Bool = row["no_answer"]
+            ).compactMap { row in
+                // A name that does not read (a damaged file) is left out.
+                guard let exercise = row.cell("exercise", as: String.self) else { return nil }
+                let state = row.cell("state", as: String.self)
+                let noAnswer = row.cell("no_answer", as: Bool.self) ?? false
                 let syncState: SyncState =
                     switch state.map(OperationState.init(rawValue:)) {
                     case nil, .some(.succeeded): .synced  // nil: the server's own list
@@ -111,7 +113,7 @@ extension Queries {
                     case .some(.failedPermanent): noAnswer ? .pending : .rejected
                     default: .pending
                     }
-                return StarredExercise(exercise: row["exercise"], syncState: syncState)
+                return StarredExercise(exercise: exercise, syncState: syncState)
             }
         }
     }

@@ -25,9 +25,11 @@ extension SpotterStore {
         func read(_ text: String?) -> [Muscle] {
             (text ?? "").split(separator: ",").compactMap { Muscle(rawValue: String($0)) }
         }
-        let primary = read(row["primary_muscles"])
-        // A row someone else wrote with no known primary muscle is as good as none.
-        return primary.isEmpty ? nil : ExerciseMuscles(primary: primary, secondary: read(row["secondary_muscles"]))
+        let primary = read(row.cell("primary_muscles", as: String.self))
+        // A row someone else wrote with no known primary muscle (or one that does not read) is as
+        // good as none.
+        return primary.isEmpty
+            ? nil : ExerciseMuscles(primary: primary, secondary: read(row.cell("secondary_muscles", as: String.self)))
     }
 
     /// The list's spelling of an exercise that exists (in the list, or in this account's sets),
@@ -38,7 +40,9 @@ extension SpotterStore {
             db.cachedStatement(sql: "SELECT name, is_custom FROM exercises WHERE name = ? COLLATE NOCASE"),
             arguments: [canonical])
         {
-            return (row["name"], row["is_custom"])
+            if let listed = row.cell("name", as: String.self) {
+                return (listed, row.cell("is_custom", as: Bool.self) ?? false)
+            }
         }
         let logged =
             try Bool.fetchOne(

@@ -85,10 +85,11 @@ extension Preferences {
         try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT key, value FROM meta WHERE key LIKE 'pref.bar.%' ORDER BY key")
                 .compactMap { row in
-                    let key: String = row["key"]
+                    // A setting that does not read (a damaged file) is as good as none.
+                    guard let key = row.cell("key", as: String.self) else { return nil }
                     let rest = key.dropFirst("pref.bar.".count)
                     guard let dot = rest.firstIndex(of: "."), let unit = WeightUnit(rawValue: String(rest[..<dot])),
-                        let bar = Double(row["value"] as String)
+                        let bar = row.cell("value", as: String.self).flatMap(Double.init)
                     else { return nil }
                     return ExerciseBar(exercise: String(rest[rest.index(after: dot)...]), unit: unit, bar: bar)
                 }

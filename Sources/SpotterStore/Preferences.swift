@@ -121,8 +121,10 @@ extension Preferences {
         try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT key, value FROM meta WHERE key LIKE 'pref.rest.%' ORDER BY key")
                 .compactMap { row in
-                    let key: String = row["key"]
-                    guard let seconds = Int(row["value"] as String) else { return nil }
+                    // A setting that does not read (a damaged file) is as good as none.
+                    guard let key = row.cell("key", as: String.self),
+                        let seconds = row.cell("value", as: String.self).flatMap({ Int($0) })
+                    else { return nil }
                     return ExerciseRest(exercise: String(key.dropFirst("pref.rest.".count)), seconds: seconds)
                 }
         }

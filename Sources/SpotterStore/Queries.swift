@@ -316,9 +316,10 @@ extension Queries {
                     """,
                 arguments: ["%" + SpotterStore.likeEscaped(trimmed) + "%"])
             let lower = trimmed.lowercased()
-            let keyed = rows.map { row -> (key: (Int, Int, Int, String), name: String) in
-                let name: String = row["name"]
-                let used: Bool = row["used"]
+            let keyed = rows.compactMap { row -> (key: (Int, Int, Int, String), name: String)? in
+                // A name that does not read (a damaged file) is no suggestion.
+                guard let name = row.cell("name", as: String.self) else { return nil }
+                let used = row.cell("used", as: Bool.self) ?? false
                 let folded = name.lowercased()
                 return (
                     (starred.contains(folded) ? 0 : 1, used ? 0 : 1, folded.hasPrefix(lower) ? 0 : 1, folded), name

@@ -149,21 +149,27 @@ extension SpotterStore {
                     WHERE r.workout_id = ?
                     """), arguments: [workoutID])
         {
-            let id: String = row["restored_id"]
-            return (id, try unfinishedCreate(of: .workout, id, db: db), row["name"], row["restored_name"])
+            // A row that does not read is said, never passed over: another copy would be a second
+            // restored workout.
+            guard let id = row.cell("restored_id", as: String.self), let name = row.cell("name", as: String.self),
+                let restoredName = row.cell("restored_name", as: String.self)
+            else { throw UnreadableRow(table: "restored_workouts", id: workoutID, reason: "a column does not read") }
+            return (id, try unfinishedCreate(of: .workout, id, db: db), name, restoredName)
         }
         let deleted = try Row.fetchOne(
             db.cachedStatement(sql: "SELECT name, ended_at, notes FROM workouts WHERE id = ?"), arguments: [workoutID])
-        let name: String = deleted?["name"] ?? "Workout"
+        let name = deleted?.cell("name", as: String.self) ?? "Workout"
         let earliest = try String.fetchOne(
             db,
             sql: "SELECT MIN(performed_at) FROM sets WHERE id IN (\(Placeholders.list(sets.count)))",
             arguments: StatementArguments(sets))
         let startedAt = earliest.flatMap(Timestamp.parse) ?? now
-        let endedAt = (deleted?["ended_at"] as String?).flatMap(Timestamp.parse).flatMap { $0 >= startedAt ? $0 : nil }
+        let endedAt = deleted?.cell("ended_at", as: String.self).flatMap(Timestamp.parse).flatMap {
+            $0 >= startedAt ? $0 : nil
+        }
         let copy = Workout(
             id: .timeOrdered(), name: Self.restoredName(name), startedAt: Timestamp.truncated(startedAt),
-            endedAt: endedAt, notes: deleted?["notes"])
+            endedAt: endedAt, notes: deleted?.cell("notes", as: String.self))
         try db.cachedStatement(
             sql: """
                 INSERT INTO workouts (id, name, started_at, ended_at, notes, updated_at, sync_state, account)
@@ -246,10 +252,15 @@ extension Restorations {
                     ORDER BY rowid
                     """)
             try db.execute(sql: "UPDATE restored_workouts SET untold = 0 WHERE untold > 0 AND \(store.visible())")
-            return rows.map {
-                RestoredWorkout(
-                    name: $0["name"], restoredName: $0["restored_name"], restoredID: $0["restored_id"],
-                    sets: $0["untold"])
+            // A row that does not read (a damaged file) is not told.
+            return rows.compactMap { row in
+                guard let name = row.cell("name", as: String.self),
+                    let restoredName = row.cell("restored_name", as: String.self),
+                    let restoredID = row.cell("restored_id", as: String.self)
+                else { return nil }
+                return RestoredWorkout(
+                    name: name, restoredName: restoredName, restoredID: restoredID,
+                    sets: row.cell("untold", as: Int.self) ?? 0)
             }
         }
     }

@@ -80,10 +80,13 @@ struct CorruptRowTests {
             "UPDATE workouts SET server_version = X'ff00'", "UPDATE sets SET exercise = X'ff00'",
             "UPDATE undo_journal SET before = X'ff00'", "UPDATE exercises SET is_custom = 'x'",
             "UPDATE exercises SET equipment = X'ff00'", "UPDATE routines SET name = X'ff00'",
+            "INSERT INTO favorites (exercise) VALUES (X'ff00')", "UPDATE body_weights SET sync_state = X'ff00'",
         ]
         let reads = [
             ["stats"], ["records", "squat"], ["chart", "squat", "--list"], ["calendar"], ["volume"],
-            ["routine", "show", "A"], ["routine", "start", "A"], ["exercises"], ["undo"], ["sync", "--timeout", "10"],
+            ["routine", "show", "A"], ["routine", "start", "A"], ["exercises"], ["undo"], ["stars"],
+            ["bodyweight", "list"],
+            ["sync", "--timeout", "10"],
         ]
         for damage in damages {
             let db = SpotterBinary.temporaryDatabase()
