@@ -30,9 +30,12 @@ extension Queries {
                         GROUP BY s.workout_id ORDER BY at DESC LIMIT ? OFFSET ?
                         """), arguments: [name, limit, offset])
             return try workouts.compactMap { row -> ExerciseSession? in
-                let workoutKey: String = row["workout_id"]
+                let workoutKey = row.cell("workout_id", as: String.self) ?? "?"
                 guard let workoutID = UUID(uuidString: workoutKey) else {
                     throw UnreadableRow(table: "sets", id: workoutKey, reason: "workout_id is not a UUID")
+                }
+                guard let workoutName = row.cell("name", as: String.self) else {
+                    throw UnreadableRow(table: "workouts", id: workoutKey, reason: "name does not read")
                 }
                 let sets = try Row.fetchAll(
                     db.cachedStatement(
@@ -49,7 +52,7 @@ extension Queries {
                     throw UnreadableRow(table: "sets", id: workoutKey, reason: "performed_at is not a time")
                 }
                 return ExerciseSession(
-                    workoutID: workoutID, workoutName: row["name"], date: date,
+                    workoutID: workoutID, workoutName: workoutName, date: date,
                     sets: sets.map(\.set), bestOneRepMaxKg: work.compactMap(\.estimatedOneRepMaxKg).max(),
                     records: Dictionary(
                         uniqueKeysWithValues: sets.compactMap { row in row.record.map { (row.set.id, $0) } }))
