@@ -52,16 +52,7 @@ extension SpotterStore {
                     sql: "SELECT id, exercise, weight, unit, reps FROM sets WHERE workout_id = ? ORDER BY position, id"),
                 arguments: [op.entityID])
             for set in sets {
-                // A set whose cells do not read is named by its id (a unit is never guessed).
-                if let exercise = set.cell("exercise", as: String.self),
-                    let weight = set.cell("weight", as: Double.self),
-                    let unit = set.cell("unit", as: String.self).flatMap(WeightUnit.init(rawValue:)),
-                    let reps = set.cell("reps", as: Int.self)
-                {
-                    items.append("\(exercise) \(Formatting.weight(weight, unit: unit)) × \(reps)")
-                } else {
-                    items.append("set \(set.cell("id", as: String.self)?.prefix(8) ?? "?")")
-                }
+                items.append(Self.setLabel(set) ?? "set \(set.cell("id", as: String.self)?.prefix(8) ?? "?")")
             }
             setCount = sets.count
         }

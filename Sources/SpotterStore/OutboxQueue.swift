@@ -202,22 +202,23 @@ extension SpotterStore {
         return fields
     }
 
+    /// "Squat (Barbell) 100 kg × 5" from a row with a set's exercise, weight, unit and reps; nil
+    /// when a cell does not read (a hand edit, a BLOB): the caller names the set by its id, so a
+    /// description never makes a unit up and never traps on a cell.
+    static func setLabel(_ row: Row) -> String? {
+        guard let exercise = row.cell("exercise", as: String.self), let weight = row.cell("weight", as: Double.self),
+            let unit = row.cell("unit", as: String.self).flatMap(WeightUnit.init(rawValue:)),
+            let reps = row.cell("reps", as: Int.self)
+        else { return nil }
+        return "\(exercise) \(Formatting.weight(weight, unit: unit)) × \(reps)"
+    }
+
     func describe(type: EntityType, id: String, db: Database) throws -> String {
         switch type {
         case .set:
-            if let row = try Row.fetchOne(
+            let row = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT exercise, weight, unit, reps FROM sets WHERE id = ?"), arguments: [id])
-            {
-                // Cells that do not read (a hand edit, a BLOB) leave only the id to name it by:
-                // a description never makes a unit up, and never traps on a cell.
-                if let exercise = row.cell(at: 0, as: String.self), let weight = row.cell(at: 1, as: Double.self),
-                    let unit = row.cell(at: 2, as: String.self).flatMap(WeightUnit.init(rawValue:)),
-                    let reps = row.cell(at: 3, as: Int.self)
-                {
-                    return "set \(exercise) \(Formatting.weight(weight, unit: unit)) × \(reps)"
-                }
-            }
-            return "set \(id.prefix(8))"
+            return "set \(row.flatMap(Self.setLabel) ?? String(id.prefix(8)))"
         case .workout:
             if let name = try String.fetchOne(
                 db.cachedStatement(sql: "SELECT name FROM workouts WHERE id = ?"), arguments: [id])
