@@ -39,14 +39,13 @@ extension SpotterStore {
         while let row = try rows.next() {
             // A row that cannot be read takes no part in records (its read elsewhere reports it).
             // Cells by position, in the SELECT's order: a pull walks every set of an exercise.
-            guard let id = try? row.decode(String.self, atIndex: 0),
-                let weight = try? row.decode(Double.self, atIndex: 1),
-                let unit = (try? row.decode(String.self, atIndex: 2)).flatMap(WeightUnit.init(rawValue:)),
-                let reps = try? row.decode(Int.self, atIndex: 3),
-                let kind = (try? row.decode(String.self, atIndex: 4)).flatMap(SetKind.init(rawValue:))
+            guard let id = row.cell(at: 0, as: String.self), let weight = row.cell(at: 1, as: Double.self),
+                let unit = row.cell(at: 2, as: String.self).flatMap(WeightUnit.init(rawValue:)),
+                let reps = row.cell(at: 3, as: Int.self),
+                let kind = row.cell(at: 4, as: String.self).flatMap(SetKind.init(rawValue:))
             else { continue }
             let record = tracker.add(weightKg: weight * unit.kilograms, reps: reps, kind: kind)
-            let stored = (try? row.decode(Int?.self, atIndex: 5)) ?? 0
+            let stored = row.cell(at: 5, as: Int.self) ?? 0  // is_pr is NOT NULL
             let value = record?.rawValue ?? 0
             if stored != value { changes.append(RecordChange(setID: id, isPR: value)) }
         }
@@ -181,15 +180,13 @@ extension SpotterStore {
         while let row = try rows.next() {
             // Cells by position, in the SELECT's order (a lookup by name lower-cases every column
             // name on each call: a third of a 100 000-row import's recompute).
-            guard let id = try? row.decode(String.self, atIndex: 0),
-                let weight = try? row.decode(Double.self, atIndex: 1),
-                let unit = (try? row.decode(String.self, atIndex: 2)).flatMap(WeightUnit.init(rawValue:)),
-                let reps = try? row.decode(Int.self, atIndex: 3),
-                let kind = (try? row.decode(String.self, atIndex: 4)).flatMap(SetKind.init(rawValue:)),
-                let performed = (try? row.decode(String.self, atIndex: 6)).flatMap(Timestamp.parse)
+            guard let id = row.cell(at: 0, as: String.self), let weight = row.cell(at: 1, as: Double.self),
+                let unit = row.cell(at: 2, as: String.self).flatMap(WeightUnit.init(rawValue:)),
+                let reps = row.cell(at: 3, as: Int.self),
+                let kind = row.cell(at: 4, as: String.self).flatMap(SetKind.init(rawValue:)),
+                let performed = row.cell(at: 6, as: String.self).flatMap(Timestamp.parse)
             else { continue }
-            let accountWeighIns = weighIns[(try? row.decode(String.self, atIndex: 7)) ?? ""] ?? []
-            let body = EffectiveLoad.bodyWeight(at: performed, in: accountWeighIns)
+            let body = EffectiveLoad.bodyWeight(at: performed, in: weighIns[row.cell(at: 7) ?? ""] ?? [])
             let load = EffectiveLoad.load(logged: weight * unit.kilograms, unit: .kg, type: type, body: body)
             let record: RecordKind?
             if let load {
@@ -200,8 +197,8 @@ extension SpotterStore {
                 )
             }
             let estimate = load.flatMap { OneRepMax.epley(weight: $0, reps: reps) }
-            let storedRecord = (try? row.decode(Int?.self, atIndex: 5)).flatMap { $0 } ?? 0
-            let storedEstimate = (try? row.decode(Double?.self, atIndex: 8)).flatMap { $0 }
+            let storedRecord = row.cell(at: 5, as: Int.self) ?? 0
+            let storedEstimate = row.cell(at: 8, as: Double.self)
             if storedRecord != (record?.rawValue ?? 0) || storedEstimate != estimate {
                 changes.append((id, record?.rawValue ?? 0, estimate))
             }

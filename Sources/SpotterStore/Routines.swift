@@ -373,7 +373,7 @@ extension SpotterStore {
                         """), arguments: [row["id"] as String])
             // A start that does not read is no history either (never dated "now": it would be
             // taken for the latest session); the workout list reports it.
-            guard let started = (try? row.decode(String.self, forColumn: "started_at")).flatMap(Timestamp.parse) else {
+            guard let started = row.cell("started_at", as: String.self).flatMap(Timestamp.parse) else {
                 continue
             }
             past.append(PastWorkout(date: started, plan: plan, sets: sets))

@@ -474,9 +474,9 @@ enum EntityTable {
         // A set whose weight, unit or reps does not read (a hand edit) has no estimate: nothing
         // is made up for it, and nothing traps (its read elsewhere names the row).
         var e1rm: Double?
-        if let weight = try? row.decode(Double.self, atIndex: 0),
-            let unit = (try? row.decode(String.self, atIndex: 1)).flatMap(WeightUnit.init(rawValue:)),
-            let reps = try? row.decode(Int.self, atIndex: 2)
+        if let weight = row.cell(at: 0, as: Double.self),
+            let unit = row.cell(at: 1, as: String.self).flatMap(WeightUnit.init(rawValue:)),
+            let reps = row.cell(at: 2, as: Int.self)
         {
             e1rm = OneRepMax.epley(weight: weight * unit.kilograms, reps: reps)
         }
