@@ -63,16 +63,12 @@ struct Import: AsyncParsableCommand {
                 + (parsed.cleanedLines.isEmpty
                     ? ""
                     : "; \(counted(parsed.cleanedLines.count, "row")) cleaned of control characters"
-                        + " (line\(parsed.cleanedLines.count == 1 ? "" : "s")"
-                        + " \(parsed.cleanedLines.prefix(5).map(String.init).joined(separator: ", "))"
-                        + "\(parsed.cleanedLines.count > 5 ? ", \(terminalEllipsis)" : ""))")
+                        + Self.named(parsed.cleanedLines))
                 + (parsed.cutLines.isEmpty
                     ? ""
                     : "; \(counted(parsed.cutLines.count, "row")) with a workout name over \(Validation.maxNameLength)"
                         + " or notes over \(Validation.maxNotesLength) characters cut to fit"
-                        + " (line\(parsed.cutLines.count == 1 ? "" : "s")"
-                        + " \(parsed.cutLines.prefix(5).map(String.init).joined(separator: ", "))"
-                        + "\(parsed.cutLines.count > 5 ? ", \(terminalEllipsis)" : ""))")
+                        + Self.named(parsed.cutLines))
                 + (parsed.assumedUnit.map { "; weights read as \($0.rawValue) (the file names no unit: --unit)" } ?? "")
                 + (parsed.defaultUnitRows > 0
                     ? "; \(counted(parsed.defaultUnitRows, "row")) without a unit read as \(unit.rawValue) (--unit)"
@@ -89,6 +85,12 @@ struct Import: AsyncParsableCommand {
         }
         if dryRun { return }
         try await EagerSync.attempt(global: global, store: store)
+    }
+
+    /// " (line 4)" or " (lines 2, 3, 5, 8, 9, …)": the first five of the lines a summary names.
+    static func named(_ lines: [Int]) -> String {
+        " (line\(lines.count == 1 ? "" : "s") \(lines.prefix(5).map(String.init).joined(separator: ", "))"
+            + "\(lines.count > 5 ? ", \(terminalEllipsis)" : ""))"
     }
 
     /// A body-weight export: its weigh-ins, each row that does not read said with its line.

@@ -48,7 +48,7 @@ public struct ParsedImport: Sendable, Equatable {
     /// (`ImportParser.cleaned`): said, so nothing changes without a word.
     public var cleanedLines: [Int] = []
     /// The lines whose workout name or notes were longer than a device or the server keeps,
-    /// imported cut to the limit (`ImportParser.fitted`): said, like the cleaned ones.
+    /// imported cut to the limit (`ImportParser.fit`): said, like the cleaned ones.
     public var cutLines: [Int] = []
     /// Rows read in the default unit although the file has a unit column (a plank's blank
     /// unit): counted, since the rest of the file's units came from the file.
@@ -189,10 +189,14 @@ public enum ImportParser {
     /// that the name still finds the workout an earlier import made. (An exercise name over its
     /// limit is refused with its line: it names a lift, and a cut one would be another.)
     static func fit(_ set: inout ImportedSet) -> Bool {
-        let before = set
-        set.workoutNotes = set.workoutNotes.map { Validation.cut($0, toScalars: Validation.maxNotesLength) }
-        set.notes = set.notes.map { Validation.cut($0, toScalars: Validation.maxNotesLength) }
-        return set != before || set.workoutName.unicodeScalars.count > Validation.maxNameLength
+        func cut(_ text: inout String?) -> Bool {
+            guard let whole = text, whole.unicodeScalars.count > Validation.maxNotesLength else { return false }
+            text = Validation.cut(whole, toScalars: Validation.maxNotesLength)
+            return true
+        }
+        let notes = cut(&set.notes)
+        let workoutNotes = cut(&set.workoutNotes)
+        return notes || workoutNotes || set.workoutName.unicodeScalars.count > Validation.maxNameLength
     }
 
     /// Joins fields split by a comma inside parentheses ("Press (Each Side", " Dumbbells)") back
