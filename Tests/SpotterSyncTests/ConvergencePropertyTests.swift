@@ -114,20 +114,28 @@ struct ConvergencePropertyTests {
             do {
                 try await Self.check(steps)
             } catch {
-                Issue.record("\(error) after \(steps)")
+                Issue.record("\(error) (steps: \(steps))")
             }
         }
     }
 
+    /// Runs `body`, naming `phase` in what it throws: a run that fails for a reason outside the
+    /// property (a server that did not start, a read that failed) says where, in one line.
+    static func during<T>(_ phase: String, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch { throw TestFailure("\(phase) failed: \(error)") }
+    }
+
     static func check(_ steps: [ConvergenceStep]) async throws {
-        let server = try await TestServer.start()
+        let server = try await during("starting the server") { try await TestServer.start() }
         defer { Task { await server.stop() } }
         let clock = ManualClock()
-        let devices = [
-            try ClockedDevice(server: server, clock: clock), try ClockedDevice(server: server, clock: clock),
-        ]
-        let first = try devices[0].store.workoutLog.logSet(
-            LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .new(name: "Push")))
+        let devices = try await during("opening the devices") {
+            [try ClockedDevice(server: server, clock: clock), try ClockedDevice(server: server, clock: clock)]
+        }
+        let first = try await during("logging the shared set") {
+            try devices[0].store.workoutLog.logSet(
+                LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .new(name: "Push")))
+        }
         await devices[0].sync()
         await devices[1].sync()
         var logged: [[UUID]] = [[], []]
@@ -161,17 +169,23 @@ struct ConvergencePropertyTests {
         for _ in 0..<10 {
             clock.advance(by: 120)
             for device in devices { await device.sync() }
-            let queued = try devices.map { try $0.store.queries.queueCounts() }
+            let queued = try await during("counting the queues") {
+                try devices.map { try $0.store.queries.queueCounts() }
+            }
             if queued.allSatisfy({ $0.pending == 0 }) { break }
         }
         for device in devices { await device.sync() }
 
-        let serverSets = try await server.sets()
-        let serverWorkouts = try await server.store.workouts(user: "alice", includeDeleted: false)
+        let serverSets = try await during("reading the server's sets") { try await server.sets() }
+        let serverWorkouts = try await during("reading the server's workouts") {
+            try await server.store.workouts(user: "alice", includeDeleted: false)
+        }
         for (index, device) in devices.enumerated() {
-            let counts = try device.store.queries.queueCounts()
+            let counts = try await during("counting device \(index)'s queue") { try device.store.queries.queueCounts() }
             #expect(counts == QueueCounts(), "device \(index) has nothing left to send: \(counts)")
-            let shown = try device.store.queries.sets(workoutID: nil)
+            let shown = try await during("reading device \(index)'s sets") {
+                try device.store.queries.sets(workoutID: nil)
+            }
             #expect(
                 Dictionary(
                     uniqueKeysWithValues: shown.map {
@@ -182,7 +196,9 @@ struct ConvergencePropertyTests {
                             ($0.id.wireString, "\($0.reps) \($0.notes ?? "-") \($0.weight)")
                         }),
                 "device \(index) shows the server's sets")
-            let workouts = try device.store.queries.workoutSummaries(limit: 100)
+            let workouts = try await during("reading device \(index)'s workouts") {
+                try device.store.queries.workoutSummaries(limit: 100)
+            }
             #expect(
                 Dictionary(uniqueKeysWithValues: workouts.map { ($0.workout.id.wireString, $0.workout.name) })
                     == Dictionary(uniqueKeysWithValues: serverWorkouts.map { ($0.id.wireString, $0.name) }),
