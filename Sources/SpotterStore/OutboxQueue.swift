@@ -180,6 +180,12 @@ extension SpotterStore {
     /// The entity is gone on the server: remove it here and drop what was queued for it.
     func discardLocally(type: EntityType, id: String, db: Database) throws {
         guard let table = EntityTable.table(type) else { return }
+        try discardQueuedOperations(type: type, id: id, db: db)
+        try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ?").execute(arguments: [id])
+    }
+
+    /// Drops what is queued for an entity and not on its way (an answer still due is recorded).
+    func discardQueuedOperations(type: EntityType, id: String, db: Database) throws {
         try db.cachedStatement(
             sql:
                 """
@@ -187,7 +193,6 @@ extension SpotterStore {
                 AND state IN \(OperationState.sqlList([.pending, .failedTransient, .blocked]))
                 """
         ).execute(arguments: [type.rawValue, id])
-        try db.cachedStatement(sql: "DELETE FROM \(table) WHERE id = ?").execute(arguments: [id])
     }
 
     func laterQueuedFields(after op: OutboxOperation, db: Database) throws -> Set<String> {

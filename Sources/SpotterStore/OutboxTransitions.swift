@@ -263,7 +263,20 @@ extension SpotterStore {
             // before the workout goes here (its sets would go with it).
             let kept =
                 op.entityType == .workout ? try keepSetsOfDeletedWorkout(op.entityID, db: db, now: now) : []
-            try discardLocally(type: op.entityType, id: op.entityID, db: db)
+            if op.entityType == .workout, try workoutHoldsUnresolvedSets(op.entityID, db: db) {
+                // A set whose create is on its way (sent, no answer yet) stays where it is until
+                // its answer decides: landed, it goes with the workout; refused because the
+                // workout is gone, it is kept in the restored copy. Deleting the workout now
+                // would take that set's row with it, and its answer would find nothing to keep.
+                // The workout stays, marked as deleted elsewhere, and goes with its last such set
+                // (as a pulled tombstone leaves it; see `forgetWorkoutDeletedElsewhere`).
+                try discardQueuedOperations(type: .workout, id: op.entityID, db: db)
+                try db.cachedStatement(
+                    sql: "UPDATE workouts SET sync_state = \(SyncState.rejected.sql), sync_error = ? WHERE id = ?"
+                ).execute(arguments: [Self.deletedElsewhere, op.entityID])
+            } else {
+                try discardLocally(type: op.entityType, id: op.entityID, db: db)
+            }
             return [StoreNotice("\(label.capitalizedFirst) was deleted on another device; your edit was not applied")]
                 + kept
         case .keepInRestoredWorkout:

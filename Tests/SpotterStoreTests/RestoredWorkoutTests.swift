@@ -147,6 +147,27 @@ struct RestoredWorkoutTests {
         #expect(try store.queries.set(id: queued.set.id)?.set.workoutID.wireString == copyID)
     }
 
+    /// The same refusal for a set whose row is no longer here (another program removed it): there
+    /// is nothing to keep but the operation, and it must not stay on its way for ever, counted as
+    /// pending by every status line with no try that could ever end it. It fails for good, saying why.
+    @Test func aRefusalForASetWhoseRowIsGoneFailsItForGoodInsteadOfLeavingItOnItsWay() throws {
+        let store = try makeStore()
+        let (_, queued) = try Self.pushWithAQueuedSet(store)
+        let sent = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.writer.write { db in
+            try db.execute(sql: "DELETE FROM sets WHERE id = ?", arguments: [queued.set.id.wireString])
+        }
+        try store.queue.complete(
+            opID: sent.opID,
+            result: .workoutGone(status: 422, error: "workout_id: must name an existing workout of this user"))
+        let op = try #require(try store.operations().first { $0.opID == sent.opID })
+        #expect(op.state == .failedPermanent)
+        #expect(op.lastError?.contains("no longer on this device") == true)
+        #expect(try store.queries.queueCounts().failed == 1)
+        #expect(try store.queries.queueCounts().inFlight == 0)
+        #expect(try Self.restored(store) == nil, "no empty copy is made for it")
+    }
+
     /// A create whose reply was lost after it landed, given up and queued again (its count starts
     /// afresh), then claimed once more and put back unsent (it did not fit the batch, or airplane
     /// mode came on): it still may have landed, so the workout's tombstone leaves it queued under

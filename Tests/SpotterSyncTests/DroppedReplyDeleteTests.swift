@@ -62,6 +62,52 @@ struct DroppedReplyDeleteTests {
         }
     }
 
+    @Test(
+        "a set whose refusal was dropped, then a rename of its workout refused because another device deleted it: the set is kept and reaches the server"
+    )
+    func aSetStillOnItsWayOutlivesItsWorkoutsRefusedRename() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let phone = try ClockedDevice(server: server, clock: clock)
+        let laptop = try ClockedDevice(server: server, clock: clock)
+        let first = try phone.store.workoutLog.logSet(
+            LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .new(name: "Push")))
+        await phone.sync()
+        await laptop.sync()
+        try laptop.store.workoutLog.deleteWorkout(id: first.workout.id)
+        await laptop.sync()
+
+        // The phone, not knowing, logs into the workout: the server refuses the set (its workout
+        // is gone) and that answer is lost, so the set's create stays open, sent.
+        let late = try phone.store.workoutLog.logSet(
+            LogSetInput(exercise: "Squat (Barbell)", weight: 140, reps: 3, workout: .existing(first.workout.id)))
+        await phone.sync(dropping: true)
+        #expect(try await server.sets().isEmpty)
+        // Then it renames the workout; the rename goes out (the set's retry is not due yet) and is
+        // refused: the workout was deleted on another device.
+        try phone.store.workoutLog.editWorkout(id: first.workout.id, changes: WorkoutChanges(name: "Push A"))
+        await phone.sync()
+        #expect(try phone.store.queries.set(id: late.set.id) != nil, "the set waits for its own answer, still here")
+
+        // Its retry is refused again, and now heard: the set is kept in a restored copy and sent.
+        for _ in 0..<6 {
+            clock.advance(by: 120)
+            await phone.sync()
+            if try phone.store.queries.queueCounts() == QueueCounts() { break }
+        }
+        #expect(try phone.store.queries.queueCounts() == QueueCounts(), "nothing left on its way or failed")
+        let kept = try #require(try phone.store.queries.set(id: late.set.id), "the set is never dropped")
+        let restored = try #require(try phone.store.queries.workout(id: kept.set.workoutID))
+        #expect(restored.workout.name.hasSuffix("(restored)"))
+        #expect(try phone.store.queries.workout(id: first.workout.id) == nil, "the deleted workout is gone here too")
+        let onServer = try await server.sets()
+        #expect(onServer.map(\.id) == [late.set.id])
+        #expect(onServer.first?.workoutID == restored.workout.id)
+        await laptop.sync()
+        #expect(try laptop.store.queries.set(id: late.set.id)?.set.workoutID == restored.workout.id)
+    }
+
     @Test("a refused connect is told apart from a dropped reply, and a try that never left is not counted as sent")
     func aTryThatCouldNotConnectWasNeverSent() async throws {
         let transport = HTTPSyncTransport(baseURL: "http://127.0.0.1:9", token: "x")  // nothing listens there
