@@ -70,6 +70,7 @@ enum ConvergenceStep: CustomStringConvertible {
     case sync(device: Int)
     case logSet(device: Int, weight: Double)
     case deleteNewestLoggedSet(device: Int)
+    case deleteWorkout(device: Int)
     case timePasses
 
     init(_ code: Int) {
@@ -83,7 +84,8 @@ enum ConvergenceStep: CustomStringConvertible {
         case 4: self = .sync(device: device)
         case 5: self = .logSet(device: device, weight: Double(40 + value))
         case 6: self = .deleteNewestLoggedSet(device: device)
-        default: self = .timePasses
+        // One code in 32: a workout deleted early leaves little for the other steps to do.
+        default: self = value % 4 == 0 ? .deleteWorkout(device: device) : .timePasses
         }
     }
 
@@ -96,6 +98,7 @@ enum ConvergenceStep: CustomStringConvertible {
         case .sync(let device): "\(device): sync"
         case .logSet(let device, let weight): "\(device): log \(weight) kg"
         case .deleteNewestLoggedSet(let device): "\(device): delete newest set"
+        case .deleteWorkout(let device): "\(device): delete the workout"
         case .timePasses: "two minutes pass"
         }
     }
@@ -104,7 +107,7 @@ enum ConvergenceStep: CustomStringConvertible {
 @Suite("Two devices converge on the server's state, whatever the interleaving")
 struct ConvergencePropertyTests {
     /// Two devices share a workout and a set; generated steps interleave edits on both, renames,
-    /// new sets and deletes, syncs whose replies are dropped after the server committed, plain
+    /// new sets, deletes of sets and of the workout itself, syncs whose replies are dropped after the server committed, plain
     /// syncs (each a push and a pull) and the passing of time that makes retries due. Afterwards,
     /// with nothing dropped, both devices sync until their queues are empty: each must then show
     /// exactly what the server holds, field for field.
@@ -161,6 +164,8 @@ struct ConvergencePropertyTests {
                 }
             case .deleteNewestLoggedSet(let device):
                 if let id = logged[device].popLast() { try? devices[device].store.workoutLog.deleteSet(id: id) }
+            case .deleteWorkout(let device):
+                try? devices[device].store.workoutLog.deleteWorkout(id: first.workout.id)
             case .timePasses:
                 clock.advance(by: 120)
             }
