@@ -285,7 +285,12 @@ extension SpotterStore {
                 try op.payload["workout_id"]?.stringValue
                 ?? String.fetchOne(
                     db.cachedStatement(sql: "SELECT workout_id FROM sets WHERE id = ?"), arguments: [op.entityID])
-            guard let named else { return [] }
+            guard let named else {
+                // Neither the operation nor a row here names it: nothing is left to keep, and the
+                // operation must not stay on its way for ever (see `keepSetsOfDeletedWorkout`).
+                return try transition(
+                    op, .permanent(status: 422, error: Self.setGoneWithItsWorkout), db: db, now: now)
+            }
             return try keepSetsOfDeletedWorkout(named, answered: op, db: db, now: now)
         case .restoreEntity(let reason):
             guard let table else { return [] }

@@ -35,6 +35,11 @@ public struct RestoredWorkout: Sendable, Equatable {
 extension SpotterStore {
     static let restoredSuffix = " (restored)"
 
+    /// Why a set's operation fails for good when the server refused it because its workout is
+    /// gone and the set's row is no longer here to keep.
+    static let setGoneWithItsWorkout =
+        "the set is no longer on this device and its workout was deleted on another device"
+
     /// The name of the copy of a deleted workout: its name and " (restored)", within the limit.
     static func restoredName(_ name: String) -> String {
         if name.hasSuffix(restoredSuffix) { return name }
@@ -93,11 +98,7 @@ extension SpotterStore {
                 // left to keep but the operation itself. It fails for good, with its fields and the
                 // reason in the outbox and on every status line, rather than staying on its way for ever.
                 notices += try transition(
-                    answered,
-                    .permanent(
-                        status: 422,
-                        error: "the set is no longer on this device and its workout was deleted on another device"),
-                    db: db, now: now)
+                    answered, .permanent(status: 422, error: Self.setGoneWithItsWorkout), db: db, now: now)
             }
         }
         guard !moving.isEmpty else { return notices }

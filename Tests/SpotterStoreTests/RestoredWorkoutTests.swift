@@ -168,6 +168,26 @@ struct RestoredWorkoutTests {
         #expect(try Self.restored(store) == nil, "no empty copy is made for it")
     }
 
+    /// An edit answered so, for a set whose row is gone and whose edit does not name a workout:
+    /// nothing says which workout to restore, and the edit fails for good rather than staying sent.
+    @Test func aRefusedEditOfASetWhoseRowIsGoneFailsForGood() throws {
+        let store = try makeStore()
+        let logged = try store.log(workout: .new(name: "Push"))
+        try acknowledgeAll(store, logged: logged)
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 7))
+        let sent = try #require(try store.queue.claimEligible(limit: 10).first)
+        #expect(sent.kind == .update && sent.payload["workout_id"] == nil)
+        try store.writer.write { db in
+            try db.execute(sql: "DELETE FROM sets WHERE id = ?", arguments: [logged.set.id.wireString])
+        }
+        try store.queue.complete(
+            opID: sent.opID,
+            result: .workoutGone(status: 422, error: "workout_id: must name an existing workout of this user"))
+        let op = try #require(try store.operations().first { $0.opID == sent.opID })
+        #expect(op.state == .failedPermanent)
+        #expect(try store.queries.queueCounts().inFlight == 0)
+    }
+
     /// A create whose reply was lost after it landed, given up and queued again (its count starts
     /// afresh), then claimed once more and put back unsent (it did not fit the batch, or airplane
     /// mode came on): it still may have landed, so the workout's tombstone leaves it queued under
