@@ -298,14 +298,23 @@ extension SpotterStore {
             for (name, value) in try EntityTable.read(missing, type: type, id: id, db: db) { patch[name] = value }
         }
         let before = try EntityTable.read(patch.keys, type: type, id: id, db: db)
-        try EntityTable.write(
-            patch, type: type, id: id,
-            extra: [
-                "updated_at": Timestamp.format(now).databaseValue,
-                "sync_state": SyncState.pending.rawValue.databaseValue,
-                "sync_error": .null,
-            ],
-            db: db)
+        var extra: [String: DatabaseValue] = [
+            "updated_at": Timestamp.format(now).databaseValue,
+            "sync_state": SyncState.pending.rawValue.databaseValue,
+            "sync_error": .null,
+        ]
+        if type == .workout,
+            try String.fetchOne(
+                db.cachedStatement(sql: "SELECT sync_error FROM workouts WHERE id = ?"), arguments: [id])
+                == SpotterStore.deletedElsewhere
+        {
+            // Its tombstone was pulled while a set of it was unresolved: the server no longer has
+            // it, and an edit does not bring it back. The mark stays, so the screen stays true
+            // and the edit's refusal is settled at once (see `removeEntityLocally`).
+            extra["sync_state"] = SyncState.rejected.rawValue.databaseValue
+            extra["sync_error"] = SpotterStore.deletedElsewhere.databaseValue
+        }
+        try EntityTable.write(patch, type: type, id: id, extra: extra, db: db)
         if let rejected = try Outbox.rejectedCreate(db, type: type, id: id) {
             try requeueCreate(of: rejected, db: db, now: now)
             return

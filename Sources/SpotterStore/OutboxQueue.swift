@@ -378,6 +378,10 @@ extension OutboxQueue {
                             AND p.entity_id = o.entity_id AND p.seq < o.seq AND p.state IN \(Outbox.queuedStates))
                       AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
                             AND p.entity_id = o.entity_id AND p.state = \(OperationState.inFlight.sql))
+                      AND NOT (o.entity_type = \(EntityType.workout.sql) AND o.kind = \(OperationKind.delete.sql)
+                        AND EXISTS (SELECT 1 FROM sets s JOIN outbox p ON p.entity_type = \(EntityType.set.sql)
+                                AND p.entity_id = s.id
+                            WHERE s.workout_id = o.entity_id AND p.seq < o.seq AND p.state IN \(Self.setWorkBeforeDelete)))
                       AND (o.depends_on IS NULL OR NOT EXISTS (SELECT 1 FROM outbox d WHERE d.op_id = o.depends_on
                             AND NOT (d.state = \(OperationState.succeeded.sql)
                                 OR (d.state = \(OperationState.failedPermanent.sql) AND d.kind != \(OperationKind.create.sql)))))
@@ -406,6 +410,13 @@ extension OutboxQueue {
         try startTries(seqs: started, lease: lease, db: db, now: now)
         return claimed
     }
+
+    /// What of a workout's sets, queued before the workout's delete, the delete waits for: a set's
+    /// create or edit sent and waiting for its retry (or out now) must reach the server first, as
+    /// the user made them first — after the delete the server would refuse the create (the
+    /// workout is gone) and take the edit for another device's, lost to the delete. A blocked
+    /// operation is not waited for: it waits on the user.
+    static let setWorkBeforeDelete = OperationState.sqlList([.pending, .inFlight, .failedTransient])
 
     /// The transition a claim of a queued operation makes.
     private static let startedTry = OutboxMachine.Transition(.inFlight, [.startTry])

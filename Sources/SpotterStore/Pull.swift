@@ -92,7 +92,7 @@ extension SpotterStore {
     /// were dropped, the server was away), and an edit refused 404 because another device deleted
     /// the entity (the server listed it as a conflict): the machine settles them, so nothing says
     /// "failed" for an entity that is gone everywhere. A refused delete is left as it is.
-    fileprivate func settleGivenUpDeletes(_ type: EntityType, _ id: String, db: Database) throws {
+    func settleGivenUpDeletes(_ type: EntityType, _ id: String, db: Database) throws {
         let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """

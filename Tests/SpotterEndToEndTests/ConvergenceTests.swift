@@ -281,4 +281,46 @@ struct ConvergenceTests {
         #expect(next.status == 0, "the dead process's lease does not hold the queue: \(next.stderr)")
         #expect(Array(try await fleet.serverSets().keys) == [setID], "exactly once on the server")
     }
+
+    /// One device, one user: a set logged into a workout and an edit of another of its sets are
+    /// sent and answered 503 (each waits for its retry), then the user deletes the workout. The
+    /// delete went out first: the server deleted the workout, the late create was refused (422)
+    /// and stayed "failed" for good, blamed on "another device", and the edit was listed on every
+    /// device as lost to another device's delete. Operations go out in the order they were made.
+    @Test func aWorkoutsDeleteDoesNotOvertakeItsSetsRetries() async throws {
+        var fleet = try await Fleet.start()
+        defer { fleet.server.stop() }
+        let slow = ["SPOTTER_RETRY_BASE_SECONDS": "3"]
+        let logged = try await fleet.run(
+            "a",
+            ["log", "--exercise", "Bench Press (Barbell)", "--weight", "100", "--reps", "5", "--new-workout", "Push"])
+        let setID = logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await fleet.run("a", ["sync", "--timeout", "30"]).status == 0)
+        let workoutID = try #require(try await fleet.workouts("a").first?["id"] as? String)
+
+        try await fleet.restart(extra: ["--chaos-fail", "1.0"])
+        let late = try await fleet.run(
+            "a",
+            ["log", "--exercise", "Bench Press (Barbell)", "--weight", "110", "--reps", "3", "--workout", workoutID],
+            environment: slow)
+        #expect(late.status == 0)
+        #expect(try await fleet.run("a", ["edit", setID, "--reps", "9"], environment: slow).status == 0)
+        #expect(try await fleet.run("a", ["sync", "--timeout", "1"], environment: slow).status == 3)
+
+        try await fleet.restart()
+        #expect(try await fleet.run("a", ["delete", "--workout", workoutID]).status == 0)
+        let synced = try await fleet.run("a", ["sync", "--timeout", "60"], environment: slow)
+        #expect(synced.status == 0, "everything sent, nothing failed: \(synced.stdout) \(synced.stderr)")
+        let outbox = try await fleet.run("a", ["outbox"]).stdout
+        #expect(!outbox.contains("failed_permanent"), "\(outbox)")
+        #expect(try await fleet.serverSets().isEmpty)
+        #expect(try await fleet.serverWorkouts().isEmpty)
+        #expect(try await fleet.sets("a").isEmpty)
+        for device in ["a", "b"] {
+            if device == "b" { #expect(try await fleet.run("b", ["sync", "--timeout", "30"]).status == 0) }
+            let conflicts = try await fleet.run(device, ["conflicts"]).stdout
+            #expect(
+                conflicts.contains("No open conflicts"), "\(device): the user's own edit is no conflict: \(conflicts)")
+        }
+    }
 }

@@ -188,6 +188,49 @@ struct RestoredWorkoutTests {
         #expect(try store.queries.queueCounts().inFlight == 0)
     }
 
+    /// One device: a set's edit is sent and answered 503 (a retry is due later), then the user
+    /// deletes the workout. The delete must not overtake the edit made before it: the server
+    /// would then refuse the edit as another device's delete, and every device would list a
+    /// conflict between the user and themselves.
+    @Test func aWorkoutsDeleteWaitsForAnEditOfItsSetMadeBeforeIt() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        let logged = try store.log(workout: .new(name: "Push"))
+        try acknowledgeAll(store, logged: logged)
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 9))
+        let edit = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.queue.complete(
+            opID: edit.opID,
+            result: .transient(status: 503, error: "unavailable", retryAt: clock.now().addingTimeInterval(600)))
+        try store.workoutLog.deleteWorkout(id: logged.workout.id)
+        #expect(try store.queue.claimEligible(limit: 10).isEmpty, "the delete waits for the edit's retry")
+        clock.advance(by: 601)
+        let retried = try store.queue.claimEligible(limit: 10)
+        #expect(retried.map(\.opID) == [edit.opID], "the edit goes first, alone")
+        try store.queue.complete(opID: edit.opID, result: .succeeded(status: 200, row: nil))
+        let delete = try store.queue.claimEligible(limit: 10)
+        #expect(delete.map(\.kind) == [.delete] && delete.first?.entityType == .workout)
+    }
+
+    /// A workout whose tombstone was pulled while a set of it was queued stays, marked deleted on
+    /// another device. Renamed then, the rename is refused (404): no later tombstone will settle
+    /// it, so it is settled at once — nothing stays "failed" for a workout gone everywhere.
+    @Test func aRenameRefusedForAWorkoutWhoseTombstoneWasPulledIsSettled() throws {
+        let store = try makeStore()
+        let (synced, queued) = try Self.pushWithAQueuedSet(store)
+        let create = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.queue.complete(
+            opID: create.opID,
+            result: .transient(status: 503, error: "unavailable", retryAt: Date().addingTimeInterval(600)))
+        try store.pull.mergePulled(Self.tombstone(of: synced.workout, andOf: synced.set, from: 10), cursor: "11")
+        #expect(try store.queries.set(id: queued.set.id) != nil)
+        try store.workoutLog.editWorkout(id: synced.workout.id, changes: WorkoutChanges(name: "Renamed"))
+        let rename = try #require(try store.queue.claimEligible(limit: 10).first { $0.entityType == .workout })
+        try store.queue.complete(opID: rename.opID, result: .permanent(status: 404, error: "no workout"))
+        #expect(try store.operations().first { $0.opID == rename.opID }?.state == .succeeded)
+        #expect(try store.queries.queueCounts().failed == 0)
+    }
+
     /// A create whose reply was lost after it landed, given up and queued again (its count starts
     /// afresh), then claimed once more and put back unsent (it did not fit the batch, or airplane
     /// mode came on): it still may have landed, so the workout's tombstone leaves it queued under
