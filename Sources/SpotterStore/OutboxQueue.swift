@@ -378,10 +378,14 @@ extension OutboxQueue {
                             AND p.entity_id = o.entity_id AND p.seq < o.seq AND p.state IN \(Outbox.queuedStates))
                       AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
                             AND p.entity_id = o.entity_id AND p.state = \(OperationState.inFlight.sql))
+                      AND NOT (o.kind = \(OperationKind.delete.sql)
+                        AND EXISTS (SELECT 1 FROM outbox p WHERE p.entity_type = o.entity_type
+                            AND p.entity_id = o.entity_id AND p.seq < o.seq AND \(Self.gaveUpAndWillReturn)))
                       AND NOT (o.entity_type = \(EntityType.workout.sql) AND o.kind = \(OperationKind.delete.sql)
                         AND EXISTS (SELECT 1 FROM sets s JOIN outbox p ON p.entity_type = \(EntityType.set.sql)
                                 AND p.entity_id = s.id
-                            WHERE s.workout_id = o.entity_id AND p.seq < o.seq AND p.state IN \(Self.setWorkBeforeDelete)))
+                            WHERE s.workout_id = o.entity_id AND p.seq < o.seq
+                              AND (p.state IN \(Self.setWorkBeforeDelete) OR \(Self.gaveUpAndWillReturn))))
                       AND (o.depends_on IS NULL OR NOT EXISTS (SELECT 1 FROM outbox d WHERE d.op_id = o.depends_on
                             AND NOT (d.state = \(OperationState.succeeded.sql)
                                 OR (d.state = \(OperationState.failedPermanent.sql) AND d.kind != \(OperationKind.create.sql)))))
@@ -417,6 +421,12 @@ extension OutboxQueue {
     /// workout is gone) and take the edit for another device's, lost to the delete. A blocked
     /// operation is not waited for: it waits on the user.
     static let setWorkBeforeDelete = OperationState.sqlList([.pending, .inFlight, .failedTransient])
+
+    /// An operation `p` the engine gave up on without an answer: it goes back to the queue by
+    /// itself when the server next answers, so a delete queued after it (of the same entity, or
+    /// of its set's workout) waits for it as for one waiting for its retry. The pull's answer
+    /// brings it back, so the wait ends as soon as the server is reachable.
+    static let gaveUpAndWillReturn = "(p.state = \(OperationState.failedPermanent.sql) AND p.no_answer = 1)"
 
     /// The transition a claim of a queued operation makes.
     private static let startedTry = OutboxMachine.Transition(.inFlight, [.startTry])

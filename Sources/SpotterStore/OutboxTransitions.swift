@@ -261,15 +261,18 @@ extension SpotterStore {
             let label = try describe(type: op.entityType, id: op.entityID, db: db)
             // A workout's sets the server never had stay the user's: they move to a restored copy
             // before the workout goes here (its sets would go with it).
-            // A workout this device already knows is deleted on the server (its tombstone was
-            // pulled while a set of it was unresolved, so it stayed, marked): no later tombstone
-            // will come to settle this refused edit, so it is settled now, as that would have.
+            // A workout this device already knows is deleted on the server — its tombstone was
+            // pulled while a set of it was unresolved, so it stayed, marked; or it is no longer
+            // here at all (it went with the last such set; a delete made here keeps the row until
+            // it is answered): no later tombstone will come to settle this refused edit, so it is
+            // settled now, as that would have.
             let markedError =
                 op.entityType == .workout
                 ? try String.fetchOne(
-                    db.cachedStatement(sql: "SELECT sync_error FROM workouts WHERE id = ?"), arguments: [op.entityID])
-                : nil
-            let tombstoneSeen = markedError == Self.deletedElsewhere
+                    db.cachedStatement(sql: "SELECT COALESCE(sync_error, '') FROM workouts WHERE id = ?"),
+                    arguments: [op.entityID])
+                : ""
+            let tombstoneSeen = markedError == nil || markedError == Self.deletedElsewhere
             let kept =
                 op.entityType == .workout ? try keepSetsOfDeletedWorkout(op.entityID, db: db, now: now) : []
             if op.entityType == .workout, try workoutHoldsUnresolvedSets(op.entityID, db: db) {

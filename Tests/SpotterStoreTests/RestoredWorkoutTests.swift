@@ -212,6 +212,29 @@ struct RestoredWorkoutTests {
         #expect(delete.map(\.kind) == [.delete] && delete.first?.entityType == .workout)
     }
 
+    /// The same with an edit the engine gave up on without an answer (it returns to the queue when
+    /// the server next answers): the delete waits for it too, and for a given-up edit of the
+    /// workout itself.
+    @Test func aWorkoutsDeleteWaitsForEditsThatGaveUpWithoutAnAnswer() throws {
+        let store = try makeStore()
+        let logged = try store.log(workout: .new(name: "Push"))
+        try acknowledgeAll(store, logged: logged)
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 9))
+        try store.workoutLog.editWorkout(id: logged.workout.id, changes: WorkoutChanges(name: "Push A"))
+        for op in try store.queue.claimEligible(limit: 10) {
+            try store.queue.complete(opID: op.opID, result: .gaveUp(status: 503, error: "unavailable"))
+        }
+        #expect(try store.operations().filter { $0.state == .failedPermanent && $0.noAnswer }.count == 2)
+        try store.workoutLog.deleteWorkout(id: logged.workout.id)
+        #expect(try store.queue.claimEligible(limit: 10).isEmpty, "the delete waits for both given-up edits")
+        #expect(try store.queue.requeueNoAnswer() == 2)
+        let again = try store.queue.claimEligible(limit: 10)
+        #expect(again.allSatisfy { $0.kind == .update } && again.count == 2, "the edits go first: \(again)")
+        for op in again { try store.queue.complete(opID: op.opID, result: .succeeded(status: 200, row: nil)) }
+        let delete = try store.queue.claimEligible(limit: 10)
+        #expect(delete.map(\.kind) == [.delete] && delete.first?.entityType == .workout)
+    }
+
     /// A workout whose tombstone was pulled while a set of it was queued stays, marked deleted on
     /// another device. Renamed then, the rename is refused (404): no later tombstone will settle
     /// it, so it is settled at once — nothing stays "failed" for a workout gone everywhere.

@@ -122,6 +122,14 @@ struct ConvergencePropertyTests {
         }
     }
 
+    /// A case the property found: B logs into the workout A deleted, both syncs lose their
+    /// replies, B pulls the tombstone (the workout stays, marked, for B's set) and renames it. The
+    /// set's refusal kept it in a restored copy and took the marked workout away; the rename's
+    /// 404 then found no workout and stayed failed for good.
+    @Test func aRenameOfAWorkoutThatWentWithItsLastSetIsSettled() async throws {
+        try await Self.check([142, 59, 166, 231, 73, 181].map(ConvergenceStep.init))
+    }
+
     /// Runs `body`, naming `phase` in what it throws: a run that fails for a reason outside the
     /// property (a server that did not start, a read that failed) says where, in one line.
     static func during<T>(_ phase: String, _ body: () async throws -> T) async throws -> T {
