@@ -168,9 +168,15 @@ extension SpotterStore {
                 try settleFavorite(op, db: db)
             } else if let table {
                 try reconcile(op, answer: answer, db: db)
+                // A workout the reconcile just marked deleted on another device (the newest row the
+                // server has shown is its tombstone, and a set of it is still unresolved) keeps the
+                // mark: it is what takes the workout away with its last such set.
                 try db.cachedStatement(
-                    sql: "UPDATE \(table) SET sync_state = \(SyncState.synced.sql), sync_error = NULL WHERE id = ?"
-                ).execute(arguments: [op.entityID])
+                    sql: """
+                        UPDATE \(table) SET sync_state = \(SyncState.synced.sql), sync_error = NULL
+                        WHERE id = ? AND sync_error IS NOT ?
+                        """
+                ).execute(arguments: [op.entityID, Self.deletedElsewhere])
             }
         case .removeDeletedEntity:
             if op.entityType == .favorite {

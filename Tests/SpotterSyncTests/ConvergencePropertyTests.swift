@@ -130,6 +130,14 @@ struct ConvergencePropertyTests {
         try await Self.check([142, 59, 166, 231, 73, 181].map(ConvergenceStep.init))
     }
 
+    /// Another: A renames the workout and edits its set, B deletes the workout, both lose their
+    /// replies; A pulls the tombstones while its edits wait. A's rename is then answered: the
+    /// tombstone, newer, marked the workout kept for the set's edit still out, and the rename's
+    /// answer wiped the mark, so the workout stayed on A for good.
+    @Test func aWorkoutKeptForASetsEditGoesWhenTheEditIsAnswered() async throws {
+        try await Self.check([68, 0, 207, 198, 103, 168].map(ConvergenceStep.init))
+    }
+
     /// Runs `body`, naming `phase` in what it throws: a run that fails for a reason outside the
     /// property (a server that did not start, a read that failed) says where, in one line.
     static func during<T>(_ phase: String, _ body: () async throws -> T) async throws -> T {
