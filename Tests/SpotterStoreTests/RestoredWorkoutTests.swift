@@ -147,6 +147,20 @@ struct RestoredWorkoutTests {
         #expect(try store.queries.set(id: queued.set.id)?.set.workoutID.wireString == copyID)
     }
 
+    /// `sent` answered 422 because its workout is gone, after another program removed `set`'s
+    /// row; the operation as recorded then.
+    static func refusedAsWorkoutGone(
+        _ sent: OutboxOperation, afterRemovingSet set: WorkoutSet, _ store: SpotterStore
+    ) throws -> OutboxOperation {
+        try store.writer.write { db in
+            try db.execute(sql: "DELETE FROM sets WHERE id = ?", arguments: [set.id.wireString])
+        }
+        try store.queue.complete(
+            opID: sent.opID,
+            result: .workoutGone(status: 422, error: "workout_id: must name an existing workout of this user"))
+        return try #require(try store.operations().first { $0.opID == sent.opID })
+    }
+
     /// The same refusal for a set whose row is no longer here (another program removed it): there
     /// is nothing to keep but the operation, and it must not stay on its way for ever, counted as
     /// pending by every status line with no try that could ever end it. It fails for good, saying why.
@@ -154,13 +168,7 @@ struct RestoredWorkoutTests {
         let store = try makeStore()
         let (_, queued) = try Self.pushWithAQueuedSet(store)
         let sent = try #require(try store.queue.claimEligible(limit: 10).first)
-        try store.writer.write { db in
-            try db.execute(sql: "DELETE FROM sets WHERE id = ?", arguments: [queued.set.id.wireString])
-        }
-        try store.queue.complete(
-            opID: sent.opID,
-            result: .workoutGone(status: 422, error: "workout_id: must name an existing workout of this user"))
-        let op = try #require(try store.operations().first { $0.opID == sent.opID })
+        let op = try Self.refusedAsWorkoutGone(sent, afterRemovingSet: queued.set, store)
         #expect(op.state == .failedPermanent)
         #expect(op.lastError?.contains("no longer on this device") == true)
         #expect(try store.queries.queueCounts().failed == 1)
@@ -177,13 +185,7 @@ struct RestoredWorkoutTests {
         try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(reps: 7))
         let sent = try #require(try store.queue.claimEligible(limit: 10).first)
         #expect(sent.kind == .update && sent.payload["workout_id"] == nil)
-        try store.writer.write { db in
-            try db.execute(sql: "DELETE FROM sets WHERE id = ?", arguments: [logged.set.id.wireString])
-        }
-        try store.queue.complete(
-            opID: sent.opID,
-            result: .workoutGone(status: 422, error: "workout_id: must name an existing workout of this user"))
-        let op = try #require(try store.operations().first { $0.opID == sent.opID })
+        let op = try Self.refusedAsWorkoutGone(sent, afterRemovingSet: logged.set, store)
         #expect(op.state == .failedPermanent)
         #expect(try store.queries.queueCounts().inFlight == 0)
     }

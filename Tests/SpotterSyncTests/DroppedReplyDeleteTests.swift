@@ -12,18 +12,27 @@ import Testing
 /// had until its create is answered, so it must ask under the same key before keeping the set.
 @Suite("A dropped reply and a workout deleted elsewhere, against the real server")
 struct DroppedReplyDeleteTests {
-    @Test(
-        "a set the server stored (reply dropped), then deleted with its workout by a device that saw it, is not restored"
-    )
-    func aLandedSetDeletedWithItsWorkoutMakesNoRestoredCopy() async throws {
-        let server = try await TestServer.start()
-        defer { Task { await server.stop() } }
+    /// A phone and a laptop of one user on one hand-moved clock; the phone has logged a set into
+    /// a new workout "Push" and synced it.
+    static func phoneWithPush(
+        on server: TestServer
+    ) async throws -> (clock: ManualClock, phone: ClockedDevice, laptop: ClockedDevice, first: LoggedSet) {
         let clock = ManualClock()
         let phone = try ClockedDevice(server: server, clock: clock)
         let laptop = try ClockedDevice(server: server, clock: clock)
         let first = try phone.store.workoutLog.logSet(
             LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .new(name: "Push")))
         await phone.sync()
+        return (clock, phone, laptop, first)
+    }
+
+    @Test(
+        "a set the server stored (reply dropped), then deleted with its workout by a device that saw it, is not restored"
+    )
+    func aLandedSetDeletedWithItsWorkoutMakesNoRestoredCopy() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let (clock, phone, laptop, first) = try await Self.phoneWithPush(on: server)
 
         // The phone logs a second set; the server stores it and the reply is lost.
         let second = try phone.store.workoutLog.logSet(
@@ -68,12 +77,7 @@ struct DroppedReplyDeleteTests {
     func aSetStillOnItsWayOutlivesItsWorkoutsRefusedRename() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
-        let clock = ManualClock()
-        let phone = try ClockedDevice(server: server, clock: clock)
-        let laptop = try ClockedDevice(server: server, clock: clock)
-        let first = try phone.store.workoutLog.logSet(
-            LogSetInput(exercise: "Bench Press (Barbell)", weight: 100, reps: 5, workout: .new(name: "Push")))
-        await phone.sync()
+        let (clock, phone, laptop, first) = try await Self.phoneWithPush(on: server)
         await laptop.sync()
         try laptop.store.workoutLog.deleteWorkout(id: first.workout.id)
         await laptop.sync()
