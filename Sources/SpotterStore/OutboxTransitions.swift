@@ -265,8 +265,6 @@ extension SpotterStore {
             return [StoreNotice("Edit of \(label) was rejected and rolled back: \(reason)")]
         case .removeEntityLocally:
             let label = try describe(type: op.entityType, id: op.entityID, db: db)
-            // A workout's sets the server never had stay the user's: they move to a restored copy
-            // before the workout goes here (its sets would go with it).
             // A workout this device already knows is deleted on the server — its tombstone was
             // pulled while a set of it was unresolved, so it stayed, marked; or it is no longer
             // here at all (it went with the last such set; a delete made here keeps the row until
@@ -279,6 +277,8 @@ extension SpotterStore {
                     arguments: [op.entityID])
                 : ""
             let tombstoneSeen = markedError == nil || markedError == Self.deletedElsewhere
+            // A workout's sets the server never had stay the user's: they move to a restored copy
+            // before the workout goes here (its sets would go with it).
             let kept =
                 op.entityType == .workout ? try keepSetsOfDeletedWorkout(op.entityID, db: db, now: now) : []
             if op.entityType == .workout, try workoutHoldsUnresolvedSets(op.entityID, db: db) {
@@ -299,17 +299,19 @@ extension SpotterStore {
             return [StoreNotice("\(label.capitalizedFirst) was deleted on another device; your edit was not applied")]
                 + kept
         case .keepInRestoredWorkout:
-            // The workout it named: a create's, or the one an edit moved it to.
-            let named =
-                try op.payload["workout_id"]?.stringValue
-                ?? String.fetchOne(
+            guard
+                let rowWorkout = try String.fetchOne(
                     db.cachedStatement(sql: "SELECT workout_id FROM sets WHERE id = ?"), arguments: [op.entityID])
-            guard let named else {
-                // Neither the operation nor a row here names it: nothing is left to keep, and the
-                // operation must not stay on its way for ever (see `keepSetsOfDeletedWorkout`).
+            else {
+                // The set's row is no longer here (a damaged file, or a path that removed it):
+                // nothing is left to keep but the operation. It fails for good, with its fields and
+                // the reason in the outbox and on every status line, rather than staying on its way
+                // for ever (its answer would change nothing, and its lease would send it again).
                 return try transition(
                     op, .permanent(status: 422, error: Self.setGoneWithItsWorkout), db: db, now: now)
             }
+            // The workout it named: a create's, or the one an edit moved it to.
+            let named = op.payload["workout_id"]?.stringValue ?? rowWorkout
             return try keepSetsOfDeletedWorkout(named, answered: op, db: db, now: now)
         case .restoreEntity(let reason):
             guard let table else { return [] }

@@ -86,22 +86,8 @@ extension SpotterStore {
                     """), arguments: [workoutID, answered?.opID ?? ""]
         ).map(OutboxOperation.init(row:))
         var moving = creates
-        var notices: [StoreNotice] = []
-        if let answered {
-            let rowIsHere = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM sets WHERE id = ?)"),
-                arguments: [answered.entityID])
-            if rowIsHere == true {
-                moving.append(answered)
-            } else {
-                // Its row is no longer here (a damaged file, or a path that removed it): nothing is
-                // left to keep but the operation itself. It fails for good, with its fields and the
-                // reason in the outbox and on every status line, rather than staying on its way for ever.
-                notices += try transition(
-                    answered, .permanent(status: 422, error: Self.setGoneWithItsWorkout), db: db, now: now)
-            }
-        }
-        guard !moving.isEmpty else { return notices }
+        if let answered { moving.append(answered) }
+        guard !moving.isEmpty else { return [] }
         let restored = try restoredCopy(of: workoutID, holding: moving.map(\.entityID), user: moving[0].userID, db: db)
         let setIDs = Array(Set(moving.map(\.entityID)))
         try db.cachedStatement(
@@ -131,7 +117,7 @@ extension SpotterStore {
         try db.cachedStatement(sql: "UPDATE restored_workouts SET untold = untold + ? WHERE workout_id = ?")
             .execute(arguments: [setIDs.count, workoutID])
         if answered != nil { try dropWorkoutTheServerNeverHad(workoutID, db: db) }
-        return notices + [
+        return [
             StoreNotice(
                 RestoredWorkout.sentence(sets: setIDs.count, name: restored.name, restoredName: restored.restoredName))
         ]
