@@ -150,7 +150,13 @@ extension Routine {
 }
 
 /// A starred exercise: its name is its whole state.
-public enum Favorite {
+public struct Favorite: Sendable, Equatable, Hashable, Codable {
+    public var exercise: String
+
+    public init(exercise: String) {
+        self.exercise = exercise
+    }
+
     public enum Column: String, EntityColumn {
         case exercise
 
@@ -251,7 +257,21 @@ extension Routine {
     }
 }
 
+extension Favorite {
+    public func value(_ column: Column) -> JSONValue? {
+        switch column {
+        case .exercise: .string(exercise)
+        }
+    }
+
+    /// Reads a starred exercise's name, whoever holds it.
+    public init(reading cells: some ColumnReader) throws {
+        self.init(exercise: try cells.string(Column.exercise))
+    }
+}
+
 extension Workout: ColumnValues {}
+extension Favorite: ColumnValues {}
 extension WorkoutSet: ColumnValues {}
 extension Routine: ColumnValues {}
 

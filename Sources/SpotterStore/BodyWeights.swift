@@ -2,13 +2,6 @@ import Foundation
 import GRDB
 import SpotterCore
 
-extension BodyWeight {
-    /// Reads a `body_weights` row.
-    init(row: Row) throws {
-        try self.init(reading: RowCells(row, table: BodyWeight.Column.table))
-    }
-}
-
 extension SpotterStore {
     /// Writes a weigh-in the server sent (the feed, or the answer to a write of it) as synced.
     func upsert(_ entry: BodyWeight, stamp: ServerStamp, db: Database, now: String) throws {
@@ -118,12 +111,10 @@ extension SpotterStore {
     /// The live weigh-in `id` of this account, or `notFound`.
     func liveBodyWeight(_ id: UUID, db: Database) throws -> BodyWeight {
         guard
-            let row = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT * FROM body_weights WHERE id = ? AND deleted_at IS NULL AND \(visible())"),
-                arguments: [id.wireString])
+            let entry = try BodyWeight.filter(key: id.wireString).filter(sql: "deleted_at IS NULL AND \(visible())")
+                .fetchOne(db)
         else { throw StoreError.notFound("body weight \(id.wireString)") }
-        return try BodyWeight(row: row)
+        return entry
     }
 
     /// The live weigh-ins of this account, oldest first: what effective loads look up.
@@ -166,13 +157,9 @@ extension Queries {
     /// The weigh-in in force at `date` (the latest at or before it), or nil.
     public func bodyWeight(at date: Date) throws -> BodyWeight? {
         try writer.read { db in
-            try Row.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT * FROM body_weights WHERE deleted_at IS NULL AND \(store.visible()) AND measured_at <= ?
-                        ORDER BY measured_at DESC, id DESC LIMIT 1
-                        """), arguments: [Timestamp.format(date)]
-            ).map { try BodyWeight(row: $0) }
+            try BodyWeight.filter(BodyWeight.Column.measuredAt <= Timestamp.format(date))
+                .filter(sql: "deleted_at IS NULL AND \(store.visible())")
+                .order(BodyWeight.Column.measuredAt.desc, BodyWeight.Column.id.desc).fetchOne(db)
         }
     }
 }

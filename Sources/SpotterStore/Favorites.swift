@@ -29,10 +29,7 @@ extension WorkoutLog {
         let now = self.now
         return try writer.write { db in
             let name = try store.resolveExercise(exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
-            let onServer =
-                try Bool.fetchOne(
-                    db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM favorites WHERE exercise = ?)"),
-                    arguments: [name]) ?? false
+            let onServer = try Favorite.filter(Favorite.Column.exercise == name).fetchCount(db) > 0
             let pending = try String.fetchOne(
                 db.cachedStatement(sql: "SELECT action FROM favorite_pending WHERE exercise = ?"), arguments: [name])
             let starred = pending.map { $0 == "add" } ?? onServer
@@ -70,11 +67,8 @@ extension PullMerge {
     /// Replaces the server list with a freshly fetched one (pending entries stay on top).
     public func replaceServerFavorites(_ names: [String]) throws {
         try writer.write { db in
-            try db.cachedStatement(sql: "DELETE FROM favorites").execute()
-            for name in names {
-                try db.cachedStatement(sql: "INSERT OR IGNORE INTO favorites (exercise) VALUES (?)").execute(
-                    arguments: [name])
-            }
+            _ = try Favorite.deleteAll(db)
+            for name in names { try Favorite(exercise: name).insert(db, onConflict: .ignore) }
         }
     }
 }

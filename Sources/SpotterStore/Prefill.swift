@@ -44,20 +44,19 @@ extension Queries {
                         ORDER BY performed_at DESC LIMIT 1
                         """), arguments: [name, target, before])
             {
-                let sets = try Row.fetchAll(
+                let sets = try WorkoutSet.fetchAll(
                     db.cachedStatement(
                         sql: """
                             SELECT * FROM sets WHERE workout_id = ? AND exercise = ? AND deleted_at IS NULL
                             ORDER BY position, performed_at
-                            """), arguments: [session, name]
-                ).map(WorkoutSet.init(row:))
+                            """), arguments: [session, name])
                 if done < sets.count {
                     return PreviousSet(
                         set: sets[done], ordinal: done + 1, sessionSetCount: sets.count,
                         sessionFirstWorkSet: sets.first { $0.kind == .normal || $0.kind == .failure })
                 }
             }
-            return try Row.fetchOne(
+            return try WorkoutSet.fetchOne(
                 db.cachedStatement(
                     sql: """
                         SELECT * FROM sets WHERE exercise = ? AND deleted_at IS NULL
@@ -65,7 +64,7 @@ extension Queries {
                         ORDER BY performed_at DESC, position DESC LIMIT 1
                         """
                 ), arguments: [name, before, target]
-            ).map { PreviousSet(set: try WorkoutSet(row: $0), ordinal: nil, sessionSetCount: nil) }
+            ).map { PreviousSet(set: $0, ordinal: nil, sessionSetCount: nil) }
         }
     }
 }

@@ -89,13 +89,6 @@ public struct StartedRoutine: Sendable, Equatable {
     public var resumed = false
 }
 
-extension Routine {
-    /// Reads a `routines` row; exercises that do not read as a routine's are an unreadable row.
-    init(row: Row) throws {
-        try self.init(reading: RowCells(row, table: "routines"))
-    }
-}
-
 extension PlannedRow {
     init(row: Row) throws {
         let cells = RowCells(row, table: "routine_plans")
@@ -718,13 +711,10 @@ extension RoutineBook {
                         "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND deleted_at IS NULL AND \(store.visible()))",
                     arguments: [workoutID.wireString]) == true
             else { throw StoreError.notFound("workout \(workoutID.wireString)") }
+            let live = WorkoutSet.filter(WorkoutSet.Column.workoutID == workoutID.wireString)
+                .filter(sql: "deleted_at IS NULL")
             return (
-                try Row.fetchAll(
-                    db,
-                    sql:
-                        "SELECT * FROM sets WHERE workout_id = ? AND deleted_at IS NULL ORDER BY position, performed_at",
-                    arguments: [workoutID.wireString]
-                ).map { try WorkoutSet(row: $0) },
+                try live.order(WorkoutSet.Column.position, WorkoutSet.Column.performedAt).fetchAll(db),
                 try PlannedRow.all(workoutID: workoutID, db: db)
             )
         }

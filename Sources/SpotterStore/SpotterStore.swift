@@ -485,20 +485,14 @@ enum EntityTable {
 }
 
 extension WorkoutSet {
-    /// Reads a `sets` row; a cell that does not hold what the column means (a mistyped weight,
-    /// a BLOB, an unknown kind) throws `UnreadableRow` rather than making a value up.
-    init(row: Row) throws {
-        try self.init(reading: RowCells(row, table: "sets"))
-    }
-
     /// The client-owned fields as a create sends them (wire names; nil fields omitted).
     var wireFields: [String: JSONValue] { fieldValues }
 }
 
 extension Workout {
-    /// Reads a `workouts` row (or the `w_`-prefixed columns of a join); throws `UnreadableRow`.
-    /// A row read without the plan column has no plan.
-    init(row: Row, prefix: String = "", table: String = "workouts") throws {
+    /// Reads the `prefix`ed columns of a join as a workout (`w_` beside a set's); throws
+    /// `UnreadableRow`. A row read without the plan column has no plan.
+    init(row: Row, prefix: String, table: String = "workouts") throws {
         try self.init(reading: RowCells(row, table: table, idColumn: prefix + "id", prefix: prefix))
     }
 
