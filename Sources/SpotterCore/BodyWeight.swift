@@ -3,7 +3,7 @@ import Foundation
 /// One weigh-in: what the lifter weighed, when, in the unit they read it in, with an optional
 /// note ("after breakfast"). It is its own synced entity (outbox, idempotency, change feed) and
 /// what bodyweight lifts add to or take from what was logged (`EffectiveLoad`).
-public struct BodyWeight: Sendable, Equatable, Codable {
+public struct BodyWeight: Sendable, Equatable {
     public var id: UUID
     /// When the lifter weighed in. A weigh-in counts for every set performed at or after it,
     /// until the next one; one logged for a day (`--date`) is taken at the start of that day.

@@ -150,7 +150,7 @@ extension Routine {
 }
 
 /// A starred exercise: its name is its whole state.
-public struct Favorite: Sendable, Equatable, Hashable, Codable {
+public struct Favorite: Sendable, Equatable, Hashable {
     public var exercise: String
 
     public init(exercise: String) {

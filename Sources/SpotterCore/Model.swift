@@ -48,7 +48,7 @@ public enum OperationState: String, Codable, Sendable, CaseIterable {
 }
 
 /// A training session the user logs sets into.
-public struct Workout: Sendable, Equatable, Codable {
+public struct Workout: Sendable, Equatable {
     public var id: UUID
     public var name: String
     public var startedAt: Date
@@ -75,7 +75,7 @@ public struct Workout: Sendable, Equatable, Codable {
 }
 
 /// One logged set: the unit of work a lifter records between rests.
-public struct WorkoutSet: Sendable, Equatable, Codable {
+public struct WorkoutSet: Sendable, Equatable {
     public var id: UUID
     public var workoutID: UUID
     public var exercise: String

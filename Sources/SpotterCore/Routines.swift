@@ -114,7 +114,7 @@ extension Routine {
 }
 
 /// A named, ordered plan of exercises a workout can be started from ("Push A").
-public struct Routine: Sendable, Equatable, Codable {
+public struct Routine: Sendable, Equatable {
     public var id: UUID
     public var name: String
     public var notes: String?

@@ -279,13 +279,15 @@ extension WorkoutLog {
         try db.cachedStatement(
             sql: "UPDATE undo_journal SET workout_created = ? WHERE workout_created = ? AND undone = 0"
         ).execute(arguments: [new.wireString, old.wireString])
-        // A deleted set keeps its workout's id in its image (JSON: the UUID's uppercase spelling).
-        let spelled = (old.uuidString, new.uuidString)
-        try db.cachedStatement(
-            sql: """
-                UPDATE undo_journal SET before = replace(before, ?, ?)
-                WHERE undone = 0 AND action = 'deleted' AND instr(before, ?) > 0
-                """
-        ).execute(arguments: [spelled.0, spelled.1, spelled.0])
+        // A deleted set keeps its workout's id in its image: spelled as the wire spells it, or
+        // (an image an earlier version wrote) in the UUID's uppercase spelling.
+        for spelled in [(old.wireString, new.wireString), (old.uuidString, new.uuidString)] {
+            try db.cachedStatement(
+                sql: """
+                    UPDATE undo_journal SET before = replace(before, ?, ?)
+                    WHERE undone = 0 AND action = 'deleted' AND instr(before, ?) > 0
+                    """
+            ).execute(arguments: [spelled.0, spelled.1, spelled.0])
+        }
     }
 }
