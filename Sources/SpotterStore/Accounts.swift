@@ -92,7 +92,9 @@ extension Accounts {
             try db.execute(
                 sql: "UPDATE outbox SET user_id = ? WHERE user_id IN (\(marks))",
                 arguments: StatementArguments([userID]) + values)
-            for table in ["workouts", "sets", "routines", BodyWeight.Column.table] {
+            // The undo journal follows its rows: an action taken under the other name is still
+            // this device's to take back.
+            for table in ["workouts", "sets", "routines", BodyWeight.Column.table, "undo_journal"] {
                 try db.execute(
                     sql: "UPDATE \(table) SET account = ? WHERE account IN (\(marks))",
                     arguments: StatementArguments([userID]) + values)
@@ -221,6 +223,11 @@ extension Accounts {
             adoption.favorites = db.changesCount
             adoption.routines = try store.adoptDeviceRoutines(db: db, now: now)
             adoption.bodyWeights = try store.adoptDeviceBodyWeights(db: db, now: now)
+            // What was done before the login is still this device's to take back, now as the
+            // account's edits.
+            try db.execute(
+                sql: "UPDATE undo_journal SET account = ? WHERE account = ? AND undone = 0",
+                arguments: [userID, device])
             return adoption
         }
     }

@@ -277,6 +277,11 @@ enum Schema {
                     END;
                     """)
         }
+        // What an edit wrote, beside what it replaced: undoing it writes a field back only while
+        // the field still holds this edit's value, never over what another device set since.
+        migrator.registerMigration("v18-undo-edit-after") { db in
+            try db.execute(sql: "ALTER TABLE undo_journal ADD COLUMN after TEXT")
+        }
         return migrator
     }
 }

@@ -67,19 +67,45 @@ extension SpotterStore {
     }
 
     func journal(
-        _ action: JournalAction, _ type: EntityType, id: String, beforeText: String?, workoutCreated: String? = nil,
-        description: String, db: Database, now: Date
+        _ action: JournalAction, _ type: EntityType, id: String, beforeText: String?, afterText: String? = nil,
+        workoutCreated: String? = nil, description: String, db: Database, now: Date
     ) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO undo_journal (account, action, entity_type, entity_id, before, workout_created,
+                INSERT INTO undo_journal (account, action, entity_type, entity_id, before, after, workout_created,
                     description, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
-            userID, action.rawValue, type.rawValue, id, beforeText, workoutCreated, description,
+            userID, action.rawValue, type.rawValue, id, beforeText, afterText, workoutCreated, description,
             now.timeIntervalSince1970,
         ])
+    }
+
+    /// Journals an edit once it is written: the fields it changed as they were (`before`) and as
+    /// the row now stores them, which is what undoing it checks each field still holds.
+    func journalEdit(
+        _ type: EntityType, id: String, before: [String: JSONValue], description: String, db: Database, now: Date
+    ) throws {
+        let stored = try EntityTable.wireFields(type, id: id, db: db) ?? [:]
+        var after: [String: JSONValue] = [:]
+        for field in before.keys { after[field] = stored[field] ?? .null }
+        try journal(
+            .edited, type, id: id, beforeText: JSONValue.object(before).canonicalString,
+            afterText: JSONValue.object(after).canonicalString, description: description, db: db, now: now)
+    }
+
+    /// Whether two stored values of a field are the same value: numbers by value (`50` and
+    /// `50.0`), times by the instant (a server may spell fractions otherwise), the rest exactly.
+    static func sameStoredValue(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        if a == b { return true }
+        switch (a, b) {
+        case (.int(let x), .double(let y)), (.double(let y), .int(let x)): return Double(x) == y
+        case (.string(let x), .string(let y)):
+            guard let first = Timestamp.parse(x), let second = Timestamp.parse(y) else { return false }
+            return first == second
+        default: return false
+        }
     }
 
     /// The fields an edit changes, as they were before it (null: absent, so a cleared note or a
@@ -166,6 +192,21 @@ extension WorkoutLog {
                 guard let before = row.cell("before", as: String.self).flatMap({ JSONValue.parse($0)?.objectValue }),
                     let current = try EntityTable.wireFields(type, id: id, db: db)
                 else { return refused("its earlier values were not kept") }
+                // A field that no longer holds what this edit wrote was changed since (another
+                // device's edit won, or a merge): writing the old value back would silently undo
+                // that change, so nothing is written and the fields are named. (An entry journalled
+                // before edits kept their values has none to check.)
+                if let after = row.cell("after", as: String.self).flatMap({ JSONValue.parse($0)?.objectValue }) {
+                    let changed = before.keys.sorted().filter { field in
+                        !SpotterStore.sameStoredValue(current[field] ?? .null, after[field] ?? .null)
+                    }
+                    if !changed.isEmpty {
+                        let shown = changed.map { field in
+                            "\(StoredConflict.fieldName(field)) is \(StoredConflict.shown(current[field] ?? .null))"
+                        }
+                        return refused("changed since, on another device: \(shown.joined(separator: ", "))")
+                    }
+                }
                 var restored = current
                 for (field, value) in before { restored[field] = value.isNull ? nil : value }
                 try store.applyChanges(type: type, id: id, from: current, to: restored, db: db, now: now)

@@ -135,6 +135,72 @@ struct ConflictTests {
         #expect(listed.first?["overridden"] as? Int == 6)
     }
 
+    @Test("undoing an edit another device's newer one replaced is refused, names the value, and changes nothing")
+    func undoOfALostEditKeepsTheWinner() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let (phone, laptop, setID) = try await Self.twoDevicesWithOneSet(server)
+        try await Self.phoneOfflineSixLaptopSeven(phone, laptop, setID)
+        try await phone.run(["airplane", "off"])
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+
+        let undo = try await phone.run(["undo"], expecting: 1)
+        #expect(undo.stderr.contains("could not undo"), "\(undo.stderr)")
+        #expect(undo.stderr.contains("reps is 7"), "\(undo.stderr)")
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        for device in [phone, laptop] {
+            #expect(try await device.sets().first?["reps"] as? Int == 7, "the newer edit stays on every device")
+        }
+        // The next undo goes on to the action before it: the log, which takes the set away.
+        let before = try await phone.run(["undo"])
+        #expect(before.stdout.contains("undid: logged"), "\(before.stdout)")
+    }
+
+    @Test(
+        "the first set logged on a new device signed in by token is undone at once, before any sync, and never reaches the server"
+    )
+    func theFirstLogOfATokenDeviceIsUndone() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let phone = Device(server)
+        let laptop = Device(server)
+        try await phone.run(["log", "--exercise", "Deadlift (Barbell)", "--weight", "141", "--reps", "3"])
+        let undo = try await phone.run(["undo"])
+        #expect(undo.stdout.contains("undid: logged Deadlift (Barbell) 141 kg × 3"), "\(undo.stdout)")
+        #expect(try await phone.sets().isEmpty)
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        #expect(try await laptop.sets().isEmpty, "the set taken back is nowhere")
+    }
+
+    @Test("undoing a rename another device's newer rename replaced is refused: the newer name stays everywhere")
+    func undoOfALostRenameKeepsTheWinner() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let (phone, laptop, _) = try await Self.twoDevicesWithOneSet(server)
+        let workoutID = try #require(try await phone.sets().first?["workout_id"] as? String)
+        try await phone.run(["airplane", "on"])
+        try await phone.run(["workout", "rename", workoutID, "Phone name 🏋️‍♀️"])
+        try await Task.sleep(for: .milliseconds(20))
+        try await laptop.run(["workout", "rename", workoutID, "Laptop name"])
+        try await laptop.run(["sync"])
+        try await phone.run(["airplane", "off"])
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+
+        let undo = try await phone.run(["undo"], expecting: 1)
+        #expect(undo.stderr.contains("name is 'Laptop name'"), "\(undo.stderr)")
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        for device in [phone, laptop] {
+            let listed = try SpotterBinary.json(try await device.run(["workouts", "--json"]).stdout)
+            let names = (listed["workouts"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            #expect(names == ["Laptop name"], "the newer name stays on every device")
+        }
+    }
+
     @Test("fields merge one by one: the phone's offline note and the laptop's later reps both survive, no conflict")
     func differentFieldsBothSurvive() async throws {
         let server = try await Self.startServer()
