@@ -30,6 +30,28 @@ struct ImportParserTests {
         #expect(CSV.records("x;\u{1F4AA};y", delimiter: ";").map(\.fields) == [["x", "💪", "y"]])
     }
 
+    @Test("a weight in hexadecimal and a date out of any lifter's years are named problems, the good rows kept")
+    func misreadNumbersAndDatesAreProblems() throws {
+        let text = """
+            Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+            2026-04-08 16:50:00,Push,Bench Press (Barbell),1,0x10,5,0,0,,,
+            0001-01-01 00:00:00,Push,Bench Press (Barbell),1,60,5,0,0,,,
+            24-03-03 10:00:00,Push,Bench Press (Barbell),1,60,5,0,0,,,
+            9999-12-31 23:59:59,Push,Bench Press (Barbell),1,60,5,0,0,,,
+            2026-04-08 16:50:00,Push,Bench Press (Barbell),2,1e2,5,0,0,,,
+            2026-04-08 16:50:00,Push,Bench Press (Barbell),3,62.5,5,0,0x1,,,
+            2026-04-08 16:50:00,Push,Bench Press (Barbell),4,.5,5,0,90,,,
+            """
+        let parsed = try ImportParser.parse(text, timeZone: utc)
+        #expect(parsed.problems.map(\.line) == [2, 3, 4, 5, 7], "\(parsed.problems)")
+        #expect(parsed.problems.first?.message.contains("'0x10' is not a number") == true)
+        #expect(parsed.problems.dropFirst().first?.message.contains("not a workout date") == true)
+        #expect(parsed.sets.map(\.weight) == [100, 0.5])
+        #expect(parsed.sets.last?.durationS == 90)
+        #expect(ImportParser.isDecimal("-3.5e-2") && ImportParser.isDecimal("62.") && !ImportParser.isDecimal("."))
+        #expect(!ImportParser.isDecimal("nan") && !ImportParser.isDecimal("inf") && !ImportParser.isDecimal("1e"))
+    }
+
     @Test func strongCommaDialectWithQuotedNotesSpanningLines() throws {
         let text = #"""
             Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE

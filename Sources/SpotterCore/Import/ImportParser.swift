@@ -352,11 +352,17 @@ struct RowReader {
         guard let text else { return nil }
         // A decimal comma ("62,5") reads as a point.
         let decimal = text.utf8.contains(UInt8(ascii: ",")) ? text.replacingOccurrences(of: ",", with: ".") : text
-        guard let value = Double(decimal), value.isFinite else {
+        // Only a decimal number: Swift's `Double` also reads hexadecimal ("0x10" is 16), which no
+        // export writes for a weight.
+        guard ImportParser.isDecimal(decimal), let value = Double(decimal), value.isFinite else {
             throw ImportError("\(field) '\(text)' is not a number")
         }
         return value
     }
+
+    /// The years a workout of an export may be dated in. A date outside is a misread (a two-digit
+    /// year read as the year 24, a placeholder such as 0001-01-01), said, never stored.
+    static let plausibleYears = 1900...2199
 
     func wholeNumber(_ text: String?, field: String) throws -> Int? {
         guard let value = try number(text, field: field) else { return nil }
@@ -408,6 +414,12 @@ struct RowReader {
                 formatters[format] = formatter
             }
             if let date = formatter.date(from: text) {
+                let year = Calendar(identifier: .gregorian).dateComponents(in: timeZone, from: date).year ?? 0
+                guard Self.plausibleYears.contains(year) else {
+                    throw ImportError(
+                        "\(field) '\(text)' is not a workout date (a year from \(Self.plausibleYears.lowerBound)"
+                            + " to \(Self.plausibleYears.upperBound), like \(formats[0]))")
+                }
                 dates[key] = date
                 lastDate = (text, formats, date)
                 return date
@@ -419,8 +431,10 @@ struct RowReader {
     /// `10:30`, `1:02:03` or plain seconds.
     func duration(_ text: String?) throws -> Double? {
         guard let text else { return nil }
-        let parts = text.split(separator: ":").map { Double($0) }
-        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map {
+            ImportParser.isDecimal(String($0)) ? Double($0) : nil
+        }
+        guard !parts.isEmpty, parts.allSatisfy({ $0?.isFinite == true }) else {
             throw ImportError("time '\(text)' is not a duration")
         }
         return parts.reduce(0) { $0 * 60 + $1! }
@@ -543,5 +557,34 @@ public enum ContentID {
                 bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
                 bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
             ))
+    }
+}
+
+extension ImportParser {
+    /// `12`, `-3.5`, `.5`, `62.`, `1e3`: digits with a point and an exponent at most.
+    public static func isDecimal(_ text: String) -> Bool {
+        var bytes = text.utf8[...]
+        if let sign = bytes.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        let whole = bytes.prefix(while: isDigit)
+        bytes = bytes.dropFirst(whole.count)
+        var digits = whole.count
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            let fraction = bytes.prefix(while: isDigit)
+            bytes = bytes.dropFirst(fraction.count)
+            digits += fraction.count
+        }
+        guard digits > 0 else { return false }
+        if let mark = bytes.first, mark == UInt8(ascii: "e") || mark == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if let sign = bytes.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+                bytes = bytes.dropFirst()
+            }
+            let exponent = bytes.prefix(while: isDigit)
+            guard !exponent.isEmpty else { return false }
+            bytes = bytes.dropFirst(exponent.count)
+        }
+        return bytes.isEmpty
     }
 }
