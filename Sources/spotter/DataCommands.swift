@@ -35,7 +35,10 @@ struct Import: AsyncParsableCommand {
         } catch let error as ImportError {
             throw CLIError("\(file): \(error.description)", code: error.isFormatMismatch ? 2 : 1)
         }
-        let store = try global.openStore()
+        // A dry run writes nothing, not even a new database: with no file yet it reads against
+        // an empty one made aside and removed.
+        let (store, scratch) = try Self.storeForImport(global, dryRun: dryRun)
+        defer { scratch.map(Self.removeScratch) }
         let progress = ImportProgress()
         let result: ImportResult
         do {
@@ -93,13 +96,35 @@ struct Import: AsyncParsableCommand {
             + "\(lines.count > 5 ? ", \(terminalEllipsis)" : ""))"
     }
 
+    /// The store an import reads and writes: the user's; for a dry run with no database yet, an
+    /// empty one in a folder of its own (returned, to be removed), so the dry run creates nothing.
+    static func storeForImport(_ global: GlobalOptions, dryRun: Bool) throws -> (SpotterStore, URL?) {
+        guard dryRun, !FileManager.default.fileExists(atPath: global.databasePath) else {
+            return (try global.openStore(), nil)
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "spotter-dry-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var scratch = global
+        scratch.db = folder.appendingPathComponent("dry-run.db").path
+        do { return (try scratch.openStore(), folder) } catch {
+            removeScratch(folder)
+            throw error
+        }
+    }
+
+    static func removeScratch(_ folder: URL) {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
     /// A body-weight export: its weigh-ins, each row that does not read said with its line.
     private func importWeighIns(_ text: String) async throws {
         let parsed: ParsedWeighIns
         do { parsed = try BodyWeightImport.parse(text) } catch let error as ImportError {
             throw CLIError("\(file): \(error.description)")
         }
-        let store = try global.openStore()
+        let (store, scratch) = try Self.storeForImport(global, dryRun: dryRun)
+        defer { scratch.map(Self.removeScratch) }
         let result = try store.workoutLog.importBodyWeights(parsed.entries, dryRun: dryRun)
         for problem in parsed.problems {
             printError("spotter: \(file): \(problem.description) (skipped)")

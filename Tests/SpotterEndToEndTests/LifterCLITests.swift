@@ -277,6 +277,20 @@ struct LifterCLITests {
         "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Triceps Rope Pushdown","","","0","normal","25","8","","",""
         """#
 
+    @Test("a dry run against a database that does not exist yet reports the import and leaves no file behind")
+    func aDryRunMakesNoDatabase() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let folder = URL(fileURLWithPath: db).deletingLastPathComponent()
+        let file = folder.appendingPathComponent("hevy.csv").path
+        try Self.variantsCSV.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(!FileManager.default.fileExists(atPath: db))
+        let dry = try await SpotterBinary.run(["import", file, "--dry-run"], db: db)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("would import 12 sets into 1 new workout from"), "\(dry.stdout)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "hevy.csv" }
+        #expect(left.isEmpty, "nothing but the file read: \(left)")
+    }
+
     @Test(
         "import keeps different lifts apart, names every mapping and every exercise it makes; --dry-run writes nothing")
     func importSaysWhatItDid() async throws {
