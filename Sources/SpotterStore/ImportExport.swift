@@ -94,6 +94,9 @@ extension SpotterStore {
             let workout = Workout(
                 id: derivedID, name: Validation.cut(first.workoutName, toScalars: Validation.maxNameLength),
                 startedAt: start,
+                endedAt: rows.lazy.compactMap(\.workoutEnd).first.map(Timestamp.truncated).flatMap {
+                    $0 > start ? $0 : nil
+                },
                 notes: rows.lazy.compactMap(\.workoutNotes).first)
             try insertWorkout(workout, db: db, now: now)
             try db.cachedStatement(sql: "UPDATE workouts SET imported = 1 WHERE id = ?").execute(arguments: [

@@ -158,6 +158,7 @@ struct ImportParserTests {
         #expect(parsed.sets.count == 1)
         #expect(parsed.sets[0].unit == .kg, "the header suffix wins over the default")
         #expect(parsed.sets[0].rpe == 8)
+        #expect(parsed.sets[0].workoutEnd == parsed.sets[0].workoutStart.addingTimeInterval(3600))
     }
 
     @Test("cells padded with non-ASCII space are trimmed, hostile text is kept whole, dates follow their rows")

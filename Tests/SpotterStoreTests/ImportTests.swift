@@ -77,6 +77,39 @@ struct ImportTests {
         #expect(nothingNew.added == 0 && nothingNew.mapped.isEmpty, "\(nothingNew.mapped)")
     }
 
+    @Test("an imported workout ends when the file says it did (Strong's Duration, Hevy's end_time), and syncs so")
+    func importedWorkoutsAreFinished() throws {
+        let utc = TimeZone(identifier: "UTC")!
+        let strong = """
+            Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,RPE
+            2026-01-02 07:00:00,Legs,1h 2m,Squat (Barbell),1,140,5,,,
+            2026-01-03 07:00:00,Arms,soon,Curl (Dumbbell),1,20,10,,,
+            """
+        let hevy = #"""
+            "title","start_time","end_time","description","exercise_title","superset_id","exercise_notes","set_index","set_type","weight_kg","reps","distance_km","duration_seconds","rpe"
+            "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Pull Up","","","0","normal","","8","","",""
+            "Push","9 Apr 2026, 16:50","9 Apr 2026, 16:40","","Bench Press (Barbell)","","","0","normal","80","5","","",""
+            """#
+        let store = try makeStore()
+        for text in [strong, hevy] {
+            let parsed = try ImportParser.parse(text, timeZone: utc)
+            #expect(parsed.problems.isEmpty, "a length that does not read is no problem of the set")
+            #expect(try store.workoutLog.importSets(parsed.sets).added == 2)
+        }
+        let byName = Dictionary(
+            uniqueKeysWithValues: try store.queries.workoutSummaries().map { ($0.workout.name, $0.workout) })
+        func minutes(_ name: String) -> Double? {
+            byName[name].flatMap { workout in workout.endedAt.map { $0.timeIntervalSince(workout.startedAt) / 60 } }
+        }
+        #expect(minutes("Legs") == 62)
+        #expect(minutes("Pull") == 50)
+        #expect(byName["Arms"]?.endedAt == nil, "a length that does not read leaves the workout open")
+        #expect(byName["Push"]?.endedAt == nil, "an end before the start is not taken")
+        let create = try #require(
+            try store.operations().first { $0.entityType == .workout && $0.entityID == byName["Legs"]?.id.wireString })
+        #expect(create.payload["ended_at"] != nil, "the end goes to the server with the workout")
+    }
+
     @Test func aDryRunWritesNoSetWorkoutExerciseOrOperation() throws {
         let store = try makeStore()
         try store.log("Deadlift (Barbell)", weight: 180, reps: 5)

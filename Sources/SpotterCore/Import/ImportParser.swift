@@ -24,6 +24,9 @@ public struct ImportedSet: Sendable, Equatable {
     public var notes: String?
     /// The superset its exercise is in within the workout (Hevy's `superset_id`, counted from 1).
     public var superset: Int? = nil
+    /// When the workout ended, when the file says (Strong's Duration, Hevy's end_time): an
+    /// imported workout is finished, not left open.
+    public var workoutEnd: Date? = nil
 }
 
 /// A row that could not be read, with its line number; the rest of the file still imports.
@@ -285,6 +288,9 @@ struct RowReader {
     let weightHeaderUnit: WeightUnit?
     /// "Distance (km)".
     let distanceInKilometres: Bool
+    /// Strong's workout length: "Duration" ("1h 2m", or seconds as Spotter's export writes it)
+    /// or "Duration (sec)".
+    let durationColumn: String?
     /// The last date read, with its formats: the rows of a workout repeat its start one after another.
     private var lastDate: (text: String, formats: [String], date: Date)?
 
@@ -301,6 +307,7 @@ struct RowReader {
             weightHeaderUnit = nil
         }
         distanceInKilometres = distanceColumn?.contains("(km") == true
+        durationColumn = Self.column(startingWith: "duration", in: columns)
         var index: [String: Int] = [:]
         for (position, name) in columns.enumerated() where index[name] == nil { index[name] = position }
         self.index = index
@@ -467,13 +474,40 @@ struct RowReader {
             number(distanceColumn.flatMap { value(record, $0) }, field: "Distance"),
             unit: value(record, "distance unit") ?? (distanceInKilometres ? "km" : nil))
         let seconds = try number(value(record, "seconds"), field: "Seconds")
-        return ImportedSet(
+        var set = ImportedSet(
             line: record.line, workoutName: value(record, "workout name") ?? "Workout", workoutStart: start,
             workoutNotes: value(record, "workout notes"), exercise: exercise, setOrder: order, kind: kind,
             weight: weight,
             unit: unit, reps: reps, rpe: try number(value(record, "rpe"), field: "RPE"),
             distanceM: distance.flatMap { $0 > 0 ? $0 : nil }, durationS: seconds.flatMap { $0 > 0 ? $0 : nil },
             notes: value(record, "notes"))
+        if let length = durationColumn.flatMap({ value(record, $0) }).flatMap(Self.workoutLength) {
+            set.workoutEnd = start.addingTimeInterval(length)
+        }
+        return set
+    }
+
+    /// A workout's length as Strong writes it: "1h 2m", "45m", "1h", "30s", or plain seconds;
+    /// nil for none (0) or a cell that does not read as one (the workout is then left unfinished).
+    static func workoutLength(_ text: String) -> Double? {
+        if ImportParser.isDecimal(text), let seconds = Double(text) {
+            return seconds > 0 && seconds < 86_400 * 7 ? seconds : nil
+        }
+        var total = 0.0
+        var any = false
+        for part in text.lowercased().split(separator: " ") {
+            guard let unit = part.last, let amount = Double(part.dropLast()),
+                ImportParser.isDecimal(String(part.dropLast()))
+            else { return nil }
+            switch unit {
+            case "h": total += amount * 3600
+            case "m": total += amount * 60
+            case "s": total += amount
+            default: return nil
+            }
+            any = true
+        }
+        return any && total > 0 && total < 86_400 * 7 ? total : nil
     }
 
     mutating func hevy(_ record: CSVRecord) throws -> ImportedSet? {
@@ -513,6 +547,10 @@ struct RowReader {
             },
             notes: value(record, "exercise_notes"))
         set.superset = superset
+        // An end that does not read, or comes before the start, leaves the workout unfinished.
+        if let end = try? date(value(record, "end_time"), formats: formats, field: "end_time"), end > start {
+            set.workoutEnd = end
+        }
         return set
     }
 
