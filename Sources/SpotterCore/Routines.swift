@@ -36,9 +36,10 @@ public struct PlannedSet: Sendable, Equatable, Codable {
         self.rpe = rpe
     }
 
-    /// Reps as typed: "5", or a range "8-12" (spaces around the parts allowed); nil otherwise.
+    /// Reps as typed: "5", or a range "8-12" or "8–12" (a hyphen, an en or em dash; spaces
+    /// around the parts allowed); nil otherwise.
     public static func reps(_ text: String) -> (reps: Int, repsMax: Int?)? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map {
+        let parts = text.split(omittingEmptySubsequences: false, whereSeparator: { "-–—".contains($0) }).map {
             Int($0.trimmingCharacters(in: .whitespaces))
         }
         guard (1...2).contains(parts.count), let bottom = parts[0], parts.count == 1 || parts[1] != nil else {
@@ -47,10 +48,13 @@ public struct PlannedSet: Sendable, Equatable, Codable {
         return (bottom, parts.count == 2 ? parts[1] : nil)
     }
 
-    /// "5", or "8-12" for a range.
-    public var repsText: String {
-        if let top = repsMax, top != reps { return "\(reps)-\(top)" }
-        return "\(reps)"
+    /// "5", or "8–12" for a range (an en dash, as the screen shows it; `reps(_:)` reads it back).
+    public var repsText: String { Self.repsText(reps, repsMax) }
+
+    /// Planned reps as a lifter writes them: "5", or a range "10–15".
+    public static func repsText(_ reps: Int, _ repsMax: Int?) -> String {
+        guard let top = repsMax, top != reps else { return String(reps) }
+        return "\(reps)–\(top)"
     }
 }
 

@@ -393,10 +393,7 @@ public enum Renderer {
     }
 
     /// Planned reps as a lifter writes them: "5", or a range "10–15".
-    static func repsText(_ reps: Int, _ repsMax: Int?) -> String {
-        guard let top = repsMax, top != reps else { return String(reps) }
-        return "\(reps)–\(top)"
-    }
+    static func repsText(_ reps: Int, _ repsMax: Int?) -> String { PlannedSet.repsText(reps, repsMax) }
 
     /// A superset's letter: A for the first of a workout, B for the second, … (S past Z).
     static func supersetLetter(_ group: Int) -> String {

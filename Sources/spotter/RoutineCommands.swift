@@ -62,7 +62,8 @@ struct RoutineCommand: AsyncParsableCommand {
     static func planLine(_ row: PlannedRow) -> String {
         var line =
             "\(row.id.wireString)  \(row.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) "
-            + "\(row.exercise)  \(Formatting.weight(row.weight, unit: row.unit)) × \(row.reps)"
+            + "\(row.exercise)  \(Formatting.weight(row.weight, unit: row.unit)) × "
+            + PlannedSet.repsText(row.reps, row.repsMax)
         if let rpe = row.rpe { line += " @\(Formatting.number(rpe))" }
         // A done row says what was lifted when it was not the target.
         if let logged = row.logged, logged.weight != row.weight || logged.unit != row.unit || logged.reps != row.reps {

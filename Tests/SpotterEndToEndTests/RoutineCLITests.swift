@@ -12,6 +12,31 @@ struct RoutineCLITests {
         return result
     }
 
+    @Test("a rep range typed with an en dash is taken, and show and start print it as a range")
+    func repRangesReadAndPrintAsRanges() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await Self.run(["routine", "create", "Arms"], db: db)
+        try await Self.run(
+            [
+                "routine", "add", "Arms", "--exercise", "Bicep Curl (Dumbbell)", "--sets", "2", "--reps", "10–15",
+                "--weight", "12",
+            ], db: db)
+        try await Self.run(
+            [
+                "routine", "add", "Arms", "--exercise", "Triceps Rope Pushdown", "--sets", "1", "--reps", "8 - 12",
+                "--weight", "20",
+            ], db: db)
+        let shown = try await Self.run(["routine", "show", "Arms"], db: db).stdout
+        #expect(shown.contains("10–15 reps") && shown.contains("8–12 reps"), "\(shown)")
+        #expect(!shown.contains("10-15"), "\(shown)")
+        let started = try await Self.run(["routine", "start", "Arms"], db: db).stdout
+        #expect(started.contains("12 kg × 10–15"), "\(started)")
+        #expect(started.contains("20 kg × 8–12"), "\(started)")
+        try await Self.run(
+            ["routine", "add", "Arms", "--exercise", "Bicep Curl (Dumbbell)", "--sets", "1", "--reps", "10–"], db: db,
+            expect: 2)
+    }
+
     @Test func aBadValueNamesTheExerciseAndSetAndChangesNothing() async throws {
         let db = SpotterBinary.temporaryDatabase()
         try await Self.run(["routine", "create", "Push A"], db: db)

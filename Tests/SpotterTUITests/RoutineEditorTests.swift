@@ -58,7 +58,7 @@ struct RoutineEditorTests {
         #expect(editor.routine.exercises[0].sets[1].reps == 5, "only that set changed")
         #expect(editor.isDirty)
         let screen = Renderer.render(state)
-        #expect(screen.contains("6-8 reps"), "\(screen)")
+        #expect(screen.contains("6–8 reps"), "a range shows with an en dash, as everywhere: \(screen)")
         #expect(screen.contains("Edit routine · Push A · unsaved"))
         #expect(screen.line(23).contains(KeyMap.hints(.routineEditor)))
 
