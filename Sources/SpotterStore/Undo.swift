@@ -118,9 +118,17 @@ extension SpotterStore {
         return changed
     }
 
-    /// "Squat (Barbell) 140 kg × 5".
+    /// "Squat (Barbell) 140 kg × 5", with its kind when it is not a work set
+    /// ("… 60 kg × 5 (warm-up)"): an undo of a warm-up must not read like one of the work set.
     static func describe(_ set: WorkoutSet) -> String {
-        "\(set.exercise) \(Formatting.weight(set.weight, unit: set.unit)) × \(set.reps)"
+        let kind: String
+        switch set.kind {
+        case .normal: kind = ""
+        case .warmup: kind = " (warm-up)"
+        case .drop: kind = " (drop set)"
+        case .failure: kind = " (to failure)"
+        }
+        return "\(set.exercise) \(Formatting.weight(set.weight, unit: set.unit)) × \(set.reps)\(kind)"
     }
 }
 

@@ -175,6 +175,29 @@ struct UndoTests {
         #expect(try fixture.store.queries.sets(workoutID: first.workout.id).isEmpty)
     }
 
+    @Test("undoing a warm-up or a drop set says which kind it was, so it never reads like the work set")
+    func undoNamesTheKind() throws {
+        let fixture = try Fixture()
+        let app = fixture.controller(columns: 120, rows: 40)
+        fixture.clock.advance(by: 60)
+        try fixture.store.workoutLog.logSet(
+            LogSetInput(exercise: "Box Squat (Barbell)", weight: 100, reps: 5, kind: .warmup))
+        fixture.clock.advance(by: 60)
+        let work = try fixture.store.workoutLog.logSet(
+            LogSetInput(exercise: "Box Squat (Barbell)", weight: 100, reps: 5))
+        try fixture.store.workoutLog.editSet(id: work.set.id, changes: SetChanges(kind: .drop))
+        app.handle(.character("U"))
+        #expect(
+            app.screen.contains(
+                "Undid: edited Box Squat (Barbell) 100 kg × 5 (drop set) (back to Box Squat (Barbell) 100 kg × 5)"),
+            "\(app.screen)")
+        app.handle(.character("U"))
+        #expect(app.screen.contains("Undid: logged Box Squat (Barbell) 100 kg × 5"), "\(app.screen)")
+        #expect(!app.screen.contains("× 5 (warm-up)"), "the work set is no warm-up")
+        app.handle(.character("U"))
+        #expect(app.screen.contains("Undid: logged Box Squat (Barbell) 100 kg × 5 (warm-up)"), "\(app.screen)")
+    }
+
     @Test("a set deleted before its workout comes back into the workout restored by undo")
     func undoDeletesInsideADeletedWorkout() throws {
         let fixture = try Fixture()
