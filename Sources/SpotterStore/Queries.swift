@@ -407,4 +407,6 @@ public enum MetaKey {
     public static let lastSyncAt = "last_sync_at"
     public static let deviceID = "device_id"
     public static let authRequired = "auth_required"
+    /// The embedded server's file name this database syncs with (`embeddedServerFileName`).
+    public static let embeddedServerFile = "embedded_server_file"
 }

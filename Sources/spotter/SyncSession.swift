@@ -72,8 +72,13 @@ final class SyncSession: Sendable {
             return SyncSession(engine: engine, embeddedServer: nil)
         }
         let token = UUID().uuidString.lowercased()
-        let serverPath = URL(fileURLWithPath: global.databasePath).deletingLastPathComponent()
-            .appendingPathComponent("spotter-server.db").path
+        // Each database its own embedded server, so two databases in one folder never sync with
+        // each other (one that already used the folder's shared file keeps it).
+        let database = URL(fileURLWithPath: global.databasePath)
+        let serverPath = database.deletingLastPathComponent()
+            .appendingPathComponent(
+                try store.preferences.embeddedServerFileName(databaseFileName: database.lastPathComponent)
+            ).path
         var serverLogger = logger
         serverLogger.logLevel = .warning
         let server: BackgroundServer
