@@ -57,6 +57,13 @@ struct NoInventedValueTests {
         try store.writer.write { db in
             try db.execute(sql: "UPDATE sets SET weight = '10O' WHERE id = ?", arguments: [setKey])
         }
+        // Read as its GRDB record, the row fails naming itself and the column.
+        #expect {
+            _ = try store.writer.read { db in try WorkoutSet.fetchOne(db, key: setKey) }
+        } throws: { error in
+            guard let unreadable = error as? UnreadableRow else { return false }
+            return unreadable.table == "sets" && unreadable.id == setKey && unreadable.reason.contains("weight")
+        }
         let create = try #require(try store.operations().first { $0.entityID == setKey })
         let preview = try store.queries.discardPreview(opID: create.opID)
         #expect(preview.summary.contains(String(setKey.prefix(8))), "\(preview.summary)")
