@@ -166,7 +166,7 @@ public enum Progression {
             }
             return ProgressionOutcome(
                 targets: moved(weight: { $0 }, reps: { $0 + 1 }),
-                hint: "+1 rep (to \(reps + 1) of \(bottom)-\(top)): all \(shape) done on \(day)")
+                hint: "+1 rep (to \(reps + 1) of \(PlannedSet.repsText(bottom, top))): all \(shape) done on \(day)")
         }
     }
 

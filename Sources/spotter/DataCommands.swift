@@ -86,6 +86,8 @@ struct Import: AsyncParsableCommand {
                 "  \(dryRun ? "would make" : "made") \(result.customCreated.count) custom exercise"
                     + "\(result.customCreated.count == 1 ? "" : "s"): \(result.customCreated.joined(separator: "; "))")
         }
+        // A file of which no row reads imported nothing: that is no success.
+        if parsed.sets.isEmpty, !parsed.problems.isEmpty { throw ExitCode(1) }
         if dryRun { return }
         try await EagerSync.attempt(global: global, store: store)
     }

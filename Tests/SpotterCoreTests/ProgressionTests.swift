@@ -145,7 +145,7 @@ struct ProgressionTests {
     @Test func doubleProgressionAddsARepBelowTheTopOfTheRange() {
         let outcome = next(exercise(.double, reps: 8, top: 12), [performance(monday, 100, 8)])
         #expect(outcome.targets == targets(100, 9))
-        #expect(outcome.hint == "+1 rep (to 9 of 8-12): all 3×8 done on Mon 16 Nov")
+        #expect(outcome.hint == "+1 rep (to 9 of 8–12): all 3×8 done on Mon 16 Nov")
     }
 
     @Test func doubleProgressionAtTheTopOfTheRangeAddsWeightAndGoesBackToTheBottom() {

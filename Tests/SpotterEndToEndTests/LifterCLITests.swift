@@ -277,6 +277,21 @@ struct LifterCLITests {
         "Pull","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Triceps Rope Pushdown","","","0","normal","25","8","","",""
         """#
 
+    @Test("a file of which no row reads imports nothing and exits 1, each line named")
+    func aFileOfOnlyBadRowsFails() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let file = URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("bad.csv").path
+        try """
+        Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+        2026-04-08 16:50:00,Push,Bench Press (Barbell),1,0x10,5,0,0,,,
+        0001-01-01 00:00:00,Push,Bench Press (Barbell),1,60,5,0,0,,,
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await SpotterBinary.run(["import", file], db: db)
+        #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains("line 2") && result.stderr.contains("line 3"), "\(result.stderr)")
+        #expect(result.stdout.contains("imported 0 sets"), "\(result.stdout)")
+    }
+
     @Test("a dry run against a database that does not exist yet reports the import and leaves no file behind")
     func aDryRunMakesNoDatabase() async throws {
         let db = SpotterBinary.temporaryDatabase()
