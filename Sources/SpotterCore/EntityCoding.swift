@@ -92,8 +92,16 @@ struct CodedCells<Entity: EntityCodable>: ColumnReader {
     }
 
     func text(_ column: String) throws -> String? {
-        if earlier, let seconds = try? container.decodeIfPresent(Double.self, forKey: key(column)) {
-            return Timestamp.format(Date(timeIntervalSinceReferenceDate: seconds))
+        // Only a time (its column ends in `_at`) was written as a number by that form; a number
+        // in any other text column is unreadable, not a date.
+        if earlier, column.hasSuffix("_at"),
+            let seconds = try? container.decodeIfPresent(Double.self, forKey: key(column))
+        {
+            // A time that no timestamp can spell (1e300 in a damaged image) is unreadable, never
+            // held at some year.
+            let date = Date(timeIntervalSinceReferenceDate: seconds)
+            guard Timestamp.isSpellable(date) else { throw unreadable(column, expected: "a time") }
+            return Timestamp.format(date)
         }
         return try read(String.self, column)
     }

@@ -144,8 +144,25 @@ public enum Timestamp {
 
     /// Milliseconds since 1970, the precision the wire keeps; used to compare timestamps
     /// that made a round trip.
+    /// Milliseconds since 1970, for the instants a timestamp can spell (years 0000 to 9999).
+    /// An instant outside them (a damaged file's 1e300, infinity) is held at the nearest end
+    /// instead of trapping in the conversion: every reader of stored or sent times refuses such a
+    /// value first (`Timestamp.parse` takes four-digit years only, `EntityCodable` checks earlier
+    /// images), so this only keeps a slip elsewhere from stopping the process.
     public static func millis(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite else { return value < 0 ? firstMillis : lastMillis }
+        return Int64(min(max(value, Double(firstMillis)), Double(lastMillis)))
+    }
+
+    /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z.
+    static let firstMillis: Int64 = -62_167_219_200_000
+    static let lastMillis: Int64 = 253_402_300_799_999
+
+    /// Whether `date` is an instant a timestamp can spell (a four-digit year).
+    public static func isSpellable(_ date: Date) -> Bool {
+        let value = date.timeIntervalSince1970 * 1000
+        return value.isFinite && value >= Double(firstMillis) && value <= Double(lastMillis)
     }
 
     public static func fromMillis(_ millis: Int64) -> Date {

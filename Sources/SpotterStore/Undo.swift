@@ -183,10 +183,19 @@ extension WorkoutLog {
                     sql: "UPDATE routine_plans SET status = 'planned' WHERE set_id = ? AND status = 'done'",
                     arguments: [id])
                 // A workout the log started goes with it, when nothing else is in it.
+                // Only while its create was never sent: once the server has it, another device may
+                // have logged into it unseen here, and its delete would take those sets too.
                 if let workoutID = row.cell("workout_created", as: String.self),
                     try Int.fetchOne(
                         db, sql: "SELECT COUNT(*) FROM sets WHERE workout_id = ? AND deleted_at IS NULL",
                         arguments: [workoutID]) == 0,
+                    try Bool.fetchOne(
+                        db,
+                        sql: """
+                            SELECT EXISTS(SELECT 1 FROM outbox WHERE entity_type = \(EntityType.workout.sql)
+                                AND entity_id = ? AND kind = \(OperationKind.create.sql)
+                                AND state = \(OperationState.pending.sql) AND attempt_count = 0)
+                            """, arguments: [workoutID]) == true,
                     try Bool.fetchOne(
                         db, sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND deleted_at IS NULL)",
                         arguments: [workoutID]) == true
@@ -200,23 +209,35 @@ extension WorkoutLog {
                 guard let before = row.cell("before", as: String.self).flatMap({ JSONValue.parse($0)?.objectValue }),
                     let current = try EntityTable.wireFields(type, id: id, db: db)
                 else { return refused("its earlier values were not kept") }
+                // Only fields an edit can change, and at least one: anything else is a damaged
+                // entry, refused rather than reported as undone with nothing written.
+                guard !before.isEmpty, before.keys.allSatisfy(EntityTable.columns(type).contains) else {
+                    return refused("its earlier values do not read")
+                }
                 // A field that no longer holds what this edit wrote was changed since (another
                 // device's edit won, or a merge): writing the old value back would silently undo
                 // that change, so nothing is written and the fields are named. (An entry journalled
-                // before edits kept their values has none to check.)
-                if let after = row.cell("after", as: String.self).flatMap({ JSONValue.parse($0)?.objectValue }) {
+                // before edits kept their values has none to check; one whose values do not read
+                // is refused.)
+                if let text = row.cell("after", as: String.self) {
+                    guard let after = JSONValue.parse(text)?.objectValue else {
+                        return refused("its values do not read")
+                    }
                     let changed = before.keys.sorted().filter { field in
                         !SpotterStore.sameStoredValue(current[field] ?? .null, after[field] ?? .null)
                     }
                     if !changed.isEmpty {
                         let shown = changed.map { field in
-                            "\(StoredConflict.fieldName(field)) is \(StoredConflict.shown(current[field] ?? .null))"
+                            "\(StoredConflict.fieldName(field)) is \(Self.shownNow(field, current))"
                         }
-                        return refused("changed since, on another device: \(shown.joined(separator: ", "))")
+                        return refused("changed since it was made: \(shown.joined(separator: ", "))")
                     }
                 }
                 var restored = current
                 for (field, value) in before { restored[field] = value.isNull ? nil : value }
+                // What is written back must be a valid entity, as every edit is: a damaged image
+                // (a weight of "x", an end before the start) is refused, never written.
+                if let why = Self.invalid(type, restored) { return refused("its earlier values do not read (\(why))") }
                 try store.applyChanges(type: type, id: id, from: current, to: restored, db: db, now: now)
             case .deleted:
                 guard let text = row.cell("before", as: String.self) else {
@@ -227,6 +248,9 @@ extension WorkoutLog {
                     // Logged again, under a new id: the server keeps the old one's tombstone.
                     guard var set = try? JSONDecoder().decode(WorkoutSet.self, from: Data(text.utf8)) else {
                         return refused("its earlier values were not kept")
+                    }
+                    do throws(ValidationError) { try Validation.set(set) } catch {
+                        return refused("its earlier values do not read (\(error.field) \(error.message))")
                     }
                     guard
                         try Bool.fetchOne(
@@ -242,6 +266,15 @@ extension WorkoutLog {
                     guard let deleted = try? JSONDecoder().decode(DeletedWorkout.self, from: Data(text.utf8)) else {
                         return refused("its earlier values were not kept")
                     }
+                    do throws(ValidationError) {
+                        try Validation.workout(deleted.workout)
+                        for set in deleted.sets { try Validation.set(set) }
+                    } catch {
+                        return refused("its earlier values do not read (\(error.field) \(error.message))")
+                    }
+                    guard Set(deleted.sets.map(\.id)).count == deleted.sets.count,
+                        deleted.sets.count <= Validation.maxPosition
+                    else { return refused("its earlier values do not read (a set twice)") }
                     var workout = deleted.workout
                     workout.id = UUID.timeOrdered(at: now)
                     let sets = deleted.sets.sorted(by: { $0.position < $1.position })
@@ -291,6 +324,34 @@ extension WorkoutLog {
             try SpotterStore.refreshRecords(db)
             return UndoneAction(description: description)
         }
+    }
+
+    /// Why `fields` are not a valid set or workout (as every edit is checked), or nil.
+    private static func invalid(_ type: EntityType, _ fields: [String: JSONValue]) -> String? {
+        let data = JSONValue.object(fields).canonicalData
+        do {
+            switch type {
+            case .set: try Validation.set(try JSONDecoder().decode(WorkoutSet.self, from: data))
+            case .workout: try Validation.workout(try JSONDecoder().decode(Workout.self, from: data))
+            default: return "this version cannot check it"
+            }
+        } catch let error as ValidationError {
+            return "\(error.field) \(error.message)"
+        } catch {
+            return "a value of another type"
+        }
+        return nil
+    }
+
+    /// A field's value now, as a person reads it: a weight with its unit.
+    private static func shownNow(_ field: String, _ current: [String: JSONValue]) -> String {
+        let value = current[field] ?? .null
+        if field == WorkoutSet.Column.weight.name, let number = value.doubleValue,
+            let unit = current[WorkoutSet.Column.unit.name]?.stringValue.flatMap(WeightUnit.init(rawValue:))
+        {
+            return Formatting.weight(number, unit: unit)
+        }
+        return StoredConflict.shown(value)
     }
 
     /// A delete made by an undo: queued like any delete (removed outright when never sent).

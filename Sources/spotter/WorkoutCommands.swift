@@ -85,6 +85,10 @@ struct Undo: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore()
+        // What another device did since is heard first (a moment, when online): an edit it
+        // changed since is then refused instead of overwritten, and a workout it logged into is
+        // not taken away with this device's last set.
+        try await EagerSync.attempt(global: global, store: store)
         guard let undone = try store.workoutLog.undoLast() else {
             print("nothing to undo")
             return

@@ -175,6 +175,42 @@ struct ConflictTests {
         #expect(try await laptop.sets().isEmpty, "the set taken back is nowhere")
     }
 
+    @Test("undo hears the other device first: an edit it changed since is refused though nothing was pulled by hand")
+    func undoPullsBeforeItDecides() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let (phone, laptop, setID) = try await Self.twoDevicesWithOneSet(server)
+        try await phone.run(["edit", setID, "--weight", "105"])
+        try await Task.sleep(for: .milliseconds(20))
+        try await laptop.run(["edit", setID, "--weight", "110"])
+        let undo = try await phone.run(["undo"], expecting: 1)
+        #expect(undo.stderr.contains("weight is 110 kg"), "\(undo.stderr)")
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        for device in [phone, laptop] {
+            #expect(try await device.sets().first?["weight"] as? Double == 110, "the newer edit stays")
+        }
+    }
+
+    @Test("undoing the first set of a workout another device has logged into since keeps the workout and its set")
+    func undoOfAFirstLogKeepsAWorkoutOthersUse() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let (phone, laptop, setID) = try await Self.twoDevicesWithOneSet(server)
+        let workoutID = try #require(try await laptop.sets().first?["workout_id"] as? String)
+        try await laptop.run(
+            ["log", "--exercise", "Bench Press (Barbell)", "--weight", "80", "--reps", "5", "--workout", workoutID])
+        let undo = try await phone.run(["undo"])
+        #expect(undo.stdout.contains("undid: logged"), "\(undo.stdout)")
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        for device in [phone, laptop] {
+            let sets = try await device.sets()
+            #expect(sets.map { $0["weight"] as? Double } == [80], "the other device's set stays: \(sets)")
+            #expect(!sets.contains { $0["id"] as? String == setID }, "the undone set is gone")
+        }
+    }
+
     @Test("undoing a rename another device's newer rename replaced is refused: the newer name stays everywhere")
     func undoOfALostRenameKeepsTheWinner() async throws {
         let server = try await Self.startServer()

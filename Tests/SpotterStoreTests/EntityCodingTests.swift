@@ -146,6 +146,26 @@ struct EntityCodingTests {
         #expect(try store.queries.sets(workoutID: restored.workout.id).map(\.set.weight) == [140, 150])
     }
 
+    @Test("an earlier image whose time no timestamp can spell, or whose text is a number, is an error, never a trap")
+    func anEarlierImageWithAnImpossibleTimeIsAnError() throws {
+        let set =
+            #"{"id":"0190A6F2-3B1C-7D4E-8F00-BBBBBBBBBBBB","workoutID":"0190A6F2-3B1C-7D4E-8F00-1234567890AB","exercise":"Squat","position":1,"kind":"normal","weight":100,"unit":"kg","reps":5,"performedAt":TIME}"#
+        for time in ["1e300", "-1e300", "1e16", "-9.3e15", "1.7976931348623157e308"] {
+            let text = set.replacingOccurrences(of: "TIME", with: time)
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(WorkoutSet.self, from: Data(text.utf8)) }
+            let pulled = #"{"set":{"_0":"# + text + #","_1":{"serverVersion":1}}}"#
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(PulledEntity.self, from: Data(pulled.utf8)) }
+        }
+        let numberForText = set.replacingOccurrences(of: "\"Squat\"", with: "5").replacingOccurrences(
+            of: "TIME", with: "801692800")
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(WorkoutSet.self, from: Data(numberForText.utf8))
+        }
+        // And should such a time reach a timestamp anyway, it is held at the last one, not a trap.
+        #expect(Timestamp.format(Date(timeIntervalSince1970: 1e300)) == "9999-12-31T23:59:59.999Z")
+        #expect(Timestamp.format(Date(timeIntervalSince1970: -.infinity)) == "0000-01-01T00:00:00.000Z")
+    }
+
     @Test("an entity encodes as its wire object: column names as keys, the values the wire sends")
     func theCodableFormIsTheWireObject() throws {
         let f = Self.fixtures()
@@ -188,6 +208,93 @@ struct EntityCodingTests {
             #"{"id":"not an id","workout_id":"0190a6f2-3b1c-7d4e-8f00-1234567890ab","exercise":"Squat","position":1,"kind":"normal","weight":100,"unit":"kg","reps":5,"performed_at":"2026-05-28T20:26:40.000Z"}"#,
         ] {
             #expect(throws: DecodingError.self) { try JSONDecoder().decode(WorkoutSet.self, from: Data(text.utf8)) }
+        }
+    }
+}
+
+/// A damaged undo entry is refused with its reason and changes nothing: its values are checked
+/// as every edit is, never written as found.
+@Suite("Undo refuses a damaged journal entry and writes nothing")
+struct DamagedUndoEntryTests {
+    /// A store with one edited set (100 → 105 kg) and its journal entry's sequence number.
+    static func edited() throws -> (SpotterStore, LoggedSet, Int64) {
+        let store = try makeStore()
+        let logged = try store.log("Squat (Barbell)", weight: 100, reps: 5)
+        try store.workoutLog.editSet(id: logged.set.id, changes: SetChanges(weight: 105))
+        let seq = try store.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM undo_journal WHERE action = 'edited'") ?? 0
+        }
+        return (store, logged, seq)
+    }
+
+    @Test("an edit's kept values that are no valid set, no field, or unknown fields are refused; the set stays")
+    func damagedEditEntries() throws {
+        for (before, after) in [
+            (#"{"weight":"x"}"#, nil), (#"{"reps":-5}"#, nil), (#"{"weight":1e300}"#, nil),
+            (#"{"position":9223372036854775807}"#, nil), ("{}", nil), (#"{"bogus_field":1}"#, nil),
+            (#"{"weight":100}"#, "garbage"),
+        ] as [(String, String?)] {
+            let (store, logged, seq) = try Self.edited()
+            try store.writer.write { db in
+                try db.execute(
+                    sql: "UPDATE undo_journal SET before = ?, after = COALESCE(?, after) WHERE seq = ?",
+                    arguments: [before, after, seq])
+            }
+            let undone = try #require(try store.workoutLog.undoLast())
+            #expect(undone.notUndone != nil, "\(before): \(undone.message)")
+            let set = try #require(try store.queries.sets(workoutID: logged.workout.id).first?.set)
+            #expect(set.weight == 105 && set.reps == 5, "\(before): nothing written")
+        }
+    }
+
+    @Test("a workout's kept end before its start is refused; the workout stays finished as it was")
+    func anEndBeforeTheStartIsRefused() throws {
+        let store = try makeStore()
+        let logged = try store.log("Squat (Barbell)", weight: 100, reps: 5)
+        try store.workoutLog.editWorkout(
+            id: logged.workout.id, changes: WorkoutChanges(endedAt: logged.workout.startedAt + 3600))
+        try store.writer.write { db in
+            try db.execute(
+                sql: "UPDATE undo_journal SET before = ? WHERE action = 'edited'",
+                arguments: [#"{"ended_at":"1066-10-14T09:00:00.000Z"}"#])
+        }
+        let undone = try #require(try store.workoutLog.undoLast())
+        #expect(undone.notUndone?.contains("ended_at") == true, "\(undone.message)")
+        #expect(try store.queries.workoutSummaries().first?.workout.endedAt != nil)
+    }
+
+    @Test("a deleted workout's image holding one set twice, or a set no valid set, is refused: nothing comes back")
+    func damagedWorkoutImages() throws {
+        let store = try makeStore()
+        let logged = try store.log("Squat (Barbell)", weight: 100, reps: 5)
+        try store.workoutLog.deleteWorkout(id: logged.workout.id)
+        let image = try #require(
+            try store.writer.read { db in
+                try String.fetchOne(db, sql: "SELECT before FROM undo_journal WHERE action = 'deleted'")
+            })
+        var object = try #require(JSONValue.parse(image)?.objectValue)
+        guard case .array(let sets)? = object["sets"] else {
+            Issue.record("the image holds its sets")
+            return
+        }
+        for damaged in [
+            JSONValue.array(sets + sets),
+            JSONValue.array(
+                sets.map { set in
+                    var fields = set.objectValue ?? [:]
+                    fields["reps"] = .int(-5)
+                    return .object(fields)
+                }),
+        ] {
+            object["sets"] = damaged
+            try store.writer.write { db in
+                try db.execute(
+                    sql: "UPDATE undo_journal SET before = ?, undone = 0 WHERE action = 'deleted'",
+                    arguments: [JSONValue.object(object).canonicalString])
+            }
+            let undone = try #require(try store.workoutLog.undoLast())
+            #expect(undone.notUndone?.contains("do not read") == true, "\(undone.message)")
+            #expect(try store.queries.workoutSummaries().isEmpty, "nothing came back")
         }
     }
 }
