@@ -158,15 +158,19 @@ public enum Progression {
                 return ProgressionOutcome(
                     targets: moved(weight: { $0 }), hint: "same: \(shape) not all done on \(day)")
             }
-            if reps >= top {
+            // What every working set reached, not only its target: 2×12 done against a target
+            // of 8 is the top of 8–12, and the weight goes up now.
+            let reached = working.compactMap { last.performed[$0]?.reps }.min() ?? reps
+            if max(reps, reached) >= top {
                 return ProgressionOutcome(
                     targets: moved(weight: { $0 + step }, reps: { _ in bottom }),
                     hint: "\(assisted ? "-" : "+")\(increment) \(unit)\(assisted ? " of assistance" : ""),"
                         + " back to \(bottom) reps: all \(shape) done on \(day)")
             }
+            let next = max(reps, reached) + 1
             return ProgressionOutcome(
-                targets: moved(weight: { $0 }, reps: { $0 + 1 }),
-                hint: "+1 rep (to \(reps + 1) of \(PlannedSet.repsText(bottom, top))): all \(shape) done on \(day)")
+                targets: moved(weight: { $0 }, reps: { _ in next }),
+                hint: "+1 rep (to \(next) of \(PlannedSet.repsText(bottom, top))): all \(shape) done on \(day)")
         }
     }
 

@@ -154,6 +154,21 @@ struct ProgressionTests {
         #expect(outcome.hint == "+2.5 kg, back to 8 reps: all 3×12 done on Mon 16 Nov")
     }
 
+    @Test("double progression follows the reps done: the top of the range reached above a target of 8 adds weight")
+    func doubleProgressionFollowsTheRepsDone() {
+        var history = performance(monday, 100, 8)
+        history.performed = Array(repeating: PerformedSet(weight: 100, reps: 12), count: 3)
+        let atTheTop = next(exercise(.double, reps: 8, top: 12), [history])
+        #expect(atTheTop.targets == targets(102.5, 8))
+        history.performed = [
+            PerformedSet(weight: 100, reps: 11), PerformedSet(weight: 100, reps: 10),
+            PerformedSet(weight: 100, reps: 12),
+        ]
+        let below = next(exercise(.double, reps: 8, top: 12), [history])
+        #expect(below.targets == targets(100, 11), "one past the fewest reps any working set reached")
+        #expect(below.hint == "+1 rep (to 11 of 8–12): all 3×8 done on Mon 16 Nov")
+    }
+
     @Test func doubleProgressionKeepsTargetsOnAMissAndAfterThreeMisses() {
         let miss = next(exercise(.double, reps: 8, top: 12), [performance(monday, 100, 10, lastReps: 9)])
         #expect(miss.targets == targets(100, 10))
