@@ -13,6 +13,9 @@ public struct ImportResult: Sendable, Equatable {
     public var mapped: [String: MappedName] = [:]
     /// Custom exercises the import made (names no catalogue lift or alias matched), in file order.
     public var customCreated: [String] = []
+    /// Rows whose unit the file does not name, already here under the other unit (the file
+    /// imported before with another `--unit`): not added a second time.
+    public var presentInOtherUnit = 0
 
     public struct MappedName: Sendable, Equatable {
         public var to: String
@@ -128,7 +131,7 @@ extension SpotterStore {
         // Each row's catalogue name and id first, then which ids are taken, in one query for the
         // whole workout (a query a row was a tenth of a 100 000-row import).
         var occurrences: [String: Int] = [:]
-        var derived: [(row: ImportedSet, named: ImportedName, occurrence: Int, id: UUID)] = []
+        var derived: [(row: ImportedSet, named: ImportedName, occurrence: Int, id: UUID, otherUnit: OtherUnitID?)] = []
         derived.reserveCapacity(rows.count)
         for row in rows {
             // Each name of the file is looked up once: a file repeats a few dozen names thousands of times.
@@ -140,21 +143,38 @@ extension SpotterStore {
                 named = ImportedName(name: resolved.name, alias: resolved.alias)
                 names[row.exercise] = named
             }
-            let content = [
-                named.name, row.kind.rawValue, Formatting.number(row.weight), row.unit.rawValue, "\(row.reps)",
-                row.rpe.map(Formatting.number) ?? "", row.distanceM.map(Formatting.number) ?? "",
-                row.durationS.map(Formatting.number) ?? "", row.notes ?? "",
-            ].joined(separator: "|")
-            occurrences[content, default: 0] += 1
-            let occurrence = occurrences[content]!
-            let setID = ContentID.uuid("spotter-import-set|\(importNamespace)\(key)|\(content)|\(occurrence)")
-            derived.append((row, named, occurrence, setID))
+            func content(_ unit: WeightUnit) -> String {
+                [
+                    named.name, row.kind.rawValue, Formatting.number(row.weight), unit.rawValue, "\(row.reps)",
+                    row.rpe.map(Formatting.number) ?? "", row.distanceM.map(Formatting.number) ?? "",
+                    row.durationS.map(Formatting.number) ?? "", row.notes ?? "",
+                ].joined(separator: "|")
+            }
+            let text = content(row.unit)
+            occurrences[text, default: 0] += 1
+            let occurrence = occurrences[text]!
+            let setID = ContentID.uuid("spotter-import-set|\(importNamespace)\(key)|\(text)|\(occurrence)")
+            // A unit the file does not name: the id the row has when imported under the other.
+            let otherUnit = row.unitAssumed ? (row.unit == .kg ? WeightUnit.lb : .kg) : nil
+            let other = otherUnit.map { unit in
+                OtherUnitID(
+                    unit: unit,
+                    id: ContentID.uuid("spotter-import-set|\(importNamespace)\(key)|\(content(unit))|\(occurrence)"))
+            }
+            derived.append((row, named, occurrence, setID, other))
         }
         let taken = Set(
             try String.fetchAll(
                 db.cachedStatement(sql: "SELECT id FROM sets WHERE id IN (SELECT value FROM json_each(?))"),
-                arguments: [JSONValue.array(derived.map { .string($0.id.wireString) }).canonicalString]))
-        for (row, named, occurrence, setID) in derived {
+                arguments: [
+                    JSONValue.array(
+                        derived.map { .string($0.id.wireString) }
+                            + derived.compactMap { $0.otherUnit }.map {
+                                .string($0.id.wireString)
+                            }
+                    ).canonicalString
+                ]))
+        for (row, named, occurrence, setID, other) in derived {
             let (exercise, alias) = (named.name, named.alias)
             // Already here: this file imported before, or these very sets exported and read back.
             let rowContent = ImportedContent(
@@ -165,6 +185,16 @@ extension SpotterStore {
             if taken.contains(setID.wireString) || sameContent >= occurrence {
                 result.alreadyPresent += 1
                 continue
+            }
+            if let other {
+                let otherContent = ImportedContent(
+                    exercise: rowContent.exercise, kind: rowContent.kind, weight: rowContent.weight,
+                    unit: Array(other.unit.rawValue.utf8), reps: rowContent.reps, rpe: rowContent.rpe,
+                    distanceM: rowContent.distanceM, durationS: rowContent.durationS, notes: rowContent.notes)
+                if taken.contains(other.id.wireString) || (present[otherContent] ?? 0) >= occurrence {
+                    result.presentInOtherUnit += 1
+                    continue
+                }
             }
             position += 1
             guard position <= Validation.maxPosition else {
@@ -375,6 +405,12 @@ struct ImportedContent: Hashable {
     let distanceM: Double?
     let durationS: Double?
     let notes: [UInt8]?
+}
+
+/// The id a row whose unit the file does not name would have under the other unit.
+struct OtherUnitID {
+    let unit: WeightUnit
+    let id: UUID
 }
 
 /// The rows of one imported workout (its start and name are the key), written together.

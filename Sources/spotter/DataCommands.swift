@@ -60,6 +60,11 @@ struct Import: AsyncParsableCommand {
                 + " \(counted(result.added, "set")) into \(counted(result.workoutsAdded, "new workout"))"
                 + " from \(parsed.format.rawValue) export"
                 + (result.alreadyPresent > 0 ? "; \(result.alreadyPresent) already present" : "")
+                + (result.presentInOtherUnit > 0
+                    ? "; \(counted(result.presentInOtherUnit, "set")) already here in the other unit (this file"
+                        + " imported before with another --unit), not added again: delete those workouts first to"
+                        + " import them in \(unit.rawValue)"
+                    : "")
                 + (parsed.repaired == 0
                     ? "" : "; \(counted(parsed.repaired, "row")) with a comma in an exercise name repaired")
                 + (parsed.problems.isEmpty ? "" : "; \(counted(parsed.problems.count, "malformed row")) skipped")

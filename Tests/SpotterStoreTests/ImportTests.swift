@@ -110,6 +110,25 @@ struct ImportTests {
         #expect(create.payload["ended_at"] != nil, "the end goes to the server with the workout")
     }
 
+    @Test("a file without units imported again with the other --unit adds nothing, and says those rows are here")
+    func theOtherUnitDoesNotDoubleAnImport() throws {
+        let store = try makeStore()
+        let text = strongFile(rows: 12)
+        let first = try store.workoutLog.importSets(try ImportParser.parse(text, defaultUnit: .kg).sets)
+        #expect(first.added == 12)
+        let again = try store.workoutLog.importSets(try ImportParser.parse(text, defaultUnit: .lb).sets)
+        #expect(again.added == 0 && again.presentInOtherUnit == 12, "\(again)")
+        #expect(try store.queries.sets(workoutID: nil).count == 12)
+        #expect(try store.queries.sets(workoutID: nil).allSatisfy { $0.set.unit == .kg }, "what was there stays")
+        // A file that names its unit is another set when the unit differs.
+        let stated = """
+            Date,Workout Name,Exercise Name,Set Order,Weight,Weight Unit,Reps
+            2026-01-02 07:00:00,Legs,Squat (Barbell),1,100,kg,5
+            2026-01-02 07:00:00,Legs,Squat (Barbell),2,100,lbs,5
+            """
+        #expect(try store.workoutLog.importSets(try ImportParser.parse(stated).sets).added == 2)
+    }
+
     @Test func aDryRunWritesNoSetWorkoutExerciseOrOperation() throws {
         let store = try makeStore()
         try store.log("Deadlift (Barbell)", weight: 180, reps: 5)

@@ -27,6 +27,9 @@ public struct ImportedSet: Sendable, Equatable {
     /// When the workout ended, when the file says (Strong's Duration, Hevy's end_time): an
     /// imported workout is finished, not left open.
     public var workoutEnd: Date? = nil
+    /// The unit is `--unit`'s, the file naming none for the row: the same row imported before
+    /// under the other unit is the same set.
+    public var unitAssumed = false
 }
 
 /// A row that could not be read, with its line number; the rest of the file still imports.
@@ -466,7 +469,8 @@ struct RowReader {
             }
         }
         let weightColumn = column(startingWith: "weight")
-        let unit = try weightUnit(stated: unit(value(record, "weight unit")))
+        let stated = try unit(value(record, "weight unit"))
+        let unit = weightUnit(stated: stated)
         let weight = try number(weightColumn.flatMap { value(record, $0) }, field: "Weight") ?? 0
         let reps = try wholeNumber(value(record, "reps"), field: "Reps") ?? 0
         let distanceColumn = column(startingWith: "distance")
@@ -484,6 +488,7 @@ struct RowReader {
         if let length = durationColumn.flatMap({ value(record, $0) }).flatMap(Self.workoutLength) {
             set.workoutEnd = start.addingTimeInterval(length)
         }
+        set.unitAssumed = weightHeaderUnit == nil && stated == nil
         return set
     }
 
@@ -558,10 +563,11 @@ struct RowReader {
         let day = try date(value(record, "date"), formats: ["yyyy-MM-dd"], field: "Date")
         guard let exercise = value(record, "exercise") else { throw ImportError("Exercise is missing") }
         let weightColumn = column(startingWith: "weight")
-        let unit = try weightUnit(stated: unit(value(record, "weight unit")))
+        let stated = try unit(value(record, "weight unit"))
+        let unit = weightUnit(stated: stated)
         let distance = try metres(
             number(value(record, "distance"), field: "Distance"), unit: value(record, "distance unit"))
-        return ImportedSet(
+        var set = ImportedSet(
             line: record.line, workoutName: "FitNotes Workout", workoutStart: day, workoutNotes: nil,
             exercise: exercise,
             setOrder: nil, kind: .normal,
@@ -570,6 +576,8 @@ struct RowReader {
             distanceM: distance.flatMap { $0 > 0 ? $0 : nil },
             durationS: try duration(value(record, "time")).flatMap { $0 > 0 ? $0 : nil },
             notes: nil)
+        set.unitAssumed = weightHeaderUnit == nil && stated == nil
+        return set
     }
 }
 
