@@ -208,7 +208,8 @@ extension SpotterStore {
                 id: setID, workoutID: workoutID, exercise: exercise, position: position, kind: row.kind,
                 weight: row.weight,
                 unit: row.unit, reps: row.reps, rpe: row.rpe, distanceM: row.distanceM, durationS: row.durationS,
-                notes: row.notes, performedAt: start, superset: row.superset)
+                notes: row.notes ?? row.comment.flatMap { $0.isEmpty ? nil : $0 }, performedAt: start,
+                superset: row.superset)
             try setWriter.insert(set, db: db, now: now, dirty: &dirty)
             present[rowContent, default: 0] += 1
             result.added += 1

@@ -129,6 +129,33 @@ struct ImportTests {
         #expect(try store.workoutLog.importSets(try ImportParser.parse(stated).sets).added == 2)
     }
 
+    @Test(
+        "a FitNotes comment is the set's note; the file imported again, or as an earlier version read it, adds nothing")
+    func fitNotesCommentsAreKeptWithoutDoubling() throws {
+        let utc = TimeZone(identifier: "UTC")!
+        let text = """
+            Date,Exercise,Category,Weight (kgs),Reps,Distance,Distance Unit,Time,Comment
+            2026-04-11,Deadlift (Barbell),Back,180.0,3,,,,"deep, slow 👩🏽‍💻"
+            2026-04-11,Deadlift (Barbell),Back,180.0,3,,,,
+            2026-04-11,Deadlift (Barbell),Back,190.0,1,,,,grind\u{7}
+            """
+        let store = try makeStore()
+        // As an earlier version imported it: no comment read.
+        var earlier = try ImportParser.parse(text, timeZone: utc).sets
+        for index in earlier.indices { earlier[index].comment = nil }
+        #expect(try store.workoutLog.importSets(earlier).added == 3)
+        let again = try store.workoutLog.importSets(try ImportParser.parse(text, timeZone: utc).sets)
+        #expect(again.added == 0 && again.alreadyPresent == 3, "\(again)")
+
+        let fresh = try makeStore()
+        let parsed = try ImportParser.parse(text, timeZone: utc)
+        #expect(parsed.cleanedLines == [4], "the bell is taken out of the comment, and the line named")
+        #expect(try fresh.workoutLog.importSets(parsed.sets).added == 3)
+        let notes = try fresh.queries.sets(workoutID: nil).map(\.set.notes)
+        #expect(notes.contains("deep, slow 👩🏽‍💻") && notes.contains("grind"), "\(notes)")
+        #expect(try fresh.workoutLog.importSets(parsed.sets).added == 0)
+    }
+
     @Test func aDryRunWritesNoSetWorkoutExerciseOrOperation() throws {
         let store = try makeStore()
         try store.log("Deadlift (Barbell)", weight: 180, reps: 5)

@@ -30,6 +30,10 @@ public struct ImportedSet: Sendable, Equatable {
     /// The unit is `--unit`'s, the file naming none for the row: the same row imported before
     /// under the other unit is the same set.
     public var unitAssumed = false
+    /// A note that is not part of the row's identity (FitNotes' Comment): earlier versions did
+    /// not read it, and a set they imported must still be found when the file comes again. The
+    /// set is stored with it as its notes when the row has none of its own.
+    public var comment: String? = nil
 }
 
 /// A row that could not be read, with its line number; the rest of the file still imports.
@@ -185,6 +189,7 @@ public enum ImportParser {
         set.exercise = cleaned(set.exercise, singleLine: true)
         set.workoutNotes = set.workoutNotes.map { cleaned($0, singleLine: false) }
         set.notes = set.notes.map { cleaned($0, singleLine: false) }
+        set.comment = set.comment.map { cleaned($0, singleLine: false) }
         return set != before
     }
 
@@ -201,8 +206,9 @@ public enum ImportParser {
             return true
         }
         let notes = cut(&set.notes)
+        let comment = cut(&set.comment)
         let workoutNotes = cut(&set.workoutNotes)
-        return notes || workoutNotes || set.workoutName.unicodeScalars.count > Validation.maxNameLength
+        return notes || comment || workoutNotes || set.workoutName.unicodeScalars.count > Validation.maxNameLength
     }
 
     /// Joins fields split by a comma inside parentheses ("Press (Each Side", " Dumbbells)") back
@@ -577,6 +583,7 @@ struct RowReader {
             durationS: try duration(value(record, "time")).flatMap { $0 > 0 ? $0 : nil },
             notes: nil)
         set.unitAssumed = weightHeaderUnit == nil && stated == nil
+        set.comment = value(record, "comment")
         return set
     }
 }
