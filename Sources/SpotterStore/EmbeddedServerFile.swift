@@ -8,12 +8,16 @@ extension Preferences {
     public static let sharedEmbeddedServerFile = "spotter-server.db"
 
     /// The name of the file (beside this database) of the embedded server this database syncs
-    /// with when it has no account: its own ("work.db" → "work-server.db"; the default
-    /// "spotter.db" → "spotter-server.db"), so two databases in one folder never exchange their
-    /// sets. A database that already synced with the folder's shared file keeps it: its rows are
-    /// stamped by that server, and a new one would refuse their edits as deleted elsewhere. The
-    /// choice is kept in the database, so it holds whatever happens to the folder later.
-    public func embeddedServerFileName(databaseFileName: String) throws -> String {
+    /// with when it has no account: its own, named after the whole file name ("work.db" →
+    /// "work.db.server", as SQLite names its own "work.db-wal"), so no two databases of a folder
+    /// ever share one ("lift", "lift.db" and "lift.sqlite" included). A name taken by a file
+    /// that is a device's database is passed over ("work.db.server-2"). A database that already
+    /// synced with the folder's shared file keeps it: its rows are stamped by that server, and a
+    /// new one would refuse their edits as deleted elsewhere. The choice is kept in the database,
+    /// so it holds whatever happens to the folder later.
+    /// - Parameter folder: the folder of the database's real file (symbolic links followed), so a
+    ///   database opened through a link elsewhere finds the same server.
+    public func embeddedServerFileName(databaseFileName: String, folder: URL) throws -> String {
         let device = QueueOwner.deviceID
         let (chosen, synced) = try writer.read { db in
             (
@@ -31,10 +35,29 @@ extension Preferences {
         }
         // A kept name is a file name, never a path elsewhere (a damaged cell is not followed).
         if let chosen, !chosen.isEmpty, !chosen.contains("/"), chosen != "." && chosen != ".." { return chosen }
-        let stem = (databaseFileName as NSString).deletingPathExtension
-        let name = synced ? Self.sharedEmbeddedServerFile : "\(stem.isEmpty ? "spotter" : stem)-server.db"
+        var name = Self.sharedEmbeddedServerFile
+        if !synced {
+            let own = "\(databaseFileName).server"
+            name = own
+            var attempt = 1
+            while attempt < 100, Self.isDeviceDatabase(folder.appendingPathComponent(name).path) {
+                attempt += 1
+                name = "\(own)-\(attempt)"
+            }
+        }
         // A database opened read-only still syncs; the choice is then made again next time, the same.
         if !store.isReadOnly { try setMeta(MetaKey.embeddedServerFile, name) }
         return name
+    }
+
+    /// Whether the file at `path` is a device's database (it has an outbox): never taken as an
+    /// embedded server's file.
+    static func isDeviceDatabase(_ path: String) -> Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        var configuration = Configuration()
+        configuration.readonly = true
+        guard let queue = try? DatabaseQueue(path: path, configuration: configuration) else { return false }
+        defer { try? queue.close() }
+        return (try? queue.read { db in try db.tableExists("outbox") }) ?? false
     }
 }

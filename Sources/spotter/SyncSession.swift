@@ -74,11 +74,12 @@ final class SyncSession: Sendable {
         let token = UUID().uuidString.lowercased()
         // Each database its own embedded server, so two databases in one folder never sync with
         // each other (one that already used the folder's shared file keeps it).
-        let database = URL(fileURLWithPath: global.databasePath)
-        let serverPath = database.deletingLastPathComponent()
-            .appendingPathComponent(
-                try store.preferences.embeddedServerFileName(databaseFileName: database.lastPathComponent)
-            ).path
+        // The real file's folder and name: a database opened through a link finds the same server.
+        let database = URL(fileURLWithPath: global.databasePath).resolvingSymlinksInPath()
+        let folder = database.deletingLastPathComponent()
+        let serverPath = folder.appendingPathComponent(
+            try store.preferences.embeddedServerFileName(databaseFileName: database.lastPathComponent, folder: folder)
+        ).path
         var serverLogger = logger
         serverLogger.logLevel = .warning
         let server: BackgroundServer

@@ -36,8 +36,42 @@ struct EmbeddedServerFileTests {
         try await Self.run(["sync"], db: work)
         #expect(try await Self.sets(work).count == 1, "nor the other way round")
         let files = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
-        #expect(files.contains("work-server.db") && files.contains("test 🏋️‍♀️-server.db"), "\(files)")
+        #expect(files.contains("work.db.server") && files.contains("test 🏋️‍♀️.db.server"), "\(files)")
         #expect(!files.contains("spotter-server.db"))
+    }
+
+    @Test(
+        "databases of one name but their extension, or named like another's server file, or reached by a link, stay apart"
+    )
+    func namesThatCouldCollideStayApart() async throws {
+        let folder = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        // The database named like lift.db's server file comes first, as a user could make it.
+        let names = ["lift.db.server", "lift", "lift.db", "lift.sqlite"]
+        for (index, name) in names.enumerated() {
+            let db = folder.appendingPathComponent(name).path
+            try await Self.run(
+                ["log", "--exercise", "Squat (Barbell)", "--weight", "\(100 + index)", "--reps", "5"], db: db)
+            try await Self.run(["sync"], db: db)
+        }
+        for (index, name) in names.enumerated() {
+            let db = folder.appendingPathComponent(name).path
+            try await Self.run(["sync"], db: db)
+            let weights = try await Self.sets(db).compactMap { $0["weight"] as? Double }
+            #expect(weights == [Double(100 + index)], "\(name) holds only its own set: \(weights)")
+        }
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        // "lift.db.server" is a device's database: lift.db's server passed over its name.
+        #expect(files.contains("lift.db.server-2"), "\(files)")
+
+        // The same database through a link in another folder finds the same server.
+        let elsewhere = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let link = elsewhere.appendingPathComponent("alias.db").path
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: folder.appendingPathComponent("lift.db").path)
+        try await Self.run(["sync"], db: link)
+        #expect(try await Self.sets(link).compactMap { $0["weight"] as? Double } == [102])
+        let linked = try FileManager.default.contentsOfDirectory(atPath: elsewhere.path)
+        #expect(!linked.contains { $0.hasSuffix(".server") }, "no second server beside the link: \(linked)")
     }
 
     @Test("a database that synced with the folder's shared server file before keeps syncing with it")
@@ -53,10 +87,10 @@ struct EmbeddedServerFileTests {
         try await queue.close()
         try await Self.run(["sync"], db: legacy)
         let files = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
-        #expect(files.contains("spotter-server.db") && !files.contains("legacy-server.db"), "\(files)")
+        #expect(files.contains("spotter-server.db") && !files.contains("legacy.db.server"), "\(files)")
         try await Self.run(["sync"], db: legacy)
         #expect(try await Self.sets(legacy).count == 1)
         let again = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
-        #expect(!again.contains("legacy-server.db"), "the choice is kept: \(again)")
+        #expect(!again.contains("legacy.db.server"), "the choice is kept: \(again)")
     }
 }
