@@ -276,6 +276,11 @@ struct Sync: AsyncParsableCommand {
             throw ExitCode(3)
         }
         // Everything went out, but this device may not have what other devices sent.
+        if airplane {
+            // Nothing was asked for: what another device sent is not here, whatever it is.
+            printError("spotter: not all received: airplane mode is on, nothing was fetched (spotter airplane off)")
+            throw ExitCode(3)
+        }
         if let pullFailure {
             printError("spotter: not all received: \(pullFailure)")
             throw ExitCode(3)

@@ -22,6 +22,17 @@ struct CLITests {
         #expect((try? SpotterBinary.json(listed.stdout)["sets"] as? [[String: Any]])?.count == 1, "\(listed.stdout)")
     }
 
+    @Test("sync in airplane mode with nothing queued still exits 3: nothing was fetched from other devices")
+    func airplaneSyncWithAnEmptyQueueIsNotAllReceived() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        try await SpotterBinary.run(["airplane", "on"], db: db)
+        let sync = try await SpotterBinary.run(["sync"], db: db)
+        #expect(sync.status == 3, "\(sync.stdout) \(sync.stderr)")
+        #expect(sync.stderr.contains("not all received: airplane mode is on"), "\(sync.stderr)")
+        try await SpotterBinary.run(["airplane", "off"], db: db)
+        #expect(try await SpotterBinary.run(["sync"], db: db).status == 0)
+    }
+
     @Test func logThenOutboxJSONShowsTheOperations() async throws {
         let db = SpotterBinary.temporaryDatabase()
         try await SpotterBinary.run(["airplane", "on"], db: db)
