@@ -142,6 +142,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     private var metricDeltas: [SyncCounter: Int] = [:]
     private var lastConnectivity: Connectivity?
     private var pullFailure: String?
+    /// Changes of the pull under way that could not be read (skipped, each logged): the pull
+    /// then did not receive everything, and says so (`lastPullFailure`).
+    private var unreadableThisPull = 0
     /// Batches sent and not answered yet (at most `batchesInFlight`). A batch claimed while
     /// another is out stops before any operation that waits on one in flight, so the server
     /// may apply two batches in either order and still end as one batch would have.
@@ -701,6 +704,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             finishFlush()
             return
         }
+        unreadableThisPull = 0
         // The first page is small: merging starts as soon as it arrives, and every later page is
         // asked for while one is merged, so only this one's round trip is waited for.
         requestPage(since: pullCursor(), limit: min(configuration.pullPageSize, Self.firstPageSize)).whenAnswered {
@@ -759,7 +763,10 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             finishFlush()
             return
         }
-        if page.unreadable > 0 { logger.warning("skipped \(page.unreadable) unreadable changes") }
+        if page.unreadable > 0 {
+            logger.warning("skipped \(page.unreadable) unreadable changes")
+            unreadableThisPull += page.unreadable
+        }
         serverAnswered()
         if let reason = store.noRoomToMerge(page.entities.count) {
             // Not merged, and the cursor stays: the next pull with room asks for this page again.
@@ -800,7 +807,11 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         if let next {
             next.whenAnswered { [self] in handlePage($0) }
         } else {
-            pullFailure = nil
+            // Read to its end; changes that could not be read were passed over (the feed moves
+            // on), which this pull says rather than calling everything received.
+            pullFailure =
+                unreadableThisPull > 0
+                ? "\(unreadableThisPull) change(s) from the server could not be read and were skipped" : nil
             // Records follow the pulled sets once, after the last page (a page at a time
             // would walk a big exercise again for every page).
             do { try store.refreshRecords() } catch {

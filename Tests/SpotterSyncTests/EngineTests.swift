@@ -389,5 +389,13 @@ struct PullFeedTests {
         #expect(try rig.store.preferences.meta(rig.store.pullCursorKey) == "3")
         let pulls = rig.transport.requests.filter { $0.path.hasPrefix(Route.changes) }.map(\.path)
         #expect(pulls.count == 2 && pulls[1].contains("since=2"), "the second page starts after the first")
+        // The pull read the feed to its end, but one change was passed over: not all received.
+        #expect(
+            rig.engine.lastPullFailure == "1 change(s) from the server could not be read and were skipped",
+            "\(rig.engine.lastPullFailure ?? "nil")")
+        // The next pull, with nothing unreadable, is whole again.
+        rig.transport.script { $0.changesPages = [#"{"changes":[],"cursor":"3","has_more":false}"#] }
+        await rig.engine.syncOnce()
+        #expect(rig.engine.lastPullFailure == nil)
     }
 }
