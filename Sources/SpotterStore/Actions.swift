@@ -516,17 +516,13 @@ extension WorkoutLog {
                         ? "renamed"
                         : current.exerciseNotes != workout.exerciseNotes
                             ? "noted \(changes.exerciseNote?.exercise ?? "an exercise") in" : "edited"
-                try store.applyChanges(
-                    type: .workout, id: key, from: current.wireFields, to: workout.wireFields, db: db,
-                    now: now)
                 try store.journalEdit(
-                    .workout, id: key, before: SpotterStore.changedFields(current.wireFields, workout.wireFields),
+                    .workout, id: key, from: current.wireFields, to: workout.wireFields,
                     description: "\(what) the workout '\(current.name)'", db: db, now: now)
-            } else {
-                try store.applyChanges(
-                    type: .workout, id: key, from: current.wireFields, to: workout.wireFields, db: db,
-                    now: now)
             }
+            try store.applyChanges(
+                type: .workout, id: key, from: current.wireFields, to: workout.wireFields, db: db,
+                now: now)
         }
     }
 
@@ -666,14 +662,14 @@ extension WorkoutLog {
             if let distance = changes.distanceM { updated.distanceM = distance }
             if let duration = changes.durationS { updated.durationS = duration }
             try store.checked { () throws(ValidationError) in try Validation.set(updated) }
-            try store.applyChanges(
-                type: .set, id: key, from: current.wireFields, to: updated.wireFields, db: db, now: now)
             if current != updated {
                 try store.journalEdit(
-                    .set, id: key, before: SpotterStore.changedFields(current.wireFields, updated.wireFields),
+                    .set, id: key, from: current.wireFields, to: updated.wireFields,
                     description: "edited \(SpotterStore.describe(updated)) (back to \(SpotterStore.describe(current)))",
                     db: db, now: now)
             }
+            try store.applyChanges(
+                type: .set, id: key, from: current.wireFields, to: updated.wireFields, db: db, now: now)
             // Records follow at once: a reading command may open the file read-only and could not.
             try SpotterStore.refreshRecords(db)
         }

@@ -18,23 +18,23 @@ extension Preferences {
     /// - Parameter folder: the folder of the database's real file (symbolic links followed), so a
     ///   database opened through a link elsewhere finds the same server.
     public func embeddedServerFileName(databaseFileName: String, folder: URL) throws -> String {
-        let device = QueueOwner.deviceID
-        let (chosen, synced) = try writer.read { db in
-            (
-                try String.fetchOne(
-                    db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [MetaKey.embeddedServerFile]),
-                try Bool.fetchOne(
-                    db,
-                    sql: """
-                        SELECT EXISTS(SELECT 1 FROM meta WHERE key = ?)
-                            OR EXISTS(SELECT 1 FROM outbox WHERE user_id = ? AND state = \(OperationState.succeeded.sql))
-                            OR EXISTS(SELECT 1 FROM workouts WHERE account = ? AND server_version IS NOT NULL)
-                            OR EXISTS(SELECT 1 FROM sets WHERE account = ? AND server_version IS NOT NULL)
-                        """, arguments: [MetaKey.pullCursor, device, device, device]) ?? false
-            )
-        }
         // A kept name is a file name, never a path elsewhere (a damaged cell is not followed).
-        if let chosen, !chosen.isEmpty, !chosen.contains("/"), chosen != "." && chosen != ".." { return chosen }
+        if let chosen = try meta(MetaKey.embeddedServerFile), !chosen.isEmpty, !chosen.contains("/"),
+            chosen != "." && chosen != ".."
+        {
+            return chosen
+        }
+        let device = QueueOwner.deviceID
+        let synced = try writer.read { db in
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS(SELECT 1 FROM meta WHERE key = ?)
+                        OR EXISTS(SELECT 1 FROM outbox WHERE user_id = ? AND state = \(OperationState.succeeded.sql))
+                        OR EXISTS(SELECT 1 FROM workouts WHERE account = ? AND server_version IS NOT NULL)
+                        OR EXISTS(SELECT 1 FROM sets WHERE account = ? AND server_version IS NOT NULL)
+                    """, arguments: [MetaKey.pullCursor, device, device, device]) ?? false
+        }
         var name = Self.sharedEmbeddedServerFile
         if !synced {
             let own = "\(databaseFileName).server"

@@ -168,11 +168,9 @@ extension SpotterStore {
                 db.cachedStatement(sql: "SELECT id FROM sets WHERE id IN (SELECT value FROM json_each(?))"),
                 arguments: [
                     JSONValue.array(
-                        derived.map { .string($0.id.wireString) }
-                            + derived.compactMap { $0.otherUnit }.map {
-                                .string($0.id.wireString)
-                            }
-                    ).canonicalString
+                        (derived.map(\.id) + derived.compactMap(\.otherUnit?.id)).map { .string($0.wireString) }
+                    )
+                    .canonicalString
                 ]))
         for (row, named, occurrence, setID, other) in derived {
             let (exercise, alias) = (named.name, named.alias)
@@ -187,10 +185,8 @@ extension SpotterStore {
                 continue
             }
             if let other {
-                let otherContent = ImportedContent(
-                    exercise: rowContent.exercise, kind: rowContent.kind, weight: rowContent.weight,
-                    unit: Array(other.unit.rawValue.utf8), reps: rowContent.reps, rpe: rowContent.rpe,
-                    distanceM: rowContent.distanceM, durationS: rowContent.durationS, notes: rowContent.notes)
+                var otherContent = rowContent
+                otherContent.unit = Array(other.unit.rawValue.utf8)
                 if taken.contains(other.id.wireString) || (present[otherContent] ?? 0) >= occurrence {
                     result.presentInOtherUnit += 1
                     continue
@@ -400,7 +396,7 @@ struct ImportedContent: Hashable {
     let exercise: [UInt8]?
     let kind: [UInt8]?
     let weight: Double?
-    let unit: [UInt8]?
+    var unit: [UInt8]?
     let reps: Int64?
     let rpe: Double?
     let distanceM: Double?

@@ -82,14 +82,15 @@ extension SpotterStore {
         ])
     }
 
-    /// Journals an edit once it is written: the fields it changed as they were (`before`) and as
-    /// the row now stores them, which is what undoing it checks each field still holds.
+    /// Journals an edit from `current` to `edited` (wire fields): the fields it changes as they
+    /// were (`before`) and as it writes them, which is what undoing it checks each field still holds.
     func journalEdit(
-        _ type: EntityType, id: String, before: [String: JSONValue], description: String, db: Database, now: Date
+        _ type: EntityType, id: String, from current: [String: JSONValue], to edited: [String: JSONValue],
+        description: String, db: Database, now: Date
     ) throws {
-        let stored = try EntityTable.wireFields(type, id: id, db: db) ?? [:]
+        let before = Self.changedFields(current, edited)
         var after: [String: JSONValue] = [:]
-        for field in before.keys { after[field] = stored[field] ?? .null }
+        for field in before.keys { after[field] = edited[field] ?? .null }
         try journal(
             .edited, type, id: id, beforeText: JSONValue.object(before).canonicalString,
             afterText: JSONValue.object(after).canonicalString, description: description, db: db, now: now)
@@ -343,15 +344,13 @@ extension WorkoutLog {
         return nil
     }
 
-    /// A field's value now, as a person reads it: a weight with its unit.
+    /// A field's value now, as a person reads it: a weight with its unit, as a conflict shows it.
     private static func shownNow(_ field: String, _ current: [String: JSONValue]) -> String {
-        let value = current[field] ?? .null
-        if field == WorkoutSet.Column.weight.name, let number = value.doubleValue,
-            let unit = current[WorkoutSet.Column.unit.name]?.stringValue.flatMap(WeightUnit.init(rawValue:))
-        {
-            return Formatting.weight(number, unit: unit)
+        let weight = WorkoutSet.Column.weight.name, unit = WorkoutSet.Column.unit.name
+        if field == weight, let value = current[weight], let unitValue = current[unit] {
+            return StoredConflict.shown(.object([weight: value, unit: unitValue]))
         }
-        return StoredConflict.shown(value)
+        return StoredConflict.shown(current[field] ?? .null)
     }
 
     /// A delete made by an undo: queued like any delete (removed outright when never sent).

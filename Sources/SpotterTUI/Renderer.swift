@@ -349,7 +349,8 @@ public enum Renderer {
         }
         let columns = SetColumns(
             inner: inner, widestWeight: (weights + plannedWeights).map(\.count).max() ?? 8,
-            widestReps: state.visiblePlanned[plannedShown].map { repsText($0.reps, $0.repsMax).count }.max() ?? 4)
+            widestReps: state.visiblePlanned[plannedShown].map { PlannedSet.repsText($0.reps, $0.repsMax).count }.max()
+                ?? 4)
         buffer.put(
             (" " + columns.header()).clipped(to: inner, ellipsis: g.ellipsis), x: x + 1, y: y + 1,
             style: CellStyle(bold: true, underline: false), maxWidth: inner)
@@ -391,9 +392,6 @@ public enum Renderer {
     static func oneLine(_ text: String) -> String {
         String(text.map { $0 == "\n" || $0 == "\t" || $0 == "\r\n" ? " " : $0 })
     }
-
-    /// Planned reps as a lifter writes them: "5", or a range "10–15".
-    static func repsText(_ reps: Int, _ repsMax: Int?) -> String { PlannedSet.repsText(reps, repsMax) }
 
     /// A superset's letter: A for the first of a workout, B for the second, … (S past Z).
     static func supersetLetter(_ group: Int) -> String {

@@ -16,7 +16,7 @@ extension Renderer {
         }
         buffer.fill(x: x, y: y, count: inner, style: base)
         // A rep range as a lifter writes it ("10–15"); the column is as wide as the widest range.
-        let range = repsText(row.reps, row.repsMax)
+        let range = PlannedSet.repsText(row.reps, row.repsMax)
         let reps = range.count <= columns.reps ? range : "\(row.reps)+"
         let text =
             rowText(

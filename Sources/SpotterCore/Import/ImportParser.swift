@@ -507,9 +507,8 @@ struct RowReader {
         var total = 0.0
         var any = false
         for part in text.lowercased().split(separator: " ") {
-            guard let unit = part.last, let amount = Double(part.dropLast()),
-                ImportParser.isDecimal(String(part.dropLast()))
-            else { return nil }
+            let number = String(part.dropLast())
+            guard let unit = part.last, ImportParser.isDecimal(number), let amount = Double(number) else { return nil }
             switch unit {
             case "h": total += amount * 3600
             case "m": total += amount * 60
