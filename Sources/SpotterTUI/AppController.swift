@@ -74,6 +74,15 @@ public final class AppController {
         for effect in effects { run(effect) }
     }
 
+    /// A key that arrived inside a bracketed paste: text for the field being typed into, and
+    /// nothing where no text is typed. Pasted on the panes, "Legs" would otherwise pair a
+    /// superset (L) and open an edit (e), and "dy" would delete a set; a paste that lands just
+    /// after a form closed (its save refused) is dropped the same way.
+    public func handlePaste(_ key: Key) {
+        guard state.keyContexts.contains(.textField) else { return }
+        handle(key)
+    }
+
     /// Events the engine posted since the last drain, applied in one go (one re-read at most).
     public func handle(_ events: [SyncEvent]) {
         guard !events.isEmpty else { return }

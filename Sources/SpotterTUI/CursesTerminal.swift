@@ -11,6 +11,8 @@ import Foundation
 /// Input the terminal produced: a key, or a new size.
 enum TerminalInput: Equatable {
     case key(Key)
+    /// A character that arrived inside a bracketed paste: text for a field, never a command.
+    case pasted(Key)
     case resize(columns: Int, rows: Int)
 }
 
@@ -185,7 +187,7 @@ final class CursesTerminal {
                     inputs.append(.key(key))
                 }
             } else if let key = Self.decode(character: UInt32(value), pasting: pasting) {
-                inputs.append(.key(key))
+                inputs.append(pasting ? .pasted(key) : .key(key))
             }
         }
         return inputs

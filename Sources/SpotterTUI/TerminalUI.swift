@@ -189,6 +189,8 @@ final class InputLoop {
                 switch input {
                 case .key(let key):
                     controller.handle(key)
+                case .pasted(let key):
+                    controller.handlePaste(key)
                 case .resize(let columns, let rows):
                     controller.resize(columns: columns, rows: rows)
                 }

@@ -19,6 +19,33 @@ struct PasteDecodingTests {
             CursesTerminal.decode(character: UInt32(("d" as Unicode.Scalar).value), pasting: true) == .character("d"))
     }
 
+    @Test("pasted where no text is typed, letters run no command: 'Ldye' pairs, deletes and opens nothing")
+    func aPasteOnThePanesIsDropped() throws {
+        let fixture = try Fixture()
+        let logged = try fixture.log("Squat (Barbell)", 100, 5)
+        let app = fixture.controller(columns: 120, rows: 40)
+        for character in "Ldye" { app.handlePaste(.character(character)) }
+        guard case .none = app.state.overlay else {
+            Issue.record("a form or prompt opened: \(app.state.overlay)")
+            return
+        }
+        #expect(try fixture.store.queries.sets(workoutID: logged.workout.id).count == 1, "nothing deleted")
+        #expect(try fixture.store.queries.workoutSummaries().count == 1)
+    }
+
+    @Test("pasted into a field, the same text is typed there: emoji with a skin tone and a decomposed é")
+    func aPasteInAFieldIsText() throws {
+        let fixture = try Fixture()
+        try fixture.log("Squat (Barbell)", 100, 5)
+        let app = fixture.controller(columns: 120, rows: 40)
+        app.handle(.tab)  // the workouts pane: e edits the workout's name and notes
+        app.handle(.character("e"))
+        app.handle(.control("u"))
+        for character in "Legs 👍🏽 e\u{301}" { app.handlePaste(.character(character)) }
+        app.handle(.enter)
+        #expect(try fixture.store.queries.workoutSummaries().first?.workout.name == "Legs 👍🏽 e\u{301}")
+    }
+
     @Test("typed, the same characters are the keys they always were")
     func typedControlsAreKeys() {
         #expect(CursesTerminal.decode(character: 10) == .enter)
