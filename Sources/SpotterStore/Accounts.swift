@@ -63,14 +63,46 @@ extension Accounts {
     /// Queues of other owners that still have work: what waits for an account that is not the current one.
     public func strandedQueues() throws -> [StrandedQueue] {
         try writer.read { db in
-            try Row.fetchAll(
+            var queues = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT user_id, COUNT(*) AS n FROM outbox WHERE user_id != ? AND state != \(OperationState.succeeded.sql)
                     GROUP BY user_id ORDER BY MIN(seq)
                     """, arguments: [userID]
             ).map { StrandedQueue(owner: QueueOwner(storedID: $0["user_id"]), operations: $0["n"]) }
+            // Under an account, what was logged with none is not on the account's server, even
+            // where the embedded server took it (then nothing of it is queued): it waits for the
+            // login that adopts it, counted as the operations that adoption queues.
+            guard userID != QueueOwner.deviceID else { return queues }
+            let unadopted = try Self.unadoptedDeviceOperations(db)
+            let place = queues.firstIndex { $0.owner == .device }
+            queues.removeAll { $0.owner == .device }
+            if unadopted > 0 {
+                queues.insert(StrandedQueue(owner: .device, operations: unadopted), at: min(place ?? 0, queues.count))
+            }
+            return queues
         }
+    }
+
+    /// What `adoptDeviceData` would queue: a create for each live row logged with no account
+    /// (workouts, sets, routines, weigh-ins), and the starred-exercise changes still to send.
+    static func unadoptedDeviceOperations(_ db: Database) throws -> Int {
+        let device = QueueOwner.deviceID
+        var count = 0
+        for table in ["workouts", "sets", "routines", BodyWeight.Column.table] {
+            count +=
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM \(table) WHERE account = ? AND deleted_at IS NULL",
+                    arguments: [device]) ?? 0
+        }
+        count +=
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM outbox WHERE user_id = ? AND entity_type = \(EntityType.favorite.sql)
+                    AND state != \(OperationState.succeeded.sql)
+                    """, arguments: [device]) ?? 0
+        return count
     }
 
     /// Moves every row of `owners` — queue and data — to this store's owner. For owners that are

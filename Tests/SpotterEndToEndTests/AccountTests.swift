@@ -103,6 +103,41 @@ struct AccountTests {
         #expect(try await Self.serverSetIDs(server, token: Self.aliceToken) == local)
     }
 
+    @Test("a second database synced only with its embedded server is not called synced once the account file exists")
+    func anotherDatabaseOfTheDeviceWaitsForItsLogin() async throws {
+        let first = SpotterBinary.temporaryDatabase()
+        // The same folder, so the same account file: the same person on the same machine.
+        let second = URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent("garage.db").path
+        let embedded = try await Self.log(db: second, weight: "90")
+        #expect(try await SpotterBinary.run(["sync"], db: second).status == 0, "synced with its embedded server")
+
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let login = try await SpotterBinary.run(["login", "--server", server.url, "--token", Self.aliceToken], db: first)
+        #expect(login.status == 0, "login: \(login.stderr)")
+
+        // The second database now runs as alice, but alice's server has never seen its set.
+        let status = try await Self.status(db: second)
+        #expect((status["account"] as? [String: Any])?["user"] as? String == "alice")
+        #expect(status["stranded"] as? Int == 2, "its workout and its set wait: \(status)")
+        let waiting = (status["stranded_for"] as? [[String: Any]])?.first
+        #expect((waiting?["resolve"] as? String)?.contains("spotter login") == true, "\(status)")
+        let sync = try await SpotterBinary.run(["sync"], db: second)
+        #expect(sync.status == 3, "not 'all sent' while the set is on no server of alice's: \(sync.stdout)")
+        #expect(sync.stderr.contains("wait for this device only"), "\(sync.stderr)")
+        #expect(try await Self.localSetIDs(db: second) == [embedded], "still listed, never hidden")
+        #expect(try await Self.serverSetIDs(server, token: Self.aliceToken).isEmpty)
+
+        // Logging in from it adopts it, as the first login did for its own database.
+        let adopt = try await SpotterBinary.run(
+            ["login", "--server", server.url, "--token", Self.aliceToken], db: second)
+        #expect(adopt.stdout.contains("2 queued operations will sync to alice"), "\(adopt.stdout)")
+        let sent = try await SpotterBinary.run(["sync"], db: second)
+        #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
+        #expect(try await Self.serverSetIDs(server, token: Self.aliceToken) == [embedded])
+        #expect(try await Self.status(db: second)["stranded"] as? Int == 0)
+    }
+
     @Test("alice and bob on one device: no mixing, bob's older sets pulled, alice's queue stranded then sent")
     func switchingAccountsNeverMixesOrStrands() async throws {
         let server = try await Self.startServer()
