@@ -113,7 +113,8 @@ struct AccountTests {
 
         let server = try await Self.startServer()
         defer { server.stop() }
-        let login = try await SpotterBinary.run(["login", "--server", server.url, "--token", Self.aliceToken], db: first)
+        let login = try await SpotterBinary.run(
+            ["login", "--server", server.url, "--token", Self.aliceToken], db: first)
         #expect(login.status == 0, "login: \(login.stderr)")
 
         // The second database now runs as alice, but alice's server has never seen its set.
