@@ -7,6 +7,8 @@ public enum HeaderName {
     public static let idempotentReplayed = "Idempotent-Replayed"
     public static let retryAfter = "Retry-After"
     public static let authorization = "Authorization"
+    /// On every change-feed answer: the name of the server's database, which its cursors count in.
+    public static let serverIdentity = "Spotter-Server-Identity"
 }
 
 /// Paths of the sync API (see openapi.yaml), built in one place so client and server agree.

@@ -96,6 +96,7 @@ enum PostgresSchema {
         bodyWeightMigration,
         supersetMigration,
         accountsMigration,
+        identityMigration,
     ]
 
     /// Applies the migrations not yet recorded, all in one transaction under an advisory lock:
@@ -215,6 +216,17 @@ extension PostgresSchema {
             )
             """,
             "CREATE INDEX body_weights_by_owner_version ON body_weights (owner, server_version)",
+        ]
+    )
+
+    /// This database's name, drawn once when it is made (see `ServerStore.identity`): instances
+    /// that migrate together take the one the advisory lock's holder wrote.
+    static let identityMigration: (name: String, statements: [String]) = (
+        "v10-server-identity",
+        [
+            "CREATE TABLE server_identity (id TEXT COLLATE \"C\" PRIMARY KEY)",
+            // Drawn by PostgreSQL as the migration runs, never by this process once for every database.
+            "INSERT INTO server_identity (id) VALUES (md5(random()::text || clock_timestamp()::text))",
         ]
     )
 

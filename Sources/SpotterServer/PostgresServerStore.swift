@@ -19,6 +19,7 @@ import Synchronization
 ///   change that commits late.
 public struct PostgresServerStore: ServerStore {
     let pool: PostgresPool
+    public let identity: String
     /// Whose transaction runs now from this instance, and who waits for their turn.
     let turns = UserTurns()
 
@@ -29,13 +30,18 @@ public struct PostgresServerStore: ServerStore {
         _ location: PostgresLocation, poolSize: Int, logger: Logger
     ) async throws -> PostgresServerStore {
         let pool = PostgresPool(location: location, size: poolSize, logger: logger)
+        let identity: String
         do {
-            try await pool.withSession { session in try await PostgresSchema.migrate(session) }
+            identity = try await pool.withSession { session in
+                try await PostgresSchema.migrate(session)
+                let rows = try await session.query("SELECT id FROM server_identity").rows
+                return try rows.first.map { try StoredCell.required($0.makeRandomAccess().text("id"), "id") } ?? ""
+            }
         } catch {
             await pool.close()
             throw ServerStartError("cannot use PostgreSQL at \(location.redacted): \(error)")
         }
-        return PostgresServerStore(pool: pool)
+        return PostgresServerStore(pool: pool, identity: identity)
     }
 
     /// Runs `body` in a session; a pooled connection found dead before anything ran (PostgreSQL

@@ -151,6 +151,12 @@ extension SQLiteServerStore {
                     )
                     """)
         }
+        // This database's name, drawn once when it is made (see `ServerStore.identity`).
+        migrator.registerMigration(PostgresSchema.identityMigration.name) { db in
+            try db.execute(sql: "CREATE TABLE server_identity (id TEXT PRIMARY KEY NOT NULL)")
+            try db.execute(
+                sql: "INSERT INTO server_identity (id) VALUES (?)", arguments: [UUID.timeOrdered().wireString])
+        }
         return migrator
     }
 

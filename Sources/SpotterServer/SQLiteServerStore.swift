@@ -12,6 +12,7 @@ public struct SQLiteServerStore: ServerStore {
     let dbWriter: any DatabaseWriter
     /// Every write goes through here: concurrent writes share one transaction and one flush.
     let groupCommit: GroupCommitWriter
+    public let identity: String
 
     /// Opens (creating if needed) the database at `path` and migrates it.
     public init(path: String) throws {
@@ -40,6 +41,10 @@ public struct SQLiteServerStore: ServerStore {
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         try Self.migrator.migrate(pool)
+        identity =
+            try pool.read { db in
+                try String.fetchOne(db, sql: "SELECT id FROM server_identity")
+            } ?? ""
         dbWriter = pool
         groupCommit = GroupCommitWriter(writer: pool)
     }

@@ -140,6 +140,11 @@ public struct ChangeSlice: Sendable, Equatable {
 /// in the database, never in process memory, so a retry that reaches another instance
 /// still finds its record.
 public protocol ServerStore: Sendable {
+    /// The database's name, drawn once when it was made and never changed: a device that synced
+    /// with a database that was then lost (restored from nothing, replaced) sees another name on
+    /// the change feed, so it knows its cursor and its "synced" rows refer to what is gone.
+    var identity: String { get }
+
     /// Runs `work` in one write transaction; a thrown error rolls everything back.
     /// `work` may run more than once when the database asks for it (a PostgreSQL serialization
     /// failure or deadlock); only the committed run's effect remains. A database that cannot be

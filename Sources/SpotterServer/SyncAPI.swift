@@ -575,8 +575,11 @@ struct SyncAPI: Sendable {
                     }
                 }
                 let cursor = page.changes.last?.serverVersion ?? since
-                return .json(
+                var answer = APIResponse.json(
                     200, WireChangesPage(changes: page.changes, cursor: String(cursor), hasMore: page.hasMore))
+                // A cursor counts in this database's versions only: its name goes with each page.
+                answer.headers[HeaderName.serverIdentity] = store.identity
+                return answer
             default:
                 return .problem(Problems.internalError)
             }

@@ -63,6 +63,27 @@ extension WorkoutLog {
     }
 }
 
+extension SpotterStore {
+    /// Queues a star for every starred exercise of the server list that has no call of its own
+    /// queued: the list of a server that lost it (`PullMerge.checkServerIdentity`). Returns how many.
+    func requeueServerFavorites(db: Database, now: Date) throws -> Int {
+        var count = 0
+        for favorite in try Favorite.fetchAll(db) {
+            let pending =
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM favorite_pending WHERE exercise = ?)"),
+                    arguments: [favorite.exercise]) ?? false
+            guard !pending else { continue }
+            let opID = try Outbox.insert(
+                db, user: userID, type: .favorite, id: favorite.exercise, kind: .create, payload: [:], before: [:],
+                dependsOn: nil, blocked: false, now: now)
+            try setPending(favorite.exercise, add: true, opID: opID, db: db)
+            count += 1
+        }
+        return count
+    }
+}
+
 extension PullMerge {
     /// Replaces the server list with a freshly fetched one (pending entries stay on top).
     public func replaceServerFavorites(_ names: [String]) throws {

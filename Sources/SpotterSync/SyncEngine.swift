@@ -29,6 +29,8 @@ struct ChangePage {
     let unreadable: Int
     let cursor: String
     let hasMore: Bool
+    /// The name the server gave its database (`Spotter-Server-Identity`); nil from a server that gives none.
+    var identity: String? = nil
 }
 
 /// What a request for a page of the change feed came back with.
@@ -145,6 +147,10 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     /// Changes of the pull under way that could not be read (skipped, each logged): the pull
     /// then did not receive everything, and says so (`lastPullFailure`).
     private var unreadableThisPull = 0
+    /// Whether this flush found the server's database replaced already: a second change within
+    /// one flush (instances behind one address on different databases) stops the pull instead of
+    /// queueing everything again page after page.
+    private var replacedThisFlush = false
     /// Batches sent and not answered yet (at most `batchesInFlight`). A batch claimed while
     /// another is out stops before any operation that waits on one in flight, so the server
     /// may apply two batches in either order and still end as one batch would have.
@@ -295,6 +301,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
         running = true
         flushSucceeded = true
+        replacedThisFlush = false
         pushStopped = false
         retryTimer?.cancel()
         retryTimer = nil
@@ -743,7 +750,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             DispatchQueue.global().async { [self] in
                 let answer: PageAnswer
                 if case .success(let response) = result, response.status == 200,
-                    let page = Self.readChanges(response.body)
+                    let page = Self.readChanges(response)
                 {
                     answer = .page(page)
                 } else {
@@ -768,6 +775,37 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             unreadableThisPull += page.unreadable
         }
         serverAnswered()
+        if let identity = page.identity, (try? store.pull.knownServerIdentity()) != identity {
+            guard !replacedThisFlush else {
+                pullFailure =
+                    "the server answered from two different databases in one sync (instances on different data?);"
+                    + " nothing was merged"
+                flushSucceeded = false
+                finishFlush()
+                return
+            }
+            do {
+                if case .replaced(let resent) = try store.pull.checkServerIdentity(identity) {
+                    replacedThisFlush = true
+                    // This page counted from a cursor of the lost database: read the feed again
+                    // from its start, and send what was queued again after it.
+                    let sentence =
+                        "the server's data is not what this device synced with (it was reset or replaced):"
+                        + " \(resent) of this device's entries are sent to it again"
+                    logger.warning("\(sentence)")
+                    events.post(.notice("The \(sentence.dropFirst(4))"))
+                    rerunRequested = true
+                    pull()
+                    return
+                }
+            } catch {
+                noteWriteFailure(error)
+                pullFailure = "changes from the server not saved: \(StoreError.oneLine(error))"
+                flushSucceeded = false
+                finishFlush()
+                return
+            }
+        }
         if let reason = store.noRoomToMerge(page.entities.count) {
             // Not merged, and the cursor stays: the next pull with room asks for this page again.
             diskIsFull(reason)
@@ -856,6 +894,19 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             hasMore: page.hasMore)
     }
 
+    /// `readChanges` of a response's body, with the name the server gives its database.
+    static func readChanges(_ response: TransportResponse) -> ChangePage? {
+        var page = readChanges(response.body)
+        page?.identity = response.headers[HeaderName.serverIdentity.lowercased()].flatMap { $0.isEmpty ? nil : $0 }
+        return page
+    }
+
+    /// Whether `page` names a database other than the one this device last synced with.
+    private func serverWasReplaced(_ page: ChangePage) -> Bool {
+        guard let identity = page.identity, let known = try? store.pull.knownServerIdentity() else { return false }
+        return known != identity
+    }
+
     private func pullFavorites() {
         transport.send(TransportRequest(method: "GET", path: Route.favorites, timeout: configuration.requestTimeout)) {
             [self] result in
@@ -934,9 +985,11 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         guard generation == watchGeneration else { return }  // given up meanwhile
         watchOpen = nil
         guard !stopped else { return }
-        if case .success(let response) = result, response.status == 200, let page = Self.readChanges(response.body) {
+        if case .success(let response) = result, response.status == 200, let page = Self.readChanges(response) {
             watchFailures = 0
-            if page.entities.isEmpty && page.unreadable == 0 {
+            // A server whose database is not the one synced with has nothing past this device's
+            // cursor to wake it for: the pull that finds the new name starts over.
+            if page.entities.isEmpty && page.unreadable == 0 && !serverWasReplaced(page) {
                 watch()  // the wait ran out with nothing new
             } else {
                 beginFlush(.remote)  // the next wait opens when this flush ends

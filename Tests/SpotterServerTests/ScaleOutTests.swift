@@ -62,7 +62,11 @@ struct ScaleOutTests {
                 try $0.makeRandomAccess().text("name") ?? ""
             }
         }
-        #expect(applied == PostgresSchema.migrations.map(\.name))
+        // One database, one name: every instance gives the change feed the same identity.
+        #expect(Set(stores.map(\.identity)).count == 1)
+        #expect(stores[0].identity.count == 32, "drawn by PostgreSQL: \(stores[0].identity)")
+        // By name, as text sorts them ("v10" before "v2"), on both sides.
+        #expect(applied.sorted() == PostgresSchema.migrations.map(\.name).sorted())
         for store in stores { try await store.close() }
     }
 

@@ -109,6 +109,7 @@ func stopping(_ server: TestServer, _ body: (TestServer) async throws -> Void) a
 /// errors mid-request), `wrapTransaction` may replace what the handlers write through.
 struct WrappedStore: ServerStore {
     let base: any ServerStore
+    var identity: String { base.identity }
     var beforeWrite: @Sendable () throws -> Void = {}
     var wrapTransaction: @Sendable (any ServerTransaction) -> any ServerTransaction = { $0 }
 

@@ -1,0 +1,73 @@
+import Foundation
+import SpotterTestSupport
+import Testing
+
+/// A server whose database is lost (restored from nothing, its file replaced) and that comes back
+/// on the same address: the devices must notice, and send what they hold again, instead of calling
+/// it synced while the server has none of it.
+@Suite("A server that lost its database", .enabled(if: SpotterBinary.exists, "build the binary first: swift build"))
+struct ServerResetTests {
+    static func log(_ db: String, _ weight: Int, _ remote: [String]) async throws -> String {
+        let logged = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "\(weight)", "--reps", "5"] + remote, db: db)
+        #expect(logged.status == 0, "log: \(logged.stderr)")
+        return logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func setIDs(_ db: String, _ remote: [String]) async throws -> [String] {
+        let listed = try await SpotterBinary.run(["sets", "--json"] + remote, db: db)
+        let sets = try SpotterBinary.json(listed.stdout)["sets"] as? [[String: Any]] ?? []
+        return sets.compactMap { $0["id"] as? String }.sorted()
+    }
+
+    @Test("a server restarted on an empty database gets every set again, and each device sees all of them once")
+    func aServerRestartedEmptyGetsEverythingAgain() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let serverDB = directory.appendingPathComponent("server.db").path
+        let first = try await offThePool { try ServerProcess(db: serverDB) }
+        let port = try #require(URLComponents(string: first.url)?.port)
+        let remote = ["--server", first.url, "--token", ServerProcess.token]
+        let phone = directory.appendingPathComponent("phone.db").path
+        let laptop = directory.appendingPathComponent("laptop.db").path
+        var logged = [try await Self.log(phone, 100, remote), try await Self.log(phone, 102, remote)]
+        logged.append(try await Self.log(laptop, 60, remote))
+        for db in [phone, laptop, phone] {
+            #expect(try await SpotterBinary.run(["sync"] + remote, db: db).status == 0)
+        }
+        #expect(try await Self.setIDs(laptop, remote) == logged.sorted())
+
+        // The server's database is lost; the server comes back empty on the same address.
+        first.stop()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: serverDB + suffix) }
+        let second = try await offThePool { try ServerProcess(db: serverDB, port: port) }
+        defer { second.stop() }
+
+        // The laptop logs into the new server first; the log's own sync finds the new database,
+        // says so, and sends everything the laptop holds again, the phone's sets included.
+        let newSet = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "62", "--reps", "5"] + remote, db: laptop)
+        #expect(newSet.stderr.contains("is not what this device synced with"), "\(newSet.stderr)")
+        logged.append(newSet.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        let laptopSync = try await SpotterBinary.run(["sync"] + remote, db: laptop)
+        #expect(laptopSync.status == 0, "\(laptopSync.stdout) \(laptopSync.stderr)")
+        // The phone, back too, sends its own again (the server already has them: no double) and
+        // receives the laptop's new set, logged at versions its old cursor had passed.
+        let phoneSync = try await SpotterBinary.run(["sync"] + remote, db: phone)
+        #expect(phoneSync.status == 0, "\(phoneSync.stdout) \(phoneSync.stderr)")
+        #expect(try await Self.setIDs(phone, remote) == logged.sorted())
+        let status = try SpotterBinary.json(
+            try await SpotterBinary.run(["status", "--json"] + remote, db: phone).stdout)
+        #expect(status["pending"] as? Int == 0)
+        #expect(status["failed"] as? Int == 0)
+
+        // A device that never saw the old database gets every set, each once.
+        let fresh = directory.appendingPathComponent("fresh.db").path
+        #expect(try await SpotterBinary.run(["sync"] + remote, db: fresh).status == 0)
+        #expect(try await Self.setIDs(fresh, remote) == logged.sorted())
+
+        // A sync with nothing new after that is quiet: the name is known now.
+        let again = try await SpotterBinary.run(["sync"] + remote, db: laptop)
+        #expect(again.status == 0)
+        #expect(!again.stderr.contains("synced with"), "\(again.stderr)")
+    }
+}
