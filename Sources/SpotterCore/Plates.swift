@@ -20,28 +20,30 @@ public struct PlateSet: Sendable, Hashable, Codable {
     public static let maxBar = 100.0
 
     public init(unit: WeightUnit, bar: Double, plates: [Double]) throws(ValidationError) {
-        guard bar.isFinite, bar >= 0, bar <= Self.maxBar, Self.hundredths(bar) != nil else {
+        guard bar.isFinite, bar >= 0, bar <= Self.maxBar, let barHundredths = Self.hundredths(bar) else {
             throw ValidationError(
                 field: "bar", message: "must be a weight from 0 to \(Int(Self.maxBar)) in steps of 0.01")
         }
         var seen: Set<Int> = []
         var kept: [Double] = []
         for plate in plates {
-            guard plate.isFinite, plate > 0, plate <= Self.maxPlate, let key = Self.hundredths(plate) else {
+            // At least one hundredth: 1e-300 is above 0 but is kept, and read back, as 0.
+            guard plate.isFinite, plate > 0, plate <= Self.maxPlate, let key = Self.hundredths(plate), key > 0 else {
                 throw ValidationError(
                     field: "plates",
                     message:
-                        "'\(Formatting.number(plate))' is not a plate (a weight above 0 and up to \(Int(Self.maxPlate)), in steps of 0.01)"
+                        "'\(Self.exactly(plate))' is not a plate (a weight above 0 and up to \(Int(Self.maxPlate)), in steps of 0.01)"
                 )
             }
-            if seen.insert(key).inserted { kept.append(plate) }
+            // Kept as the hundredths it was checked as: what is stored reads back the same.
+            if seen.insert(key).inserted { kept.append(Double(key) / 100) }
         }
         guard !kept.isEmpty else { throw ValidationError(field: "plates", message: "name at least one plate") }
         guard kept.count <= Self.maxKinds else {
             throw ValidationError(field: "plates", message: "at most \(Self.maxKinds) kinds of plate")
         }
         self.unit = unit
-        self.bar = bar
+        self.bar = Double(barHundredths) / 100
         self.plates = kept.sorted(by: >)
     }
 
@@ -67,6 +69,13 @@ public struct PlateSet: Sendable, Hashable, Codable {
             plates.append(value)
         }
         return plates
+    }
+
+    /// `value` as typed: the short form when it reads back the same, else every digit (a refused
+    /// 0.005 or 1e-300 is not shown as the "0.01" or "0" it would round to).
+    static func exactly(_ value: Double) -> String {
+        let short = Formatting.number(value)
+        return Double(short) == value ? short : "\(value)"
     }
 
     /// A weight in hundredths of the unit, when it is a whole number of them.
@@ -287,16 +296,20 @@ public struct WarmupScheme: Sendable, Equatable, Codable {
         guard !steps.isEmpty, steps.count <= 10 else {
             throw ValidationError(field: "warmup", message: "give 1 to 10 steps")
         }
+        var kept: [Step] = []
         for step in steps {
-            guard step.percent.isFinite, (0..<100).contains(step.percent) else {
+            // Checked as it is kept, in hundredths of a percent: 99.999 would be kept as 100.
+            let percent = step.percent.isFinite ? (step.percent * 100).rounded() / 100 : step.percent
+            guard percent.isFinite, (0..<100).contains(percent) else {
                 throw ValidationError(
                     field: "warmup", message: "a step's percent must be from 0 (the bar) to below 100")
             }
             guard (1...50).contains(step.reps) else {
                 throw ValidationError(field: "warmup", message: "a step's reps must be from 1 to 50")
             }
+            kept.append(Step(percent: percent, reps: step.reps))
         }
-        self.steps = steps.sorted { $0.percent < $1.percent }
+        self.steps = kept.sorted { $0.percent < $1.percent }
     }
 
     public static let standard = try! WarmupScheme(steps: [

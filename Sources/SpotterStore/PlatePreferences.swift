@@ -37,7 +37,7 @@ extension Preferences {
         var set = PlateSet.standard(unit)
         if let text = try meta(Preference.plates(unit)) {
             guard let stored = try? PlateSet(text: text, unit: unit) else {
-                throw unreadable(Preference.plates(unit), text)
+                throw unreadable(Preference.plates(unit), text, mend: "spotter config plates \(unit.rawValue) default")
             }
             set = stored
         }
@@ -46,7 +46,10 @@ extension Preferences {
                 exercise.trimmingCharacters(in: .whitespacesAndNewlines), db: db)
             let key = Preference.bar(unit, exercise: name)
             if let text = try meta(key) {
-                guard let bar = Double(text) else { throw unreadable(key, text) }
+                guard let bar = Double(text) else {
+                    throw unreadable(
+                        key, text, mend: "spotter config plates \(unit.rawValue) --exercise \"\(name)\" --bar default")
+                }
                 set = try checked(PlateSet(unit: unit, bar: bar, plates: set.plates))
             }
         }
@@ -65,9 +68,16 @@ extension Preferences {
 
     /// Sets the bar and the plates owned in `unit`; nil keeps what is set now.
     public func setPlates(unit: WeightUnit, bar: Double?, plates: [Double]?) throws {
-        let current = try plateSet(unit: unit)
+        // A stored set that no longer reads is replaced, what is not given taken from a gym's usual
+        // set: setting it again is how the lifter mends it.
+        let current = (try? plateSet(unit: unit)) ?? PlateSet.standard(unit)
         let set = try Self.checked(PlateSet(unit: unit, bar: bar ?? current.bar, plates: plates ?? current.plates))
         try setMeta(Preference.plates(unit), set.text)
+    }
+
+    /// Back to a gym's usual bar and plates in `unit` (`PlateSet.standard`).
+    public func resetPlates(unit: WeightUnit) throws {
+        try setMeta(Preference.plates(unit), nil)
     }
 
     /// Gives `exercise` a bar of its own in `unit` (nil: back to the unit's bar).
@@ -102,7 +112,7 @@ extension Preferences {
         do {
             return try WarmupScheme.parse(text)
         } catch {
-            throw Self.unreadable(Preference.warmup, text)
+            throw Self.unreadable(Preference.warmup, text, mend: "spotter config warmup default")
         }
     }
 
@@ -140,9 +150,10 @@ extension Preferences {
         }
     }
 
-    static func unreadable(_ key: String, _ text: String) -> StoreError {
+    /// - Parameter mend: the command that sets it back to the default.
+    static func unreadable(_ key: String, _ text: String, mend: String) -> StoreError {
         StoreError.notAllowed(
             "the preference \(key) reads '\(DisplayText.replacingControls(String(text.prefix(60))))', which is not "
-                + "a valid setting: set it again with spotter config")
+                + "a valid setting: set it again with spotter config, or back to the default with \(mend)")
     }
 }

@@ -23,22 +23,35 @@ struct ConfigShow: AsyncParsableCommand {
 
     func run() async throws {
         let store = try global.openStore(readOnly: true)
+        var unreadable = false
         print("rest \(try store.preferences.restSeconds(exercise: nil)) s")
         for rest in try store.preferences.exerciseRests() { print("rest \(rest.seconds) s for \(rest.exercise)") }
         print("bell \(try store.preferences.restBell ? "on" : "off")")
         print("unit \(try store.preferences.displayUnit?.rawValue ?? "as logged")")
         for unit in WeightUnit.allCases {
-            print("plates \(unit.rawValue): \(try store.preferences.plateSet(unit: unit).summary)")
+            // One setting that does not read is named with its mend; the others still show.
+            do {
+                print("plates \(unit.rawValue): \(try store.preferences.plateSet(unit: unit).summary)")
+            } catch {
+                print("plates \(unit.rawValue): \(StoreError.oneLine(error))")
+                unreadable = true
+            }
         }
         for bar in try store.preferences.exerciseBars() {
             print(
                 "bar for \(try store.queries.exerciseName(bar.exercise)): \(Formatting.weight(bar.bar, unit: bar.unit))"
             )
         }
-        print("warmup \(try store.preferences.warmupScheme().summary)")
+        do {
+            print("warmup \(try store.preferences.warmupScheme().summary)")
+        } catch {
+            print("warmup: \(StoreError.oneLine(error))")
+            unreadable = true
+        }
         let weekStart = try store.preferences.weekStart
         print("week-start \(weekStart == 1 ? "sunday" : weekStart == 2 ? "monday" : "locale")")
         print("streak \(try store.preferences.streakGoal) a week")
+        if unreadable { throw ExitCode(1) }
     }
 }
 

@@ -15,11 +15,13 @@ struct ConfigPlates: AsyncParsableCommand {
             spotter config plates lb --bar 45 45,35,25,10,5,2.5
             spotter config plates kg --exercise "Trap Bar Deadlift" --bar 25
             spotter config plates kg --exercise "Trap Bar Deadlift" --bar default
+            spotter config plates kg default     (back to a 20 kg bar and 25 … 1.25 kg plates)
             """)
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "kg or lb.") var unit: String
-    @Argument(help: "The plates, comma-separated (one of each kind: you own them in pairs).") var plates: String?
+    @Argument(help: "The plates, comma-separated (one of each kind: you own them in pairs), or 'default'.")
+    var plates: String?
     @Option(help: "The empty bar's weight ('default' with --exercise: the unit's bar).") var bar: String?
     @Option(help: "Only this exercise's bar.") var exercise: String?
 
@@ -41,6 +43,12 @@ struct ConfigPlates: AsyncParsableCommand {
             return
         }
         guard bar != nil || plates != nil else {
+            print(try store.preferences.plateSet(unit: unit).summary)
+            return
+        }
+        if plates == "default" {
+            guard bar == nil else { throw CLIError("'default' sets the bar too: drop --bar", code: 2) }
+            try store.preferences.resetPlates(unit: unit)
             print(try store.preferences.plateSet(unit: unit).summary)
             return
         }

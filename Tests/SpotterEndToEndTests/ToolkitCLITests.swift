@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 /// Plates and warm-ups from the command line, on the real binary.
@@ -52,6 +53,10 @@ struct ToolkitCLITests {
             ["config", "plates", "kg", "--bar", "20", "25,\u{1B}[2J"],
             ["config", "plates", "kg", "--exercise", "Squat (Barbell)", "--bar", "20", "25,20"],
             ["config", "warmup", "150:3"],
+            // Above 0 and below 100, but kept as 0 and 100: refused, never stored as what fails to read.
+            ["config", "plates", "kg", "--bar", "20", "1e-300"],
+            ["config", "plates", "kg", "--bar", "20", "25,0.001"],
+            ["config", "warmup", "bar:10,99.999:1"],
             ["config", "warmup", "bar:10,\u{202E}40:5"],
             ["warmup", "Squat (Barbell)", "lots"],
             ["warmup", "Squat (Barbell)", "-5"],
@@ -62,8 +67,39 @@ struct ToolkitCLITests {
             #expect(!result.stderr.contains("\u{1B}"), "a control character is never echoed")
         }
         #expect(try await SpotterBinary.run(["config", "show"], db: db).stdout == before)
+        #expect(
+            try await SpotterBinary.run(["config", "plates", "kg", "--bar", "20", "1e-300"], db: db).stderr.contains(
+                "'1e-300' is not a plate"), "the value as typed, not the 0 it would be kept as")
         let ambiguous = try await SpotterBinary.run(["warmup", "bench", "100"], db: db)
         #expect(ambiguous.status == 2)
         #expect(ambiguous.stderr.contains("Bench Press (Barbell)"))
+    }
+
+    @Test func aSettingThatNoLongerReadsIsNamedAndMendedFromTheCommandLine() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        #expect(try await SpotterBinary.run(["config", "plates", "kg", "--bar", "15", "10,5"], db: db).status == 0)
+        // A damaged file (an older build, a hand edit): the plates read as no valid setting.
+        let queue = try DatabaseQueue(path: db)
+        try await queue.write { db in
+            try db.execute(sql: "UPDATE meta SET value = '20: 0' WHERE key = 'pref.plates.kg'")
+            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('pref.warmup', 'bar:10,100:1')")
+        }
+        try queue.close()
+        let show = try await SpotterBinary.run(["config", "show"], db: db)
+        #expect(show.status == 1, "not every setting read")
+        #expect(show.stdout.contains("plates lb: 45 lb bar"), "the others still show: \(show.stdout)")
+        #expect(show.stdout.contains("spotter config plates kg default"), "\(show.stdout)")
+        #expect(show.stdout.contains("spotter config warmup default"), "\(show.stdout)")
+        // Setting it again mends it; so does 'default'.
+        let again = try await SpotterBinary.run(["config", "plates", "kg", "--bar", "20"], db: db)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("20 kg bar, 25/20/15/10/5/2.5/1.25"), "\(again.stdout)")
+        let reset = try await SpotterBinary.run(["config", "plates", "kg", "default"], db: db)
+        #expect(reset.status == 0, "\(reset.stderr)")
+        #expect(try await SpotterBinary.run(["config", "warmup", "default"], db: db).status == 0)
+        let mended = try await SpotterBinary.run(["config", "show"], db: db)
+        #expect(mended.status == 0, "\(mended.stdout)")
+        #expect(mended.stdout.contains("plates kg: 20 kg bar, 25/20/15/10/5/2.5/1.25"))
+        #expect(try await SpotterBinary.run(["warmup", "Squat (Barbell)", "100"], db: db).status == 0)
     }
 }
