@@ -74,12 +74,16 @@ extension SpotterStore {
             db.cachedStatement(
                 sql: """
                     SELECT id FROM workouts WHERE deleted_at IS NULL
-                    AND (id = ? OR (name = ? AND started_at = ?) OR id IN (SELECT value FROM json_each(?)))
+                    AND (id = ? OR (name = ? AND started_at >= ? AND started_at < ?)
+                        OR id IN (SELECT value FROM json_each(?)))
                     AND \(visible())
                     ORDER BY id = ? DESC LIMIT 1
                     """),
+            // A workout started in the app keeps its milliseconds, and an export writes whole
+            // seconds: the same name started within that second is the same workout.
             arguments: [
                 derivedID.wireString, first.workoutName, Timestamp.format(start),
+                Timestamp.format(start.addingTimeInterval(1)),
                 JSONValue.array(
                     try importAliases(db: db).map {
                         .string(ContentID.uuid("spotter-import-workout|\($0)|\(key)").wireString)

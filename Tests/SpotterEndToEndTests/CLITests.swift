@@ -180,6 +180,25 @@ struct ImportExportCLITests {
         #expect(try await SpotterBinary.run(["export"], db: other).stdout == exported)
     }
 
+    /// A backup read back into the database it came from: the sets logged in the app (their
+    /// workout started with milliseconds, written to the file as whole seconds) are found, not doubled.
+    @Test func anExportImportedIntoItsOwnDatabaseAddsNothing() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        for weight in ["100", "105"] {
+            let logged = try await SpotterBinary.run(
+                ["log", "--exercise", "Squat (Barbell)", "--weight", weight, "--reps", "5"], db: db)
+            #expect(logged.status == 0, "\(logged.stderr)")
+        }
+        let exported = try await SpotterBinary.run(["export"], db: db).stdout
+        let file = db + ".csv"
+        try exported.write(toFile: file, atomically: true, encoding: .utf8)
+        let again = try await SpotterBinary.run(["import", file], db: db)
+        #expect(again.stdout.contains("imported 0 sets"), "\(again.stdout)")
+        let workouts = try SpotterBinary.json(try await SpotterBinary.run(["workouts", "--json"], db: db).stdout)
+        #expect((workouts["workouts"] as? [Any])?.count == 1)
+        #expect(try await SpotterBinary.run(["export"], db: db).stdout == exported)
+    }
+
     /// A file saved in another encoding (Windows-1252: "é" is the byte 0xE9) would import each
     /// accented name as another exercise: it is refused with the line of the first such byte, and
     /// nothing is written. A spreadsheet's UTF-16 with its byte-order mark imports; a directory,
