@@ -95,6 +95,8 @@ public enum OutboxMachine {
         /// Tries and age start over, so the safety valve gives a retried operation a full new run.
         case startAfresh
         case scheduleRetry(at: Date)
+        /// Due at once: a retry time still ahead is dropped.
+        case dueNow
         case recordAnswer(status: Int?, error: String?)
         /// It is over, one way or the other (the time it ended).
         case complete
@@ -154,7 +156,7 @@ public enum OutboxMachine {
         public let event: String
         public var description: String {
             switch event {
-            case "retry": "the operation is \(state.rawValue); only failed operations can be retried"
+            case "retry": "the operation is \(state.rawValue); only failed or waiting operations can be retried"
             case "discard": "the operation is \(state.rawValue); only failed or blocked operations can be discarded"
             default: "an operation that is \(state.rawValue) cannot be \(event)"
             }
@@ -260,6 +262,11 @@ public enum OutboxMachine {
         // server recorded the edit as a conflict, which the user sees), so nothing is left to send.
         case (.seenDeletedOnServer, .failedPermanent) where facts.kind == .update && facts.lastStatus == 404:
             return Transition(.succeeded, [.recordAnswer(status: 404, error: nil), .complete])
+
+        // Waiting out a server's Retry-After or the backoff: the lifter asks for it now. The same
+        // key (it may have landed), with its attempts so far.
+        case (.retry, .failedTransient):
+            return Transition(.pending, [.recordAnswer(status: facts.lastStatus, error: nil), .dueNow])
 
         case (.retry, .failedPermanent):
             if facts.refused {

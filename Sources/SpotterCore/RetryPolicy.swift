@@ -31,14 +31,19 @@ public struct RetryPolicy: Sendable, Equatable {
 
 /// Parses `Retry-After` (RFC 9110: delay-seconds or an HTTP date).
 public enum RetryAfter {
+    /// The longest wait a server's `Retry-After` is taken for: a server (or a proxy in front of it)
+    /// that asks for an hour, or for 2⁶³ seconds, must not park the queue past what a lifter waits
+    /// for; the retry after this finds out whether it is still busy.
+    public static let longest: TimeInterval = 300
+
     public static func parse(_ value: String, now: Date) -> TimeInterval? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed), seconds >= 0 { return TimeInterval(seconds) }
+        if let seconds = Int(trimmed), seconds >= 0 { return min(TimeInterval(seconds), longest) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: trimmed) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        return min(max(0, date.timeIntervalSince(now)), longest)
     }
 }

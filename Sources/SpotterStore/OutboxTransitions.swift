@@ -110,6 +110,8 @@ extension SpotterStore {
             case .scheduleRetry(let at):
                 row.nextAttemptAt = at
                 row.releaseLease()
+            case .dueNow:
+                row.nextAttemptAt = nil
             case .recordAnswer(let status, let error):
                 row.lastStatus = status
                 row.lastError = error
@@ -160,7 +162,7 @@ extension SpotterStore {
     ) throws -> [StoreNotice] {
         let table = EntityTable.table(op.entityType)
         switch effect {
-        case .startTry, .undoTry, .startAfresh, .scheduleRetry, .recordAnswer, .complete, .resendLaterEdits,
+        case .startTry, .undoTry, .startAfresh, .scheduleRetry, .dueNow, .recordAnswer, .complete, .resendLaterEdits,
             .markNoAnswer:
             break  // the row's own changes, made in `transition`
         case .takeServerRow:

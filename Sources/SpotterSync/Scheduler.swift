@@ -22,7 +22,8 @@ public struct DispatchSyncScheduler: SyncScheduler {
         after delay: TimeInterval, on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void
     ) -> any ScheduledWork {
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + max(0, delay), leeway: .milliseconds(20))
+        // At most a year: a time read from a damaged row must not overflow the deadline.
+        timer.schedule(deadline: .now() + min(max(0, delay.isNaN ? 0 : delay), 366 * 86_400), leeway: .milliseconds(20))
         timer.setEventHandler(handler: work)
         timer.resume()
         return DispatchTimerWork(timer: timer)

@@ -110,7 +110,7 @@ public enum Renderer {
             if !state.syncAvailable { return StyledText("\(state.counts.pending) queued (no sync)", .colored(.yellow)) }
             if badgeSaysOffline(state) {
                 // Offline reads as offline: what waits, and when the next try comes (the persisted time).
-                let left = state.nextRetryAt.map { Int($0.timeIntervalSince(state.now).rounded(.up)) } ?? 0
+                let left = state.nextRetryAt.map { secondsUntil($0, from: state.now, rounding: .up) } ?? 0
                 let retry = left > 0 ? "retry in \(left) s" : "retrying\(g.ellipsis)"
                 return StyledText(
                     "\(g.offline) offline \(g.middleDot) \(state.counts.pending) queued \(g.middleDot) \(retry)",
@@ -481,12 +481,28 @@ public enum Renderer {
 
     // MARK: Debug pane
 
+    /// Whole seconds from `now` to `date`, held within a century either way: a time read from a
+    /// damaged row (1e300) or a server's (9.2e18 seconds away) is shown far off, never a trap.
+    static func secondsUntil(
+        _ date: Date, from now: Date, rounding rule: FloatingPointRoundingRule = .toNearestOrEven
+    )
+        -> Int
+    {
+        let seconds = date.timeIntervalSince(now)
+        guard seconds.isFinite else { return seconds > 0 ? century : seconds < 0 ? -century : 0 }
+        return Int(min(max(seconds, -Double(century)), Double(century)).rounded(rule))
+    }
+
+    static let century = 100 * 366 * 86_400
+
     static func relativeFormatter(_ date: Date, _ now: Date) -> String {
-        let seconds = Int(date.timeIntervalSince(now).rounded())
+        let seconds = secondsUntil(date, from: now)
         if seconds <= 0 { return "now" }
         if seconds < 60 { return "in \(seconds)s" }
         if seconds < 3600 { return "in \(seconds / 60)m" }
-        return "in \(seconds / 3600)h"
+        if seconds < 100 * 3600 { return "in \(seconds / 3600)h" }
+        if seconds < 100 * 86_400 { return "in \(seconds / 86_400)d" }
+        return "later"
     }
 
     static func drawDebugPane(_ state: AppState, _ buffer: inout ScreenBuffer, top: Int, height: Int) {

@@ -112,6 +112,10 @@ struct RetryTests {
         #expect(RetryAfter.parse("2", now: now) == 2)
         #expect(RetryAfter.parse("Tue, 14 Nov 2023 22:13:30 GMT", now: now) == 10)
         #expect(RetryAfter.parse("soon", now: now) == nil)
+        // A server (or a proxy) asking for an hour, or for 2^63 seconds, is taken for five minutes.
+        #expect(RetryAfter.parse("3600", now: now) == RetryAfter.longest)
+        #expect(RetryAfter.parse("9223372036854775807", now: now) == RetryAfter.longest)
+        #expect(RetryAfter.parse("Fri, 31 Dec 9999 23:59:59 GMT", now: now) == RetryAfter.longest)
     }
 
     @Test(arguments: [

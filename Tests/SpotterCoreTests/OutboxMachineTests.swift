@@ -31,7 +31,7 @@ struct OutboxMachineTests {
             "claimed": "in_flight", "unreadable": "failed_permanent", "dependencyFailed": "blocked",
             "succeeded": "succeeded", "transient": "failed_transient", "permanent": "failed_permanent",
             "workoutGone": "removed",
-            "gaveUp": "failed_permanent", "dependencyGaveUp": "blocked",
+            "gaveUp": "failed_permanent", "dependencyGaveUp": "blocked", "retry": "pending",
         ],
         .failedPermanent: ["unreadable": "failed_permanent", "retry": "removed", "discard": "removed"],
         .blocked: [

@@ -76,6 +76,22 @@ struct QueueTests {
         #expect(again[0].idempotencyKey == op.idempotencyKey)
     }
 
+    /// A server asked for a long wait: `spotter retry` sends it now, with the same key.
+    @Test func aRetryAsksNowForAnOperationWaitingOutItsRetryTime() throws {
+        let clock = ManualClock()
+        let store = try makeStore(clock: clock)
+        try store.workoutLog.createWorkout(name: "Legs")
+        let op = try #require(try store.queue.claimEligible(limit: 10).first)
+        try store.queue.complete(
+            opID: op.opID,
+            result: .transient(status: 503, error: "busy", retryAt: clock.now().addingTimeInterval(RetryAfter.longest)))
+        #expect(try store.queue.claimEligible(limit: 10).isEmpty)
+        try store.queue.retry(opID: op.opID)
+        let now = try store.queue.claimEligible(limit: 10)
+        #expect(now.map(\.opID) == [op.opID])
+        #expect(now.first?.idempotencyKey == op.idempotencyKey, "it may have landed: the same key")
+    }
+
     @Test func oneOperationPerEntityInFlightAndEnqueueOrderKept() throws {
         let store = try makeStore()
         let logged = try sentSet(store)

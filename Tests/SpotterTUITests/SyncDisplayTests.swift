@@ -165,6 +165,21 @@ struct SyncDisplayTests {
         #expect(debug.screen.line(row).contains("succeeded"))
     }
 
+    @Test("a retry time from a damaged row or a server's huge Retry-After shows far off, in the pane and the badge")
+    func aRetryCenturiesAwayIsShownNotTrapped() throws {
+        let fixture = try Fixture()
+        try fixture.log("Squat (Barbell)", 100, 5)
+        let op = try #require(try fixture.store.queue.claimEligible(limit: 1).first)
+        try fixture.store.queue.complete(
+            opID: op.opID, result: .transient(status: 503, error: "busy", retryAt: Date(timeIntervalSince1970: 1e300)))
+        let app = fixture.controller(columns: 120, rows: 50)
+        app.handle(.character("D"))
+        let row = try #require(app.screen.row(containing: "failed_transient"))
+        #expect(app.screen.line(row).contains("later"), "a retry past 100 days: \(app.screen.line(row))")
+        app.tick()
+        #expect(app.screen.contains("queued"), "the badge counts it")
+    }
+
     @Test("offline reads 'offline · N queued · retry in S s', counting down to the stored next attempt")
     func offlineCountsDown() throws {
         let fixture = try Fixture()
