@@ -9,12 +9,14 @@ import Foundation
 // handler is installed and reset only after every handler is removed; the handler only reads it.
 nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
 
-/// Turns SIGINT, SIGTERM, SIGTSTP, SIGCONT and SIGWINCH into bytes on a pipe the input loop polls, so
-/// the real work (endwin, suspend, redraw) happens on the UI thread, never in a handler.
+/// Turns SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT and SIGWINCH into bytes on a pipe the
+/// input loop polls, so the real work (endwin, suspend, redraw) happens on the UI thread, never in a
+/// handler. SIGQUIT (Ctrl-\, or a pasted 0x1C byte the terminal turns into one) is taken and
+/// ignored: its default would dump core with the terminal still raw.
 /// The process has other threads (the engine, Swift's executors), so a signal may land on any
 /// of them and never interrupt the UI thread's poll(): the pipe is what wakes it.
 final class SignalPipe {
-    static let handled: [Int32] = [SIGINT, SIGTERM, SIGTSTP, SIGCONT, SIGWINCH]
+    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT, SIGWINCH]
     let readEnd: Int32
     private let writeEnd: Int32
 

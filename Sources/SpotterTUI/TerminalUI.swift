@@ -33,7 +33,7 @@ public struct TerminalUIOptions: Sendable {
 }
 
 /// Runs the full-screen UI until the user quits; returns the process exit code
-/// (0 on `q`, 128 + the signal on SIGINT/SIGTERM, 1 when there is no usable terminal).
+/// (0 on `q`, 128 + the signal on SIGINT/SIGTERM/SIGHUP, 1 when there is no usable terminal).
 public func runTerminalUI(_ options: TerminalUIOptions) -> Int32 {
     let environment = ProcessInfo.processInfo.environment
     let logDescriptor = options.logFile.flatMap(FileLogHandler.openDescriptor(path:))
@@ -156,9 +156,11 @@ final class InputLoop {
             }
             for number in signals.drain() {
                 switch number {
-                case SIGINT, SIGTERM:
+                case SIGINT, SIGTERM, SIGHUP:
                     logger.info("signal \(number): quitting")
                     return 128 + number
+                case SIGQUIT:
+                    break  // Ctrl-\ (or its byte in a paste): nothing to do, and no core dump
                 case SIGTSTP:
                     terminal.suspend()
                     signals.stopProcess()

@@ -251,6 +251,30 @@ struct HostileTextTUITests {
         #expect(!modes.screen.contains("-icanon") && !modes.screen.contains("-echo"), "\(modes.screen)")
     }
 
+    @Test("Ctrl-\\ (SIGQUIT) does nothing: no core dump, no raw terminal left behind; q still quits with 0")
+    func quitSignalKeyIsIgnored() async throws {
+        let workspace = try Workspace()
+        let binary = TmuxSession.spotterBinary
+        let tmux = try TmuxSession(tmux: try #require(TmuxSession.executable), columns: 120, rows: 40)
+        try tmux.type(
+            "LANG=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) XDG_CONFIG_HOME=\(shellQuoted(workspace.directory.path)) \(shellQuoted(binary)); echo exit=$?"
+        )
+        try tmux.press("Enter")
+        let open = try await tmux.waitFor(timeout: 60) { $0.contains("Workouts") }
+        try #require(open.ok, "the UI did not open:\n\(open.screen)")
+        try tmux.press("C-\\")
+        try tmux.press("C-\\")
+        try await Task.sleep(nanoseconds: 500_000_000)
+        func ended(_ screen: String) -> Bool { screen.split(separator: "\n").contains { $0.hasPrefix("exit=") } }
+        let after = try tmux.capture()
+        #expect(!ended(after), "the UI ended on Ctrl-\\:\n\(after)")
+        #expect(after.contains("Workouts"), "still drawn:\n\(after)")
+        try tmux.press("q")
+        let quit = try await tmux.waitFor(timeout: 30) { ended($0) }
+        #expect(quit.screen.split(separator: "\n").contains("exit=0"), "\(quit.screen)")
+        #expect(!quit.screen.contains("crashed"), "\(quit.screen)")
+    }
+
     @Test("a stack overflow under the UI gives the terminal back too: the guard runs on a stack of its own")
     func stackOverflowRestoresTheTerminal() async throws {
         let workspace = try Workspace()
