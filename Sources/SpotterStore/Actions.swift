@@ -184,9 +184,16 @@ extension SpotterStore {
     /// The caller marks its exercise for a recompute when `record` is not known (no trigger
     /// does: see `markRecordsStale`).
     func insertSetRow(_ set: WorkoutSet, record: RecordKind?, imported: Bool, db: Database, now: Date) throws {
+        try insertSetRow(set, values: set.presentValues, record: record, imported: imported, db: db, now: now)
+    }
+
+    /// `insertSetRow` with the set's `presentValues` already worked out (its create is made of them too).
+    func insertSetRow(
+        _ set: WorkoutSet, values: [JSONValue?], record: RecordKind?, imported: Bool, db: Database, now: Date
+    ) throws {
         try db.cachedStatement(sql: Self.insertSetSQL).execute(
             arguments: StatementArguments(
-                set.columnArguments + [
+                values.map { ($0 ?? .null).databaseValue } + [
                     set.estimatedOneRepMaxKg?.databaseValue ?? .null, (record?.rawValue ?? 0).databaseValue,
                     Timestamp.format(now).databaseValue, userID.databaseValue, imported.databaseValue,
                 ]))
@@ -584,9 +591,8 @@ extension WorkoutLog {
         _ = try input.validatedExercise()
         return try writer.write { db in
             let logged = try store.logValidatedSet(input, id: id, db: db, now: now)
-            try store.journal(
-                .created, .set, id: logged.set.id.wireString, before: nil,
-                workoutCreated: logged.createdWorkout ? logged.workout.id.wireString : nil,
+            try store.journalLog(
+                logged.set, workoutCreated: logged.createdWorkout ? logged.workout.id.wireString : nil,
                 description: "logged \(SpotterStore.describe(logged.set))", db: db, now: now)
             return logged
         }

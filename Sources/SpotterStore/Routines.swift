@@ -951,9 +951,9 @@ extension RoutineBook {
                 sql: "UPDATE routine_plans SET status = 'done', set_id = ? WHERE id = ?",
                 arguments: [logged.set.id.wireString, planID.wireString])
             // Undone like any log: the set goes, and the planned row is to do again.
-            try store.journal(
-                .created, .set, id: logged.set.id.wireString, before: nil,
-                description: "logged \(SpotterStore.describe(logged.set)) (planned)", db: db, now: now)
+            try store.journalLog(
+                logged.set, workoutCreated: nil, description: "logged \(SpotterStore.describe(logged.set)) (planned)",
+                db: db, now: now)
             return logged
         }
     }

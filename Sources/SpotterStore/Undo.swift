@@ -66,6 +66,15 @@ extension SpotterStore {
             workoutCreated: workoutCreated, description: description, db: db, now: now)
     }
 
+    /// Journals a log: the set as it was made (`after`), which undoing it checks the set still
+    /// is, so a set another device edited since is not deleted with its edit.
+    func journalLog(_ set: WorkoutSet, workoutCreated: String?, description: String, db: Database, now: Date) throws {
+        try journal(
+            .created, .set, id: set.id.wireString, beforeText: nil,
+            afterText: JSONValue.object(set.wireFields).canonicalString, workoutCreated: workoutCreated,
+            description: description, db: db, now: now)
+    }
+
     func journal(
         _ action: JournalAction, _ type: EntityType, id: String, beforeText: String?, afterText: String? = nil,
         workoutCreated: String? = nil, description: String, db: Database, now: Date
@@ -178,6 +187,26 @@ extension WorkoutLog {
             switch action {
             case .created:
                 guard live else { return refused("\(what) was deleted since") }
+                // Changed since it was logged (another device's edit, a merge): deleting it would
+                // throw that edit away unseen, so nothing is deleted and the fields are named. Its
+                // place, and the workout it is in (a workout deleted and brought back by undo is a
+                // copy under a new id), are not what was lifted. (A log journalled before logs kept
+                // their values has none to check.)
+                if let text = row.cell("after", as: String.self) {
+                    guard let made = JSONValue.parse(text)?.objectValue,
+                        let current = try EntityTable.wireFields(type, id: id, db: db)
+                    else { return refused("its values do not read") }
+                    let changed = Set(made.keys).union(current.keys).subtracting(Self.notLifted).sorted()
+                        .filter { field in
+                            !SpotterStore.sameStoredValue(current[field] ?? .null, made[field] ?? .null)
+                        }
+                    if !changed.isEmpty {
+                        let shown = changed.map { field in
+                            "\(StoredConflict.fieldName(field)) is \(Self.shownNow(field, current))"
+                        }
+                        return refused("changed since it was logged: \(shown.joined(separator: ", "))")
+                    }
+                }
                 try deleteForUndo(type: type, id: id, db: db, now: now)
                 // A planned row the set performed is to do again.
                 try db.execute(
@@ -345,6 +374,11 @@ extension WorkoutLog {
     }
 
     /// A field's value now, as a person reads it: a weight with its unit, as a conflict shows it.
+    /// A set's fields that say where it is, not what was lifted.
+    static let notLifted: Set<String> = [
+        WorkoutSet.Column.id.name, WorkoutSet.Column.workoutID.name, WorkoutSet.Column.position.name,
+    ]
+
     private static func shownNow(_ field: String, _ current: [String: JSONValue]) -> String {
         let weight = WorkoutSet.Column.weight.name, unit = WorkoutSet.Column.unit.name
         if field == weight, let value = current[weight], let unitValue = current[unit] {

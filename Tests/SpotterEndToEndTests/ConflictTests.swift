@@ -153,9 +153,29 @@ struct ConflictTests {
         for device in [phone, laptop] {
             #expect(try await device.sets().first?["reps"] as? Int == 7, "the newer edit stays on every device")
         }
-        // The next undo goes on to the action before it: the log, which takes the set away.
-        let before = try await phone.run(["undo"])
-        #expect(before.stdout.contains("undid: logged"), "\(before.stdout)")
+        // The next undo goes on to the action before it: the log. The set carries the laptop's
+        // edit since, so it is not taken away with it: refused too, naming the value.
+        let before = try await phone.run(["undo"], expecting: 1)
+        #expect(before.stderr.contains("changed since it was logged: reps is 7"), "\(before.stderr)")
+        #expect(try await phone.sets().count == 1)
+    }
+
+    @Test("undoing a log after another device edited the set keeps the set and its edit, on both devices")
+    func undoOfALogAnotherDeviceEditedIsRefused() async throws {
+        let server = try await Self.startServer()
+        defer { server.stop() }
+        let (phone, laptop, setID) = try await Self.twoDevicesWithOneSet(server)
+        try await laptop.run(["edit", setID, "--reps", "7", "--notes", "laptop fixed this"])
+        try await laptop.run(["sync"])
+        let undo = try await phone.run(["undo"], expecting: 1)
+        #expect(undo.stderr.contains("changed since it was logged"), "\(undo.stderr)")
+        #expect(undo.stderr.contains("reps is 7"), "\(undo.stderr)")
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        for device in [phone, laptop] {
+            let set = try #require(try await device.sets().first, "the set is still there")
+            #expect(set["notes"] as? String == "laptop fixed this")
+        }
     }
 
     @Test(
