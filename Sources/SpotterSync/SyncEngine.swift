@@ -144,6 +144,10 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     private var metricDeltas: [SyncCounter: Int] = [:]
     private var lastConnectivity: Connectivity?
     private var pullFailure: String?
+    /// `pullFailure` when the server answered (the feed refused, did not read, was not saved), and
+    /// what the UI was last told of it.
+    private var feedProblem: String?
+    private var toldFeedProblem: String?
     /// Changes of the pull under way that could not be read (skipped, each logged): the pull
     /// then did not receive everything, and says so (`lastPullFailure`).
     private var unreadableThisPull = 0
@@ -780,6 +784,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 pullFailure =
                     "the server answered from two different databases in one sync (instances on different data?);"
                     + " nothing was merged"
+                feedProblem = pullFailure
                 flushSucceeded = false
                 finishFlush()
                 return
@@ -801,6 +806,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             } catch {
                 noteWriteFailure(error)
                 pullFailure = "changes from the server not saved: \(StoreError.oneLine(error))"
+                feedProblem = pullFailure
                 flushSucceeded = false
                 finishFlush()
                 return
@@ -836,6 +842,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         } catch {
             noteWriteFailure(error)
             pullFailure = "changes from the server not saved: \(StoreError.oneLine(error))"
+            feedProblem = pullFailure
             surface(
                 "changes from the server not saved (the next sync reads them again): \(StoreError.oneLine(error))")
             flushSucceeded = false
@@ -850,6 +857,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             pullFailure =
                 unreadableThisPull > 0
                 ? "\(unreadableThisPull) change(s) from the server could not be read and were skipped" : nil
+            feedProblem = pullFailure
             // Records follow the pulled sets once, after the last page (a page at a time
             // would walk a big exercise again for every page).
             do { try store.refreshRecords() } catch {
@@ -877,11 +885,13 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             post(connectivity: .offline(reason: "\(error)"))
         case .success(let response) where response.status == 200:
             pullFailure = "the change feed could not be read"
+            feedProblem = pullFailure
         case .success(let response):
             pullFailure =
                 "the change feed answered HTTP \(response.status): "
                 + OperationRequest.reason(
                     status: response.status, problem: JSONValue.parse(response.body).flatMap { try? Problem(json: $0) })
+            feedProblem = pullFailure
         }
     }
 
@@ -939,6 +949,10 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             logger.error("could not save sync metrics: \(StoreError.oneLine(error))")
         }
         postCounts()
+        if feedProblem != toldFeedProblem {
+            toldFeedProblem = feedProblem
+            events.post(.feedProblem(feedProblem))
+        }
         running = false
         events.post(.syncing(false))
         scheduleRetry()

@@ -34,6 +34,9 @@ public enum SyncEvent: Sendable, Equatable {
     case opFailed(opID: String, reason: String)
     case pulled(count: Int)
     case notice(String)
+    /// Why the last pull did not receive everything although the server answered (the feed
+    /// refused, could not be read, or could not be saved); nil once a pull reads it to its end.
+    case feedProblem(String?)
 }
 
 /// The thread-safe channel from the engine to the UI. Posting never blocks; the UI drains

@@ -106,6 +106,11 @@ public final class AppController {
                 state.say("Rejected: \(reason)", isError: true, seconds: 6)
             case .notice(let text):
                 state.say(text, seconds: 6)
+            case .feedProblem(let problem):
+                if let problem, state.feedProblem == nil {
+                    state.say("Not all received: \(problem)", isError: true, seconds: 8)
+                }
+                state.feedProblem = problem
             }
         }
         if dataChanged { reloadAll() }

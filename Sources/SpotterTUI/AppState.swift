@@ -422,6 +422,9 @@ public struct AppState: Sendable, Equatable {
     public var stranded: [StrandedQueue] = []
     public var airplane = false
     public var connectivity: Connectivity?
+    /// Why the last pull did not receive everything although the server answered: nothing is
+    /// "Synced" meanwhile.
+    public var feedProblem: String?
     public var syncing = false
     /// False when the UI runs without a sync engine: `s` says so and the badge does not pretend.
     public var syncAvailable: Bool

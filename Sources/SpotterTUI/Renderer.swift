@@ -131,6 +131,10 @@ public enum Renderer {
         if case .diskFull = state.connectivity {
             return StyledText("\(g.warning) disk full \(g.middleDot) not all received", .colored(.red, bold: true))
         }
+        // All sent, but the server's changes did not all arrive (the feed refused or did not read).
+        if state.feedProblem != nil {
+            return StyledText("\(g.warning) not all received", .colored(.yellow, bold: true))
+        }
         return StyledText("\(g.synced) Synced", .colored(.green, bold: true))
     }
 

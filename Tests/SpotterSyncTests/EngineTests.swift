@@ -398,4 +398,22 @@ struct PullFeedTests {
         await rig.engine.syncOnce()
         #expect(rig.engine.lastPullFailure == nil)
     }
+
+    /// The UI's badge must not read "Synced" while the feed fails though the server answers
+    /// (a proxy refusing `/v1/changes`, a body that does not read): the engine tells it, and
+    /// tells it again when a pull reads the feed to its end.
+    @Test func aFeedThatFailsWhileTheServerAnswersIsToldToTheUIUntilItReadsAgain() async throws {
+        let rig = try EngineRig()
+        rig.transport.script { $0.changesAnswers = [TransportResponse(status: 500, body: Data("oops".utf8))] }
+        await rig.engine.syncOnce()
+        let problems = rig.engine.events.drain().compactMap { event -> String?? in
+            if case .feedProblem(let problem) = event { problem } else { nil }
+        }
+        #expect(problems.count == 1 && (problems.first??.contains("HTTP 500") ?? false), "\(problems)")
+        await rig.engine.syncOnce()
+        let cleared = rig.engine.events.drain().compactMap { event -> String?? in
+            if case .feedProblem(let problem) = event { problem } else { nil }
+        }
+        #expect(cleared == [nil], "read to its end again: \(cleared)")
+    }
 }

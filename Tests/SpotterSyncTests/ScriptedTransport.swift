@@ -22,6 +22,8 @@ final class ScriptedTransport: SyncTransport, Sendable {
         var holdPulls = false
         /// Bodies for the next `GET /v1/changes` requests, in order.
         var changesPages: [String] = []
+        /// Whole answers for the next `GET /v1/changes` requests, before `changesPages`.
+        var changesAnswers: [TransportResponse] = []
         var perOp: OpScript = { op in (op.method == "POST" ? 201 : op.method == "DELETE" ? 204 : 200, op.body) }
     }
 
@@ -50,6 +52,9 @@ final class ScriptedTransport: SyncTransport, Sendable {
                     if state.script.holdPulls {
                         state.held.append((request, completion))
                         return nil
+                    }
+                    if !state.script.changesAnswers.isEmpty {
+                        return .success(state.script.changesAnswers.removeFirst())
                     }
                     if !state.script.changesPages.isEmpty {
                         return .success(

@@ -165,6 +165,20 @@ struct SyncDisplayTests {
         #expect(debug.screen.line(row).contains("succeeded"))
     }
 
+    @Test(
+        "nothing queued but the feed failing: the badge reads 'not all received', never 'Synced', until it reads again")
+    func aFailingFeedIsNotSynced() throws {
+        let fixture = try Fixture()
+        let app = fixture.controller(columns: 120)
+        app.handle([.connectivity(.online)])
+        #expect(app.screen.contains("Synced"))
+        app.handle([.feedProblem("the change feed answered HTTP 500: server error")])
+        #expect(app.screen.contains("not all received"), "\(app.screen)")
+        #expect(!app.screen.contains("Synced"), "\(app.screen)")
+        app.handle([.feedProblem(nil)])
+        #expect(app.screen.contains("Synced"))
+    }
+
     @Test("a retry time from a damaged row or a server's huge Retry-After shows far off, in the pane and the badge")
     func aRetryCenturiesAwayIsShownNotTrapped() throws {
         let fixture = try Fixture()
