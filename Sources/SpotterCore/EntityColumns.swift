@@ -228,20 +228,6 @@ extension ColumnValues {
     /// statement whose column list is `Column.names`. A document (a plan, a routine's exercises)
     /// is stored as its canonical text.
     public var columnValues: [JSONValue] { Column.allCases.map { value($0) ?? .null } }
-
-    /// Every column's value in `Column.allCases` order, nil when unset, each worked out once: a
-    /// row written with its create (an import writes 100 000) takes its arguments and its wire
-    /// object from one call, instead of formatting its ids and times twice.
-    public var presentValues: [JSONValue?] { Column.allCases.map { value($0) } }
-
-    /// The wire object of `values`, read as `presentValues` gives them: what `fieldValues` is.
-    public static func fields(of values: [JSONValue?]) -> [String: JSONValue] {
-        var fields = [String: JSONValue](minimumCapacity: 16)
-        for (column, value) in zip(Column.allCases, values) {
-            if let value { fields[column.name] = value }
-        }
-        return fields
-    }
 }
 
 extension Routine {

@@ -184,16 +184,9 @@ extension SpotterStore {
     /// The caller marks its exercise for a recompute when `record` is not known (no trigger
     /// does: see `markRecordsStale`).
     func insertSetRow(_ set: WorkoutSet, record: RecordKind?, imported: Bool, db: Database, now: Date) throws {
-        try insertSetRow(set, values: set.presentValues, record: record, imported: imported, db: db, now: now)
-    }
-
-    /// `insertSetRow` with the set's `presentValues` already worked out (its create is made of them too).
-    func insertSetRow(
-        _ set: WorkoutSet, values: [JSONValue?], record: RecordKind?, imported: Bool, db: Database, now: Date
-    ) throws {
         try db.cachedStatement(sql: Self.insertSetSQL).execute(
             arguments: StatementArguments(
-                values.map { ($0 ?? .null).databaseValue } + [
+                set.columnArguments + [
                     set.estimatedOneRepMaxKg?.databaseValue ?? .null, (record?.rawValue ?? 0).databaseValue,
                     Timestamp.format(now).databaseValue, userID.databaseValue, imported.databaseValue,
                 ]))

@@ -35,8 +35,7 @@ struct ImportedSetWriter {
         }
         let record = appended ?? nil
         let setKey = set.id.wireString
-        let values = set.presentValues
-        try store.insertSetRow(set, values: values, record: record, imported: true, db: db, now: now)
+        try store.insertSetRow(set, record: record, imported: true, db: db, now: now)
         written.insert(exerciseKey)
         if appended == nil, !dirty.contains(exerciseKey) {
             try SpotterStore.markRecordsStale(set.exercise, db: db)
@@ -45,8 +44,7 @@ struct ImportedSetWriter {
         let parent = try self.parent ?? readParent(db: db)
         self.parent = parent
         _ = try Outbox.insert(
-            db, user: store.userID, type: .set, id: setKey, kind: .create, payload: WorkoutSet.fields(of: values),
-            before: [:],
+            db, user: store.userID, type: .set, id: setKey, kind: .create, payload: set.wireFields, before: [:],
             dependsOn: parent.opID, blocked: parent.blocked, now: now)
         if parent.blocked { try SpotterStore.markWaiting(setKey, on: parent.opID, db: db) }
     }
