@@ -9,6 +9,9 @@ public enum HeaderName {
     public static let authorization = "Authorization"
     /// On every change-feed answer: the name of the server's database, which its cursors count in.
     public static let serverIdentity = "Spotter-Server-Identity"
+    /// On a change-feed answer to a cursor past anything this database handed out (it was
+    /// restored from an older copy): the highest version it has.
+    public static let feedHead = "Spotter-Feed-Head"
 }
 
 /// Paths of the sync API (see openapi.yaml), built in one place so client and server agree.

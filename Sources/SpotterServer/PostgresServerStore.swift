@@ -202,6 +202,13 @@ public struct PostgresServerStore: ServerStore {
         }
     }
 
+    public func feedHead(user: String) async throws -> Int64 {
+        try await withSession { session in
+            let rows = try await session.query("SELECT value FROM change_counters WHERE owner = \(user)").rows
+            return try rows.first.map { try StoredCell.required($0.makeRandomAccess().integer("value"), "value") } ?? 0
+        }
+    }
+
     public func ping() async throws {
         _ = try await withSession { session in try await session.execute("SELECT 1") }
     }

@@ -205,6 +205,13 @@ public struct SQLiteServerStore: ServerStore {
     /// The tables the change feed reads, each indexed on (owner, server_version).
     static let feedTables = ["workouts", "sets", "routines", "body_weights", "conflicts"]
 
+    /// One sequence numbers every user's changes: its value bounds each feed.
+    public func feedHead(user: String) async throws -> Int64 {
+        try await dbWriter.read { db in
+            try Int64.fetchOne(db, sql: "SELECT value FROM change_sequence WHERE id = 1") ?? 0
+        }
+    }
+
     public func ping() async throws {
         _ = try await dbWriter.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }

@@ -203,6 +203,11 @@ public protocol ServerStore: Sendable {
     /// Changes of `user` stamped after `version`, oldest first, at most `limit` (+ whether more exist).
     func changes(user: String, after version: Int64, limit: Int) async throws -> ChangeSlice
 
+    /// The highest change version this database has handed out to `user`'s feed (0 when none): a
+    /// cursor past it was not handed out by this database's history (it was restored from an
+    /// older copy).
+    func feedHead(user: String) async throws -> Int64
+
     /// Answers when the store is reachable (health check).
     func ping() async throws
     /// Releases the database; the store is unusable afterwards.

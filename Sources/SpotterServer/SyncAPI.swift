@@ -543,6 +543,18 @@ struct SyncAPI: Sendable {
                 let deadline = ContinuousClock.now + .seconds(wait)
                 var seen = waiters.generation(of: user)
                 var page = try await store.changes(user: user, after: since, limit: limit)
+                // A cursor past this database's history (restored from an older copy) is answered
+                // at once, with the head it has: nothing will come after it for a long while.
+                if page.changes.isEmpty, since > 0 {
+                    let head = try await store.feedHead(user: user)
+                    if since > head {
+                        var answer = APIResponse.json(
+                            200, WireChangesPage(changes: [], cursor: String(since), hasMore: false))
+                        answer.headers[HeaderName.serverIdentity] = store.identity
+                        answer.headers[HeaderName.feedHead] = String(head)
+                        return answer
+                    }
+                }
                 // A device that goes away (airplane mode, a closed app) stops counting as waiting
                 // within a second: the waits' sweep checks its connection. While it waits, its
                 // connection counts against the waiting limit, not the connection limit.

@@ -54,54 +54,69 @@ extension PullMerge {
                     "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 arguments: [key, identity])
             guard known != nil else { return .first }
-            try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [store.pullCursorKey])
-            var resent = 0
-            var workoutCreates: [String: String] = [:]
-            let orders: [(EntityType, String)] = [
-                (.workout, "started_at, id"), (.set, "performed_at, position, id"), (.routine, "id"),
-                (.bodyWeight, "measured_at, id"),
-            ]
-            for (type, order) in orders {
-                guard let table = EntityTable.table(type) else { continue }
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT * FROM \(table) AS row WHERE account = ? AND deleted_at IS NULL
-                        AND sync_state = \(SyncState.synced.sql)
-                        AND NOT EXISTS (SELECT 1 FROM outbox WHERE entity_type = ? AND entity_id = row.id
-                            AND state != \(OperationState.succeeded.sql))
-                        ORDER BY \(order)
-                        """, arguments: [userID, type.rawValue])
-                for row in rows {
-                    var dependency: String?
-                    let payload: [String: JSONValue]
-                    switch type {
-                    case .workout: payload = try Workout(row: row).wireFields
-                    case .set:
-                        let set = try WorkoutSet(row: row)
-                        payload = set.wireFields
-                        let workoutKey = set.workoutID.wireString
-                        dependency =
-                            try workoutCreates[workoutKey]
-                            ?? SpotterStore.unfinishedWorkoutCreate(workoutKey, db: db)
-                    case .routine: payload = try Routine(row: row).wireFields
-                    case .bodyWeight: payload = try BodyWeight(row: row).wireFields
-                    case .favorite: continue
-                    }
-                    guard let id = payload["id"]?.stringValue else { continue }
-                    try db.execute(
-                        sql: """
-                            UPDATE \(table) SET server_version = NULL, sync_state = \(SyncState.pending.sql), sync_error = NULL
-                            WHERE id = ? AND account = ?
-                            """, arguments: [id, userID])
-                    let created = try Outbox.appendCreate(
-                        db, user: userID, type: type, id: id, payload: payload, dependency: dependency, now: now)
-                    if type == .workout { workoutCreates[id] = created.opID }
-                    resent += 1
-                }
-            }
-            resent += try store.requeueServerFavorites(db: db, now: now)
-            return .replaced(resent: resent)
+            return .replaced(resent: try resendAll(db: db, now: now))
         }
+    }
+
+    /// The server answered this device's cursor with a head below it: its database went back to
+    /// an older copy (restored from a backup), under the same name. What this device calls synced
+    /// may be missing there, as after a replacement: the same resend, in one transaction.
+    /// Returns how many rows and stars were queued again.
+    public func serverWentBack() throws -> Int {
+        let now = self.now
+        return try writer.write { db in try resendAll(db: db, now: now) }
+    }
+
+    /// Forgets the cursor and queues a create for every live, synced row of this account with
+    /// nothing of its own queued (a set after its workout's), and a star for every starred exercise.
+    private func resendAll(db: Database, now: Date) throws -> Int {
+        try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [store.pullCursorKey])
+        var resent = 0
+        var workoutCreates: [String: String] = [:]
+        let orders: [(EntityType, String)] = [
+            (.workout, "started_at, id"), (.set, "performed_at, position, id"), (.routine, "id"),
+            (.bodyWeight, "measured_at, id"),
+        ]
+        for (type, order) in orders {
+            guard let table = EntityTable.table(type) else { continue }
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM \(table) AS row WHERE account = ? AND deleted_at IS NULL
+                    AND sync_state = \(SyncState.synced.sql)
+                    AND NOT EXISTS (SELECT 1 FROM outbox WHERE entity_type = ? AND entity_id = row.id
+                        AND state != \(OperationState.succeeded.sql))
+                    ORDER BY \(order)
+                    """, arguments: [userID, type.rawValue])
+            for row in rows {
+                var dependency: String?
+                let payload: [String: JSONValue]
+                switch type {
+                case .workout: payload = try Workout(row: row).wireFields
+                case .set:
+                    let set = try WorkoutSet(row: row)
+                    payload = set.wireFields
+                    let workoutKey = set.workoutID.wireString
+                    dependency =
+                        try workoutCreates[workoutKey]
+                        ?? SpotterStore.unfinishedWorkoutCreate(workoutKey, db: db)
+                case .routine: payload = try Routine(row: row).wireFields
+                case .bodyWeight: payload = try BodyWeight(row: row).wireFields
+                case .favorite: continue
+                }
+                guard let id = payload["id"]?.stringValue else { continue }
+                try db.execute(
+                    sql: """
+                        UPDATE \(table) SET server_version = NULL, sync_state = \(SyncState.pending.sql), sync_error = NULL
+                        WHERE id = ? AND account = ?
+                        """, arguments: [id, userID])
+                let created = try Outbox.appendCreate(
+                    db, user: userID, type: type, id: id, payload: payload, dependency: dependency, now: now)
+                if type == .workout { workoutCreates[id] = created.opID }
+                resent += 1
+            }
+        }
+        resent += try store.requeueServerFavorites(db: db, now: now)
+        return resent
     }
 }

@@ -31,6 +31,11 @@ struct ChangePage {
     let hasMore: Bool
     /// The name the server gave its database (`Spotter-Server-Identity`); nil from a server that gives none.
     var identity: String? = nil
+    /// The highest version the server's database has (`Spotter-Feed-Head`), given when the cursor
+    /// asked after is past it.
+    var feedHead: Int64? = nil
+    /// The cursor this page was asked after.
+    var since: String? = nil
 }
 
 /// What a request for a page of the change feed came back with.
@@ -754,8 +759,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             DispatchQueue.global().async { [self] in
                 let answer: PageAnswer
                 if case .success(let response) = result, response.status == 200,
-                    let page = Self.readChanges(response)
+                    var page = Self.readChanges(response)
                 {
+                    page.since = since
                     answer = .page(page)
                 } else {
                     answer = .notRead(result)
@@ -803,6 +809,36 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                     pull()
                     return
                 }
+            } catch {
+                noteWriteFailure(error)
+                pullFailure = "changes from the server not saved: \(StoreError.oneLine(error))"
+                feedProblem = pullFailure
+                flushSucceeded = false
+                finishFlush()
+                return
+            }
+        }
+        // The same database, gone back to an older copy: checked after its name, since a new
+        // database (also behind the cursor) is a replacement.
+        if Self.serverWentBack(page) {
+            guard !replacedThisFlush else {
+                pullFailure = "the server's data went back to an older copy twice in one sync; nothing was merged"
+                feedProblem = pullFailure
+                flushSucceeded = false
+                finishFlush()
+                return
+            }
+            do {
+                let resent = try store.pull.serverWentBack()
+                replacedThisFlush = true
+                let sentence =
+                    "the server's data went back to an older copy (restored from a backup?):"
+                    + " \(resent) of this device's entries are sent to it again"
+                logger.warning("\(sentence)")
+                events.post(.notice("The \(sentence.dropFirst(4))"))
+                rerunRequested = true
+                pull()
+                return
             } catch {
                 noteWriteFailure(error)
                 pullFailure = "changes from the server not saved: \(StoreError.oneLine(error))"
@@ -908,7 +944,15 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     static func readChanges(_ response: TransportResponse) -> ChangePage? {
         var page = readChanges(response.body)
         page?.identity = response.headers[HeaderName.serverIdentity.lowercased()].flatMap { $0.isEmpty ? nil : $0 }
+        page?.feedHead = response.headers[HeaderName.feedHead.lowercased()].flatMap { Int64($0) }
         return page
+    }
+
+    /// Whether `page` answers a cursor past everything the server's database has: it went back
+    /// to an older copy.
+    static func serverWentBack(_ page: ChangePage) -> Bool {
+        guard let head = page.feedHead, let since = page.since.flatMap({ Int64($0) }) else { return false }
+        return since > head
     }
 
     /// Whether `page` names a database other than the one this device last synced with.
@@ -1003,7 +1047,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             watchFailures = 0
             // A server whose database is not the one synced with has nothing past this device's
             // cursor to wake it for: the pull that finds the new name starts over.
-            if page.entities.isEmpty && page.unreadable == 0 && !serverWasReplaced(page) {
+            if page.entities.isEmpty && page.unreadable == 0 && !serverWasReplaced(page) && page.feedHead == nil {
                 watch()  // the wait ran out with nothing new
             } else {
                 beginFlush(.remote)  // the next wait opens when this flush ends

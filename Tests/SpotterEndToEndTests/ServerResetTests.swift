@@ -70,4 +70,45 @@ struct ServerResetTests {
         #expect(again.status == 0)
         #expect(!again.stderr.contains("synced with"), "\(again.stderr)")
     }
+
+    @Test("a server restored from an older backup gets what it lost again, and the devices see each other's sets")
+    func aServerRestoredFromABackupGetsWhatItLostAgain() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let serverDB = directory.appendingPathComponent("server.db").path
+        let backup = directory.appendingPathComponent("backup.db").path
+        let phone = directory.appendingPathComponent("phone.db").path
+        let first = try await offThePool { try ServerProcess(db: serverDB) }
+        let port = try #require(URLComponents(string: first.url)?.port)
+        let remote = ["--server", first.url, "--token", ServerProcess.token]
+        var logged = [try await Self.log(phone, 100, remote)]
+        #expect(try await SpotterBinary.run(["sync"] + remote, db: phone).status == 0)
+        // A backup (the server stopped, its file copied), then more training.
+        first.stop()
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: serverDB + suffix) {
+            try FileManager.default.copyItem(atPath: serverDB + suffix, toPath: backup + suffix)
+        }
+        let second = try await offThePool { try ServerProcess(db: serverDB, port: port) }
+        for weight in [102, 104] { logged.append(try await Self.log(phone, weight, remote)) }
+        #expect(try await SpotterBinary.run(["sync"] + remote, db: phone).status == 0)
+        // The server's disk fails; the backup is restored: the same database, older.
+        second.stop()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: serverDB + suffix) }
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: backup + suffix) {
+            try FileManager.default.copyItem(atPath: backup + suffix, toPath: serverDB + suffix)
+        }
+        let restored = try await offThePool { try ServerProcess(db: serverDB, port: port) }
+        defer { restored.stop() }
+        // The phone's cursor is past everything the restored database has: it says so, and sends
+        // what the server lost again.
+        let phoneSync = try await SpotterBinary.run(["sync"] + remote, db: phone)
+        #expect(phoneSync.status == 0, "\(phoneSync.stdout) \(phoneSync.stderr)")
+        #expect(phoneSync.stderr.contains("went back to an older copy"), "\(phoneSync.stderr)")
+        // A new device logs on the restored server; both see every set, each once.
+        let laptop = directory.appendingPathComponent("laptop.db").path
+        logged.append(try await Self.log(laptop, 60, remote))
+        #expect(try await SpotterBinary.run(["sync"] + remote, db: laptop).status == 0)
+        #expect(try await SpotterBinary.run(["sync"] + remote, db: phone).status == 0)
+        #expect(try await Self.setIDs(phone, remote) == logged.sorted(), "the laptop's set reached the phone")
+        #expect(try await Self.setIDs(laptop, remote) == logged.sorted(), "the phone's lost sets reached the server")
+    }
 }

@@ -176,6 +176,7 @@ struct WrappedStore: ServerStore {
         try await base.changes(user: user, after: version, limit: limit)
     }
 
+    func feedHead(user: String) async throws -> Int64 { try await base.feedHead(user: user) }
     func ping() async throws { try await base.ping() }
     func close() async throws { try await base.close() }
 }
