@@ -61,7 +61,7 @@ public struct PlateSet: Sendable, Hashable, Codable {
         var plates: [Double] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let trimmed = part.trimmingCharacters(in: .whitespaces)
-            guard let value = Double(trimmed), value.isFinite else {
+            guard let value = Validation.decimal(trimmed) else {
                 throw ValidationError(
                     field: "plates",
                     message: "'\(DisplayText.replacingControls(String(trimmed.prefix(20))))' is not a number")
@@ -99,7 +99,7 @@ public struct PlateSet: Sendable, Hashable, Codable {
     /// Reads `text` ("BAR: PLATES") as a set in `unit`, by the same rules as `init(unit:bar:plates:)`.
     public init(text: String, unit: WeightUnit) throws(ValidationError) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let bar = Double(parts[0].trimmingCharacters(in: .whitespaces)), bar.isFinite else {
+        guard parts.count == 2, let bar = Validation.decimal(parts[0].trimmingCharacters(in: .whitespaces)) else {
             throw ValidationError(
                 field: "plates", message: "type the bar, a colon and the plates: 20: 25,20,15,10,5,2.5")
         }
@@ -323,7 +323,8 @@ public struct WarmupScheme: Sendable, Equatable, Codable {
             let pieces = part.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
             let percentText = pieces.first.map { $0.hasSuffix("%") ? String($0.dropLast()) : $0 }
             guard pieces.count == 2, let percentText,
-                let percent = percentText.lowercased() == "bar" ? 0 : Double(percentText), let reps = Int(pieces[1])
+                let percent = percentText.lowercased() == "bar" ? 0 : Validation.decimal(percentText),
+                let reps = Int(pieces[1])
             else {
                 throw ValidationError(
                     field: "warmup",

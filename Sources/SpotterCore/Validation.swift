@@ -23,6 +23,14 @@ public struct ValidationError: Error, Equatable, Sendable, CustomStringConvertib
 /// The validation rules of the sync API, shared by the client (before anything is written)
 /// and the server (before anything is stored).
 public enum Validation {
+    /// A number as a lifter writes it: digits with a point and an exponent at most ("12", "-3.5",
+    /// ".5", "1e3"), finite. Swift's own reading also takes "0x10" (16), "0x1p3" (8), "nan" and
+    /// "inf", which no one means as a weight.
+    public static func decimal(_ text: String) -> Double? {
+        guard ImportParser.isDecimal(text), let value = Double(text), value.isFinite else { return nil }
+        return value
+    }
+
     public static let maxReps = 1000
     public static let maxWeightKg = 2000.0
     public static let maxExerciseLength = 100

@@ -916,7 +916,7 @@ extension AppState {
         let rpeText = form.rpe.trimmingCharacters(in: .whitespaces)
         var rpe: Double?
         if !rpeText.isEmpty {
-            guard let value = Double(rpeText.replacingOccurrences(of: ",", with: ".")) else {
+            guard let value = Validation.decimal(rpeText.replacingOccurrences(of: ",", with: ".")) else {
                 return .failure(FormProblem(field: .rpe, message: "RPE must be a number from 1 to 10"))
             }
             rpe = value
@@ -956,7 +956,7 @@ extension AppState {
             body = String(body.dropLast(suffix.count)).trimmingCharacters(in: .whitespaces)
             break
         }
-        guard let value = Double(body), value.isFinite else { return nil }
+        guard let value = Validation.decimal(body) else { return nil }
         return WeightAmount(weight: value, unit: unit)
     }
 

@@ -699,8 +699,7 @@ extension AppState {
 
     private static func number(_ text: String) -> Double? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: ".")
-        guard let value = Double(trimmed), value.isFinite else { return nil }
-        return value
+        return Validation.decimal(trimmed)
     }
 
     /// An optional whole number field (empty: nil) within `range`.

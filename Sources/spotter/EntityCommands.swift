@@ -6,6 +6,16 @@ import SpotterStore
 extension WeightUnit: ExpressibleByArgument {}
 extension SetKind: ExpressibleByArgument {}
 
+/// A number option read as a lifter writes it (`Validation.decimal`): "0x10", "nan" and "inf" are
+/// refused with the reason instead of taken as 16, or as no number.
+func decimalArgument(_ text: String) throws -> Double {
+    guard let value = Validation.decimal(text.trimmingCharacters(in: .whitespaces)) else {
+        throw ValidationError(
+            "'\(DisplayText.replacingControls(String(text.prefix(30))))' is not a number (digits and a point)")
+    }
+    return value
+}
+
 /// A negative weight or rep count is a usage error with its reason, not "Missing value".
 func refuseNegative(weight: Double?, reps: Int?) throws {
     if let weight, weight < 0 {
@@ -31,10 +41,10 @@ struct Log: AsyncParsableCommand {
     var exercise: String
     @Flag(help: "Make --exercise a new custom exercise, even where it matches catalogue lifts.") var custom = false
     // Unconditional: "-5" is the value (refused below with the reason), not an unknown flag.
-    @Option(parsing: .unconditional, help: "Weight, in --unit.") var weight: Double
+    @Option(parsing: .unconditional, help: "Weight, in --unit.", transform: decimalArgument) var weight: Double
     @Option(parsing: .unconditional, help: "Repetitions.") var reps: Int
     @Option(help: "kg or lb.") var unit: WeightUnit = .kg
-    @Option(help: "Rate of perceived exertion, 1 to 10 in steps of 0.5.") var rpe: Double?
+    @Option(help: "Rate of perceived exertion, 1 to 10 in steps of 0.5.", transform: decimalArgument) var rpe: Double?
     @Option(help: "normal, warmup, failure or drop.") var kind: SetKind = .normal
     @Option(help: "Notes for this set.") var notes: String?
     @Option(help: "Log into this workout (id).") var workout: String?
@@ -81,10 +91,10 @@ struct Edit: AsyncParsableCommand {
     )
     var exercise: String?
     @Flag(help: "Make --exercise a new custom exercise, even where it matches catalogue lifts.") var custom = false
-    @Option(parsing: .unconditional) var weight: Double?
+    @Option(parsing: .unconditional, transform: decimalArgument) var weight: Double?
     @Option var unit: WeightUnit?
     @Option(parsing: .unconditional) var reps: Int?
-    @Option var rpe: Double?
+    @Option(transform: decimalArgument) var rpe: Double?
     @Flag(name: .customLong("clear-rpe"), help: "Remove the RPE.") var clearRPE = false
     @Option var kind: SetKind?
     @Option var notes: String?

@@ -182,17 +182,20 @@ struct RoutineAdd: AsyncParsableCommand {
     @Flag(help: "Make --exercise a new custom exercise, even where it matches catalogue lifts.") var custom = false
     @Option(parsing: .unconditional, help: "How many planned sets.") var sets: Int = 3
     @Option(help: "Target reps, or a range such as 8-12.") var reps: String
-    @Option(parsing: .unconditional, help: "Target weight, in --unit.") var weight: Double?
-    @Option(parsing: .unconditional, help: "Target as a percentage of the exercise's estimated 1RM.")
+    @Option(parsing: .unconditional, help: "Target weight, in --unit.", transform: decimalArgument) var weight: Double?
+    @Option(
+        parsing: .unconditional, help: "Target as a percentage of the exercise's estimated 1RM.",
+        transform: decimalArgument)
     var percent: Double?
     @Option(help: "kg or lb.") var unit: WeightUnit = .kg
-    @Option(help: "Target RPE, 1 to 10 in steps of 0.5.") var rpe: Double?
+    @Option(help: "Target RPE, 1 to 10 in steps of 0.5.", transform: decimalArgument) var rpe: Double?
     @Option(help: "normal, warmup, failure or drop.") var kind: SetKind = .normal
     @Option(parsing: .unconditional, help: "Rest after each set, in seconds.") var rest: Int?
     @Option(parsing: .unconditional, help: "Superset group number: exercises of one group alternate.")
     var superset: Int?
     @Option(help: "fixed, linear or double.") var progression: ProgressionRule = .fixed
-    @Option(parsing: .unconditional, help: "What linear and double progression add, in --unit.")
+    @Option(
+        parsing: .unconditional, help: "What linear and double progression add, in --unit.", transform: decimalArgument)
     var increment: Double = 2.5
 
     func run() async throws {
@@ -332,11 +335,13 @@ struct RoutineDone: AsyncParsableCommand {
         abstract: "Log a planned set as performed (its targets, or the values given); prints the set id.")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The planned set's id.") var planID: String
-    @Option(parsing: .unconditional, help: "The weight lifted, if not the target (in the plan's unit unless --unit).")
+    @Option(
+        parsing: .unconditional, help: "The weight lifted, if not the target (in the plan's unit unless --unit).",
+        transform: decimalArgument)
     var weight: Double?
     @Option(help: "kg or lb: the unit of --weight.") var unit: WeightUnit?
     @Option(parsing: .unconditional, help: "The reps done, if not the target.") var reps: Int?
-    @Option(help: "RPE.") var rpe: Double?
+    @Option(help: "RPE.", transform: decimalArgument) var rpe: Double?
 
     func run() async throws {
         try refuseNegative(weight: weight, reps: reps)

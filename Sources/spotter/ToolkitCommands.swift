@@ -159,7 +159,7 @@ private func parseUnit(_ text: String) throws -> WeightUnit {
 
 /// A finite number given on the command line, or exit 2 naming it.
 private func number(_ text: String, what: String) throws -> Double {
-    guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else {
+    guard let value = Validation.decimal(text.trimmingCharacters(in: .whitespaces)) else {
         throw CLIError("\(what) must be a number, not '\(DisplayText.replacingControls(text))'", code: 2)
     }
     return value

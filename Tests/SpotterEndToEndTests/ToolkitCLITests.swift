@@ -59,6 +59,15 @@ struct ToolkitCLITests {
             ["config", "warmup", "bar:10,99.999:1"],
             ["config", "warmup", "bar:10,\u{202E}40:5"],
             ["warmup", "Squat (Barbell)", "lots"],
+            // Swift reads these as numbers (16, 8, 100, 40); nobody types them as one.
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "0x10", "--reps", "5"],
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "0x1p3", "--reps", "5"],
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "100", "--reps", "5", "--rpe", "0x8"],
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "inf", "--reps", "5"],
+            ["warmup", "Squat (Barbell)", "0x64"],
+            ["bodyweight", "log", "0x50"],
+            ["config", "warmup", "0x28:5"],
+            ["config", "plates", "kg", "--bar", "0x14"],
             ["warmup", "Squat (Barbell)", "-5"],
         ] {
             let result = try await SpotterBinary.run(arguments, db: db)
@@ -67,6 +76,8 @@ struct ToolkitCLITests {
             #expect(!result.stderr.contains("\u{1B}"), "a control character is never echoed")
         }
         #expect(try await SpotterBinary.run(["config", "show"], db: db).stdout == before)
+        let sets = try SpotterBinary.json(try await SpotterBinary.run(["sets", "--json"], db: db).stdout)
+        #expect((sets["sets"] as? [Any])?.isEmpty == true, "nothing was logged: \(sets)")
         #expect(
             try await SpotterBinary.run(["config", "plates", "kg", "--bar", "20", "1e-300"], db: db).stderr.contains(
                 "'1e-300' is not a plate"), "the value as typed, not the 0 it would be kept as")

@@ -347,5 +347,9 @@ struct KeyHandlingTests {
         #expect(AppState.parseWeight("225 lb", defaultUnit: .kg)! == WeightAmount(weight: 225, unit: .lb))
         #expect(AppState.parseWeight("102,5kg", defaultUnit: .lb)! == WeightAmount(weight: 102.5, unit: .kg))
         #expect(AppState.parseWeight("lots", defaultUnit: .kg) == nil)
+        // What Swift reads as a number and no lifter types as one: refused, never 16 kg.
+        for typed in ["0x10", "0x1p3", "nan", "inf", "-inf", "1e309"] {
+            #expect(AppState.parseWeight(typed, defaultUnit: .kg) == nil, "\(typed)")
+        }
     }
 }
