@@ -88,6 +88,12 @@ extension AppState {
             overlay = .none
             return []
         case .submit where form.exercise != nil:
+            // A note the store would refuse keeps the form open with the reason, the text as typed.
+            if let scalar = Validation.controlCharacter(in: form.notes.text, singleLine: false) {
+                form.error = "Note " + Validation.controlCharacterMessage(scalar)
+                overlay = .workoutEdit(form)
+                return []
+            }
             overlay = .none
             return [.noteExercise(workoutID: form.workoutID, exercise: form.exercise ?? "", note: form.notes.text)]
         case .nextField where form.exercise != nil, .previousField where form.exercise != nil:
@@ -96,6 +102,17 @@ extension AppState {
             let name = form.name.text.trimmingCharacters(in: .whitespaces)
             guard !name.isEmpty else {
                 form.error = "A workout needs a name"
+                overlay = .workoutEdit(form)
+                return []
+            }
+            // What the store would refuse is said here, and the form stays open with the text as
+            // typed (a refused save used to close it and lose the text).
+            do throws(ValidationError) {
+                try Validation.workoutName(name)
+                try Validation.notes(form.notes.text)
+            } catch {
+                form.error = ValidationError.sentence(error.field == "name" ? "Name" : "Notes", error.message)
+                form.focus = error.field == "name" ? .name : .notes
                 overlay = .workoutEdit(form)
                 return []
             }

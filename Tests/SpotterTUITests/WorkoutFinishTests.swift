@@ -33,6 +33,23 @@ struct WorkoutFinishTests {
         #expect(app.screen.contains("A workout needs a name"))
         app.handle(.escape)
         #expect(try fixture.store.queries.workoutSummaries().first?.workout.name == "Leg day 🦵")
+        // A name the store would refuse (a pasted bidi override) keeps the form open, the text as
+        // typed, with the reason; taking the control out saves it.
+        app.handle(.character("e"))
+        app.handle(.control("u"))
+        app.type("Push \u{202E}day")
+        app.handle(.enter)
+        #expect(app.screen.contains("must not contain control characters (found U+202E)"), "\(app.screen)")
+        guard case .workoutEdit(let form) = app.state.overlay else {
+            Issue.record("the form closed on a refused name")
+            return
+        }
+        #expect(form.name.text == "Push \u{202E}day", "the text as typed")
+        for _ in 0..<3 { app.handle(.left) }  // before "day"
+        app.handle(.backspace)
+        app.handle(.enter)
+        #expect(app.state.overlay == .none)
+        #expect(try fixture.store.queries.workoutSummaries().first?.workout.name == "Push day")
     }
 
     @Test("F finishes the workout now and shows what it came to; a second F says it is finished")
