@@ -12,7 +12,8 @@ extension PlannedRow {
     public var isWarmupRamp: Bool { routineID == Self.warmupRoutineID }
 }
 
-/// A warm-up ramp planned before a work set: the rows it added, warm-ups first, the work set last.
+/// A warm-up ramp planned before a work set: the rows it added, warm-ups first, the work set last
+/// (none when a routine plans the work sets).
 public struct PlannedWarmups: Sendable, Equatable {
     public var workout: Workout
     public var rows: [PlannedRow]
@@ -24,8 +25,9 @@ extension WorkoutLog {
     /// and the work set itself, as planned rows of the workout the set would go into (started
     /// like a log's when there is none): the lifter then logs each with one key, as a routine's.
     /// The ramp is the lifter's warm-up scheme, on the bar and plates when the lift is on a bar
-    /// (else to the unit's usual step). In a routine workout the rows go before the lift's first
-    /// row still to do. A light work set has no ramp, and says so.
+    /// (else to the unit's usual step). In a routine workout that still plans the lift, only the
+    /// warm-ups go in, before its first row still to do (the routine's rows are the work sets). A
+    /// light work set has no ramp, and says so.
     public func planWarmups(_ input: LogSetInput) throws -> PlannedWarmups {
         let now = self.now
         let exercise = try store.catalogueSpelling(try input.validatedExercise())
@@ -49,7 +51,9 @@ extension WorkoutLog {
                     SELECT MIN(ordinal) FROM routine_plans
                     WHERE workout_id = ? AND status = 'planned' AND exercise = ? COLLATE NOCASE
                     """, arguments: [key, exercise])
-            let count = ramp.count + 1
+            // A routine that still plans the lift has its work sets: only the warm-ups go in,
+            // before them. Elsewhere the work set is planned after the ramp.
+            let count = ramp.count + (firstToDo == nil ? 1 : 0)
             let start: Int
             if let firstToDo {
                 try db.execute(
@@ -64,14 +68,16 @@ extension WorkoutLog {
             }
             var ids: [UUID] = []
             let targets =
-                ramp + [
-                    SetTarget(
-                        kind: input.kind == .warmup ? .normal : input.kind, weight: input.weight, reps: input.reps)
-                ]
+                ramp
+                + (firstToDo == nil
+                    ? [
+                        SetTarget(
+                            kind: input.kind == .warmup ? .normal : input.kind, weight: input.weight, reps: input.reps)
+                    ] : [])
             for (index, target) in targets.enumerated() {
                 let id = UUID.timeOrdered()
                 ids.append(id)
-                let last = index == targets.count - 1
+                let last = firstToDo == nil && index == targets.count - 1
                 try db.execute(
                     sql: """
                         INSERT INTO routine_plans (id, workout_id, routine_id, ordinal, exercise_index, set_index,

@@ -329,8 +329,10 @@ public final class AppController {
             afterLocalWrite(
                 selectWorkout: planned.workout.id, selectPlanned: planned.rows.first { $0.status == .planned }?.id)
             state.focus = .sets
-            let ramp = planned.rows.dropLast().map { "\(Formatting.number($0.weight))×\($0.reps)" }
-            state.say("Warm-ups \(ramp.joined(separator: ", ")), then the work set: Enter logs each")
+            // Warm-ups first; the work set after them is the ramp's last row, or the routine's own.
+            let ramp = planned.rows.filter { $0.kind == .warmup }.map { "\(Formatting.number($0.weight))×\($0.reps)" }
+            let work = planned.rows.contains { $0.kind != .warmup } ? "the work set" : "the routine's work sets"
+            state.say("Warm-ups \(ramp.joined(separator: ", ")), then \(work): Enter logs each")
         case .deleteSet(let id):
             try store.workoutLog.deleteSet(id: id)
             afterLocalWrite()

@@ -63,6 +63,9 @@ struct WarmupRampTests {
         #expect(Array(rows.dropFirst().prefix(ramp.rows.count).map(\.id)) == ramp.rows.map(\.id))
         #expect(rows.count == 1 + ramp.rows.count + 3)
         #expect(Array(rows.suffix(3).map(\.weight)) == [120, 120, 120])
+        // The routine plans the work sets: the ramp adds warm-ups only, never a fourth work set.
+        #expect(ramp.rows.allSatisfy { $0.kind == .warmup }, "\(ramp.rows.map(\.kind))")
+        #expect(rows.filter { $0.exercise == "Squat (Barbell)" && $0.kind != .warmup }.count == 3)
     }
 
     @Test func aLightWorkSetAndBadInputPlanNothing() throws {
