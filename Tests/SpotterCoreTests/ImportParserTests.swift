@@ -41,9 +41,13 @@ struct ImportParserTests {
             2026-04-08 16:50:00,Push,Bench Press (Barbell),2,1e2,5,0,0,,,
             2026-04-08 16:50:00,Push,Bench Press (Barbell),3,62.5,5,0,0x1,,,
             2026-04-08 16:50:00,Push,Bench Press (Barbell),4,.5,5,0,90,,,
+            2026-04-08 16:50:00,Push,Rowing (Machine),5,0,0,-3,-7,,,
             """
         let parsed = try ImportParser.parse(text, timeZone: utc)
-        #expect(parsed.problems.map(\.line) == [2, 3, 4, 5, 7], "\(parsed.problems)")
+        // A negative distance or time is a listed problem, not quietly a row without one.
+        #expect(parsed.problems.map(\.line) == [2, 3, 4, 5, 7, 9], "\(parsed.problems)")
+        #expect(
+            parsed.problems.last?.message.contains("distance_m must be a number from 0") == true, "\(parsed.problems)")
         #expect(parsed.problems.first?.message.contains("'0x10' is not a number") == true)
         #expect(parsed.problems.dropFirst().first?.message.contains("not a workout date") == true)
         #expect(parsed.sets.map(\.weight) == [100, 0.5])

@@ -261,6 +261,10 @@ public enum ImportParser {
         throw ImportError("unrecognised header: not a Strong, Hevy or FitNotes export")
     }
 
+    /// A distance or time as the file has it: 0 is how the apps write "none"; anything else is
+    /// kept, so a negative one is a listed problem (validation), not quietly dropped.
+    static func setOrNone(_ value: Double) -> Double? { value == 0 ? nil : value }
+
     static func validate(_ set: ImportedSet) throws {
         do {
             try Validation.exercise(set.exercise)
@@ -489,7 +493,8 @@ struct RowReader {
             workoutNotes: value(record, "workout notes"), exercise: exercise, setOrder: order, kind: kind,
             weight: weight,
             unit: unit, reps: reps, rpe: try number(value(record, "rpe"), field: "RPE"),
-            distanceM: distance.flatMap { $0 > 0 ? $0 : nil }, durationS: seconds.flatMap { $0 > 0 ? $0 : nil },
+            distanceM: distance.flatMap { ImportParser.setOrNone($0) },
+            durationS: seconds.flatMap { ImportParser.setOrNone($0) },
             notes: value(record, "notes"))
         if let length = durationColumn.flatMap({ value(record, $0) }).flatMap(Self.workoutLength) {
             set.workoutEnd = start.addingTimeInterval(length)
@@ -551,9 +556,10 @@ struct RowReader {
             line: record.line, workoutName: value(record, "title") ?? "Workout", workoutStart: start,
             workoutNotes: value(record, "description"), exercise: exercise, setOrder: order, kind: kind, weight: weight,
             unit: unit, reps: try wholeNumber(value(record, "reps"), field: "reps") ?? 0,
-            rpe: try number(value(record, "rpe"), field: "rpe"), distanceM: distance.flatMap { $0 > 0 ? $0 : nil },
+            rpe: try number(value(record, "rpe"), field: "rpe"),
+            distanceM: distance.flatMap { ImportParser.setOrNone($0) },
             durationS: try number(value(record, "duration_seconds"), field: "duration_seconds").flatMap {
-                $0 > 0 ? $0 : nil
+                ImportParser.setOrNone($0)
             },
             notes: value(record, "exercise_notes"))
         set.superset = superset
@@ -578,8 +584,8 @@ struct RowReader {
             setOrder: nil, kind: .normal,
             weight: try number(weightColumn.flatMap { value(record, $0) }, field: "Weight") ?? 0,
             unit: unit, reps: try wholeNumber(value(record, "reps"), field: "Reps") ?? 0, rpe: nil,
-            distanceM: distance.flatMap { $0 > 0 ? $0 : nil },
-            durationS: try duration(value(record, "time")).flatMap { $0 > 0 ? $0 : nil },
+            distanceM: distance.flatMap { ImportParser.setOrNone($0) },
+            durationS: try duration(value(record, "time")).flatMap { ImportParser.setOrNone($0) },
             notes: nil)
         set.unitAssumed = weightHeaderUnit == nil && stated == nil
         set.comment = value(record, "comment")
