@@ -410,6 +410,7 @@ extension SpotterStore {
         {
             return known
         }
+        if let catalogue = Catalog.namesByKey[Catalog.aliasKey(name)] { return catalogue }
         if followAliases, let alias = Catalog.aliases[Catalog.aliasKey(name)],
             alias.caseInsensitiveCompare(name) != .orderedSame
         {

@@ -70,10 +70,27 @@ enum Catalog {
         return table
     }()
 
-    /// Case and spacing do not matter: "Barbell  squat" is "Barbell Squat".
+    /// Case, spacing and characters that only look like others do not matter: "Barbell  squat" is
+    /// "Barbell Squat", and so it is with a no-break space for a space, full-width letters
+    /// ("Ｂarbell"), or a word joiner, zero-width space or emoji variation selector between its
+    /// letters (compatibility forms folded, invisible format characters dropped).
     static func aliasKey(_ name: String) -> String {
-        name.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        var kept = String.UnicodeScalarView()
+        for scalar in name.precomposedStringWithCompatibilityMapping.unicodeScalars {
+            if scalar.properties.generalCategory == .format { continue }
+            if (0xFE00...0xFE0F).contains(scalar.value) || (0xE0100...0xE01EF).contains(scalar.value) { continue }
+            kept.append(scalar)
+        }
+        return String(kept).lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
+
+    /// The catalogue's names by `aliasKey`: a name that only looks like one of them is that one,
+    /// never a custom exercise that reads the same on screen.
+    static let namesByKey: [String: String] = {
+        var table: [String: String] = [:]
+        for exercise in (try? bundled()) ?? [] { table[aliasKey(exercise.name)] = exercise.name }
+        return table
+    }()
 
     static func bundled() throws -> [Exercise] {
         guard let url = SpotterAssets.exercisesURL else {

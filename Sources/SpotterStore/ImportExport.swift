@@ -233,6 +233,9 @@ extension SpotterStore {
         {
             return (known, nil)
         }
+        // A name that only looks like a catalogue name (a no-break space, a word joiner, full-width
+        // letters) is that lift, and the summary says it was mapped.
+        if let catalogue = Catalog.namesByKey[Catalog.aliasKey(name)] { return (catalogue, name) }
         if let alias = Catalog.aliases[Catalog.aliasKey(name)] {
             return (try resolveExercise(alias, db: db), name)
         }

@@ -123,7 +123,7 @@ extension SpotterStore {
     static func canonicalExercise(_ name: String, db: Database) throws -> String {
         try String.fetchOne(
             db.cachedStatement(sql: "SELECT name FROM exercises WHERE name = ? COLLATE NOCASE"), arguments: [name])
-            ?? Catalog.aliases[Catalog.aliasKey(name)] ?? name
+            ?? Catalog.namesByKey[Catalog.aliasKey(name)] ?? Catalog.aliases[Catalog.aliasKey(name)] ?? name
     }
 
     /// `text` as a LIKE pattern that matches it literally (with `ESCAPE '\\'`): the escape
@@ -152,7 +152,8 @@ extension Queries {
             {
                 return stored
             }
-            return Catalog.aliases[Catalog.aliasKey(trimmed)]
+            let key = Catalog.aliasKey(trimmed)
+            return Catalog.namesByKey[key] ?? Catalog.aliases[key]
         }
     }
 

@@ -63,6 +63,33 @@ struct ImportTests {
         #expect(Set(result.customCreated) == Set(Self.variants))
     }
 
+    /// Names that read as a catalogue name on screen but differ in bytes: a no-break space, two
+    /// spaces, a word joiner, an emoji variation selector, a full-width letter. Each is that lift,
+    /// said as a mapping; none is a custom exercise that splits its history.
+    @Test func namesThatOnlyLookLikeALiftAreThatLiftAndSaidSo() throws {
+        let lookalikes = [
+            "Bench\u{00A0}Press (Barbell)", "Bench  Press (Barbell)", "Bench Press (Barbell)\u{2060}",
+            "Bench Press (Barbell)\u{FE0F}", "\u{FF22}ench Press (Barbell)", "Bench\u{200B} Press (Barbell)",
+        ]
+        var lines = ["Date,Workout Name,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE"]
+        for (index, name) in lookalikes.enumerated() {
+            lines.append("2026-04-08 16:50:00,Push,\"\(name)\",\(index + 1),100,5,0,0,,,")
+        }
+        let store = try makeStore()
+        let result = try store.workoutLog.importSets(try ImportParser.parse(lines.joined(separator: "\n")).sets)
+        #expect(result.added == lookalikes.count)
+        #expect(result.customCreated.isEmpty, "\(result.customCreated)")
+        #expect(Set(try store.queries.sets(workoutID: nil).map(\.set.exercise)) == ["Bench Press (Barbell)"])
+        #expect(result.mapped.values.allSatisfy { $0.to == "Bench Press (Barbell)" }, "\(result.mapped)")
+        // Logged by hand the same way.
+        let logged = try store.workoutLog.logSet(
+            LogSetInput(exercise: "\u{FF22}ench\u{00A0}Press (Barbell)", weight: 100, reps: 5))
+        #expect(logged.set.exercise == "Bench Press (Barbell)")
+        // A name that is really different stays its own.
+        let other = try store.workoutLog.logSet(LogSetInput(exercise: "Bench Press (Barbel)", weight: 100, reps: 5))
+        #expect(other.set.exercise == "Bench Press (Barbel)")
+    }
+
     @Test func mappedCountsOnlyTheRowsImportedNotTheRowsAlreadyHere() throws {
         let store = try makeStore()
         let first =
