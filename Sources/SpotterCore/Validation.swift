@@ -103,7 +103,26 @@ public enum Validation {
             throw ValidationError(field: "exercise", message: "must be 1 to \(maxExerciseLength) characters")
         }
         try plainText(name, field: "exercise", singleLine: true)
+        guard shows(trimmed) else { throw ValidationError(field: "exercise", message: invisibleMessage) }
     }
+
+    /// Whether `text` has something a screen draws: not only spaces, invisible format characters
+    /// (zero-width joiners and spaces, word joiners), variation selectors or noncharacters
+    /// (U+FFFF), which leave a name that looks empty.
+    public static func shows(_ text: String) -> Bool {
+        text.unicodeScalars.contains { scalar in
+            let properties = scalar.properties
+            if properties.isWhitespace || properties.isNoncharacterCodePoint || properties.isVariationSelector {
+                return false
+            }
+            switch properties.generalCategory {
+            case .format, .control, .unassigned, .surrogate: return false
+            default: return true
+            }
+        }
+    }
+
+    static let invisibleMessage = "must have a letter, digit or sign that shows (not only invisible characters)"
 
     public static func workoutName(_ name: String) throws(ValidationError) {
         let trimmed = Self.trimmed(name)
@@ -111,6 +130,7 @@ public enum Validation {
             throw ValidationError(field: "name", message: "must be 1 to \(maxNameLength) characters")
         }
         try plainText(name, field: "name", singleLine: true)
+        guard shows(trimmed) else { throw ValidationError(field: "name", message: invisibleMessage) }
     }
 
     public static func notes(_ notes: String?, field: String = "notes") throws(ValidationError) {

@@ -153,6 +153,21 @@ struct ValidationTests {
         #expect(throws: Never.self) { try Validation.exercise("Bench Press (Barbell)") }
     }
 
+    /// A name of only invisible characters looks empty in every list: refused, on the device and
+    /// on the server (one rule). What draws something, however odd, stays allowed.
+    @Test func aNameOfOnlyInvisibleCharactersIsRefused() {
+        for invisible in ["\u{200C}\u{200D}", "\u{FFFF}\u{FFFE}", "\u{2060}\u{FE0F}", "\u{200B} \u{00A0}", "\u{E0001}"]
+        {
+            #expect(throws: ValidationError.self, "\(invisible.unicodeScalars.map(\.value))") {
+                try Validation.workoutName(invisible)
+            }
+            #expect(throws: ValidationError.self) { try Validation.exercise(invisible) }
+        }
+        for shown in ["Push 💪🏽", "\u{0301}", "👨‍👩‍👧", "مرحبا", "Ｂench", "·"] {
+            #expect(throws: Never.self, "\(shown)") { try Validation.workoutName(shown) }
+        }
+    }
+
     @Test func rulesNameTheField() {
         #expect(throws: ValidationError(field: "weight", message: "must be 0 or more")) {
             try Validation.weight(-1, unit: .kg)
