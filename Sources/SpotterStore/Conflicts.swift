@@ -225,6 +225,28 @@ extension ConflictLog {
             throw StoreError.notAllowed("conflict \(conflict.record.id.wireString) is already \(conflict.status)")
         }
         let record = conflict.record
+        // A set that went with a workout deleted on another device before it had seen the set: the
+        // set exists now only in this record. Taking it back logs it again, as it was, into the
+        // workout's restored copy (the one made before, or a new one started when it was done).
+        if record.isDeleteOverEdit, record.entityType == .set,
+            record.overriddenStamp.device == StoredConflict.serverDevice,
+            var fields = record.overridden.objectValue
+        {
+            // The record keeps the set's fields but its id (the record's entity).
+            fields[WorkoutSet.Column.id.name] = .string(record.entityID.wireString)
+            guard let set = try? JSONDecoder().decode(WorkoutSet.self, from: JSONValue.object(fields).canonicalData)
+            else { throw StoreError.notAllowed("\(record.label): the set's values in this conflict do not read") }
+            // The workout's name, when this device no longer has its row: the record's label
+            // names it ("Bench Press (Barbell) set in 'Push'").
+            let prefix = "\(set.exercise) set in '"
+            let named =
+                record.label.hasPrefix(prefix) && record.label.hasSuffix("'") && record.label.count > prefix.count
+                ? String(record.label.dropFirst(prefix.count).dropLast()) : nil
+            try takeBackIntoRestoredWorkout(set, workoutName: named, conflictID: record.id.wireString)
+            var taken = conflict
+            taken.status = .taken
+            return taken
+        }
         guard !record.isDeleteOverEdit else {
             throw StoreError.notAllowed(
                 "\(record.label) was deleted on another device: there is nothing to take back into (dismiss it)")
@@ -264,6 +286,54 @@ extension ConflictLog {
         var taken = conflict
         taken.status = .taken
         return taken
+    }
+
+    private func takeBackIntoRestoredWorkout(_ set: WorkoutSet, workoutName: String?, conflictID: String) throws {
+        let now = store.now
+        try writer.write { db in
+            let workoutKey = set.workoutID.wireString
+            let copyID: String
+            if let kept = try String.fetchOne(
+                db,
+                sql: """
+                    SELECT r.restored_id FROM restored_workouts r
+                    JOIN workouts w ON w.id = r.restored_id AND w.deleted_at IS NULL
+                    WHERE r.workout_id = ?
+                    """, arguments: [workoutKey])
+            {
+                copyID = kept
+            } else if try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND deleted_at IS NULL AND \(store.visible()))",
+                arguments: [workoutKey]) == true
+            {
+                copyID = workoutKey  // the workout is here after all (restored by undo): back into it
+            } else {
+                let name =
+                    try String.fetchOne(db, sql: "SELECT name FROM workouts WHERE id = ?", arguments: [workoutKey])
+                    ?? workoutName ?? "Workout"
+                let copy = Workout(
+                    id: .timeOrdered(), name: SpotterStore.restoredName(name),
+                    startedAt: Timestamp.truncated(set.performedAt))
+                try store.insertWorkout(copy, db: db, now: now)
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO restored_workouts (workout_id, restored_id, account, name, restored_name, untold)
+                        VALUES (?, ?, ?, ?, ?, 0)
+                        """, arguments: [workoutKey, copy.id.wireString, userID, name, copy.name])
+                copyID = copy.id.wireString
+            }
+            guard let copy = UUID(wire: copyID) else {
+                throw UnreadableRow(table: "restored_workouts", id: workoutKey, reason: "restored_id is not a UUID")
+            }
+            _ = try store.logValidatedSet(
+                LogSetInput(
+                    exercise: set.exercise, weight: set.weight, unit: set.unit, reps: set.reps, rpe: set.rpe,
+                    kind: set.kind, distanceM: set.distanceM, durationS: set.durationS, notes: set.notes,
+                    workout: .existing(copy), performedAt: set.performedAt),
+                id: .timeOrdered(), db: db, now: now)
+            try db.execute(sql: "UPDATE conflicts SET status = 'taken' WHERE id = ?", arguments: [conflictID])
+        }
     }
 
     /// Dismisses one conflict (the kept value stays), or every open one when `id` is nil;

@@ -356,6 +356,22 @@ struct ConflictTests {
             sentence.contains(
                 "the set (140 kg × 3) went with its workout, deleted on another device before it had seen"),
             "\(sentence)")
+        // Taking it back logs it again, as it was, into the workout's restored copy, which syncs.
+        let conflictID = try #require(listed.first?["id"] as? String)
+        let taken = try await laptop.run(["conflicts", "take", conflictID])
+        #expect(taken.stdout.contains("took back"), "\(taken.stdout)")
+        try await laptop.run(["sync"])
+        try await phone.run(["sync"])
+        for device in [laptop, phone] {
+            let sets = try await device.sets()
+            #expect(
+                sets.contains { $0["exercise"] as? String == "Squat (Barbell)" && $0["weight"] as? Double == 140 },
+                "the set is back on every device: \(sets)")
+            let workouts = try SpotterBinary.json(try await device.run(["workouts", "--json"]).stdout)
+            let names = (workouts["workouts"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            #expect(names.contains { $0.hasSuffix("(restored)") }, "\(names)")
+        }
+        #expect(try await laptop.conflicts().isEmpty, "taken, no longer open")
     }
 
     static func routine(_ device: Device) async throws -> [String: Any] {
