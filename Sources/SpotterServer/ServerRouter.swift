@@ -122,8 +122,10 @@ struct ServerRouter: Sendable {
             if !data.isEmpty { body = .bytes(data) }
         }
         if route == .batch {
-            let response = await batch(body, user: user)
+            var response = await batch(body, user: user)
             api.waiters.changed(user)  // a hint: a waiting request reads the feed again
+            // Which database answered: a device that synced with another takes nothing from it.
+            response.headers[HeaderName.serverIdentity] = api.store.identity
             return response.httpResponse
         }
         if request.headers[values: Self.idempotencyKeyField].count > 1 {
@@ -148,8 +150,9 @@ struct ServerRouter: Sendable {
                     inProgress.enterRegardless(user)
                 }
             })
-        let response = await api.perform(call)
+        var response = await api.perform(call)
         if route.isMutating { api.waiters.changed(user) }
+        response.headers[HeaderName.serverIdentity] = api.store.identity
         return response.httpResponse
     }
 

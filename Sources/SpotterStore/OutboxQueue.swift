@@ -559,6 +559,22 @@ extension OutboxQueue {
         }
     }
 
+    /// New idempotency keys for `opIDs`: operations a server whose database was replaced answered,
+    /// which this device did not take. Their old keys are stored there with those answers (a
+    /// refusal for a workout it did not have yet), and would only replay them; under new keys
+    /// they run again (a create it did take answers with the row it has).
+    public func renewKeys(opIDs: [String]) throws {
+        guard !opIDs.isEmpty else { return }
+        try writer.write { db in
+            for opID in opIDs {
+                try db.cachedStatement(
+                    sql:
+                        "UPDATE outbox SET idempotency_key = ? WHERE op_id = ? AND state != \(OperationState.succeeded.sql)"
+                ).execute(arguments: [UUID.timeOrdered().wireString, opID])
+            }
+        }
+    }
+
     /// When the soonest waiting retry of this user comes due.
     public func nextRetryAt() throws -> Date? {
         try writer.read { db in

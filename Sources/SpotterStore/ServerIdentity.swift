@@ -67,8 +67,10 @@ extension PullMerge {
         return try writer.write { db in try resendAll(db: db, now: now) }
     }
 
-    /// Forgets the cursor and queues a create for every live, synced row of this account with
-    /// nothing of its own queued (a set after its workout's), and a star for every starred exercise.
+    /// Forgets the cursor and queues a create for every live row of this account the server had:
+    /// synced with nothing of its own queued, or with only edits queued (they go in the create);
+    /// a set after its workout's, and a set queued into such a workout waits for it too; and a
+    /// star for every starred exercise.
     private func resendAll(db: Database, now: Date) throws -> Int {
         try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [store.pullCursorKey])
         var resent = 0
@@ -79,15 +81,37 @@ extension PullMerge {
         ]
         for (type, order) in orders {
             guard let table = EntityTable.table(type) else { continue }
+            // Live rows the server had: synced ones with nothing queued, and ones whose only
+            // queued operations are edits (none on the wire): an edit of a row the server no
+            // longer has would be refused and take the row away here, so it goes as a create of
+            // the row as it is now, the edit in it.
+            let edited = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT o.entity_id FROM outbox o JOIN \(table) AS row ON row.id = o.entity_id
+                    WHERE o.user_id = ? AND o.entity_type = ? AND o.state != \(OperationState.succeeded.sql)
+                    AND row.account = ? AND row.deleted_at IS NULL
+                    GROUP BY o.entity_id
+                    HAVING SUM(o.kind != \(OperationKind.update.sql)) = 0
+                        AND SUM(o.state = \(OperationState.inFlight.sql)) = 0
+                    """, arguments: [userID, type.rawValue, userID])
+            for id in edited {
+                try db.execute(
+                    sql: """
+                        DELETE FROM outbox WHERE user_id = ? AND entity_type = ? AND entity_id = ?
+                        AND state != \(OperationState.succeeded.sql)
+                        """, arguments: [userID, type.rawValue, id])
+            }
             let rows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT * FROM \(table) AS row WHERE account = ? AND deleted_at IS NULL
-                    AND sync_state = \(SyncState.synced.sql)
+                    AND (sync_state = \(SyncState.synced.sql) OR row.id IN (SELECT value FROM json_each(?)))
                     AND NOT EXISTS (SELECT 1 FROM outbox WHERE entity_type = ? AND entity_id = row.id
                         AND state != \(OperationState.succeeded.sql))
                     ORDER BY \(order)
-                    """, arguments: [userID, type.rawValue])
+                    """,
+                arguments: [userID, JSONValue.array(edited.map(JSONValue.string)).canonicalString, type.rawValue])
             for row in rows {
                 var dependency: String?
                 let payload: [String: JSONValue]
@@ -112,7 +136,20 @@ extension PullMerge {
                         """, arguments: [id, userID])
                 let created = try Outbox.appendCreate(
                     db, user: userID, type: type, id: id, payload: payload, dependency: dependency, now: now)
-                if type == .workout { workoutCreates[id] = created.opID }
+                if type == .workout {
+                    workoutCreates[id] = created.opID
+                    // A set logged into it and not sent yet waits for it now: sent first, the
+                    // server would refuse it for a workout it does not have. (One on the wire has
+                    // its answer ignored and comes back to the queue: it waits too.)
+                    try db.execute(
+                        sql: """
+                            UPDATE outbox SET depends_on = ? WHERE user_id = ? AND entity_type = \(EntityType.set.sql)
+                            AND kind = \(OperationKind.create.sql) AND depends_on IS NULL
+                            AND state IN (\(OperationState.pending.sql), \(OperationState.failedTransient.sql),
+                                \(OperationState.inFlight.sql))
+                            AND entity_id IN (SELECT id FROM sets WHERE workout_id = ?)
+                            """, arguments: [created.opID, userID, id])
+                }
                 resent += 1
             }
         }

@@ -448,6 +448,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             queue.async { [self] in
                 switch result {
                 case .success(let response):
+                    if answeredByAnotherDatabase(response, sent: [op]) { return }
                     let body = JSONValue.parse(response.body)
                     let replayed = response.headers[HeaderName.idempotentReplayed.lowercased()] == "true"
                     let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: clock.now()) }
@@ -495,6 +496,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         case .success(let answer):
             response = answer
         }
+        if answeredByAnotherDatabase(response, sent: sentOps) { return }
         let retryAfter = response.headers["retry-after"].flatMap { RetryAfter.parse($0, now: clock.now()) }
         guard response.status == 200,
             let decoded = JSONValue.parse(response.body).flatMap({ try? BatchResponse(json: $0) }),
@@ -549,6 +551,57 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             return
         }
         pushNext()
+    }
+
+    /// Whether `response` came from a server database other than the one this device synced with
+    /// (reset or replaced): its answers are not taken (an edit refused there for a row it never
+    /// had would take the row away here). The operations go back unsent, what this device holds
+    /// is queued again for the new database (`checkServerIdentity`), and the push starts over.
+    private func answeredByAnotherDatabase(_ response: TransportResponse, sent: [OutboxOperation]) -> Bool {
+        if replacedThisFlush && pushStopped {
+            // A batch that left before the replacement was found: its answers are not taken either.
+            releaseUnsent(sent.map(\.opID))
+            renewKeys(sent)
+            endPush()
+            return true
+        }
+        guard let identity = response.headers[HeaderName.serverIdentity.lowercased()], !identity.isEmpty,
+            let known = try? store.pull.knownServerIdentity(), known != identity
+        else { return false }
+        // What was claimed for the next batch goes back too, before the resend rewires it.
+        releaseUnsent(sent.map(\.opID) + readyBatch.map(\.op.opID))
+        readyBatch = []
+        renewKeys(sent)
+        guard !replacedThisFlush else {
+            pullFailure =
+                "the server answered from two different databases in one sync (instances on different data?);"
+                + " nothing was taken from it"
+            feedProblem = pullFailure
+            stopPushing()
+            return true
+        }
+        do {
+            if case .replaced(let resent) = try store.pull.checkServerIdentity(identity) {
+                replacedThisFlush = true
+                let sentence =
+                    "the server's data is not what this device synced with (it was reset or replaced):"
+                    + " \(resent) of this device's entries are sent to it again"
+                logger.warning("\(sentence)")
+                events.post(.notice("The \(sentence.dropFirst(4))"))
+            }
+        } catch {
+            noteWriteFailure(error)
+        }
+        rerunRequested = true
+        stopPushing()
+        return true
+    }
+
+    /// New keys for operations whose answers from a replaced database were not taken.
+    private func renewKeys(_ sent: [OutboxOperation]) {
+        do { try store.queue.renewKeys(opIDs: sent.map(\.opID)) } catch {
+            logger.error("could not renew keys: \(StoreError.oneLine(error))")
+        }
     }
 
     /// Records per-operation answers; returns whether pushing should pause (nothing but

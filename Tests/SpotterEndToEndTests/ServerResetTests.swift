@@ -111,4 +111,37 @@ struct ServerResetTests {
         #expect(try await Self.setIDs(phone, remote) == logged.sorted(), "the laptop's set reached the phone")
         #expect(try await Self.setIDs(laptop, remote) == logged.sorted(), "the phone's lost sets reached the server")
     }
+
+    @Test("edits and sets queued offline before the server lost its database reach it whole, in their own workout")
+    func queuedWorkOutlivesAReset() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let serverDB = directory.appendingPathComponent("server.db").path
+        let first = try await offThePool { try ServerProcess(db: serverDB) }
+        let port = try #require(URLComponents(string: first.url)?.port)
+        let remote = ["--server", first.url, "--token", ServerProcess.token]
+        let phone = directory.appendingPathComponent("phone.db").path
+        let edited = try await Self.log(phone, 100, remote)
+        #expect(try await SpotterBinary.run(["sync"] + remote, db: phone).status == 0)
+        // Offline: an edit of a synced set, and a new set into the same workout.
+        #expect(try await SpotterBinary.run(["airplane", "on"] + remote, db: phone).status == 0)
+        #expect(try await SpotterBinary.run(["edit", edited, "--reps", "9"] + remote, db: phone).status == 0)
+        let added = try await Self.log(phone, 105, remote)
+        first.stop()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: serverDB + suffix) }
+        let second = try await offThePool { try ServerProcess(db: serverDB, port: port) }
+        defer { second.stop() }
+        #expect(try await SpotterBinary.run(["airplane", "off"] + remote, db: phone).status == 0)
+        let sync = try await SpotterBinary.run(["sync"] + remote, db: phone)
+        #expect(sync.status == 0, "\(sync.stdout) \(sync.stderr)")
+        #expect(!sync.stderr.contains("restored"), "nothing was deleted: \(sync.stderr)")
+        // A fresh device sees both sets, the edit in, in one workout.
+        let fresh = directory.appendingPathComponent("fresh.db").path
+        #expect(try await SpotterBinary.run(["sync"] + remote, db: fresh).status == 0)
+        let listed = try await SpotterBinary.run(["sets", "--json"] + remote, db: fresh)
+        let sets = try SpotterBinary.json(listed.stdout)["sets"] as? [[String: Any]] ?? []
+        #expect(Set(sets.compactMap { $0["id"] as? String }) == [edited, added], "\(sets)")
+        #expect(sets.first { $0["id"] as? String == edited }?["reps"] as? Int == 9, "the offline edit is in")
+        #expect(Set(sets.compactMap { $0["workout_id"] as? String }).count == 1, "one workout, not split")
+        #expect(try await Self.setIDs(phone, remote) == [edited, added].sorted(), "nothing left the phone")
+    }
 }
