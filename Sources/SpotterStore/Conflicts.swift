@@ -292,8 +292,18 @@ extension ConflictLog {
         let now = store.now
         try writer.write { db in
             let workoutKey = set.workoutID.wireString
+            // Ids from the set's and the workout's own: the same take on another device makes the
+            // same copy, which the server takes as the one it has, never a second.
+            let derivedCopy = ContentID.uuid("spotter-restored-workout|\(workoutKey)")
+            let derivedSet = ContentID.uuid("spotter-restored-set|\(set.id.wireString)")
             let copyID: String
-            if let kept = try String.fetchOne(
+            if try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS(SELECT 1 FROM workouts WHERE id = ? AND deleted_at IS NULL AND \(store.visible()))",
+                arguments: [derivedCopy.wireString]) == true
+            {
+                copyID = derivedCopy.wireString  // taken back on another device already: that copy
+            } else if let kept = try String.fetchOne(
                 db,
                 sql: """
                     SELECT r.restored_id FROM restored_workouts r
@@ -313,7 +323,7 @@ extension ConflictLog {
                     try String.fetchOne(db, sql: "SELECT name FROM workouts WHERE id = ?", arguments: [workoutKey])
                     ?? workoutName ?? "Workout"
                 let copy = Workout(
-                    id: .timeOrdered(), name: SpotterStore.restoredName(name),
+                    id: derivedCopy, name: SpotterStore.restoredName(name),
                     startedAt: Timestamp.truncated(set.performedAt))
                 try store.insertWorkout(copy, db: db, now: now)
                 try db.execute(
@@ -326,12 +336,20 @@ extension ConflictLog {
             guard let copy = UUID(wire: copyID) else {
                 throw UnreadableRow(table: "restored_workouts", id: workoutKey, reason: "restored_id is not a UUID")
             }
+            let alreadyBack =
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ? AND deleted_at IS NULL)",
+                    arguments: [derivedSet.wireString]) ?? false
+            if alreadyBack {
+                try db.execute(sql: "UPDATE conflicts SET status = 'taken' WHERE id = ?", arguments: [conflictID])
+                return
+            }
             _ = try store.logValidatedSet(
                 LogSetInput(
                     exercise: set.exercise, weight: set.weight, unit: set.unit, reps: set.reps, rpe: set.rpe,
                     kind: set.kind, distanceM: set.distanceM, durationS: set.durationS, notes: set.notes,
                     workout: .existing(copy), performedAt: set.performedAt),
-                id: .timeOrdered(), db: db, now: now)
+                id: derivedSet, db: db, now: now)
             try db.execute(sql: "UPDATE conflicts SET status = 'taken' WHERE id = ?", arguments: [conflictID])
         }
     }

@@ -372,6 +372,21 @@ struct ConflictTests {
             #expect(names.contains { $0.hasSuffix("(restored)") }, "\(names)")
         }
         #expect(try await laptop.conflicts().isEmpty, "taken, no longer open")
+        // The phone, which deleted the workout, lists the same set; taking it there too makes no
+        // second copy: the copy and the set have ids derived from the deleted ones.
+        let onPhone = try #require(try await phone.conflicts().first?["id"] as? String)
+        try await phone.run(["conflicts", "take", onPhone])
+        try await phone.run(["sync"])
+        try await laptop.run(["sync"])
+        for device in [laptop, phone] {
+            let sets = try await device.sets().filter { $0["weight"] as? Double == 140 }
+            #expect(sets.count == 1, "one set back, not two: \(sets)")
+            let workouts = try SpotterBinary.json(try await device.run(["workouts", "--json"]).stdout)
+            let restored = (workouts["workouts"] as? [[String: Any]] ?? []).filter {
+                ($0["name"] as? String)?.hasSuffix("(restored)") == true
+            }
+            #expect(restored.count == 1, "one restored copy: \(restored)")
+        }
     }
 
     static func routine(_ device: Device) async throws -> [String: Any] {
