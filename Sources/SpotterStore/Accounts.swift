@@ -85,7 +85,8 @@ extension Accounts {
     }
 
     /// What `adoptDeviceData` would queue: a create for each live row logged with no account
-    /// (workouts, sets, routines, weigh-ins), and the starred-exercise changes still to send.
+    /// (workouts, sets, routines, weigh-ins), the starred-exercise changes still to send, and
+    /// (when any of those) a star for each starred exercise the embedded server keeps.
     static func unadoptedDeviceOperations(_ db: Database) throws -> Int {
         let device = QueueOwner.deviceID
         var count = 0
@@ -102,6 +103,16 @@ extension Accounts {
                     SELECT COUNT(*) FROM outbox WHERE user_id = ? AND entity_type = \(EntityType.favorite.sql)
                     AND state != \(OperationState.succeeded.sql)
                     """, arguments: [device]) ?? 0
+        // With anything of the device's to adopt, the stars its embedded server keeps go too.
+        if count > 0 {
+            count +=
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*) FROM favorites f
+                        WHERE NOT EXISTS (SELECT 1 FROM favorite_pending p WHERE p.exercise = f.exercise)
+                        """) ?? 0
+        }
         return count
     }
 
@@ -200,6 +211,12 @@ extension Accounts {
         let device = QueueOwner.deviceID
         return try writer.write { db in
             var adoption = Adoption()
+            // Stars the embedded server keeps are the device's too: when there is anything of the
+            // device's to adopt, they go to the account as well (the account's list replaces the
+            // local one at its next pull, and would drop them).
+            if try Self.unadoptedDeviceOperations(db) > 0 {
+                adoption.favorites += try store.requeueServerFavorites(db: db, now: now)
+            }
             // What the embedded server still had to do for the device is replaced by the creates below.
             try db.execute(
                 sql: """
@@ -252,7 +269,7 @@ extension Accounts {
                 sql:
                     "UPDATE outbox SET user_id = ? WHERE user_id = ? AND entity_type = \(EntityType.favorite.sql) AND state != \(OperationState.succeeded.sql)",
                 arguments: [userID, device])
-            adoption.favorites = db.changesCount
+            adoption.favorites += db.changesCount
             adoption.routines = try store.adoptDeviceRoutines(db: db, now: now)
             adoption.bodyWeights = try store.adoptDeviceBodyWeights(db: db, now: now)
             // What was done before the login is still this device's to take back, now as the

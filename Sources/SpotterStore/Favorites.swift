@@ -66,17 +66,21 @@ extension WorkoutLog {
 extension SpotterStore {
     /// Queues a star for every starred exercise of the server list that has no call of its own
     /// queued: the list of a server that lost it (`PullMerge.checkServerIdentity`). Returns how many.
-    func requeueServerFavorites(db: Database, now: Date) throws -> Int {
+    func requeueServerFavorites(
+        db: Database, now: Date, for owner: String? = nil, except kept: Set<String> = []
+    )
+        throws -> Int
+    {
         var count = 0
-        for favorite in try Favorite.fetchAll(db) {
+        for favorite in try Favorite.fetchAll(db) where !kept.contains(favorite.exercise.lowercased()) {
             let pending =
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT EXISTS(SELECT 1 FROM favorite_pending WHERE exercise = ?)"),
                     arguments: [favorite.exercise]) ?? false
             guard !pending else { continue }
             let opID = try Outbox.insert(
-                db, user: userID, type: .favorite, id: favorite.exercise, kind: .create, payload: [:], before: [:],
-                dependsOn: nil, blocked: false, now: now)
+                db, user: owner ?? userID, type: .favorite, id: favorite.exercise, kind: .create, payload: [:],
+                before: [:], dependsOn: nil, blocked: false, now: now)
             try setPending(favorite.exercise, add: true, opID: opID, db: db)
             count += 1
         }
@@ -87,7 +91,15 @@ extension SpotterStore {
 extension PullMerge {
     /// Replaces the server list with a freshly fetched one (pending entries stay on top).
     public func replaceServerFavorites(_ names: [String]) throws {
+        let now = self.now
         try writer.write { db in
+            // Stars of the device's embedded server, on a database whose own data waits for its
+            // login: not on this account's list, and not to be dropped by it. They wait with the
+            // device's data (stranded), and the login sends them.
+            if userID != QueueOwner.deviceID, try Accounts.unadoptedDeviceOperations(db) > 0 {
+                _ = try store.requeueServerFavorites(
+                    db: db, now: now, for: QueueOwner.deviceID, except: Set(names.map { $0.lowercased() }))
+            }
             _ = try Favorite.deleteAll(db)
             for name in names { try Favorite(exercise: name).insert(db, onConflict: .ignore) }
         }

@@ -109,6 +109,7 @@ struct AccountTests {
         // The same folder, so the same account file: the same person on the same machine.
         let second = URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent("garage.db").path
         let embedded = try await Self.log(db: second, weight: "90")
+        #expect(try await SpotterBinary.run(["star", "Deadlift (Barbell)"], db: second).status == 0)
         #expect(try await SpotterBinary.run(["sync"], db: second).status == 0, "synced with its embedded server")
 
         let server = try await Self.startServer()
@@ -120,7 +121,7 @@ struct AccountTests {
         // The second database now runs as alice, but alice's server has never seen its set.
         let status = try await Self.status(db: second)
         #expect((status["account"] as? [String: Any])?["user"] as? String == "alice")
-        #expect(status["stranded"] as? Int == 2, "its workout and its set wait: \(status)")
+        #expect(status["stranded"] as? Int == 3, "its workout, its set and its star wait: \(status)")
         let waiting = (status["stranded_for"] as? [[String: Any]])?.first
         #expect((waiting?["resolve"] as? String)?.contains("spotter login") == true, "\(status)")
         let sync = try await SpotterBinary.run(["sync"], db: second)
@@ -132,10 +133,12 @@ struct AccountTests {
         // Logging in from it adopts it, as the first login did for its own database.
         let adopt = try await SpotterBinary.run(
             ["login", "--server", server.url, "--token", Self.aliceToken], db: second)
-        #expect(adopt.stdout.contains("2 queued operations will sync to alice"), "\(adopt.stdout)")
+        #expect(adopt.stdout.contains("3 queued operations will sync to alice"), "\(adopt.stdout)")
         let sent = try await SpotterBinary.run(["sync"], db: second)
         #expect(sent.status == 0, "\(sent.stdout) \(sent.stderr)")
         #expect(try await Self.serverSetIDs(server, token: Self.aliceToken) == [embedded])
+        let stars = try await SpotterBinary.run(["stars"], db: second)
+        #expect(stars.stdout.contains("Deadlift (Barbell)"), "the star went to alice and stays: \(stars.stdout)")
         #expect(try await Self.status(db: second)["stranded"] as? Int == 0)
     }
 
