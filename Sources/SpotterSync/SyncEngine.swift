@@ -583,11 +583,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         do {
             if case .replaced(let resent) = try store.pull.checkServerIdentity(identity) {
                 replacedThisFlush = true
-                let sentence =
-                    "the server's data is not what this device synced with (it was reset or replaced):"
-                    + " \(resent) of this device's entries are sent to it again"
-                logger.warning("\(sentence)")
-                events.post(.notice("The \(sentence.dropFirst(4))"))
+                announceResend(resent, because: "is not what this device synced with (it was reset or replaced)")
             }
         } catch {
             noteWriteFailure(error)
@@ -840,65 +836,34 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         serverAnswered()
         if let identity = page.identity, (try? store.pull.knownServerIdentity()) != identity {
             guard !replacedThisFlush else {
-                pullFailure =
+                return endPull(
                     "the server answered from two different databases in one sync (instances on different data?);"
-                    + " nothing was merged"
-                feedProblem = pullFailure
-                flushSucceeded = false
-                finishFlush()
-                return
+                        + " nothing was merged")
             }
             do {
                 if case .replaced(let resent) = try store.pull.checkServerIdentity(identity) {
-                    replacedThisFlush = true
                     // This page counted from a cursor of the lost database: read the feed again
                     // from its start, and send what was queued again after it.
-                    let sentence =
-                        "the server's data is not what this device synced with (it was reset or replaced):"
-                        + " \(resent) of this device's entries are sent to it again"
-                    logger.warning("\(sentence)")
-                    events.post(.notice("The \(sentence.dropFirst(4))"))
-                    rerunRequested = true
-                    pull()
-                    return
+                    return startOver(
+                        resent: resent, because: "is not what this device synced with (it was reset or replaced)")
                 }
             } catch {
                 noteWriteFailure(error)
-                pullFailure = "changes from the server not saved: \(StoreError.oneLine(error))"
-                feedProblem = pullFailure
-                flushSucceeded = false
-                finishFlush()
-                return
+                return endPull("changes from the server not saved: \(StoreError.oneLine(error))")
             }
         }
         // The same database, gone back to an older copy: checked after its name, since a new
         // database (also behind the cursor) is a replacement.
         if Self.serverWentBack(page) {
             guard !replacedThisFlush else {
-                pullFailure = "the server's data went back to an older copy twice in one sync; nothing was merged"
-                feedProblem = pullFailure
-                flushSucceeded = false
-                finishFlush()
-                return
+                return endPull("the server's data went back to an older copy twice in one sync; nothing was merged")
             }
             do {
                 let resent = try store.pull.serverWentBack()
-                replacedThisFlush = true
-                let sentence =
-                    "the server's data went back to an older copy (restored from a backup?):"
-                    + " \(resent) of this device's entries are sent to it again"
-                logger.warning("\(sentence)")
-                events.post(.notice("The \(sentence.dropFirst(4))"))
-                rerunRequested = true
-                pull()
-                return
+                return startOver(resent: resent, because: "went back to an older copy (restored from a backup?)")
             } catch {
                 noteWriteFailure(error)
-                pullFailure = "changes from the server not saved: \(StoreError.oneLine(error))"
-                feedProblem = pullFailure
-                flushSucceeded = false
-                finishFlush()
-                return
+                return endPull("changes from the server not saved: \(StoreError.oneLine(error))")
             }
         }
         if let reason = store.noRoomToMerge(page.entities.count) {
@@ -954,6 +919,30 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             }
             pullFavorites()
         }
+    }
+
+    /// Ends the pull under way: not all was received, for `reason`.
+    private func endPull(_ reason: String) {
+        pullFailure = reason
+        feedProblem = reason
+        flushSucceeded = false
+        finishFlush()
+    }
+
+    /// After what this device holds was queued again for a server that lost it (`resent`
+    /// entries): says so, reads the feed from its start, and sends them after this pull.
+    private func startOver(resent: Int, because what: String) {
+        replacedThisFlush = true
+        announceResend(resent, because: what)
+        rerunRequested = true
+        pull()
+    }
+
+    /// "The server's data … : N of this device's entries are sent to it again", logged and shown.
+    private func announceResend(_ resent: Int, because what: String) {
+        let sentence = "the server's data \(what): \(resent) of this device's entries are sent to it again"
+        logger.warning("\(sentence)")
+        events.post(.notice("The \(sentence.dropFirst(4))"))
     }
 
     /// Changes asked for in a pull's first page.
