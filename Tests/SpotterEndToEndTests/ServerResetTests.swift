@@ -14,6 +14,18 @@ struct ServerResetTests {
         return logged.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// A server in a fresh directory: the directory, its database file, the server, its port (to
+    /// come back on the same address) and the flags that reach it.
+    static func firstServer() async throws -> (
+        directory: URL, serverDB: String, server: ServerProcess, port: Int, remote: [String]
+    ) {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let serverDB = directory.appendingPathComponent("server.db").path
+        let server = try await offThePool { try ServerProcess(db: serverDB) }
+        let port = try #require(URLComponents(string: server.url)?.port)
+        return (directory, serverDB, server, port, ["--server", server.url, "--token", ServerProcess.token])
+    }
+
     static func setIDs(_ db: String, _ remote: [String]) async throws -> [String] {
         let listed = try await SpotterBinary.run(["sets", "--json"] + remote, db: db)
         let sets = try SpotterBinary.json(listed.stdout)["sets"] as? [[String: Any]] ?? []
@@ -22,11 +34,7 @@ struct ServerResetTests {
 
     @Test("a server restarted on an empty database gets every set again, and each device sees all of them once")
     func aServerRestartedEmptyGetsEverythingAgain() async throws {
-        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
-        let serverDB = directory.appendingPathComponent("server.db").path
-        let first = try await offThePool { try ServerProcess(db: serverDB) }
-        let port = try #require(URLComponents(string: first.url)?.port)
-        let remote = ["--server", first.url, "--token", ServerProcess.token]
+        let (directory, serverDB, first, port, remote) = try await Self.firstServer()
         let phone = directory.appendingPathComponent("phone.db").path
         let laptop = directory.appendingPathComponent("laptop.db").path
         var logged = [try await Self.log(phone, 100, remote), try await Self.log(phone, 102, remote)]
@@ -73,13 +81,9 @@ struct ServerResetTests {
 
     @Test("a server restored from an older backup gets what it lost again, and the devices see each other's sets")
     func aServerRestoredFromABackupGetsWhatItLostAgain() async throws {
-        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
-        let serverDB = directory.appendingPathComponent("server.db").path
+        let (directory, serverDB, first, port, remote) = try await Self.firstServer()
         let backup = directory.appendingPathComponent("backup.db").path
         let phone = directory.appendingPathComponent("phone.db").path
-        let first = try await offThePool { try ServerProcess(db: serverDB) }
-        let port = try #require(URLComponents(string: first.url)?.port)
-        let remote = ["--server", first.url, "--token", ServerProcess.token]
         var logged = [try await Self.log(phone, 100, remote)]
         #expect(try await SpotterBinary.run(["sync"] + remote, db: phone).status == 0)
         // A backup (the server stopped, its file copied), then more training.
@@ -114,11 +118,7 @@ struct ServerResetTests {
 
     @Test("edits and sets queued offline before the server lost its database reach it whole, in their own workout")
     func queuedWorkOutlivesAReset() async throws {
-        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
-        let serverDB = directory.appendingPathComponent("server.db").path
-        let first = try await offThePool { try ServerProcess(db: serverDB) }
-        let port = try #require(URLComponents(string: first.url)?.port)
-        let remote = ["--server", first.url, "--token", ServerProcess.token]
+        let (directory, serverDB, first, port, remote) = try await Self.firstServer()
         let phone = directory.appendingPathComponent("phone.db").path
         let edited = try await Self.log(phone, 100, remote)
         #expect(try await SpotterBinary.run(["sync"] + remote, db: phone).status == 0)
