@@ -136,8 +136,12 @@ extension Accounts {
                 sql: "UPDATE outbox SET user_id = ? WHERE user_id IN (\(marks))",
                 arguments: StatementArguments([userID]) + values)
             // The undo journal follows its rows: an action taken under the other name is still
-            // this device's to take back.
-            for table in ["workouts", "sets", "routines", BodyWeight.Column.table, "undo_journal"] {
+            // this device's to take back. So do what was pulled under it: the conflicts it listed,
+            // the changes waiting for their parent, the restored copies it made.
+            for table in [
+                "workouts", "sets", "routines", BodyWeight.Column.table, "undo_journal", "conflicts", "pulled_waiting",
+                "restored_workouts",
+            ] {
                 try db.execute(
                     sql: "UPDATE \(table) SET account = ? WHERE account IN (\(marks))",
                     arguments: StatementArguments([userID]) + values)

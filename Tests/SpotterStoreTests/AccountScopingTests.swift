@@ -105,6 +105,25 @@ struct AccountScopingTests {
         #expect(try alice.accounts.strandedQueues().isEmpty)
     }
 
+    /// What a device pulled while its token's user was not known yet moves with its rows: a
+    /// conflict listed then is still listed once the user is (a Jepsen-style run found one that
+    /// stayed under the old name, so the device kept none of the server's conflicts).
+    @Test func conflictsPulledUnderAnotherNameMoveWithTheRows() throws {
+        let unverified = QueueOwner.unverified(server: "http://127.0.0.1:8080", tokenFingerprint: "abc").storedID
+        let before = try makeStore(user: unverified)
+        let logged = try before.log()
+        let conflict = ConflictRecord(
+            id: UUID(), entityType: .set, entityID: logged.set.id, field: "reps", kept: .int(7), overridden: .int(6),
+            keptStamp: ClockStamp(milliseconds: 2_000, device: "laptop"),
+            overriddenStamp: ClockStamp(milliseconds: 1_000, device: "phone"), label: "Bench Press (Barbell) set",
+            recordedAt: Date(timeIntervalSince1970: 1_800_000_000))
+        _ = try before.pull.mergePage([.conflict(conflict, ServerStamp(serverVersion: 9, updatedAt: nil))], cursor: "9")
+        #expect(try before.conflicts.list().count == 1)
+        let alice = before.forUser(Self.alice)
+        try alice.accounts.reassign(from: [unverified])
+        #expect(try alice.conflicts.list().map(\.record.id) == [conflict.id], "listed under the account")
+    }
+
     @Test func aQueueOfTheVersionBeforeAccountsIsFoundByItsServerAndToken() throws {
         // How that version named the owner of `--server http://127.0.0.1:8080/ --token alice-secret`.
         let old = "remote-" + ContentID.uuid("http://127.0.0.1:8080/|alice-secret").wireString.prefix(16)
