@@ -160,6 +160,10 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     /// one flush (instances behind one address on different databases) stops the pull instead of
     /// queueing everything again page after page.
     private var replacedThisFlush = false
+    /// The name of the server's database this device last saw, as the store keeps it: read once
+    /// and kept here, since every batch answer and feed page names one (a store read each would
+    /// sit on the drain's path). Nil until one is stored.
+    private var seenIdentity: String?
     /// Batches sent and not answered yet (at most `batchesInFlight`). A batch claimed while
     /// another is out stops before any operation that waits on one in flight, so the server
     /// may apply two batches in either order and still end as one batch would have.
@@ -566,7 +570,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             return true
         }
         guard let identity = response.headers[HeaderName.serverIdentity.lowercased()], !identity.isEmpty,
-            let known = try? store.pull.knownServerIdentity(), known != identity
+            isAnotherDatabase(identity), seenIdentity != nil
         else { return false }
         // What was claimed for the next batch goes back too, before the resend rewires it.
         releaseUnsent(sent.map(\.opID) + readyBatch.map(\.op.opID))
@@ -581,7 +585,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             return true
         }
         do {
-            if case .replaced(let resent) = try store.pull.checkServerIdentity(identity) {
+            let check = try store.pull.checkServerIdentity(identity)
+            seenIdentity = identity
+            if case .replaced(let resent) = check {
                 replacedThisFlush = true
                 announceResend(resent, because: "is not what this device synced with (it was reset or replaced)")
             }
@@ -834,14 +840,16 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             unreadableThisPull += page.unreadable
         }
         serverAnswered()
-        if let identity = page.identity, (try? store.pull.knownServerIdentity()) != identity {
+        if let identity = page.identity, isAnotherDatabase(identity) {
             guard !replacedThisFlush else {
                 return endPull(
                     "the server answered from two different databases in one sync (instances on different data?);"
                         + " nothing was merged")
             }
             do {
-                if case .replaced(let resent) = try store.pull.checkServerIdentity(identity) {
+                let check = try store.pull.checkServerIdentity(identity)
+                seenIdentity = identity
+                if case .replaced(let resent) = check {
                     // This page counted from a cursor of the lost database: read the feed again
                     // from its start, and send what was queued again after it.
                     return startOver(
@@ -999,8 +1007,16 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     /// Whether `page` names a database other than the one this device last synced with.
     private func serverWasReplaced(_ page: ChangePage) -> Bool {
-        guard let identity = page.identity, let known = try? store.pull.knownServerIdentity() else { return false }
-        return known != identity
+        guard let identity = page.identity else { return false }
+        return isAnotherDatabase(identity) && seenIdentity != nil
+    }
+
+    /// Whether `identity` is not the database this device last saw. The kept name is read from
+    /// the store again when it differs: another process of this device may have seen it first.
+    private func isAnotherDatabase(_ identity: String) -> Bool {
+        if seenIdentity == identity { return false }
+        seenIdentity = (try? store.pull.knownServerIdentity()) ?? nil
+        return seenIdentity != identity
     }
 
     private func pullFavorites() {
