@@ -196,15 +196,9 @@ extension WorkoutLog {
                     guard let made = JSONValue.parse(text)?.objectValue,
                         let current = try EntityTable.wireFields(type, id: id, db: db)
                     else { return refused("its values do not read") }
-                    let changed = Set(made.keys).union(current.keys).subtracting(Self.notLifted).sorted()
-                        .filter { field in
-                            !SpotterStore.sameStoredValue(current[field] ?? .null, made[field] ?? .null)
-                        }
-                    if !changed.isEmpty {
-                        let shown = changed.map { field in
-                            "\(StoredConflict.fieldName(field)) is \(Self.shownNow(field, current))"
-                        }
-                        return refused("changed since it was logged: \(shown.joined(separator: ", "))")
+                    let fields = Set(made.keys).union(current.keys).subtracting(Self.notLifted)
+                    if let shown = Self.changedSince(fields, now: current, then: made) {
+                        return refused("changed since it was logged: \(shown)")
                     }
                 }
                 try deleteForUndo(type: type, id: id, db: db, now: now)
@@ -253,14 +247,8 @@ extension WorkoutLog {
                     guard let after = JSONValue.parse(text)?.objectValue else {
                         return refused("its values do not read")
                     }
-                    let changed = before.keys.sorted().filter { field in
-                        !SpotterStore.sameStoredValue(current[field] ?? .null, after[field] ?? .null)
-                    }
-                    if !changed.isEmpty {
-                        let shown = changed.map { field in
-                            "\(StoredConflict.fieldName(field)) is \(Self.shownNow(field, current))"
-                        }
-                        return refused("changed since it was made: \(shown.joined(separator: ", "))")
+                    if let shown = Self.changedSince(Set(before.keys), now: current, then: after) {
+                        return refused("changed since it was made: \(shown)")
                     }
                 }
                 var restored = current
@@ -374,6 +362,18 @@ extension WorkoutLog {
     }
 
     /// A field's value now, as a person reads it: a weight with its unit, as a conflict shows it.
+    /// "reps is 7, notes is 'x'": the fields of `fields` whose value `now` is not the one `then`
+    /// holds, as a person reads them, in name order; nil when none changed.
+    private static func changedSince(
+        _ fields: Set<String>, now current: [String: JSONValue], then: [String: JSONValue]
+    ) -> String? {
+        let changed = fields.sorted().filter { field in
+            !SpotterStore.sameStoredValue(current[field] ?? .null, then[field] ?? .null)
+        }
+        guard !changed.isEmpty else { return nil }
+        return changed.map { "\(StoredConflict.fieldName($0)) is \(shownNow($0, current))" }.joined(separator: ", ")
+    }
+
     /// A set's fields that say where it is, not what was lifted.
     static let notLifted: Set<String> = [
         WorkoutSet.Column.id.name, WorkoutSet.Column.workoutID.name, WorkoutSet.Column.position.name,
