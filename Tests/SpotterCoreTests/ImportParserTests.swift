@@ -187,6 +187,45 @@ struct ImportParserTests {
         #expect(parsed.sets[2].workoutStart == parsed.sets[0].workoutStart)
     }
 
+    @Test("a quoted comma in a comma file: groupings dropped, a lone three-digit group refused, never read as 1")
+    func quotedThousandsAreNotReadAsDecimals() throws {
+        let text =
+            "Date,Workout Name,Exercise Name,Set Order,Weight,Weight Unit,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n"
+            + "2026-01-02 07:00:00,Legs,Squat (Barbell),1,\"1,000\",lbs,1,,,,,\n"
+            + "2026-01-02 07:00:00,Legs,Squat (Barbell),2,\"1,000.5\",lbs,1,,,,,\n"
+            + "2026-01-02 07:00:00,Legs,Squat (Barbell),3,\"62,5\",kg,5,,,,,\n"
+            + "2026-01-02 07:00:00,Legs,Rowing,1,,,1,\"1,000,000\",,,,\n"
+        let parsed = try ImportParser.parse(text, defaultUnit: .kg, timeZone: utc)
+        #expect(parsed.sets.map(\.weight) == [1000.5, 62.5, 0])
+        #expect(parsed.sets.last?.distanceM == 1_000_000, "more than one group: thousands")
+        #expect(parsed.problems.count == 1)
+        #expect(parsed.problems.first?.line == 2)
+        #expect(parsed.problems.first?.message.contains("'1,000' could be 1000 or 1.000") == true)
+        // In a semicolon file the comma is the decimal mark, whatever follows it.
+        let semicolons =
+            "Date;Workout Name;Exercise Name;Set Order;Weight;Weight Unit;Reps\n"
+            + "2026-01-02 07:00:00;Legs;Squat (Barbell);1;1,250;kg;5\n"
+        #expect(try ImportParser.parse(semicolons, timeZone: utc).sets.map(\.weight) == [1.25])
+    }
+
+    @Test("a workout finished as it began exports Duration 0 and reads back finished")
+    func zeroDurationReadsBackFinished() throws {
+        let text = """
+            Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Weight Unit,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+            2026-01-02 07:00:00,Quick,0,Squat (Barbell),1,100,kg,5,,,,,
+            2026-01-03 07:00:00,Open,,Squat (Barbell),1,100,kg,5,,,,,
+            2026-01-04 07:00:00,Blink,0.4,Squat (Barbell),1,100,kg,5,,,,,
+            2026-01-05 07:00:00,Strong's own,0s,Squat (Barbell),1,100,kg,5,,,,,
+            2026-01-06 07:00:00,Garbled,soon,Squat (Barbell),1,100,kg,5,,,,,
+            """
+        let sets = try ImportParser.parse(text, timeZone: utc).sets
+        #expect(sets[0].workoutEnd == sets[0].workoutStart)
+        #expect(sets[1].workoutEnd == nil, "an empty cell leaves the workout open")
+        #expect(sets[2].workoutEnd == sets[2].workoutStart.addingTimeInterval(0.4))
+        #expect(sets[3].workoutEnd == sets[3].workoutStart)
+        #expect(sets[4].workoutEnd == nil)
+    }
+
     @Test func strongWithoutAUnitUsesTheDefault() throws {
         let text = #"""
             Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,RPE

@@ -48,7 +48,7 @@ public enum BodyWeightImport {
         return nil
     }
 
-    private static func header(_ text: String) -> (records: [CSVRecord], columns: [String])? {
+    private static func header(_ text: String) -> (records: [CSVRecord], columns: [String], delimiter: Character)? {
         guard let firstLine = text.drop(while: { $0 == "\u{FEFF}" }).split(whereSeparator: \.isNewline).first else {
             return nil
         }
@@ -56,17 +56,17 @@ public enum BodyWeightImport {
             firstLine.filter { $0 == ";" }.count > firstLine.filter { $0 == "," }.count ? ";" : ","
         let records = CSV.records(text, delimiter: delimiter)
         guard let header = records.first else { return nil }
-        return (records, header.fields.map(ImportParser.normalize))
+        return (records, header.fields.map(ImportParser.normalize), delimiter)
     }
 
     /// The weigh-ins of a body-weight export; a row that does not read is a problem with its
     /// line, and the rest still imports.
     public static func parse(_ text: String, timeZone: TimeZone = .current) throws -> ParsedWeighIns {
-        guard let (records, columns) = header(text) else { throw ImportError("the file is empty") }
+        guard let (records, columns, delimiter) = header(text) else { throw ImportError("the file is empty") }
         guard let format = format(columns) else {
             throw ImportError("unrecognised header: not a FitNotes body tracker or Hevy measurements export")
         }
-        var reader = RowReader(columns: columns, defaultUnit: .kg, timeZone: timeZone)
+        var reader = RowReader(columns: columns, defaultUnit: .kg, timeZone: timeZone, commaSeparated: delimiter == ",")
         var parsed = ParsedWeighIns(
             source: format == .tracker ? "FitNotes body tracker" : "Hevy measurements", entries: [], problems: [])
         for record in records.dropFirst() {

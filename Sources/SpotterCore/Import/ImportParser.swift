@@ -112,7 +112,8 @@ public enum ImportParser {
             throw ImportError(
                 "the header is not a \(requested.rawValue) export\(detected ?? "")", isFormatMismatch: true)
         }
-        var reader = RowReader(columns: columns, defaultUnit: defaultUnit, timeZone: timeZone)
+        var reader = RowReader(
+            columns: columns, defaultUnit: defaultUnit, timeZone: timeZone, commaSeparated: delimiter == ",")
         var sets: [ImportedSet] = []
         var problems: [ImportProblem] = []
         var repaired = 0
@@ -307,7 +308,12 @@ struct RowReader {
     /// The last date read, with its formats: the rows of a workout repeat its start one after another.
     private var lastDate: (text: String, formats: [String], date: Date)?
 
-    init(columns: [String], defaultUnit: WeightUnit, timeZone: TimeZone) {
+    /// The file's cells are separated by commas, so a comma inside a number was quoted and may group
+    /// thousands ("1,000") as well as mark a decimal ("62,5"); in a semicolon file it is a decimal.
+    let commaSeparated: Bool
+
+    init(columns: [String], defaultUnit: WeightUnit, timeZone: TimeZone, commaSeparated: Bool = true) {
+        self.commaSeparated = commaSeparated
         self.columns = columns
         let weightColumn = Self.column(startingWith: "weight", in: columns)
         self.weightColumn = weightColumn
@@ -370,14 +376,38 @@ struct RowReader {
 
     func number(_ text: String?, field: String) throws -> Double? {
         guard let text else { return nil }
-        // A decimal comma ("62,5") reads as a point.
-        let decimal = text.utf8.contains(UInt8(ascii: ",")) ? text.replacingOccurrences(of: ",", with: ".") : text
+        let decimal =
+            text.utf8.contains(UInt8(ascii: ","))
+            ? try Self.commaRead(text, field: field, commaSeparated: commaSeparated) : text
         // Only a decimal number: Swift's `Double` also reads hexadecimal ("0x10" is 16), which no
         // export writes for a weight.
         guard ImportParser.isDecimal(decimal), let value = Double(decimal), value.isFinite else {
             throw ImportError("\(field) '\(text)' is not a number")
         }
         return value
+    }
+
+    /// `text`, which holds a comma, as a number `Double` reads. A decimal comma ("62,5") reads as a
+    /// point. In a comma-separated file a quoted number may also group thousands: with a point or
+    /// with more than one group ("1,000.5", "1,000,000") the commas are groupings and are dropped;
+    /// a single comma before exactly three digits ("1,000") is either, and is refused with the
+    /// reason rather than guessed.
+    static func commaRead(_ text: String, field: String, commaSeparated: Bool) throws -> String {
+        guard commaSeparated else { return text.replacingOccurrences(of: ",", with: ".") }
+        let digits = text.drop { $0 == "-" || $0 == "+" }
+        let whole = digits.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let groups = whole.split(separator: ",", omittingEmptySubsequences: false)
+        func isDigits(_ group: Substring) -> Bool { group.allSatisfy { $0 >= "0" && $0 <= "9" } }
+        let grouped =
+            groups.count > 1 && (1...3).contains(groups[0].count) && isDigits(groups[0])
+            && groups.dropFirst().allSatisfy { $0.count == 3 && isDigits($0) }
+        if grouped, groups.count > 2 || digits.contains(".") { return text.replacingOccurrences(of: ",", with: "") }
+        if grouped {
+            throw ImportError(
+                "\(field) '\(text)' could be \(text.replacingOccurrences(of: ",", with: "")) or \(text.replacingOccurrences(of: ",", with: ".")): write it without the comma"
+            )
+        }
+        return text.replacingOccurrences(of: ",", with: ".")
     }
 
     /// The years a workout of an export may be dated in. A date outside is a misread (a two-digit
@@ -503,11 +533,12 @@ struct RowReader {
         return set
     }
 
-    /// A workout's length as Strong writes it: "1h 2m", "45m", "1h", "30s", or plain seconds;
-    /// nil for none (0) or a cell that does not read as one (the workout is then left unfinished).
+    /// A workout's length as Strong writes it: "1h 2m", "45m", "1h", "30s", or plain seconds (0 for
+    /// a workout finished the moment it began, which an export of one must read back as finished);
+    /// nil for a cell that does not read as one (the workout is then left unfinished).
     static func workoutLength(_ text: String) -> Double? {
         if ImportParser.isDecimal(text), let seconds = Double(text) {
-            return seconds > 0 && seconds < 86_400 * 7 ? seconds : nil
+            return seconds >= 0 && seconds < 86_400 * 7 ? seconds : nil
         }
         var total = 0.0
         var any = false
@@ -522,7 +553,7 @@ struct RowReader {
             }
             any = true
         }
-        return any && total > 0 && total < 86_400 * 7 ? total : nil
+        return any && total >= 0 && total < 86_400 * 7 ? total : nil
     }
 
     mutating func hevy(_ record: CSVRecord) throws -> ImportedSet? {

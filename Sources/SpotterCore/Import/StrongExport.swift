@@ -41,7 +41,8 @@ public enum StrongExport {
                 order[set.exercise, default: 0] += 1
                 setOrder = "\(order[set.exercise]!)"
             }
-            let duration = workout.endedAt.map { "\(Int($0.timeIntervalSince(workout.startedAt)))" } ?? ""
+            let duration =
+                workout.endedAt.map { Formatting.number(max(0, $0.timeIntervalSince(workout.startedAt))) } ?? ""
             let fields = [
                 formatter.string(from: workout.startedAt), workout.name, duration, set.exercise, setOrder,
                 Formatting.number(set.weight), set.unit.rawValue, "\(set.reps)",
