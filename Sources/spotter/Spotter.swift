@@ -32,6 +32,14 @@ struct Spotter: AsyncParsableCommand {
     /// Moves global options written before the subcommand (`spotter --db X import F`) to just
     /// after it, where every subcommand's option group reads them — the order git, kubectl and
     /// docker users type.
+    /// "-5", "-2.5", "-2,5": what the parser takes for an option but the user meant as a number.
+    static func isNegativeNumber(_ argument: String) -> Bool {
+        guard argument.hasPrefix("-"), argument.count > 1 else { return false }
+        let digits = argument.dropFirst()
+        return digits.first?.isASCII == true && digits.first?.isNumber == true
+            && digits.allSatisfy { ($0.isASCII && $0.isNumber) || $0 == "." || $0 == "," }
+    }
+
     static func arrangingGlobalOptions(_ arguments: [String]) -> [String] {
         var leading: [String] = []
         var index = 0
@@ -146,7 +154,21 @@ enum Main {
                 print("spotter \(Spotter.version)")
                 return
             }
-            var command = try Spotter.parseAsRoot(Spotter.arrangingGlobalOptions(arguments))
+            var command: any ParsableCommand
+            do {
+                command = try Spotter.parseAsRoot(Spotter.arrangingGlobalOptions(arguments))
+            } catch {
+                // "-5" reads as an option to the parser, which then says an argument is missing or
+                // an option unknown; the lifter typed a negative number, and is told that.
+                if Spotter.exitCode(for: error) == .validationFailure,
+                    let negative = arguments.first(where: Spotter.isNegativeNumber)
+                {
+                    throw CLIError(
+                        "'\(negative)' is a negative number: weights, reps, times and distances are never below 0",
+                        code: 2)
+                }
+                throw error
+            }
             if command is Serve { serverLog = BufferedLogSink.bootstrapStandardError() }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

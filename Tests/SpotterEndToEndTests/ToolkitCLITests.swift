@@ -81,6 +81,15 @@ struct ToolkitCLITests {
         #expect(
             try await SpotterBinary.run(["config", "plates", "kg", "--bar", "20", "1e-300"], db: db).stderr.contains(
                 "'1e-300' is not a plate"), "the value as typed, not the 0 it would be kept as")
+        for arguments in [
+            ["warmup", "Squat (Barbell)", "-5"], ["bodyweight", "log", "-80"],
+        ] {
+            let negative = try await SpotterBinary.run(arguments, db: db)
+            #expect(negative.status == 2)
+            #expect(
+                negative.stderr.contains("is a negative number"),
+                "the reason, not a missing argument: \(negative.stderr)")
+        }
         let ambiguous = try await SpotterBinary.run(["warmup", "bench", "100"], db: db)
         #expect(ambiguous.status == 2)
         #expect(ambiguous.stderr.contains("Bench Press (Barbell)"))
