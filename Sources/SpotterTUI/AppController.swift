@@ -297,6 +297,7 @@ public final class AppController {
             } else {
                 let seconds = (try? store.preferences.restSeconds(exercise: logged.set.exercise)) ?? state.restSeconds
                 state.restEndsAt = seconds > 0 ? clock.now().addingTimeInterval(TimeInterval(seconds)) : nil
+                state.restAfterSet = logged.set.id
             }
             afterLocalWrite(selectWorkout: logged.workout.id, selectSet: logged.set.id)
             let described = state.describe(logged.set)
@@ -529,7 +530,14 @@ public final class AppController {
         case .undo:
             if let undone = try store.workoutLog.undoLast(after: undoMark) {
                 state.say(undone.message)
-                if undone.notUndone == nil { afterLocalWrite() }
+                if undone.notUndone == nil {
+                    // The rest a set started is not owed once that set is taken back.
+                    if state.restEndsAt != nil, let id = state.restAfterSet, try store.queries.set(id: id) == nil {
+                        state.restEndsAt = nil
+                        state.restAfterSet = nil
+                    }
+                    afterLocalWrite()
+                }
             } else {
                 state.say("Nothing more to undo in this session")
             }

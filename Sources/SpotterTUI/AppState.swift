@@ -435,6 +435,8 @@ public struct AppState: Sendable, Equatable {
 
     public var now: Date
     public var restEndsAt: Date?
+    /// The set whose logging started the rest timer: undoing that log stops the timer too.
+    public var restAfterSet: UUID?
     public var restSeconds: Int
     /// The unit every weight is shown in (`u` cycles it; `spotter config unit`); nil: as logged.
     public var displayUnit: WeightUnit?

@@ -179,6 +179,7 @@ extension AppController {
                     row?.restSeconds ?? (try? store.preferences.restSeconds(exercise: logged.set.exercise))
                     ?? state.restSeconds
                 state.restEndsAt = seconds > 0 ? clock.now().addingTimeInterval(TimeInterval(seconds)) : nil
+                state.restAfterSet = logged.set.id
             }
             afterLocalWrite(selectWorkout: logged.workout.id, selectPlanned: next?.id)
             if next == nil, let index = state.visibleSets.firstIndex(where: { $0.set.id == logged.set.id }) {

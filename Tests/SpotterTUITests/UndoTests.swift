@@ -175,6 +175,34 @@ struct UndoTests {
         #expect(try fixture.store.queries.sets(workoutID: first.workout.id).isEmpty)
     }
 
+    @Test("undoing the set that started the rest timer stops it; undoing another action leaves it running")
+    func undoingTheSetStopsItsRest() throws {
+        let fixture = try Fixture()
+        let app = fixture.controller(columns: 120, rows: 40)
+        fixture.clock.advance(by: 60)
+        app.handle(.character("n"))
+        app.type("Squat (Barbell)")
+        app.handle(.tab)
+        app.handle(.control("u"))
+        app.type("100")
+        app.handle(.tab)
+        app.handle(.control("u"))
+        app.type("5")
+        app.handle(.enter)
+        #expect(app.state.restRemaining != nil, "the rest timer runs after a work set: \(app.screen)")
+        app.handle(.tab)  // the workouts pane: e renames, an action that is not the set
+        app.handle(.character("e"))
+        app.type(" 2")
+        app.handle(.enter)
+        app.handle(.character("U"))
+        #expect(app.screen.contains("Undid: renamed"), "\(app.screen)")
+        #expect(app.state.restRemaining != nil, "the set still stands, and so does its rest")
+        app.handle(.character("U"))
+        #expect(app.screen.contains("Undid: logged Squat (Barbell) 100 kg × 5"), "\(app.screen)")
+        #expect(app.state.restRemaining == nil, "no rest is owed for a set taken back: \(app.screen)")
+        #expect(!app.screen.contains("Rest"), "\(app.screen)")
+    }
+
     @Test("undoing a warm-up or a drop set says which kind it was, so it never reads like the work set")
     func undoNamesTheKind() throws {
         let fixture = try Fixture()
