@@ -420,6 +420,34 @@ extension SpotterStore {
         return name
     }
 
+    /// Why a workout or set that an action names is not there to act on. One that was deleted
+    /// (here, or on another device and pulled) is said so by its name, for the form that was still
+    /// open on it; an id that never was one stays "not found" with the id typed.
+    static func missing(_ type: EntityType, key: String, db: Database) throws -> StoreError {
+        switch type {
+        case .workout:
+            if let name = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT name FROM workouts WHERE id = ? AND deleted_at IS NOT NULL"),
+                arguments: [key])
+            {
+                return .notAllowed(
+                    "the workout \"\(DisplayText.replacingControls(name))\" was deleted (here or on another device):"
+                        + " nothing was saved to it")
+            }
+        case .set:
+            if let exercise = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT exercise FROM sets WHERE id = ? AND deleted_at IS NOT NULL"),
+                arguments: [key])
+            {
+                return .notAllowed(
+                    "this \(DisplayText.replacingControls(exercise)) set was deleted (here or on another device):"
+                        + " the edit was not saved")
+            }
+        default: break
+        }
+        return .notFound("\(type.rawValue) \(key)")
+    }
+
     func resolveWorkout(_ choice: WorkoutChoice, db: Database, now: Date) throws -> (Workout, Bool) {
         switch choice {
         case .existing(let id):
@@ -428,7 +456,7 @@ extension SpotterStore {
                     db.cachedStatement(
                         sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL AND \(visible())"),
                     arguments: [id.wireString])
-            else { throw StoreError.notFound("workout \(id.wireString)") }
+            else { throw try Self.missing(.workout, key: id.wireString, db: db) }
             return (try Workout(row: row), false)
         case .new(let name):
             let workout = Workout(name: name.trimmingCharacters(in: .whitespaces), startedAt: now)
@@ -498,7 +526,7 @@ extension WorkoutLog {
                     db.cachedStatement(
                         sql: "SELECT * FROM workouts WHERE id = ? AND deleted_at IS NULL AND \(store.visible())"),
                     arguments: [key])
-            else { throw StoreError.notFound("workout \(key)") }
+            else { throw try SpotterStore.missing(.workout, key: key, db: db) }
             let current = try Workout(row: row)
             var workout = current
             if let name = changes.name { workout.name = name.trimmingCharacters(in: .whitespaces) }
@@ -644,7 +672,7 @@ extension WorkoutLog {
                     db.cachedStatement(
                         sql: "SELECT * FROM sets WHERE id = ? AND deleted_at IS NULL AND \(store.visible())"),
                     arguments: [key])
-            else { throw StoreError.notFound("set \(key)") }
+            else { throw try SpotterStore.missing(.set, key: key, db: db) }
             let current = try WorkoutSet(row: row)
             var updated = current
             if let exercise = changes.exercise {

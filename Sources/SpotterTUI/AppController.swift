@@ -193,7 +193,18 @@ public final class AppController {
             if Self.isSave(effect) { state.submittedForm = nil }
         } catch let error as StoreError {
             logger.info("action refused: \(error.description)")
-            reopenFormIfRefused(effect, error: error.description)
+            if case .notFound(let what) = error, Self.isSave(effect) {
+                // Gone while the form was open: another device's delete, pulled meanwhile. The
+                // form says so in words (its ids mean nothing here), and the screen drops it.
+                reloadAll()
+                reopenFormIfRefused(
+                    effect,
+                    error: what.hasPrefix("set ")
+                        ? "Set deleted (here or on another device): not saved"
+                        : "Workout deleted (here or on another device): not saved")
+            } else {
+                reopenFormIfRefused(effect, error: error.description)
+            }
         } catch {
             logger.error("action failed: \(error)")
             let refusal: String

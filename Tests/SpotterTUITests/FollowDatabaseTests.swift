@@ -51,6 +51,28 @@ struct FollowDatabaseTests {
         #expect(app.screen.line(0).contains("✓ Synced"), "\(app.screen.line(0))")
     }
 
+    @Test("a form open on a workout another device deleted says so in words, never with an id, and keeps its numbers")
+    func formOnAWorkoutDeletedElsewhere() throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.workoutLog.createWorkout(name: "Heavy Day")
+        let first = try fixture.log("Squat (Barbell)", 140, 5, workout: workout.id)
+        try fixture.completeAll { _ in .succeeded(status: 201, row: nil) }
+        let app = fixture.controller(columns: 120, rows: 40)
+        app.handle(.character("N"))  // into the selected workout, on purpose
+        app.handle(.control("u"))
+        app.type("142.5")
+        // Meanwhile the pull brings the other device's delete of the workout and its set.
+        let stamp = ServerStamp(serverVersion: 9, updatedAt: "2026-09-21T10:00:00Z")
+        try fixture.store.pull.mergePulled(
+            [.deletedSet(first.set.id, stamp), .deletedWorkout(workout.id, stamp)], cursor: "9")
+        app.handle(.enter)
+        let screen = app.screen
+        #expect(screen.contains("Workout deleted (here or on another device): not saved"), "\(screen)")
+        #expect(!screen.contains(workout.id.wireString), "no raw id: \(screen)")
+        #expect(screen.contains("142.5"), "the form keeps what was typed: \(screen)")
+        #expect(try fixture.store.queries.workoutSummaries().isEmpty, "nothing was logged anywhere")
+    }
+
     @Test("airplane mode switched from the command line shows in the badge")
     func airplaneFromTheCommandLine() throws {
         let fixture = try Fixture()
