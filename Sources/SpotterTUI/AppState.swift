@@ -173,9 +173,9 @@ public struct SetForm: Sendable, Equatable {
 
     public var title: String {
         switch purpose {
-        case .log(_, let name): name.map { "Log set · \($0)" } ?? "Log set"
+        case .log(_, let name): name.map { "Log set · \(DisplayText.standalone($0))" } ?? "Log set"
         case .edit: "Edit set"
-        case .logPlanned(_, let exercise): "Log planned set · \(exercise)"
+        case .logPlanned(_, let exercise): "Log planned set · \(DisplayText.standalone(exercise))"
         }
     }
 

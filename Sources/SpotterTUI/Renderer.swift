@@ -173,7 +173,7 @@ public enum Renderer {
         let g = state.glyphs
         var title = " Spotter"
         if let workout = state.currentWorkout {
-            title += " \(g.middleDot) \(workout.summary.workout.name) (\(workout.longDateLabel))"
+            title += " \(g.middleDot) \(DisplayText.standalone(workout.summary.workout.name)) (\(workout.longDateLabel))"
         }
         var segments: [StyledText] = []
         if !state.account.isEmpty { segments.append(StyledText(state.account, .dim)) }
@@ -324,7 +324,9 @@ public enum Renderer {
     static func drawSetsPane(_ state: AppState, _ buffer: inout ScreenBuffer, x: Int, y: Int, width: Int, height: Int) {
         let g = state.glyphs
         var title = "Sets"
-        if let workout = state.currentWorkout { title += " \(g.middleDot) \(workout.summary.workout.name)" }
+        if let workout = state.currentWorkout {
+            title += " \(g.middleDot) \(DisplayText.standalone(workout.summary.workout.name))"
+        }
         if !state.setFilter.isEmpty { title += " /\(state.setFilter)" }
         drawBox(&buffer, g, x: x, y: y, width: width, height: height, title: title, focused: state.focus == .sets)
         let inner = width - 2

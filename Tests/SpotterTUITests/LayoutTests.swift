@@ -8,6 +8,22 @@ import Testing
 
 @Suite("Screen layout")
 struct LayoutTests {
+    @Test("a workout name that starts with a combining mark shows without it everywhere, the header and titles too")
+    func leadingMarkInEveryTitle() throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.workoutLog.createWorkout(name: "\u{301}Leg day")
+        try fixture.log("Squat (Barbell)", 100, 5, workout: workout.id)
+        let app = fixture.controller(columns: 120, rows: 40)
+        app.handle(.character("N"))
+        let screen = app.screen
+        for y in 0..<screen.height {
+            #expect(!screen.line(y).unicodeScalars.contains("\u{301}"), "line \(y): \(screen.line(y))")
+        }
+        #expect(screen.line(0).hasPrefix(" Spotter · Leg day ("), "\(screen.line(0))")
+        #expect(screen.contains("Sets · Leg day"), "\(screen)")
+        #expect(screen.contains("Log set · Leg day"), "\(screen)")
+    }
+
     @Test("80x24: header, both panes, the sets table and the key hints, every row exactly 80 columns")
     func layoutAt80x24() throws {
         let fixture = try Fixture()
