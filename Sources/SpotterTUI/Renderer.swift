@@ -173,7 +173,8 @@ public enum Renderer {
         let g = state.glyphs
         var title = " Spotter"
         if let workout = state.currentWorkout {
-            title += " \(g.middleDot) \(DisplayText.standalone(workout.summary.workout.name)) (\(workout.longDateLabel))"
+            title +=
+                " \(g.middleDot) \(DisplayText.standalone(workout.summary.workout.name)) (\(workout.longDateLabel))"
         }
         var segments: [StyledText] = []
         if !state.account.isEmpty { segments.append(StyledText(state.account, .dim)) }
