@@ -249,6 +249,20 @@ struct ImportParserTests {
         #expect(abs((parsed.sets[2].distanceM ?? 0) - 4828.032) < 0.001)
     }
 
+    @Test("a Hevy file with both weight columns reads each row in the column its weight is in")
+    func hevyWithBothWeightColumns() throws {
+        let text = #"""
+            "title","start_time","end_time","description","exercise_title","superset_id","exercise_notes","set_index","set_type","weight_kg","weight_lbs","reps","distance_km","duration_seconds","rpe"
+            "Push","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Bench Press (Barbell)","","","0","normal","100","","5","","",""
+            "Push","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Bench Press (Barbell)","","","1","normal","","225","5","","",""
+            "Push","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Bench Press (Barbell)","","","2","normal","102.5","226","5","","",""
+            "Push","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Pull Up","","","0","normal","","","8","","",""
+            """#
+        let sets = try ImportParser.parse(text, timeZone: utc).sets
+        #expect(sets.map(\.weight) == [100, 225, 102.5, 0])
+        #expect(sets.map(\.unit) == [.kg, .lb, .kg, .kg], "a kg row is never read as lb")
+    }
+
     @Test func fitNotesRowsAndAMalformedOneWithItsLineNumber() throws {
         let text = #"""
             Date,Exercise,Category,Weight (kgs),Reps,Distance,Distance Unit,Time

@@ -568,8 +568,17 @@ struct RowReader {
         case "failure": kind = .failure
         case let other?: throw ImportError("set_type '\(other)' is not normal, warmup, dropset or failure")
         }
-        let unit: WeightUnit = index["weight_lbs"] != nil ? .lb : .kg
-        let weight = try number(value(record, "weight_kg", "weight_lbs"), field: "weight") ?? 0
+        // The unit is the column the row's weight is in: a file with both columns (merged from two
+        // exports) has kg rows and lb rows, and a row with both takes its kg.
+        let unit: WeightUnit
+        let weight: Double
+        if let kg = try number(value(record, "weight_kg"), field: "weight_kg") {
+            (unit, weight) = (.kg, kg)
+        } else if let lb = try number(value(record, "weight_lbs"), field: "weight_lbs") {
+            (unit, weight) = (.lb, lb)
+        } else {
+            (unit, weight) = (index["weight_lbs"] != nil && index["weight_kg"] == nil ? .lb : .kg, 0)
+        }
         let distance: Double?
         if let km = try number(value(record, "distance_km"), field: "distance_km") {
             distance = km * 1000
