@@ -352,9 +352,17 @@ public struct WarmupScheme: Sendable, Equatable, Codable {
         guard working.isFinite, working > set.bar * 1.5 + 1e-9 else { return [] }
         var ramp: [SetTarget] = []
         for step in steps {
-            let weight =
-                step.percent == 0
-                ? set.bar : (Plates.nearest(working * step.percent / 100, on: set).below ?? set.bar)
+            let weight: Double
+            if step.percent == 0 {
+                weight = set.bar
+            } else {
+                let target = working * step.percent / 100
+                let (below, above) = Plates.nearest(target, on: set)
+                // Past what the plates load at all, a step is left out: loading the most they
+                // reach instead would call a lighter set "60 %", and repeat it at 80 %.
+                if above == nil, let below, below < target - 1e-9 { continue }
+                weight = below ?? set.bar
+            }
             guard weight > 0, weight < working - 1e-9 else { continue }
             guard !ramp.contains(where: { abs($0.weight - weight) < 1e-9 }) else { continue }
             ramp.append(SetTarget(kind: .warmup, weight: weight, reps: step.reps))

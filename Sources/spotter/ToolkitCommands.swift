@@ -115,6 +115,12 @@ struct WarmupCommand: AsyncParsableCommand {
         let scheme = try store.preferences.warmupScheme()
         let ramp = scheme.ramp(to: working, on: plates)
         print("\(name): warm-up for \(Formatting.weight(working, unit: chosen))  (\(scheme.summary))")
+        if onBar, let most = Plates.nearest(working, on: plates).below,
+            Plates.nearest(working, on: plates).above == nil,
+            most < working
+        {
+            print("  these plates load at most \(Formatting.weight(most, unit: chosen)): steps past it are left out")
+        }
         if ramp.isEmpty { print("  no warm-up sets: \(Formatting.weight(working, unit: chosen)) is light") }
         for (index, step) in ramp.enumerated() {
             var line = "  \(index + 1). \(Formatting.weight(step.weight, unit: chosen)) × \(step.reps)"

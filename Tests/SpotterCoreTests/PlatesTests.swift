@@ -105,6 +105,11 @@ struct PlatesTests {
         #expect(scheme.ramp(to: 20, on: kg).isEmpty)
         #expect(scheme.ramp(to: .nan, on: kg).isEmpty)
         #expect(scheme.ramp(to: 225, on: lb).map(\.weight) == [45, 90, 135, 180])
+        // Past the plates' reach (1020 kg with this set) a step is left out, never loaded as the
+        // most they reach under another percentage.
+        let reach = try #require(Plates.nearest(10_000, on: kg).below)
+        #expect(scheme.ramp(to: 2000, on: kg).map(\.weight) == [20, 800])
+        #expect(scheme.ramp(to: 2000, on: kg).allSatisfy { $0.weight < reach })
         for working in stride(from: 31.0, through: 300, by: 2.5) {
             let ramp = scheme.ramp(to: working, on: kg)
             #expect(ramp.allSatisfy { $0.weight < working && Plates.load($0.weight, on: kg) != nil })
