@@ -1122,6 +1122,11 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             self.watchTimer = nil
             self.watch()
         }
+        // A wait that broke (the server stopped, the network went) may be the first sign that the
+        // server is gone; the badge must not keep saying "online" until the periodic pull. One pull
+        // asks now, and says online or offline by its own answer. (The wait above is timed: the
+        // end of this flush does not reopen it at once, so a down server is not asked in a loop.)
+        if case .failure(let error) = result, error != .offline, !running { beginFlush(.remote) }
     }
 
     /// Gives up the open wait (airplane mode, stop): its connection closes, and its answer, if

@@ -55,6 +55,28 @@ struct LiveChangesTests {
         #expect(await eventually { waiting(server) == 0 }, "a stopped engine leaves no wait open")
         await server.stop()
     }
+
+    @Test("a watching device says offline as soon as the server stops, not at its next periodic pull")
+    func aStoppedServerIsSaidAtOnce() async throws {
+        let server = try await TestServer.start()
+        let laptop = try Device(server: server, watch: true)
+        laptop.engine.start()
+        var connectivity: [Connectivity] = []
+        func read() {
+            for case .connectivity(let state) in laptop.engine.events.drain() { connectivity.append(state) }
+        }
+        #expect(await eventually { waiting(server) == 1 }, "the laptop keeps one wait open")
+        #expect(await eventually { read(); return connectivity.last == .online }, "\(connectivity)")
+        // Nothing is queued and the periodic pull is ten minutes away: only the broken wait can tell.
+        await server.stop()
+        #expect(
+            await eventually(10) {
+                read()
+                if case .offline = connectivity.last { return true }
+                return false
+            }, "still \(connectivity) after the server stopped")
+        laptop.engine.stop()
+    }
 }
 
 /// A gauge of the server's own `/metrics`.
