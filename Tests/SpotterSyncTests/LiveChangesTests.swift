@@ -66,7 +66,11 @@ struct LiveChangesTests {
             for case .connectivity(let state) in laptop.engine.events.drain() { connectivity.append(state) }
         }
         #expect(await eventually { waiting(server) == 1 }, "the laptop keeps one wait open")
-        #expect(await eventually { read(); return connectivity.last == .online }, "\(connectivity)")
+        #expect(
+            await eventually {
+                read()
+                return connectivity.last == .online
+            }, "\(connectivity)")
         // Nothing is queued and the periodic pull is ten minutes away: only the broken wait can tell.
         await server.stop()
         #expect(
