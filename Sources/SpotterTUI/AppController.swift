@@ -83,6 +83,15 @@ public final class AppController {
         handle(key)
     }
 
+    /// A control character in a paste (U+0001, ESC, DEL, a Ctrl-C byte) is not typed into the
+    /// field: the rest of the paste is, and the message says what was left out.
+    public func leftOutOfPaste(_ value: UInt32) {
+        guard state.keyContexts.contains(.textField) else { return }
+        state.say(
+            "Left out of the paste: control character U+\(String(format: "%04X", value)) (the rest was typed)",
+            isError: true, seconds: 6)
+    }
+
     /// Events the engine posted since the last drain, applied in one go (one re-read at most).
     public func handle(_ events: [SyncEvent]) {
         guard !events.isEmpty else { return }

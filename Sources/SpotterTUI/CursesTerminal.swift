@@ -13,6 +13,9 @@ enum TerminalInput: Equatable {
     case key(Key)
     /// A character that arrived inside a bracketed paste: text for a field, never a command.
     case pasted(Key)
+    /// A control character inside a bracketed paste (U+0001, ESC, DEL, a Ctrl-C byte): never
+    /// typed into a field, and said.
+    case pastedControl(UInt32)
     case resize(columns: Int, rows: Int)
 }
 
@@ -65,7 +68,12 @@ final class CursesTerminal {
             throw TerminalError(description: "cannot open the terminal (TERM=\(environment["TERM"] ?? "unset"))")
         }
         set_term(screen)
-        cbreak()
+        // Raw, not cbreak: with the terminal's signal keys on, a Ctrl-C, Ctrl-\ or Ctrl-Z byte
+        // inside a paste became SIGINT, SIGQUIT or SIGTSTP (the UI quit, or the line discipline
+        // threw away what was typed before it). Raw, those bytes arrive as input: inside a paste
+        // they are text and left out; typed, `TerminalUI` quits on Ctrl-C and stops on Ctrl-Z as
+        // the signals did. (SIGINT from `kill` still quits.)
+        raw()
         noecho()
         nonl()
         disableFlowControl()
@@ -188,6 +196,8 @@ final class CursesTerminal {
                 }
             } else if let key = Self.decode(character: UInt32(value), pasting: pasting) {
                 inputs.append(pasting ? .pasted(key) : .key(key))
+            } else if pasting, UInt32(value) < 32 || UInt32(value) == 127 {
+                inputs.append(.pastedControl(UInt32(value)))
             }
         }
         return inputs

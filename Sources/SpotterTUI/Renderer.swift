@@ -634,12 +634,7 @@ public enum Renderer {
             return
         case .plates(let input):
             // The prompt stays open on a refusal, so its reason stands just above it.
-            if let message = state.message, message.isError, y > 1 {
-                buffer.fill(x: 0, y: y - 1, count: state.columns)
-                buffer.put(
-                    " " + message.text.clipped(to: state.columns - 1, ellipsis: state.glyphs.ellipsis), x: 0, y: y - 1,
-                    style: CellStyle(color: .red, bold: true))
-            }
+            putRefusal(state, &buffer, above: y)
             buffer.fill(x: 0, y: y, count: width, style: .reverse)
             putPrompt(
                 label: " Plates \(input.unit.rawValue): ", field: input.field,
@@ -647,18 +642,11 @@ public enum Renderer {
             return
         case .bodyWeight(let input):
             // Above the prompt: why it refused what was typed, else the last weigh-in.
-            if y > 1 {
-                if let message = state.message, message.isError {
-                    buffer.fill(x: 0, y: y - 1, count: state.columns)
-                    buffer.put(
-                        " " + message.text.clipped(to: state.columns - 1, ellipsis: state.glyphs.ellipsis), x: 0,
-                        y: y - 1, style: CellStyle(color: .red, bold: true))
-                } else if let last = input.last {
-                    buffer.fill(x: 0, y: y - 1, count: state.columns)
-                    buffer.put(
-                        " " + last.clipped(to: state.columns - 1, ellipsis: state.glyphs.ellipsis), x: 0, y: y - 1,
-                        style: CellStyle(dim: true))
-                }
+            if y > 1, !putRefusal(state, &buffer, above: y), let last = input.last {
+                buffer.fill(x: 0, y: y - 1, count: state.columns)
+                buffer.put(
+                    " " + last.clipped(to: state.columns - 1, ellipsis: state.glyphs.ellipsis), x: 0, y: y - 1,
+                    style: CellStyle(dim: true))
             }
             buffer.fill(x: 0, y: y, count: width, style: .reverse)
             putPrompt(
@@ -666,6 +654,8 @@ public enum Renderer {
                 hints: "   " + KeyMap.hints(.bodyWeight), &buffer, y: y, width: width, ellipsis: state.glyphs.ellipsis)
             return
         case .newWorkout(let name):
+            // A refusal (a control character left out of a paste) stands just above the prompt.
+            putRefusal(state, &buffer, above: y)
             buffer.fill(x: 0, y: y, count: width, style: .reverse)
             putPrompt(
                 label: " New workout name: ", field: name, hints: "   " + KeyMap.hints(.newWorkout), &buffer, y: y,
@@ -685,6 +675,7 @@ public enum Renderer {
         }
         if let input = state.filterInput {
             drawFilterSuggestions(input, state, &buffer, above: y)
+            putRefusal(state, &buffer, above: y)
             buffer.fill(x: 0, y: y, count: width, style: .reverse)
             let pane = input.pane == .sets ? "sets by exercise" : "workouts by name"
             putPrompt(
@@ -742,6 +733,18 @@ public enum Renderer {
     /// A bottom-bar line that names something: the name is clipped (with an ellipsis) so the
     /// words around it and the keys at the end always show; when even they do not fit, the whole
     /// line is clipped.
+    /// Why the prompt at row `y` refused what came (an error message), on the row above it, which
+    /// the prompt's own line has no room for; whether there was one.
+    @discardableResult
+    static func putRefusal(_ state: AppState, _ buffer: inout ScreenBuffer, above y: Int) -> Bool {
+        guard let message = state.message, message.isError, y > 1 else { return false }
+        buffer.fill(x: 0, y: y - 1, count: state.columns)
+        buffer.put(
+            " " + message.text.clipped(to: state.columns - 1, ellipsis: state.glyphs.ellipsis), x: 0, y: y - 1,
+            style: CellStyle(color: .red, bold: true))
+        return true
+    }
+
     static func lineKeepingKeys(
         before: String, name: String, after: String, keys: String, width: Int, ellipsis: String
     ) -> String {

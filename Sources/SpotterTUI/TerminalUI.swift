@@ -137,6 +137,15 @@ final class InputLoop {
         var bells = controller.state.bellRequests
         controller.handle(events.drain())
         var dirty = true
+        /// Ctrl-Z (typed, or SIGTSTP from elsewhere): the terminal back to the shell, the process
+        /// stopped until `fg`, then the screen redrawn at its size then.
+        func suspend() {
+            terminal.suspend()
+            signals.stopProcess()
+            terminal.resume()
+            controller.resize(columns: terminal.columns, rows: terminal.rows)
+            dirty = true
+        }
         while true {
             if dirty {
                 controller.render(into: &buffer)
@@ -162,11 +171,7 @@ final class InputLoop {
                 case SIGQUIT:
                     break  // Ctrl-\ (or its byte in a paste): nothing to do, and no core dump
                 case SIGTSTP:
-                    terminal.suspend()
-                    signals.stopProcess()
-                    terminal.resume()
-                    controller.resize(columns: terminal.columns, rows: terminal.rows)
-                    dirty = true
+                    suspend()
                 case SIGWINCH:
                     terminal.updateSize()
                     terminal.invalidate()
@@ -189,10 +194,18 @@ final class InputLoop {
             }
             for input in terminal.readInput() {
                 switch input {
+                case .key(.control("c")):
+                    // The terminal is raw: a typed Ctrl-C is a key, and quits as SIGINT does.
+                    logger.info("Ctrl-C: quitting")
+                    return 128 + SIGINT
+                case .key(.control("z")):
+                    suspend()
                 case .key(let key):
                     controller.handle(key)
                 case .pasted(let key):
                     controller.handlePaste(key)
+                case .pastedControl(let value):
+                    controller.leftOutOfPaste(value)
                 case .resize(let columns, let rows):
                     controller.resize(columns: columns, rows: rows)
                 }

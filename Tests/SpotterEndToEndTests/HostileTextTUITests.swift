@@ -143,6 +143,42 @@ struct HostileTextTUITests {
         #expect(!(try tmux.capture()).isEmpty, "the UI is still running")
     }
 
+    @Test("Ctrl-C, Ctrl-\\ and Ctrl-Z bytes inside a paste are left out and said: the UI stays, the text before them too")
+    func signalBytesInAPasteAreText() async throws {
+        let workspace = try Workspace()
+        let binary = TmuxSession.spotterBinary
+        let tmux = try TmuxSession(tmux: try #require(TmuxSession.executable), columns: 120, rows: 40)
+        try tmux.type(
+            "LANG=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) XDG_CONFIG_HOME=\(shellQuoted(workspace.directory.path)) \(shellQuoted(binary)); echo exit=$?"
+        )
+        try tmux.press("Enter")
+        let open = try await tmux.waitFor(timeout: 60) { $0.contains("Workouts") }
+        try #require(open.ok, "the UI did not open:\n\(open.screen)")
+        func ended(_ screen: String) -> Bool { screen.split(separator: "\n").contains { $0.hasPrefix("exit=") } }
+        try tmux.press("w")
+        _ = try await tmux.waitFor("New workout name")
+        // Each byte was a signal to the terminal: SIGINT quit the UI; SIGQUIT and SIGTSTP made
+        // the terminal throw away "ab" typed before them.
+        try tmux.run(["set-buffer", "ab\u{03}cd\u{1C}ef\u{1A}gh\u{01}ij"])
+        try tmux.run(["paste-buffer", "-p", "-t", tmux.target])
+        let pasted = try await tmux.waitFor("abcdefghij")
+        #expect(pasted.ok, "the paste is typed without its control bytes:\n\(pasted.screen)")
+        #expect(!ended(pasted.screen), "the UI quit on a pasted Ctrl-C:\n\(pasted.screen)")
+        #expect(pasted.screen.contains("Left out of the paste: control character U+"), "\(pasted.screen)")
+        try tmux.press("Enter")
+        _ = try await tmux.waitFor("abcdefghij")
+        let workouts = try await SpotterBinary.run(["workouts", "--json"], db: workspace.database)
+        #expect(workouts.stdout.contains("\"abcdefghij\""), "\(workouts.stdout)")
+        // Typed, Ctrl-C still quits, as SIGINT did (130), and the terminal gets its signal keys back.
+        try tmux.press("C-c")
+        let quit = try await tmux.waitFor(timeout: 30) { ended($0) }
+        #expect(quit.screen.split(separator: "\n").contains("exit=130"), "\(quit.screen)")
+        try tmux.type("clear; stty -a | tr ' ;' '\\n\\n' | grep -xE -- '-?isig' ; echo done")
+        try tmux.press("Enter")
+        let modes = try await tmux.waitFor { $0.split(separator: "\n").contains("done") }
+        #expect(modes.screen.split(separator: "\n").contains("isig"), "\(modes.screen)")
+    }
+
     @Test("pasting the strings that crashed the UI into every text field: alive, and what is stored is what was pasted")
     func pastedHardTextIsStored() async throws {
         let workspace = try Workspace()
