@@ -143,7 +143,7 @@ struct HostileTextTUITests {
         #expect(!(try tmux.capture()).isEmpty, "the UI is still running")
     }
 
-    @Test("Ctrl-C, Ctrl-\\ and Ctrl-Z bytes inside a paste are left out and said: the UI stays, the text before them too")
+    @Test("Ctrl-C, Ctrl-\\ and Ctrl-Z bytes in a paste are left out and said: the UI stays, the text before them too")
     func signalBytesInAPasteAreText() async throws {
         let workspace = try Workspace()
         let binary = TmuxSession.spotterBinary
