@@ -43,6 +43,15 @@ public enum Validation {
         }
     }
 
+    /// A weight as it is kept: to two decimals (0.01 kg or lb), as the server keeps and answers
+    /// it. A device stores a typed weight this way too, so what it shows, says and can undo is
+    /// what the server will hold ("100.005" is 100.01 everywhere, never 100.005 here and 100.01
+    /// there). Imports keep the file's value: their ids come from it.
+    public static func keptWeight(_ weight: Double) -> Double {
+        guard weight.isFinite, abs(weight) < 1e12 else { return weight }
+        return (weight * 100).rounded() / 100
+    }
+
     public static func weight(_ weight: Double, unit: WeightUnit) throws(ValidationError) {
         let limit = maxWeightKg / unit.kilograms
         guard weight >= 0 else {

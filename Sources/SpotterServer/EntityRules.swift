@@ -193,7 +193,7 @@ enum EntityRules {
 
     /// Weights are kept to 2 decimals; the answer carries the rounded value ("server rounding").
     static func roundedWeight(_ weight: Double) -> Double {
-        (weight * 100).rounded() / 100
+        Validation.keptWeight(weight)
     }
 
     static func clientContent(_ set: WireSet) -> WireSet {

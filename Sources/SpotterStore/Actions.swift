@@ -36,7 +36,7 @@ public struct LogSetInput: Sendable, Equatable {
     ) {
         self.superset = superset
         self.exercise = exercise
-        self.weight = weight
+        self.weight = Validation.keptWeight(weight)
         self.unit = unit
         self.reps = reps
         self.rpe = rpe
@@ -78,7 +78,7 @@ public struct SetChanges: Sendable, Equatable {
         durationS: Double? = nil
     ) {
         self.exercise = exercise
-        self.weight = weight
+        self.weight = weight.map(Validation.keptWeight)
         self.unit = unit
         self.reps = reps
         self.rpe = rpe

@@ -35,7 +35,7 @@ extension WorkoutLog {
     ) throws -> BodyWeight {
         let now = self.now
         let entry = BodyWeight(
-            id: id, measuredAt: Timestamp.truncated(measuredAt ?? now), weight: weight, unit: unit,
+            id: id, measuredAt: Timestamp.truncated(measuredAt ?? now), weight: Validation.keptWeight(weight), unit: unit,
             notes: Self.cleanNotes(notes))
         try store.checked { () throws(ValidationError) in try Validation.bodyWeight(entry) }
         return try writer.write { db in
@@ -67,7 +67,7 @@ extension WorkoutLog {
         return try writer.write { db in
             let old = try store.liveBodyWeight(id, db: db)
             var new = old
-            if let weight { new.weight = weight }
+            if let weight { new.weight = Validation.keptWeight(weight) }
             if let unit { new.unit = unit }
             if let measuredAt { new.measuredAt = Timestamp.truncated(measuredAt) }
             if let notes { new.notes = Self.cleanNotes(notes) }

@@ -69,6 +69,23 @@ struct LifterCLITests {
         #expect(result.stderr.contains("'wrong'") && result.stderr.contains("spotter --help"))
     }
 
+    /// The server keeps weights to two decimals; a device that kept "100.005" as typed showed
+    /// 100 kg, held 100.01 after its sync, and then refused to undo the log as "changed since".
+    @Test func aWeightWithThreeDecimalsIsKeptAsTheServerKeepsIt() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let logged = try await SpotterBinary.run(
+            ["log", "--exercise", "Squat (Barbell)", "--weight", "100.005", "--reps", "2"], db: db)
+        #expect(logged.status == 0, "\(logged.stderr)")
+        let before = try await SpotterBinary.run(["sets", "--json"], db: db)
+        #expect(before.stdout.contains("\"weight\":100.01"), "stored as the server will keep it: \(before.stdout)")
+        #expect(try await SpotterBinary.run(["sync"], db: db).status == 0)
+        let after = try await SpotterBinary.run(["sets", "--json"], db: db)
+        #expect(after.stdout.contains("\"weight\":100.01") && after.stdout.contains("\"synced\""), "\(after.stdout)")
+        let undo = try await SpotterBinary.run(["undo"], db: db)
+        #expect(undo.status == 0, "the sync changed nothing, so the log is undone: \(undo.stderr)")
+        #expect(undo.stdout.contains("100.01 kg"), "\(undo.stdout)")
+    }
+
     @Test func aNegativeRestSaysTheRangeNotMissingArgument() async throws {
         let db = SpotterBinary.temporaryDatabase()
         let result = try await SpotterBinary.run(["config", "rest", "-5"], db: db)
