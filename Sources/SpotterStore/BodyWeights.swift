@@ -35,7 +35,8 @@ extension WorkoutLog {
     ) throws -> BodyWeight {
         let now = self.now
         let entry = BodyWeight(
-            id: id, measuredAt: Timestamp.truncated(measuredAt ?? now), weight: Validation.keptWeight(weight), unit: unit,
+            id: id, measuredAt: Timestamp.truncated(measuredAt ?? now), weight: Validation.keptWeight(weight),
+            unit: unit,
             notes: Self.cleanNotes(notes))
         try store.checked { () throws(ValidationError) in try Validation.bodyWeight(entry) }
         return try writer.write { db in
