@@ -98,13 +98,21 @@ extension SpotterStore {
             }
             workoutID = stored
         } else {
+            // The notes on its exercises (Spotter's own export), by the names the sets take.
+            var exerciseNotes: [String: String] = [:]
+            for row in rows {
+                guard let note = row.exerciseNote, exerciseNotes.count < ExerciseNotes.maxExercises else { continue }
+                let named = try importedName(row.exercise, db: db, result: &result, names: &names)
+                if exerciseNotes[named.name] == nil { exerciseNotes[named.name] = note }
+            }
             let workout = Workout(
                 id: derivedID, name: Validation.cut(first.workoutName, toScalars: Validation.maxNameLength),
                 startedAt: start,
+                // Ended as it began (Duration 0) is ended; before it began is a misread.
                 endedAt: rows.lazy.compactMap(\.workoutEnd).first.map(Timestamp.truncated).flatMap {
-                    $0 > start ? $0 : nil
+                    $0 >= start ? $0 : nil
                 },
-                notes: rows.lazy.compactMap(\.workoutNotes).first)
+                notes: rows.lazy.compactMap(\.workoutNotes).first, exerciseNotes: exerciseNotes)
             try insertWorkout(workout, db: db, now: now)
             try db.cachedStatement(sql: "UPDATE workouts SET imported = 1 WHERE id = ?").execute(arguments: [
                 derivedID.wireString
@@ -138,15 +146,7 @@ extension SpotterStore {
         var derived: [(row: ImportedSet, named: ImportedName, occurrence: Int, id: UUID, otherUnit: OtherUnitID?)] = []
         derived.reserveCapacity(rows.count)
         for row in rows {
-            // Each name of the file is looked up once: a file repeats a few dozen names thousands of times.
-            let named: ImportedName
-            if let known = names[row.exercise] {
-                named = known
-            } else {
-                let resolved = try resolveImportedExercise(row.exercise, db: db, result: &result)
-                named = ImportedName(name: resolved.name, alias: resolved.alias)
-                names[row.exercise] = named
-            }
+            let named = try importedName(row.exercise, db: db, result: &result, names: &names)
             func content(_ unit: WeightUnit) -> String {
                 [
                     named.name, row.kind.rawValue, Formatting.number(row.weight), unit.rawValue, "\(row.reps)",
@@ -218,6 +218,18 @@ extension SpotterStore {
                 result.mapped[alias, default: ImportResult.MappedName(to: exercise, rows: 0)].rows += 1
             }
         }
+    }
+
+    /// The name a file's exercise is stored under. Each name of the file is looked up once: a file
+    /// repeats a few dozen names thousands of times.
+    func importedName(
+        _ raw: String, db: Database, result: inout ImportResult, names: inout [String: ImportedName]
+    ) throws -> ImportedName {
+        if let known = names[raw] { return known }
+        let resolved = try resolveImportedExercise(raw, db: db, result: &result)
+        let named = ImportedName(name: resolved.name, alias: resolved.alias)
+        names[raw] = named
+        return named
     }
 
     /// The catalogue's name for an exported name: the catalogue's own spelling first, then the
@@ -377,7 +389,7 @@ extension Queries {
                 db,
                 sql: """
                     SELECT s.*, w.id AS w_id, w.name AS w_name, w.started_at AS w_started_at,
-                        w.ended_at AS w_ended_at, w.notes AS w_notes
+                        w.ended_at AS w_ended_at, w.notes AS w_notes, w.exercise_notes AS w_exercise_notes
                     FROM sets s JOIN workouts w ON w.id = s.workout_id
                     WHERE s.deleted_at IS NULL AND w.deleted_at IS NULL AND \(store.visible("s."))
                     ORDER BY w.started_at, w.id, s.position

@@ -77,6 +77,11 @@ struct Import: AsyncParsableCommand {
                     : "; \(counted(parsed.cutLines.count, "row")) with a workout name over \(Validation.maxNameLength)"
                         + " or notes over \(Validation.maxNotesLength) characters cut to fit"
                         + Self.named(parsed.cutLines))
+                + (parsed.unreadableEndLines.isEmpty
+                    ? ""
+                    : "; \(counted(parsed.unreadableEndLines.count, "row")) whose workout end did not read or came"
+                        + " before its start: those workouts are left unfinished"
+                        + Self.named(parsed.unreadableEndLines))
                 + (parsed.assumedUnit.map { "; weights read as \($0.rawValue) (the file names no unit: --unit)" } ?? "")
                 + (parsed.defaultUnitRows > 0
                     ? "; \(counted(parsed.defaultUnitRows, "row")) without a unit read as \(unit.rawValue) (--unit)"

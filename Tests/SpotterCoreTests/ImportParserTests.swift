@@ -263,6 +263,23 @@ struct ImportParserTests {
         #expect(sets.map(\.unit) == [.kg, .lb, .kg, .kg], "a kg row is never read as lb")
     }
 
+    @Test("a workout end that does not read or comes before its start leaves the workout open, and is said")
+    func anEndBeforeTheStartIsSaid() throws {
+        let hevy = #"""
+            "title","start_time","end_time","description","exercise_title","superset_id","exercise_notes","set_index","set_type","weight_kg","reps","distance_km","duration_seconds","rpe"
+            "Push","8 Apr 2026, 16:50","8 Apr 2026, 16:40","","Bench Press (Barbell)","","","0","normal","100","5","","",""
+            "Pull","9 Apr 2026, 16:50","9 Apr 2026, 17:40","","Pull Up","","","0","normal","","8","","",""
+            """#
+        let parsed = try ImportParser.parse(hevy, timeZone: utc)
+        #expect(parsed.sets.map { $0.workoutEnd == nil } == [true, false])
+        #expect(parsed.unreadableEndLines == [2])
+        let strong = """
+            Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Weight Unit,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+            2026-01-02 07:00:00,Legs,soon,Squat (Barbell),1,100,kg,5,,,,,
+            """
+        #expect(try ImportParser.parse(strong, timeZone: utc).unreadableEndLines == [2])
+    }
+
     @Test func fitNotesRowsAndAMalformedOneWithItsLineNumber() throws {
         let text = #"""
             Date,Exercise,Category,Weight (kgs),Reps,Distance,Distance Unit,Time

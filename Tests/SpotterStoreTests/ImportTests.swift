@@ -266,4 +266,32 @@ struct ImportTests {
         #expect(try fresh.workoutLog.importSets(parsed.sets).added == 3)
         #expect(StrongExport.csv(try fresh.queries.exportRows()) == csv)
     }
+
+    @Test("supersets and the notes on a workout's exercises come back from an export; a second import adds nothing")
+    func anExportKeepsSupersetsAndExerciseNotes() throws {
+        let store = try makeStore()
+        let first = try store.workoutLog.logSet(LogSetInput(exercise: "Leg Press", weight: 140, reps: 10))
+        try store.workoutLog.logSet(LogSetInput(exercise: "Leg Curl (Machine)", weight: 40, reps: 12, superset: true))
+        try store.workoutLog.logSet(LogSetInput(exercise: "Leg Press", weight: 150, reps: 8))
+        let note = "Seat 7, feet high 👣🏽\n\"slow\", e\u{301}"
+        try store.workoutLog.editWorkout(
+            id: first.workout.id, changes: WorkoutChanges(exerciseNote: (exercise: first.set.exercise, note: note)))
+        // Finished within a second of its start: the export's Duration is 0, and it reads back finished.
+        try store.workoutLog.editWorkout(
+            id: first.workout.id, changes: WorkoutChanges(endedAt: first.workout.startedAt.addingTimeInterval(0.004)))
+        let sets = try store.queries.sets(workoutID: first.workout.id).map(\.set)
+        #expect(sets.compactMap(\.superset).count == 3, "the press and the curl are one superset: \(sets)")
+        let csv = StrongExport.csv(try store.queries.exportRows())
+
+        let fresh = try makeStore()
+        #expect(try fresh.workoutLog.importSets(try ImportParser.parse(csv).sets).added == 3)
+        let workout = try #require(try fresh.queries.workoutSummaries().first?.workout)
+        #expect(workout.exerciseNotes == [first.set.exercise: note])
+        #expect(workout.endedAt != nil, "finished, as it was")
+        let back = try fresh.queries.sets(workoutID: workout.id).map(\.set)
+        #expect(back.map(\.superset) == sets.map(\.superset))
+        #expect(StrongExport.csv(try fresh.queries.exportRows()) == csv, "and its export is the same file")
+        #expect(try fresh.workoutLog.importSets(try ImportParser.parse(csv).sets).added == 0)
+        #expect(try store.workoutLog.importSets(try ImportParser.parse(csv).sets).added == 0)
+    }
 }

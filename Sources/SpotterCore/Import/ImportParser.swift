@@ -22,8 +22,12 @@ public struct ImportedSet: Sendable, Equatable {
     public var distanceM: Double?
     public var durationS: Double?
     public var notes: String?
-    /// The superset its exercise is in within the workout (Hevy's `superset_id`, counted from 1).
+    /// The superset its exercise is in within the workout (Hevy's `superset_id`, counted from 1;
+    /// the `Superset` column of Spotter's own export).
     public var superset: Int? = nil
+    /// The note on its exercise in this workout (the `Exercise Notes` column of Spotter's own
+    /// export, repeated on each row of the exercise): not part of the row's identity.
+    public var exerciseNote: String? = nil
     /// When the workout ended, when the file says (Strong's Duration, Hevy's end_time): an
     /// imported workout is finished, not left open.
     public var workoutEnd: Date? = nil
@@ -63,6 +67,9 @@ public struct ParsedImport: Sendable, Equatable {
     /// Rows read in the default unit although the file has a unit column (a plank's blank
     /// unit): counted, since the rest of the file's units came from the file.
     public var defaultUnitRows = 0
+    /// The lines whose workout end (Hevy's end_time, Strong's Duration) was there but did not
+    /// read, or came before the start: their workouts are imported unfinished, and that is said.
+    public var unreadableEndLines: [Int] = []
 
     public init(
         format: ImportFormat, sets: [ImportedSet], problems: [ImportProblem], repaired: Int = 0,
@@ -159,6 +166,7 @@ public enum ImportParser {
         parsed.defaultUnitRows = reader.hasUnitColumn ? reader.defaultUnitRows : 0
         parsed.cleanedLines = cleanedLines
         parsed.cutLines = cutLines
+        parsed.unreadableEndLines = reader.unreadableEndLines
         return parsed
     }
 
@@ -191,6 +199,7 @@ public enum ImportParser {
         set.workoutNotes = set.workoutNotes.map { cleaned($0, singleLine: false) }
         set.notes = set.notes.map { cleaned($0, singleLine: false) }
         set.comment = set.comment.map { cleaned($0, singleLine: false) }
+        set.exerciseNote = set.exerciseNote.map { cleaned($0, singleLine: false) }.flatMap { $0.isEmpty ? nil : $0 }
         return set != before
     }
 
@@ -201,15 +210,17 @@ public enum ImportParser {
     /// that the name still finds the workout an earlier import made. (An exercise name over its
     /// limit is refused with its line: it names a lift, and a cut one would be another.)
     static func fit(_ set: inout ImportedSet) -> Bool {
-        func cut(_ text: inout String?) -> Bool {
-            guard let whole = text, whole.unicodeScalars.count > Validation.maxNotesLength else { return false }
-            text = Validation.cut(whole, toScalars: Validation.maxNotesLength)
+        func cut(_ text: inout String?, to limit: Int = Validation.maxNotesLength) -> Bool {
+            guard let whole = text, whole.unicodeScalars.count > limit else { return false }
+            text = Validation.cut(whole, toScalars: limit)
             return true
         }
         let notes = cut(&set.notes)
         let comment = cut(&set.comment)
         let workoutNotes = cut(&set.workoutNotes)
-        return notes || comment || workoutNotes || set.workoutName.unicodeScalars.count > Validation.maxNameLength
+        let exerciseNote = cut(&set.exerciseNote, to: ExerciseNotes.maxLength)
+        return notes || comment || workoutNotes || exerciseNote
+            || set.workoutName.unicodeScalars.count > Validation.maxNameLength
     }
 
     /// Joins fields split by a comma inside parentheses ("Press (Each Side", " Dumbbells)") back
@@ -292,6 +303,8 @@ struct RowReader {
     private var dates: [String: Date] = [:]
     /// Rows whose weight was read in `defaultUnit` because neither a cell nor the header named its unit.
     var defaultUnitRows = 0
+    /// Rows whose workout end is in the file but does not read, or comes before the start.
+    var unreadableEndLines: [Int] = []
     /// The file has a "Weight Unit" column (some of its cells may still be blank).
     var hasUnitColumn: Bool { index["weight unit"] != nil }
 
@@ -526,9 +539,18 @@ struct RowReader {
             distanceM: distance.flatMap { ImportParser.setOrNone($0) },
             durationS: seconds.flatMap { ImportParser.setOrNone($0) },
             notes: value(record, "notes"))
-        if let length = durationColumn.flatMap({ value(record, $0) }).flatMap(Self.workoutLength) {
-            set.workoutEnd = start.addingTimeInterval(length)
+        if let cell = durationColumn.flatMap({ value(record, $0) }) {
+            if let length = Self.workoutLength(cell) {
+                set.workoutEnd = start.addingTimeInterval(length)
+            } else {
+                unreadableEndLines.append(record.line)
+            }
         }
+        // Spotter's own export adds these two after Strong's columns; Strong's has neither.
+        set.superset = try wholeNumber(value(record, "superset"), field: "Superset").map {
+            min(max($0, 1), Validation.maxSuperset)
+        }
+        set.exerciseNote = value(record, "exercise notes")
         set.unitAssumed = weightHeaderUnit == nil && stated == nil
         return set
     }
@@ -603,9 +625,12 @@ struct RowReader {
             },
             notes: value(record, "exercise_notes"))
         set.superset = superset
-        // An end that does not read, or comes before the start, leaves the workout unfinished.
-        if let end = try? date(value(record, "end_time"), formats: formats, field: "end_time"), end > start {
+        // An end that does not read, or comes before the start, leaves the workout unfinished,
+        // and the summary says so.
+        if let end = try? date(value(record, "end_time"), formats: formats, field: "end_time"), end >= start {
             set.workoutEnd = end
+        } else if value(record, "end_time") != nil {
+            unreadableEndLines.append(record.line)
         }
         return set
     }

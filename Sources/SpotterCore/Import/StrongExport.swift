@@ -11,11 +11,12 @@ public struct ExportRow: Sendable, Equatable {
     }
 }
 
-/// Writes Strong's comma dialect with a `Weight Unit` column, which Spotter's own import
-/// reads back unchanged.
+/// Writes Strong's comma dialect with a `Weight Unit` column, and after Strong's columns a
+/// `Superset` (the superset's number in the workout) and `Exercise Notes` (the note on the row's
+/// exercise in its workout), which Spotter's own import reads back unchanged.
 public enum StrongExport {
     public static let header =
-        "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Weight Unit,Reps,Distance,Seconds,Notes,Workout Notes,RPE"
+        "Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Weight Unit,Reps,Distance,Seconds,Notes,Workout Notes,RPE,Superset,Exercise Notes"
 
     public static func csv(_ rows: [ExportRow], timeZone: TimeZone = .current) -> String {
         let formatter = DateFormatter()
@@ -48,7 +49,8 @@ public enum StrongExport {
                 Formatting.number(set.weight), set.unit.rawValue, "\(set.reps)",
                 set.distanceM.map(Formatting.number) ?? "",
                 set.durationS.map(Formatting.number) ?? "", set.notes ?? "", workout.notes ?? "",
-                set.rpe.map(Formatting.number) ?? "",
+                set.rpe.map(Formatting.number) ?? "", set.superset.map { "\($0)" } ?? "",
+                workout.exerciseNotes?[set.exercise] ?? "",
             ]
             lines.append(fields.map(CSV.escape).joined(separator: ","))
         }
