@@ -680,10 +680,21 @@ extension AppState {
                 throw RoutineFormProblem(
                     field: .weight, message: "Weight must be a number (100, 225 lb), a percentage (80%) or empty")
             }
-            set.weight = Formatting.converted(typed.weight, from: typed.unit, to: unit)
+            guard typed.unit == unit else {
+                // Converted, 225 lb is 102.06 kg: a weight no kg plates load, stored unseen.
+                throw RoutineFormProblem(
+                    field: .weight,
+                    message: "This exercise is planned in \(unit.rawValue): type the weight in \(unit.rawValue)"
+                        + " (or change its unit first)")
+            }
+            set.weight = Validation.keptWeight(typed.weight)
         }
         guard let reps = PlannedSet.reps(form[input: .reps].text) else {
             throw RoutineFormProblem(field: .reps, message: "Reps must be a whole number, or a range such as 8-12")
+        }
+        if let top = reps.repsMax, top < reps.reps {
+            throw RoutineFormProblem(
+                field: .reps, message: "A rep range goes low to high, like \(top)-\(reps.reps)")
         }
         set.reps = reps.reps
         set.repsMax = reps.repsMax
@@ -728,7 +739,13 @@ extension AppState {
         let seconds: Int?
         switch parts.count {
         case 1: seconds = parts[0]
-        case 2: seconds = parts[0].flatMap { minutes in parts[1].map { minutes * 60 + $0 } }
+        case 2:
+            // "1:99" is a typo, not 2:39: the seconds of minutes:seconds are 0 to 59.
+            guard let secondsPart = parts[1], (0...59).contains(secondsPart) else {
+                throw RoutineFormProblem(
+                    field: .rest, message: "Rest's seconds after ':' are 00 to 59, like 2:30")
+            }
+            seconds = parts[0].map { $0 * 60 + secondsPart }
         default: seconds = nil
         }
         guard let seconds, (0...Routine.maxRestSeconds).contains(seconds) else {

@@ -82,7 +82,7 @@ struct RoutineEditorTests {
         #expect(set == PlannedSet(kind: .warmup, percentOfOneRepMax: 75, reps: 8, repsMax: 12))
     }
 
-    @Test("an exercise's progression, increment and rest; a weight typed in lb is kept in the exercise's unit")
+    @Test("an exercise's progression, increment and rest")
     func editExerciseSettings() throws {
         var state = Self.editing()
         _ = Self.press(&state, .enter)
@@ -159,6 +159,36 @@ struct RoutineEditorTests {
         _ = Self.press(&state, .character("d"))
         #expect(try Self.editor(state).routine.exercises[1].sets.count == 1)
         #expect(state.message?.isError == true && state.message?.text.contains("at least one set") == true)
+    }
+
+    @Test("rest 1:99, a range 12-8 and 225 lb on a kg exercise are refused with the reason, never stored as another")
+    func typosAreRefusedNotReinterpreted() throws {
+        var state = Self.editing()
+        _ = Self.press(&state, .enter, .tab, .tab, .tab, .tab)  // the exercise's rest
+        #expect(try Self.editor(state).form?.focus == .rest)
+        _ = Self.press(&state, .control("u"))
+        _ = Self.type(&state, "1:99")
+        _ = Self.press(&state, .enter)
+        #expect(try Self.editor(state).form?.error == "Rest's seconds after ':' are 00 to 59, like 2:30")
+        _ = Self.press(&state, .escape)
+        #expect(try Self.editor(state).routine == Self.pushA, "nothing changed")
+
+        _ = Self.press(&state, .character("j"), .enter)  // the first set: reps
+        _ = Self.press(&state, .control("u"))
+        _ = Self.type(&state, "12-8")
+        _ = Self.press(&state, .enter)
+        #expect(try Self.editor(state).form?.error == "A rep range goes low to high, like 8-12")
+        _ = Self.press(&state, .control("u"))
+        _ = Self.type(&state, "5")
+        _ = Self.press(&state, .backTab)  // the weight
+        _ = Self.press(&state, .control("u"))
+        _ = Self.type(&state, "225 lb")
+        _ = Self.press(&state, .enter)
+        #expect(
+            try Self.editor(state).form?.error
+                == "This exercise is planned in kg: type the weight in kg (or change its unit first)")
+        _ = Self.press(&state, .escape)
+        #expect(try Self.editor(state).routine == Self.pushA, "nothing changed")
     }
 
     @Test("a value the rules refuse is refused in the form, with the reason, and nothing changes or is saved")
