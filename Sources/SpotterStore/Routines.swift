@@ -502,7 +502,9 @@ extension SpotterStore {
             let percents = Set(planned.sets.compactMap(\.percentOfOneRepMax)).sorted().map(Formatting.number)
             hint =
                 if let max {
-                    "\(percents.joined(separator: "/")) % of e1RM \(Formatting.weight(Progression.plateRounded(max, unit: planned.unit), unit: planned.unit))"
+                    // The estimate as the stats and the charts give it (to 0.1), not rounded to
+                    // plates: only the weights worked out from it are loaded.
+                    "\(percents.joined(separator: "/")) % of e1RM \(Formatting.weight((max * 10).rounded() / 10, unit: planned.unit))"
                 } else {
                     PlannedRow.missingOneRepMaxHint(planned.exercise)
                 }
