@@ -150,7 +150,7 @@ extension BodyWeightDate {
     static func parse(_ text: String, now: Date) throws -> Date {
         guard let date = read(text, now: now) else {
             throw CLIError(
-                "--date takes a day (2026-11-20), 'today', 'yesterday' or an RFC 3339 time, not '\(DisplayText.replacingControls(text))'",
+                "--date takes a day from 1900 on (2026-11-20), 'today', 'yesterday' or an RFC 3339 time, not '\(DisplayText.replacingControls(text))'",
                 code: 2)
         }
         guard date <= now.addingTimeInterval(60) else {

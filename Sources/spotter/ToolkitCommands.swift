@@ -106,7 +106,8 @@ struct WarmupCommand: AsyncParsableCommand {
         else {
             throw CLIError("the weight must be a number, not '\(DisplayText.replacingControls(weight))'", code: 2)
         }
-        let (working, chosen) = (amount.weight, amount.unit)
+        // Kept as a logged weight is (to 0.01): "140.0000001" is 140, which loads.
+        let (working, chosen) = (Validation.keptWeight(amount.weight), amount.unit)
         do { try Validation.weight(working, unit: chosen) } catch { throw StoreError.invalid(error) }
         // Off a bar (dumbbells, machines, cables) the ramp is in the unit's usual steps.
         let barPlates = try store.preferences.barPlates(name, unit: chosen)

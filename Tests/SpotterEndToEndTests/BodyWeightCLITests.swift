@@ -33,6 +33,7 @@ struct BodyWeightCLITests {
             (["bodyweight", "log", "8.1"], "from 20 kg to 400 kg"),
             (["bodyweight", "log", "eighty"], "must be a number"),
             (["bodyweight", "log", "80", "--date", "2026-02-30"], "--date takes a day"),
+            (["bodyweight", "log", "80", "--date", "1899-12-31"], "--date takes a day from 1900 on"),
             (["bodyweight", "log", "80", "--date", "2999-01-01"], "cannot be in the future"),
             (["bodyweight", "log", "80kg", "--unit", "lb"], "the weight says kg and --unit says lb"),
             (["bodyweight", "log", "80", "--notes", "a\u{7}b"], "control characters"),
