@@ -138,6 +138,7 @@ struct ServerRouter: Sendable {
             query[String(parameter.key)] = String(parameter.value)
         }
         let channel = context.channel
+        let token = request.headers[.authorization].flatMap(AuthMiddleware.bearerToken)
         let call = APICall(
             route: route, query: query, body: body, idempotencyKey: request.headers[Self.idempotencyKeyField],
             user: user, connectionOpen: { ClosedInputs.isOpen(channel) },
@@ -149,6 +150,12 @@ struct ServerRouter: Sendable {
                     ParkedConnections.unpark(channel)
                     inProgress.enterRegardless(user)
                 }
+            },
+            stillAuthorized: { [directory] in
+                guard let token else { return false }
+                // The accounts unreadable (the database down) is no "no": the token was good when
+                // the request came, and a 401 would make the device ask its user to sign in again.
+                do { return try await directory.user(of: token) == user } catch { return true }
             })
         var response = await api.perform(call)
         if route.isMutating { api.waiters.changed(user) }

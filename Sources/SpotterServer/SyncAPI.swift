@@ -81,6 +81,10 @@ struct APICall: Sendable {
     /// Told true when the request starts waiting on the feed and false when the wait ends: its
     /// connection then counts against the waiting limit instead of the connection limit.
     var waitingOnFeed: @Sendable (Bool) -> Void = { _ in }
+    /// Whether the request's token still names `user`: asked again when a wait on the feed wakes,
+    /// so a token revoked or rotated while its wait was open is answered 401, never with changes
+    /// written after it stopped working.
+    var stillAuthorized: @Sendable () async -> Bool = { true }
 }
 
 /// An idempotency key a request holds: the record's scope and the token of this claim.
@@ -582,6 +586,9 @@ struct SyncAPI: Sendable {
                     case .timedOut:
                         break waiting
                     case .changed:
+                        guard await call.stillAuthorized() else {
+                            return .problem(Problems.unauthorized, headers: ["WWW-Authenticate": "Bearer"])
+                        }
                         seen = waiters.generation(of: user)
                         page = try await store.changes(user: user, after: since, limit: limit)
                     }

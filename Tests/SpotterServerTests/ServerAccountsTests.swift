@@ -77,6 +77,33 @@ struct ServerAccountsTests {
         }
     }
 
+    @Test("a wait on the feed opened with a token revoked meanwhile never carries what was written after")
+    func aRevokedTokensOpenWaitGetsNothingNew() async throws {
+        let server = try await TestServer.start()
+        try await stopping(server) { server in
+            let store = try accounts(server)
+            let old = AccountToken.make()
+            #expect(try await store.addAccount("pat", tokenHash: AccountToken.hash(old), at: Date()))
+            #expect(try await server.send(.GET, Route.me, token: old).status == 200)
+            let wait = Task { try await server.send(.GET, Route.changes + "?since=0&wait=20", token: old) }
+            try await Task.sleep(for: .milliseconds(300))  // the wait is open
+            #expect(try await store.removeAccount("pat"))
+            try await Task.sleep(for: .milliseconds(1_200))  // past the second a token's answer is kept
+            let new = AccountToken.make()
+            #expect(try await store.addAccount("pat", tokenHash: AccountToken.hash(new), at: Date()))
+            let workout: JSONValue = .object([
+                "id": .string(UUID().wireString), "name": .string("After revoke"),
+                "started_at": .string(Fixtures.startedAt),
+            ])
+            #expect(
+                try await server.send(.POST, Route.workouts, json: workout, key: UUID().uuidString, token: new).status
+                    == 201)
+            let answer = try await wait.value
+            #expect(answer.status == 401, "the revoked token's wait: \(answer.status) \(answer.text)")
+            #expect(!answer.text.contains("After revoke"))
+        }
+    }
+
     @Test("a revoked token is refused by another instance within a second", .postgresRequired)
     func revokedOnEveryInstance() async throws {
         let first = try await TestServer.start(.postgres)
