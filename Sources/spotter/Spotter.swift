@@ -163,9 +163,7 @@ enum Main {
                 if Spotter.exitCode(for: error) == .validationFailure,
                     let negative = arguments.first(where: Spotter.isNegativeNumber)
                 {
-                    throw CLIError(
-                        "'\(negative)' is a negative number: weights, reps, times and distances are never below 0",
-                        code: 2)
+                    throw CLIError("'\(negative)' is a negative number, and nothing here takes one", code: 2)
                 }
                 throw error
             }

@@ -82,7 +82,7 @@ struct ToolkitCLITests {
             try await SpotterBinary.run(["config", "plates", "kg", "--bar", "20", "1e-300"], db: db).stderr.contains(
                 "'1e-300' is not a plate"), "the value as typed, not the 0 it would be kept as")
         for arguments in [
-            ["warmup", "Squat (Barbell)", "-5"], ["bodyweight", "log", "-80"],
+            ["warmup", "Squat (Barbell)", "-5"], ["bodyweight", "log", "-80"], ["serve", "--port", "-1"],
         ] {
             let negative = try await SpotterBinary.run(arguments, db: db)
             #expect(negative.status == 2)
