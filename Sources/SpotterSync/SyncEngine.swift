@@ -961,6 +961,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         switch result {
         case .success(let response) where response.status == 401:
             authPaused = true
+            saving("sign-in required") { try store.preferences.setMeta(MetaKey.authRequired, "1") }
             pullFailure = "the server refused the token (sign in again: spotter login)"
             post(connectivity: .signInRequired)
         case .failure(.offline):
@@ -1037,7 +1038,9 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
 
     private func finishFlush() {
         dispatchPrecondition(condition: .onQueue(queue))
-        if flushSucceeded, !airplaneOn {
+        // A flush whose requests the server refused for the token reached no sync: the last
+        // sync time stays, and so does the mark that sign-in is needed.
+        if flushSucceeded, !airplaneOn, !authPaused {
             saving("the last sync time") {
                 try store.preferences.setMeta(MetaKey.lastSyncAt, Timestamp.format(clock.now()))
                 try store.preferences.setMeta(MetaKey.authRequired, nil)

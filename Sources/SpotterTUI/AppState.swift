@@ -513,7 +513,8 @@ public struct AppState: Sendable, Equatable {
     /// Whether something on screen moves by itself (spinner, rest timer, message expiry,
     /// the debug pane's countdowns), so the input loop knows whether to wake on a timer.
     public var needsTicks: Bool {
-        (syncing || (counts.pending > 0 && syncAvailable && !airplane)) || restRemaining != nil || message != nil
+        (syncing || (counts.pending > 0 && syncAvailable && !airplane && connectivity != .signInRequired))
+            || restRemaining != nil || message != nil
             || (debugVisible && counts.pending > 0)
     }
 

@@ -108,6 +108,11 @@ public enum Renderer {
                     "\(g.warning) disk full \(g.middleDot) \(state.counts.pending) unsent", .colored(.red, bold: true))
             }
             if !state.syncAvailable { return StyledText("\(state.counts.pending) queued (no sync)", .colored(.yellow)) }
+            // The server refused the token: nothing is being sent until the user signs in again.
+            if state.connectivity == .signInRequired {
+                return StyledText(
+                    "\(state.counts.pending) unsent \(g.middleDot) spotter login", .colored(.red, bold: true))
+            }
             if badgeSaysOffline(state) {
                 // Offline reads as offline: what waits, and when the next try comes (the persisted time).
                 let left = state.nextRetryAt.map { secondsUntil($0, from: state.now, rounding: .up) } ?? 0

@@ -43,6 +43,8 @@ struct Login: AsyncParsableCommand {
             legacyOwners: global.legacyOwners(of: target))
         try AccountConfig(server: server, token: token, user: user).save()
         let adoption = try account.accounts.adoptDeviceData()
+        // The server took this token just now: a refusal noted for an earlier one is over.
+        try account.preferences.setMeta(MetaKey.authRequired, nil)
         print("logged in as \(user) at \(server) (saved in \(AccountConfig.path))")
         if adoption.operations > 0 {
             print(

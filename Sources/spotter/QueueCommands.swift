@@ -20,6 +20,8 @@ struct Status: AsyncParsableCommand {
         let strandedCount = stranded.reduce(0) { $0 + $1.operations }
         let airplane = AirplaneSwitch.read(store)
         let lastSync = try store.preferences.meta(MetaKey.lastSyncAt)
+        // The server refused this device's token at its last try: nothing is sent until a login.
+        let signInNeeded = try store.preferences.meta(MetaKey.authRequired) != nil
         let metrics = try store.queries.syncMetrics()
         let conflicts = try store.conflicts.openCount()
         let server = store.owner.server ?? "embedded"
@@ -39,13 +41,14 @@ struct Status: AsyncParsableCommand {
                     "account": Render.ownerJSON(store.owner), "airplane": .bool(airplane),
                     "last_sync_at": JSONValue(lastSync), "server": .string(server), "metrics": .object(metricFields),
                     "conflicts": .int(Int64(conflicts)), "read_only": JSONValue(readOnly),
-                    "disk_full": JSONValue(diskFull),
+                    "disk_full": JSONValue(diskFull), "sign_in_needed": .bool(signInNeeded),
                 ]))
             return
         }
         if let readOnly { print("database   read-only: \(shownName(readOnly))") }
         if let diskFull { print("disk       \(shownName(diskFull))") }
         print("account    \(store.owner)")
+        if signInNeeded { print("sign-in    needed: the server refused this device's token (spotter login)") }
         print("pending    \(counts.pending)\(counts.inFlight > 0 ? " (\(counts.inFlight) in flight)" : "")")
         print("failed     \(counts.failed)")
         print("blocked    \(counts.blocked)")

@@ -276,6 +276,13 @@ struct AccountTests {
         #expect(sync.status == 3, "\(sync.stdout) \(sync.stderr)")
         #expect(sync.stderr.contains("not all received") && sync.stderr.contains("refused the token"), "\(sync.stderr)")
         #expect(sync.stderr.split(separator: "\n").count == 1, "one line: \(sync.stderr)")
+        // Status says so too, and no request the server refused counts as a sync.
+        let flags = ["--server", server.url, "--token", "alice-secrte"]
+        let status = try SpotterBinary.json(try await SpotterBinary.run(["status", "--json"] + flags, db: device).stdout)
+        #expect(status["sign_in_needed"] as? Bool == true, "\(status)")
+        #expect(status["last_sync_at"] == nil || status["last_sync_at"] is NSNull, "\(status)")
+        let text = try await SpotterBinary.run(["status"] + flags, db: device)
+        #expect(text.stdout.contains("sign-in    needed"), "\(text.stdout)")
     }
 
     @Test("sync exits 3 with one line when an operation failed permanently, not 0 as if all were sent")

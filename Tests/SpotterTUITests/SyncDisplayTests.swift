@@ -239,6 +239,19 @@ struct SyncDisplayTests {
         #expect(app.screen.line(0).contains("sign in needed"))
     }
 
+    @Test("with the token refused, what waits is unsent and nothing spins as if it were being sent")
+    func signInNeededIsNotSyncing() throws {
+        let fixture = try Fixture()
+        let app = fixture.controller(columns: 120, rows: 30)
+        try fixture.log("Deadlift (Barbell)", 180, 3)
+        app.handle([.connectivity(.signInRequired), .outboxChanged(pending: 2, failed: 0)])
+        let header = app.screen.line(0)
+        #expect(header.contains("sign in needed"), "\(header)")
+        #expect(header.contains("2 unsent · spotter login"), "\(header)")
+        #expect(!header.contains("Syncing"), "nothing is being sent: \(header)")
+        #expect(!app.state.needsTicks || app.state.message != nil, "no spinner to turn")
+    }
+
     /// A full disk stops the pull too: with nothing left to send the badge must not say Synced,
     /// and with something to send it says how much waits.
     @Test("a full disk is in the badge: never Synced, with what is unsent when something is")
