@@ -278,7 +278,8 @@ struct AccountTests {
         #expect(sync.stderr.split(separator: "\n").count == 1, "one line: \(sync.stderr)")
         // Status says so too, and no request the server refused counts as a sync.
         let flags = ["--server", server.url, "--token", "alice-secrte"]
-        let status = try SpotterBinary.json(try await SpotterBinary.run(["status", "--json"] + flags, db: device).stdout)
+        let status = try SpotterBinary.json(
+            try await SpotterBinary.run(["status", "--json"] + flags, db: device).stdout)
         #expect(status["sign_in_needed"] as? Bool == true, "\(status)")
         #expect(status["last_sync_at"] == nil || status["last_sync_at"] is NSNull, "\(status)")
         let text = try await SpotterBinary.run(["status"] + flags, db: device)
