@@ -196,13 +196,25 @@ public final class AppController {
         }
     }
 
+    /// An effect that changes a workout itself (its name, notes, end or an exercise's note).
+    static func isWorkoutEdit(_ effect: AppEffect) -> Bool {
+        switch effect {
+        case .editWorkout, .finishWorkout, .noteExercise: true
+        default: false
+        }
+    }
+
     func run(_ effect: AppEffect) {
         do {
             try perform(effect)
             if Self.isSave(effect) { state.submittedForm = nil }
         } catch let error as StoreError {
             logger.info("action refused: \(error.description)")
-            if case .notFound(let what) = error, Self.isSave(effect) {
+            if case .notFound = error, Self.isWorkoutEdit(effect) {
+                // Renamed, annotated or finished as another device's delete of it came in.
+                reloadAll()
+                state.say("Workout deleted (here or on another device): not saved", isError: true, seconds: 6)
+            } else if case .notFound(let what) = error, Self.isSave(effect) {
                 // Gone while the form was open: another device's delete, pulled meanwhile. The
                 // form says so in words (its ids mean nothing here), and the screen drops it.
                 reloadAll()

@@ -73,6 +73,26 @@ struct FollowDatabaseTests {
         #expect(try fixture.store.queries.workoutSummaries().isEmpty, "nothing was logged anywhere")
     }
 
+    @Test("renaming a workout another device deleted says so in words, never with its id")
+    func renameOfAWorkoutDeletedElsewhere() throws {
+        let fixture = try Fixture()
+        let workout = try fixture.store.workoutLog.createWorkout(name: "Heavy Day")
+        let first = try fixture.log("Squat (Barbell)", 140, 5, workout: workout.id)
+        try fixture.completeAll { _ in .succeeded(status: 201, row: nil) }
+        let app = fixture.controller(columns: 120, rows: 40)
+        app.handle(.tab)  // the workouts pane: e renames
+        app.handle(.character("e"))
+        app.type(" 2")
+        let stamp = ServerStamp(serverVersion: 9, updatedAt: "2026-09-21T10:00:00Z")
+        try fixture.store.pull.mergePulled(
+            [.deletedSet(first.set.id, stamp), .deletedWorkout(workout.id, stamp)], cursor: "9")
+        app.handle(.enter)
+        let screen = app.screen
+        #expect(screen.contains("Workout deleted (here or on another device): not saved"), "\(screen)")
+        #expect(!screen.contains(workout.id.wireString), "\(screen)")
+        #expect(!screen.contains("Heavy Day"), "the list no longer shows it: \(screen)")
+    }
+
     @Test("airplane mode switched from the command line shows in the badge")
     func airplaneFromTheCommandLine() throws {
         let fixture = try Fixture()
