@@ -18,29 +18,35 @@ public struct SQLiteServerStore: ServerStore {
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        // An answered write survives a power cut: the WAL is flushed at every commit. GRDB sets
-        // a pool's writer to NORMAL as it turns WAL on (after `prepareDatabase`), so FULL is set
-        // here, on the one writer connection. Group commit, not a weaker setting, is what keeps
-        // it affordable.
-        try pool.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            // The writer's page cache (SQLite's default is 2 MiB): creates land on random leaves of
-            // the id and key indexes, and a leaf evicted between two writes is read back from the
-            // file by the one writer every request waits for.
-            try db.execute(sql: "PRAGMA cache_size = -\(Self.writerCacheKiB)")
-            // Checkpoints, run by the writer after its commit, every 4 000 WAL pages instead of 1 000:
-            // the pages every commit rewrites (the tails of the tables and of the version indexes,
-            // the change counter) are copied back once per checkpoint rather than four times, with a
-            // quarter of the database-file flushes. The WAL stays bounded (about 16 MiB).
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.walAutocheckpointPages)")
-            // Every write runs in a savepoint of the group's transaction, and a savepoint keeps the
-            // first image of each page it changes in a sub-journal: a temporary file by default,
-            // written with a syscall per page. In memory, it costs a copy. (Nothing durable is in
-            // it: it only undoes a savepoint, and is gone at commit or crash either way.)
-            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        // Two instances (or `serve users`) started at once on a new file: one creates it and its
+        // tables, the other waits for that and finds them made.
+        let pool = try DirectoryLock.holding(directory) { () throws -> DatabasePool in
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            // An answered write survives a power cut: the WAL is flushed at every commit. GRDB sets
+            // a pool's writer to NORMAL as it turns WAL on (after `prepareDatabase`), so FULL is set
+            // here, on the one writer connection. Group commit, not a weaker setting, is what keeps
+            // it affordable.
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                // The writer's page cache (SQLite's default is 2 MiB): creates land on random leaves of
+                // the id and key indexes, and a leaf evicted between two writes is read back from the
+                // file by the one writer every request waits for.
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.writerCacheKiB)")
+                // Checkpoints, run by the writer after its commit, every 4 000 WAL pages instead of 1 000:
+                // the pages every commit rewrites (the tails of the tables and of the version indexes,
+                // the change counter) are copied back once per checkpoint rather than four times, with a
+                // quarter of the database-file flushes. The WAL stays bounded (about 16 MiB).
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.walAutocheckpointPages)")
+                // Every write runs in a savepoint of the group's transaction, and a savepoint keeps the
+                // first image of each page it changes in a sub-journal: a temporary file by default,
+                // written with a syscall per page. In memory, it costs a copy. (Nothing durable is in
+                // it: it only undoes a savepoint, and is gone at commit or crash either way.)
+                try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            }
+            try Self.migrator.migrate(pool)
+            return pool
         }
-        try Self.migrator.migrate(pool)
         identity =
             try pool.read { db in
                 try String.fetchOne(db, sql: "SELECT id FROM server_identity")

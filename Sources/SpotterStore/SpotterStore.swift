@@ -157,7 +157,7 @@ public struct SpotterStore: Sendable {
             // Creating the pool switches a new file to WAL, which needs SQLite's exclusive lock and
             // answers "database is locked" at once (no busy handler) when another process is doing
             // the same: the first open and the migration both run under the directory's lock.
-            return try withDirectoryLock(directory) {
+            return try DirectoryLock.holding(directory) {
                 let pool = try DatabasePool(path: path, configuration: configuration)
                 try durableCommits(pool)
                 if try !pool.read({ try Schema.migrator.hasCompletedMigrations($0) }) {
@@ -255,23 +255,6 @@ public struct SpotterStore: Sendable {
             }
         }
         return "file://" + String(decoding: escaped, as: UTF8.self) + "?immutable=1"
-    }
-
-    /// Runs `body` holding an exclusive lock on the database's directory (not on the database
-    /// file, whose locks belong to SQLite), so two processes opening a new file at once do not
-    /// both create it and its tables. Held only while opening: never while the store is in use.
-    static func withDirectoryLock<T>(_ directory: URL, _ body: () throws -> T) throws -> T {
-        let descriptor = Foundation.open(directory.path, O_RDONLY)
-        if descriptor >= 0 {
-            flock(descriptor, LOCK_EX)
-        }
-        defer {
-            if descriptor >= 0 {
-                flock(descriptor, LOCK_UN)
-                close(descriptor)
-            }
-        }
-        return try body()
     }
 
     /// Wraps an open database (tests pass a queue on a temporary file) and migrates it.

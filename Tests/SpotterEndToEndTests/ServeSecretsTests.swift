@@ -122,6 +122,25 @@ struct ServeSecretsTests {
         #expect(loose.stderr.contains("chmod 600") && !loose.stderr.contains("hunter3"), "\(loose.stderr)")
     }
 
+    /// Six processes made the same new server file at once: their migrations raced ("table
+    /// workouts already exists", "UNIQUE constraint failed: grdb_migrations.identifier").
+    @Test func accountsAddedAtOnceOnANewFileAllLand() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let serverDB = directory.appendingPathComponent("race.db").path
+        let names = (1...6).map { "lifter \($0)" }
+        let results = try await withThrowingTaskGroup(of: SpotterBinary.Result.self) { group in
+            for name in names {
+                group.addTask {
+                    try await SpotterBinary.run(["serve", "users", "add", name, "--db", serverDB], db: serverDB)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for result in results { #expect(result.status == 0, "\(result.stderr)") }
+        let list = try await SpotterBinary.run(["serve", "users", "list", "--db", serverDB], db: serverDB)
+        for name in names { #expect(list.stdout.contains(name), "\(list.stdout)") }
+    }
+
     @Test func accountsAddedRotatedAndRevokedOnTheCommandLine() async throws {
         let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
         let serverDB = directory.appendingPathComponent("server.db").path
