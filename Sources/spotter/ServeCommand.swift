@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import SpotterServer
 
+import enum SpotterCore.DisplayText
+
 /// `spotter serve`: the sync server, on a SQLite file or a PostgreSQL database shared by
 /// several instances, with optional fault injection.
 struct Serve: AsyncParsableCommand {
@@ -167,18 +169,23 @@ struct Serve: AsyncParsableCommand {
         }
         // None at all: the accounts in the database are the only way in (the server checks there is one).
         var byToken: [String: String] = [:]
+        var sourceOfName: [String: String] = [:]
         for (entry, source) in entries {
-            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            var parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
                 throw ValidationError("\(source): a token must look like user=secret")
             }
-            guard
-                !parts[0].unicodeScalars.contains(where: {
-                    [.control, .format].contains($0.properties.generalCategory)
-                })
-            else {
-                throw ValidationError("\(source): a user name must not hold control or direction characters")
+            // The rules of `serve users add`: one spelling of a name, nothing invisible.
+            do { parts[0] = try ServeUsers.checkedName(parts[0]) } catch let error as ArgumentParser.ValidationError {
+                throw ValidationError("\(source): \(error.message)")
             }
+            // A name twice would let either secret in, and one of them is a mistake.
+            if let earlier = sourceOfName[parts[0]] {
+                throw ValidationError(
+                    "\(source): \(DisplayText.replacingControls(parts[0])) has a token already (\(earlier)): one token a user"
+                )
+            }
+            sourceOfName[parts[0]] = source
             // The secret travels in an HTTP header, as a bearer token: visible ASCII only.
             guard parts[1].unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
                 throw ValidationError(

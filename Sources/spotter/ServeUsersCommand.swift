@@ -17,13 +17,27 @@ struct ServeUsers: AsyncParsableCommand {
             """,
         subcommands: [Add.self, List.self, Revoke.self, Rotate.self])
 
-    /// A name the server can keep: printable, without control or direction characters.
-    static func checkedName(_ name: String) throws -> String {
+    /// A name the server can keep, in one spelling: composed (NFC, so "é" typed as e and U+0301
+    /// is the same account as "é"), without spaces around it; printable, without control,
+    /// direction or line-separating characters, not starting with a mark, and not only blank or
+    /// invisible characters. `--token`, `--tokens-file` and `SPOTTER_TOKENS` names pass here too.
+    static func checkedName(_ raw: String) throws -> String {
+        let name = raw.precomposedStringWithCanonicalMapping.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.utf8.count <= 200 else {
-            throw ValidationError("a user name has 1 to 200 bytes")
+            throw ValidationError("a user name has 1 to 200 bytes, not counting spaces around it")
         }
-        guard !name.unicodeScalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) })
-        else { throw ValidationError("a user name must not hold control or direction characters") }
+        let refused: [Unicode.GeneralCategory] = [
+            .control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .surrogate, .privateUse,
+        ]
+        guard
+            !name.unicodeScalars.contains(where: {
+                refused.contains($0.properties.generalCategory) || $0.properties.isNoncharacterCodePoint
+            })
+        else { throw ValidationError("a user name must not hold control, direction or line-separating characters") }
+        let marks: [Unicode.GeneralCategory] = [.nonspacingMark, .spacingMark, .enclosingMark]
+        guard let first = name.unicodeScalars.first, !marks.contains(first.properties.generalCategory),
+            Validation.shows(name)
+        else { throw ValidationError("a user name must start with a letter, digit or sign that shows") }
         return name
     }
 
@@ -110,6 +124,7 @@ struct ServeUsers: AsyncParsableCommand {
         @Argument(help: "The account's user name.") var name: String
 
         func run() async throws {
+            let name = name.precomposedStringWithCanonicalMapping.trimmingCharacters(in: .whitespacesAndNewlines)
             let removed = try await ServeUsers.withAccounts(database) { try await $0.removeAccount(name) }
             guard removed else { throw ServeUsers.fail("no account \(DisplayText.replacingControls(name))") }
             print("revoked \(DisplayText.replacingControls(name))")
@@ -123,6 +138,7 @@ struct ServeUsers: AsyncParsableCommand {
         @Argument(help: "The account's user name.") var name: String
 
         func run() async throws {
+            let name = name.precomposedStringWithCanonicalMapping.trimmingCharacters(in: .whitespacesAndNewlines)
             let token = AccountToken.make()
             let replaced = try await ServeUsers.withAccounts(database) { store in
                 try await store.replaceAccountToken(name, tokenHash: AccountToken.hash(token))

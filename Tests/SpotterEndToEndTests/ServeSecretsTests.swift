@@ -141,6 +141,39 @@ struct ServeSecretsTests {
         for name in names { #expect(list.stdout.contains(name), "\(list.stdout)") }
     }
 
+    /// Names that look the same are one account; names that show nothing are none; a tokens
+    /// file that gives a name twice is refused, naming both lines and neither secret.
+    @Test func oneSpellingPerNameAndOneTokenPerName() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let serverDB = directory.appendingPathComponent("names.db").path
+        func users(_ arguments: [String]) async throws -> SpotterBinary.Result {
+            try await SpotterBinary.run(["serve", "users"] + arguments + ["--db", serverDB], db: serverDB)
+        }
+        #expect(try await users(["add", "\u{e9}lodie"]).status == 0)
+        let decomposed = try await users(["add", "e\u{301}lodie"])
+        #expect(decomposed.status != 0 && decomposed.stderr.contains("exists already"), "\(decomposed.stderr)")
+        #expect(try await users(["add", "alice"]).status == 0)
+        for same in ["alice ", "  alice", "alice\u{a0}"] {
+            #expect(try await users(["add", same]).status != 0, "\(same.debugDescription) is alice")
+        }
+        for invisible in [" ", "\u{3000}", "\u{301}", "\u{301}x", "a\u{2029}b", "a\u{2028}b", "\u{ffff}", "\u{200b}"] {
+            let refused = try await users(["add", invisible])
+            #expect(refused.status != 0, "\(invisible.unicodeScalars.map(\.value)) was taken")
+        }
+        let list = try await users(["list"])
+        #expect(list.stdout.split(separator: "\n").count == 2, "two accounts: \(list.stdout)")
+        // Revoked by either spelling.
+        #expect(try await users(["revoke", "e\u{301}lodie"]).status == 0)
+
+        let file = directory.appendingPathComponent("twice").path
+        try write("alice=first-secret-1\nbob=bob-secret-12\nalice =second-secret-2\n", to: file, mode: 0o600)
+        let twice = try await SpotterBinary.run(
+            ["serve", "--port", "0", "--db", serverDB, "--tokens-file", file], db: serverDB)
+        #expect(twice.status != 0)
+        #expect(twice.stderr.contains("line 3") && twice.stderr.contains("line 1"), "\(twice.stderr)")
+        #expect(!twice.stderr.contains("first-secret") && !twice.stderr.contains("second-secret"))
+    }
+
     @Test func accountsAddedRotatedAndRevokedOnTheCommandLine() async throws {
         let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
         let serverDB = directory.appendingPathComponent("server.db").path
