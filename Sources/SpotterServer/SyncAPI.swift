@@ -521,7 +521,7 @@ struct SyncAPI: Sendable {
             case .changes:
                 var since: Int64 = 0
                 if let raw = query["since"], !raw.isEmpty {
-                    guard let value = Int64(raw), value >= 0 else {
+                    guard Self.isPlainWholeNumber(raw), let value = Int64(raw), value >= 0 else {
                         return .problem(
                             Problems.malformed("since must be a cursor returned by this server", field: "since"))
                     }
@@ -610,12 +610,20 @@ struct SyncAPI: Sendable {
 
     /// The whole-number query parameter `name` in `range` (`absent` when it is missing or empty),
     /// or the 400 that names it.
+    /// Digits as the API writes a number (`^[0-9]{1,18}$`, no sign, no leading zero): Swift's `Int`
+    /// also reads "+5" and "05", which openapi.yaml's pattern does not allow.
+    static func isPlainWholeNumber(_ raw: String) -> Bool {
+        let bytes = raw.utf8
+        guard (1...18).contains(bytes.count), bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+        return bytes.count == 1 || bytes.first != 0x30
+    }
+
     static func wholeNumber(
         _ query: [String: String], _ name: String, in range: ClosedRange<Int>, absent: Int,
         of kind: String = "a whole number"
     ) -> Result<Int, Problem> {
         guard let raw = query[name], !raw.isEmpty else { return .success(absent) }
-        guard let value = Int(raw), range.contains(value) else {
+        guard isPlainWholeNumber(raw), let value = Int(raw), range.contains(value) else {
             return .failure(
                 Problems.malformed(
                     "\(name) must be \(kind) from \(range.lowerBound) to \(range.upperBound)", field: name))

@@ -140,6 +140,10 @@ struct ListPagingTests {
             let bad: [(String, String)] = [
                 (Route.sets + "?limit=0", "limit"), (Route.sets + "?limit=5001", "limit"),
                 (Route.sets + "?limit=abc", "limit"), (Route.workouts + "?limit=-3", "limit"),
+                // What Swift's Int reads but the API's pattern does not allow.
+                (Route.sets + "?limit=%2B3", "limit"), (Route.sets + "?limit=03", "limit"),
+                (Route.changes + "?since=%2B5", "since"), (Route.changes + "?since=05", "since"),
+                (Route.changes + "?since=1&wait=%2B1", "wait"),
                 (Route.routines + "?after=not-a-cursor", "after"),
                 (Route.workouts + "?after=\(setsCursor)", "after"),  // a cursor of another list
                 (Route.bodyWeights + "?after=" + String(repeating: "A", count: 5000), "after"),
