@@ -681,7 +681,15 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     ) -> OperationOutcome {
         metricDeltas[.retried(reason), default: 0] += 1
         let policy = configuration.retryPolicy
-        if policy.shouldGiveUp(attempts: op.attemptCount, createdAt: op.createdAt, now: now) {
+        // A 429, or a 503 that says when to come back, is the server asking to wait: an answer,
+        // not a try that failed. It spends none of the twenty tries (a busy server would use
+        // them up in a minute); only the week in the queue still ends it.
+        let backPressure = status == 429 || (status == 503 && retryAfter != nil)
+        let exhausted =
+            backPressure
+            ? now.timeIntervalSince(op.createdAt) >= policy.maxAge
+            : policy.shouldGiveUp(attempts: op.attemptCount, createdAt: op.createdAt, now: now)
+        if exhausted {
             metricDeltas[.gaveUp, default: 0] += 1
             metricDeltas[.permanentFailures, default: 0] += 1
             // Only timeouts, broken connections and 5xx came back: no refusal. It waits, unsent,

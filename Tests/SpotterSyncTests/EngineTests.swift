@@ -111,6 +111,26 @@ struct EngineTests {
         #expect(try rig.store.queries.queueCounts().gaveUp == 1, "shown, never dropped")
     }
 
+    @Test("a server that keeps answering 429 is waited for, never given up on after twenty tries")
+    func backPressureSpendsNoTries() async throws {
+        let rig = try EngineRig()
+        try rig.store.workoutLog.createWorkout(name: "Busy gym")
+        rig.transport.script {
+            $0.wholeBatch =
+                Array(repeating: ScriptedTransport.status(429, headers: ["Retry-After": "1"]), count: 25)
+                + Array(repeating: ScriptedTransport.status(503, headers: ["Retry-After": "2"]), count: 5)
+        }
+        for _ in 0..<30 {
+            await rig.engine.syncOnce()
+            rig.clock.advance(by: 120)
+        }
+        let waiting = try rig.op(.workout)
+        #expect(waiting.state != .failedPermanent, "\(waiting)")
+        #expect(try rig.store.queries.queueCounts().gaveUp == 0)
+        await rig.engine.syncOnce()
+        #expect(try rig.op(.workout).state == .succeeded, "sent once the server takes it")
+    }
+
     @Test("a star whose sending gave up without an answer is waiting, never shown as refused")
     func aStarThatGotNoAnswerIsNotRejected() async throws {
         let rig = try EngineRig()
