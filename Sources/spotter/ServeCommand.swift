@@ -119,6 +119,7 @@ struct Serve: AsyncParsableCommand {
         let databaseURL = try database.resolvedDatabaseURL()
         var configuration = ServerConfiguration(
             databasePath: databaseURL == nil ? try database.resolvedDatabasePath() : "", tokens: try parsedTokens())
+        if databaseURL == nil { try Self.serveAlone(configuration.databasePath) }
         configuration.databaseURL = databaseURL
         configuration.databasePassword = try databaseURL.flatMap(database.databasePassword(for:))
         configuration.databasePoolSize = databasePoolSize
@@ -147,6 +148,31 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("spotter serve: \(error)\n".utf8))
             throw ExitCode.failure
         }
+    }
+
+    /// One `spotter serve` a SQLite file. A wait on the change feed is woken by the writes of its
+    /// own process: a second instance on the same file would answer its waits only when they run
+    /// out (25 s), so it is refused, pointing at PostgreSQL, which carries changes between
+    /// instances. The lock (`FILE.serve-lock`, holding the pid) lasts as long as the process;
+    /// `serve users` and the devices' commands do not take it.
+    static func serveAlone(_ path: String) throws {
+        let lockPath = path + ".serve-lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return }  // a read-only directory: nothing to hold it by
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            var bytes = [UInt8](repeating: 0, count: 32)
+            let count = read(descriptor, &bytes, bytes.count)
+            let pid = String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            close(descriptor)
+            throw CLIError(
+                "another `spotter serve` serves \(path) already\(pid.isEmpty ? "" : " (pid \(pid))"): one instance a"
+                    + " SQLite file; to run several, serve one PostgreSQL database (--database-url)", code: 1)
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(descriptor, 0)
+        _ = pwrite(descriptor, pid, pid.count, 0)
+        // Kept open, and so locked, until the process ends (the kernel lets go after a kill too).
     }
 
     /// Every `user=secret` of `--token`, `--tokens-file` and `SPOTTER_TOKENS` (entries separated

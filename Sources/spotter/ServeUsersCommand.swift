@@ -47,14 +47,29 @@ struct ServeUsers: AsyncParsableCommand {
         return ExitCode.failure
     }
 
+    /// - Parameter creating: whether a SQLite file that is not there yet is made (`add`); `list`,
+    ///   `revoke` and `rotate` name a file that must exist (a typo must not make an empty one).
     static func withAccounts<T>(
-        _ database: ServerDatabaseOptions, _ body: (any ServerStore & ServerAccounts) async throws -> T
+        _ database: ServerDatabaseOptions, creating: Bool = false,
+        _ body: (any ServerStore & ServerAccounts) async throws -> T
     ) async throws -> T {
         var logger = Logger(label: "spotter.serve.users")
         logger.logLevel = .error
+        if !creating, try database.resolvedDatabaseURL() == nil {
+            let path = try database.resolvedDatabasePath()
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw fail(
+                    "no server database at \(DisplayText.replacingControls(path)) (`spotter serve users add NAME"
+                        + " --db FILE` makes one)")
+            }
+        }
         let store: any ServerStore & ServerAccounts
         do { store = try await database.openAccounts(logger: logger) } catch {
-            throw fail("cannot open the server's database: \(error)")
+            // One line: SQLite's text goes on with the statement it was running (a whole schema
+            // for a file that is a device's database, not a server's).
+            let reason = "\(error)".components(separatedBy: " - while executing").first ?? "\(error)"
+            throw fail(
+                "cannot open the server's database: \(reason.split(separator: "\n").first.map(String.init) ?? reason)")
         }
         do {
             let result = try await body(store)
@@ -75,7 +90,7 @@ struct ServeUsers: AsyncParsableCommand {
         func run() async throws {
             let name = try ServeUsers.checkedName(name)
             let token = AccountToken.make()
-            let added = try await ServeUsers.withAccounts(database) { store in
+            let added = try await ServeUsers.withAccounts(database, creating: true) { store in
                 try await store.addAccount(name, tokenHash: AccountToken.hash(token), at: Date())
             }
             guard added else { throw ServeUsers.fail("\(name) exists already; rotate its token instead") }

@@ -34,6 +34,26 @@ struct ServeBinaryTests {
         #expect(status == 0, "a graceful shutdown exits 0")
     }
 
+    /// A second instance on one SQLite file would hear none of the first one's writes while its
+    /// devices wait on the feed: it is refused, pointing at PostgreSQL; once the first stops, it starts.
+    @Test func aSecondServerOnOneSQLiteFileIsRefused() async throws {
+        let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
+        let serverDB = directory.appendingPathComponent("server.db").path
+        let first = try await offThePool { try ServerProcess(db: serverDB) }
+        let second = try await SpotterBinary.run(
+            ["serve", "--port", "0", "--db", serverDB, "--token", "bob=bob-secret-1"], db: serverDB)
+        #expect(second.status == 1, "\(second.stdout) \(second.stderr)")
+        #expect(second.stderr.contains("another `spotter serve` serves"), "\(second.stderr)")
+        #expect(second.stderr.contains("pid \(first.process.processIdentifier)"), "\(second.stderr)")
+        #expect(second.stderr.contains("--database-url"))
+        // Accounts are still managed while it runs.
+        #expect(
+            try await SpotterBinary.run(["serve", "users", "add", "carol", "--db", serverDB], db: serverDB).status == 0)
+        first.stop()
+        let again = try await offThePool { try ServerProcess(db: serverDB) }
+        again.stop()
+    }
+
     @Test func aWrongTokenIsRefusedWithProblemJSON() async throws {
         let directory = URL(fileURLWithPath: SpotterBinary.temporaryDatabase()).deletingLastPathComponent()
         let serverDB = directory.appendingPathComponent("server.db").path

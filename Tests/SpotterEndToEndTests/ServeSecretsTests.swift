@@ -93,7 +93,9 @@ struct ServeSecretsTests {
         defer { zoe.stop() }
         #expect(try await status(zoe, token: "plain-secret") == 200)
 
-        let none = try await SpotterBinary.run(["serve", "--port", "0", "--db", serverDB], db: serverDB)
+        // (Another file: one `spotter serve` a SQLite file, and zoe's serves this one.)
+        let emptyDB = directory.appendingPathComponent("empty.db").path
+        let none = try await SpotterBinary.run(["serve", "--port", "0", "--db", emptyDB], db: emptyDB)
         #expect(none.status != 0)
         #expect(none.stderr.contains("--tokens-file or SPOTTER_TOKENS"))
     }
@@ -162,6 +164,15 @@ struct ServeSecretsTests {
         }
         let list = try await users(["list"])
         #expect(list.stdout.split(separator: "\n").count == 2, "two accounts: \(list.stdout)")
+        // A mistyped file is named, never made; a device's database is one line, not its schema.
+        let typo = directory.appendingPathComponent("nmaes.db").path
+        let missing = try await SpotterBinary.run(["serve", "users", "list", "--db", typo], db: typo)
+        #expect(missing.status != 0 && missing.stderr.contains("no server database at"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: typo))
+        let device = SpotterBinary.temporaryDatabase()
+        _ = try await SpotterBinary.run(["airplane", "on"], db: device)
+        let wrong = try await SpotterBinary.run(["serve", "users", "add", "dana", "--db", device], db: device)
+        #expect(wrong.status != 0 && wrong.stderr.split(separator: "\n").count == 1, "\(wrong.stderr)")
         // Revoked by either spelling.
         #expect(try await users(["revoke", "e\u{301}lodie"]).status == 0)
 
