@@ -12,7 +12,8 @@ import Synchronization
 ///
 /// - A request (head and body) must arrive completely within `readTimeout` of its first byte,
 ///   or the connection is answered 408 (problem+json) and closed — half-sent headers do not
-///   hold a socket forever.
+///   hold a socket forever. A new connection's first request must begin within `readTimeout`
+///   of opening, or it is closed: a socket that never sends does not hold a place either.
 /// - A connection with no request in flight is closed after `idleTimeout` (Hummingbird's own
 ///   idle handling).
 /// - At most `maxConnections` are open at once; one more is answered 503 and closed at once.
@@ -156,6 +157,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var state = State.waiting
     private var counted = false
     private var answeredEarly = false
+    /// Whether any byte came: until then the connection must start its first request in time.
+    private var readAnything = false
     private var timer: Scheduled<Void>?
 
     init(readTimeout: TimeAmount, maxConnections: Int, counter: ConnectionCounter) {
@@ -185,6 +188,17 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
                     type: ProblemType.unavailable, title: "Service unavailable", status: 503,
                     detail: "the server has \(maxConnections) connections open, its limit; retry later"),
                 extraHeaders: "Retry-After: 1\r\n")
+            return
+        }
+        // A connection that sends nothing at all holds one of the `maxConnections` places: its
+        // first request must begin within `readTimeout` too, not only after the idle timeout
+        // (75 s), or a few silent sockets keep everyone else out.
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: readTimeout) {
+            let (handler, context) = loopBound.value
+            handler.timer = nil
+            guard handler.state == .waiting, !handler.readAnything else { return }
+            context.close(promise: nil)
         }
     }
 
@@ -221,6 +235,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             return  // nothing more is read from a refused connection
         case .waiting:
             state = .reading
+            readAnything = true
+            cancelTimer()
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             timer = context.eventLoop.scheduleTask(in: readTimeout) {
                 let (handler, context) = loopBound.value

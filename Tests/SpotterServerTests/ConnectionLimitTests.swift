@@ -96,6 +96,28 @@ struct ConnectionLimitTests {
         }
     }
 
+    @Test("sockets that never send a byte are closed after the read timeout, not the idle one: the limit frees")
+    func silentConnectionsFreeTheirPlaceAfterTheReadTimeout() async throws {
+        let server = try await Self.server(
+            readTimeout: .seconds(1), idleTimeout: .seconds(60), maxConnections: 3)
+        try await stopping(server) { server in
+            let silent = try (0..<3).map { _ in try RawConnection(port: server.server.port) }
+            let began = ContinuousClock.now
+            for connection in silent {
+                let (reply, closed) = await connection.readUntilClosed()
+                #expect(closed && reply.isEmpty)
+            }
+            #expect(ContinuousClock.now - began < .seconds(30), "closed by the read timeout, not the idle one")
+            var status = 0
+            for _ in 0..<50 {
+                status = (try? await server.send(.GET, Route.workouts).status) ?? 0
+                if status == 200 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(status == 200, "the places are free again")
+        }
+    }
+
     @Test("a connection over the limit is answered 503 at once; once others close, requests are served again")
     func connectionLimit() async throws {
         let server = try await Self.server(idleTimeout: .seconds(2), maxConnections: 2)
