@@ -260,8 +260,9 @@ extension SpotterStore {
             UnreadableRow(
                 table: table, id: id.wireString,
                 reason:
-                    "this id is held here by another account's data (the same file imported by both); "
-                    + "it is kept on the server and shows on this account's other devices"))
+                    "this id is held here by another account's data (the same file imported by both, or one"
+                    + " server signed in to at two addresses, such as localhost and 127.0.0.1); it is kept on the"
+                    + " server and shows on this account's other devices"))
     }
 
     func upsert(_ set: WorkoutSet, stamp: ServerStamp, db: Database, now: String, seen: inout PageLookups) throws {

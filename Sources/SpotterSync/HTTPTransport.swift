@@ -81,8 +81,10 @@ public final class HTTPSyncTransport: SyncTransport {
             }
         }
         // A refused or unroutable connect: nothing was written, so nothing can have landed.
+        // Said as the system says it ("Connection refused"), not as NIO's description of the
+        // call that failed ("connection reset (error set): Connection refused (errno: 111)").
         if let error = error as? IOError, Self.neverConnected.contains(error.errnoCode) {
-            return .unreachable(String(describing: error))
+            return .unreachable(String(cString: strerror(error.errnoCode)))
         }
         return .connection(String(describing: error))
     }

@@ -235,6 +235,10 @@ struct AccountTests {
         let refused = try await SpotterBinary.run(["login", "--server", server.url, "--token", "nope"], db: db)
         #expect(refused.status == 1 && refused.stderr.contains("refused the token"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: file), "a refused token is not saved")
+        // Nothing listens on port 1: said as the system says it, in one line without NIO's wording.
+        let closed = try await SpotterBinary.run(["login", "--server", "http://127.0.0.1:1", "--token", "x"], db: db)
+        #expect(closed.status == 1 && closed.stderr.contains("Connection refused"), "\(closed.stderr)")
+        #expect(!closed.stderr.contains("errno") && !closed.stderr.contains("error set"), "\(closed.stderr)")
 
         #expect(
             try await SpotterBinary.run(["login", "--server", server.url, "--token", Self.aliceToken], db: db).status
