@@ -88,7 +88,7 @@ public final class AppController {
     public func leftOutOfPaste(_ value: UInt32) {
         guard state.keyContexts.contains(.textField) else { return }
         state.say(
-            "Left out of the paste: control character U+\(String(format: "%04X", value)) (the rest was typed)",
+            "Left out of the paste: its control characters (U+\(String(format: "%04X", value)) among them); the rest was typed",
             isError: true, seconds: 6)
     }
 

@@ -164,7 +164,7 @@ struct HostileTextTUITests {
         let pasted = try await tmux.waitFor("abcdefghij")
         #expect(pasted.ok, "the paste is typed without its control bytes:\n\(pasted.screen)")
         #expect(!ended(pasted.screen), "the UI quit on a pasted Ctrl-C:\n\(pasted.screen)")
-        #expect(pasted.screen.contains("Left out of the paste: control character U+"), "\(pasted.screen)")
+        #expect(pasted.screen.contains("Left out of the paste: its control characters (U+"), "\(pasted.screen)")
         try tmux.press("Enter")
         _ = try await tmux.waitFor("abcdefghij")
         let workouts = try await SpotterBinary.run(["workouts", "--json"], db: workspace.database)
