@@ -12,6 +12,8 @@
 
 static inline int spotter_addwstr_at(int y, int x, const wchar_t *s) { return mvaddwstr(y, x, s); }
 static inline int spotter_addnwstr_at(int y, int x, const wchar_t *s, int n) { return mvaddnwstr(y, x, s, n); }
+/* Inserting, unlike adding, never wraps: the one way to put a character in the bottom-right cell without scrolling. */
+static inline int spotter_insnwstr_at(int y, int x, const wchar_t *s, int n) { return mvins_nwstr(y, x, s, n); }
 static inline int spotter_attron(int attrs) { return attron(attrs); }
 static inline int spotter_attroff(int attrs) { return attroff(attrs); }
 static inline int spotter_attrset(int attrs) { return attrset(attrs); }

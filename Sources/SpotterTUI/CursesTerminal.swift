@@ -270,9 +270,11 @@ final class CursesTerminal {
                 let style = buffer[x, y].style
                 let start = x
                 runBuffer.removeAll(keepingCapacity: true)
+                var lastCellStart = 0
                 while x < columns {
                     let cell = buffer[x, y]
                     if cell.style != style { break }
+                    lastCellStart = runBuffer.count
                     if cell.width != 0 {
                         if cell.width == 2, x + 1 >= columns {
                             runBuffer.append(wchar_t(32))
@@ -282,12 +284,23 @@ final class CursesTerminal {
                     }
                     x += 1
                 }
-                // The bottom-right cell cannot be written without scrolling; leave it blank.
-                if y == self.rows - 1, x == self.columns, !runBuffer.isEmpty { runBuffer.removeLast() }
+                // The bottom-right cell cannot be added without scrolling: it is inserted instead
+                // (after the rest of the run), so it shows what the frame holds there, never what
+                // an earlier, larger frame left.
+                var last: [wchar_t] = []
+                if y == self.rows - 1, x == self.columns, lastCellStart < runBuffer.count {
+                    last = Array(runBuffer[lastCellStart...])
+                    runBuffer.removeSubrange(lastCellStart...)
+                }
                 runBuffer.append(0)
                 spotter_attrset(attributes(style))
                 runBuffer.withUnsafeBufferPointer { pointer in
                     _ = spotter_addnwstr_at(Int32(y), Int32(start), pointer.baseAddress, Int32(pointer.count - 1))
+                }
+                if !last.isEmpty {
+                    let count = Int32(last.count)
+                    last.append(0)
+                    _ = spotter_insnwstr_at(Int32(y), Int32(self.columns - 1), &last, count)
                 }
             }
         }

@@ -176,6 +176,12 @@ struct TUIEndToEndTests {
         step = try await tmux.waitFor { $0.contains("Terminal too small") && $0.contains("70x20") }
         #expect(step.ok, "too-small screen:\n\(step.screen)")
         #expect(step.screen.contains("70x20"))
+        // Down to 10x3 the last line is cut with "…" in its last cell, not a letter an earlier,
+        // larger frame left in the one cell curses cannot add to.
+        try tmux.resize(columns: 10, rows: 3)
+        step = try await tmux.waitFor { $0.contains("10x3") }
+        let bottom = step.screen.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2).first ?? ""
+        #expect(bottom.hasSuffix("…"), "the bottom-right cell: \(step.screen)")
 
         try tmux.resize(columns: 90, rows: 26)
         step = try await tmux.waitFor { screen in
