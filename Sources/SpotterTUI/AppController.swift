@@ -286,27 +286,13 @@ public final class AppController {
             let name = try store.queries.exerciseName(exercise)
             let today = try workoutID.map { try store.queries.sessionSets(exercise: name, workoutID: $0) } ?? []
             try prefill(&form, exercise: exercise, name: name, workoutID: workoutID, today: today)
-            do {
-                var plates: [WeightUnit: PlateSet] = [:]
-                for unit in WeightUnit.allCases {
-                    plates[unit] = try store.preferences.barPlates(exercise, unit: unit)
-                }
-                form.plates = plates.isEmpty ? nil : plates
-                form.warmupOffer =
-                    today.contains { $0.kind == .normal || $0.kind == .failure }
-                    ? nil : try store.preferences.warmupScheme()
-            } catch {
-                form.plates = nil
-                form.warmupOffer = nil
-                form.error = "Plates: \(StoreError.oneLine(error))"
-            }
-            let sessions = try store.queries.exerciseSessions(exercise: exercise, limit: 12)
-            form.history =
-                sessions.isEmpty
-                ? nil
-                : FormHistory(
-                    exercise: exercise, lines: sessions.prefix(3).map { sessionLine($0, withName: false) },
-                    trend: sessions.reversed().compactMap(\.bestOneRepMaxKg))
+            try showContext(
+                &form, exercise: exercise, offerWarmup: !today.contains { $0.kind == .normal || $0.kind == .failure })
+            state.overlay = .setForm(form)
+        case .formContext(let exercise):
+            guard case .setForm(var form) = state.overlay else { return }
+            // A planned set's warm-ups are the plan's rows: no ramp is offered on top of them.
+            try showContext(&form, exercise: exercise, offerWarmup: false)
             state.overlay = .setForm(form)
         case .loadHistory(let exercise, let offset):
             guard case .history(var view) = state.overlay else { return }
@@ -574,6 +560,30 @@ public final class AppController {
                 state.say("Nothing more to undo in this session")
             }
         }
+    }
+
+    /// What stands beside a set form's numbers: the plates per side on the exercise's bar, the
+    /// warm-up ramp ^W would plan (when `offerWarmup`), and the exercise's last sessions.
+    private func showContext(_ form: inout SetForm, exercise: String, offerWarmup: Bool) throws {
+        do {
+            var plates: [WeightUnit: PlateSet] = [:]
+            for unit in WeightUnit.allCases {
+                plates[unit] = try store.preferences.barPlates(exercise, unit: unit)
+            }
+            form.plates = plates.isEmpty ? nil : plates
+            form.warmupOffer = offerWarmup ? try store.preferences.warmupScheme() : nil
+        } catch {
+            form.plates = nil
+            form.warmupOffer = nil
+            form.error = "Plates: \(StoreError.oneLine(error))"
+        }
+        let sessions = try store.queries.exerciseSessions(exercise: exercise, limit: 12)
+        form.history =
+            sessions.isEmpty
+            ? nil
+            : FormHistory(
+                exercise: exercise, lines: sessions.prefix(3).map { sessionLine($0, withName: false) },
+                trend: sessions.reversed().compactMap(\.bestOneRepMaxKg))
     }
 
     /// "set 2/3 on Thu 9 Apr · Bench Press (Barbell)": which set filled the form, and when.

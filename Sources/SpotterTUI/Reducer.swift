@@ -18,6 +18,9 @@ public enum AppEffect: Sendable, Equatable {
     /// Fill the form's numbers from this exercise's last session (the set at the same place as
     /// the next one in `workoutID`), or clear them when it has none.
     case prefill(exercise: String, workoutID: UUID?)
+    /// Show beside the form's numbers, without changing them, the plates per side and the
+    /// exercise's last sessions (a planned set's form: its numbers are the plan's).
+    case formContext(exercise: String)
     case logSet(LogSetInput)
     case editSet(id: UUID, changes: SetChanges)
     case deleteSet(id: UUID)

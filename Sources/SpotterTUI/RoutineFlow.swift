@@ -108,7 +108,7 @@ extension AppState {
         form.focus = .weight
         form.targetWorkoutID = row.workoutID
         overlay = .setForm(form)
-        return []
+        return [.formContext(exercise: row.exercise)]
     }
 
     /// `x` on a planned row: skip it (nothing is logged), or bring a skipped one back.

@@ -677,4 +677,26 @@ struct LifterSessionTests {
         #expect(form.weight == "82.5" && form.reps == "5", "the plan's target: \(form.weight)×\(form.reps)")
         #expect(form.prefillNote?.contains("planned") == true)
     }
+
+    @Test("e on a planned row: the form keeps the plan's numbers and shows the plates and last sessions")
+    func plannedFormShowsPlatesAndHistory() throws {
+        let fixture = try Fixture()
+        let old = try fixture.store.workoutLog.createWorkout(
+            name: "Legs", startedAt: fixture.clock.now().addingTimeInterval(-3 * 86_400))
+        try fixture.log("Squat (Barbell)", 80, 5, workout: old.id)
+        _ = try fixture.store.routines.create(
+            name: "Legs A",
+            exercises: [RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(weight: 102.5, reps: 5)])])
+        fixture.clock.advance(by: 60)
+        _ = try fixture.store.routines.start("Legs A")
+        let app = fixture.controller(columns: 120, rows: 40)
+        app.handle(.character("e"))  // the planned row is selected
+        let form = try Self.form(app)
+        #expect(form.title.hasPrefix("Log planned set"), "\(app.screen)")
+        #expect(form.weight == "102.5" && form.reps == "5", "the plan's numbers stay: \(form.weight)×\(form.reps)")
+        let screen = app.screen
+        #expect(screen.contains("Plates") && screen.contains("per side"), "\(screen)")
+        #expect(screen.contains("Last sessions"), "\(screen)")
+        #expect(form.warmupOffer == nil, "the plan's rows are its warm-ups")
+    }
 }
