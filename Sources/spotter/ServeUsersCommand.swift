@@ -22,7 +22,7 @@ struct ServeUsers: AsyncParsableCommand {
     /// direction or line-separating characters, not starting with a mark, and not only blank or
     /// invisible characters. `--token`, `--tokens-file` and `SPOTTER_TOKENS` names pass here too.
     static func checkedName(_ raw: String) throws -> String {
-        let name = raw.precomposedStringWithCanonicalMapping.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = spelling(raw)
         guard !name.isEmpty, name.utf8.count <= 200 else {
             throw ValidationError("a user name has 1 to 200 bytes, not counting spaces around it")
         }
@@ -39,6 +39,21 @@ struct ServeUsers: AsyncParsableCommand {
             Validation.shows(name)
         else { throw ValidationError("a user name must start with a letter, digit or sign that shows") }
         return name
+    }
+
+    /// The name as `checkedName` keeps it, for comparing names however they were stored.
+    static func spelling(_ name: String) -> String {
+        name.precomposedStringWithCanonicalMapping.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The stored name `typed` means: the account of exactly that name, else the one whose name is
+    /// the same spelled as `checkedName` keeps names. An older build stored names as typed
+    /// ("legacy ", a decomposed "é"): `list` shows them, and each can still be revoked or rotated.
+    static func storedName(_ typed: String, in store: any ServerAccounts) async throws -> String? {
+        let names = try await store.listAccounts().map(\.name)
+        // Byte for byte first (Swift's == takes "é" and "e" + U+0301 as one; the database does not).
+        if let exact = names.first(where: { $0.utf8.elementsEqual(typed.utf8) }) { return exact }
+        return names.first { spelling($0) == spelling(typed) }
     }
 
     /// One line on stderr, exit 1.
@@ -91,7 +106,9 @@ struct ServeUsers: AsyncParsableCommand {
             let name = try ServeUsers.checkedName(name)
             let token = AccountToken.make()
             let added = try await ServeUsers.withAccounts(database, creating: true) { store in
-                try await store.addAccount(name, tokenHash: AccountToken.hash(token), at: Date())
+                // A name an older build stored with spaces or decomposed is this one too.
+                guard try await ServeUsers.storedName(name, in: store) == nil else { return false }
+                return try await store.addAccount(name, tokenHash: AccountToken.hash(token), at: Date())
             }
             guard added else { throw ServeUsers.fail("\(name) exists already; rotate its token instead") }
             print(token)
@@ -139,8 +156,10 @@ struct ServeUsers: AsyncParsableCommand {
         @Argument(help: "The account's user name.") var name: String
 
         func run() async throws {
-            let name = name.precomposedStringWithCanonicalMapping.trimmingCharacters(in: .whitespacesAndNewlines)
-            let removed = try await ServeUsers.withAccounts(database) { try await $0.removeAccount(name) }
+            let removed = try await ServeUsers.withAccounts(database) { store in
+                guard let stored = try await ServeUsers.storedName(name, in: store) else { return false }
+                return try await store.removeAccount(stored)
+            }
             guard removed else { throw ServeUsers.fail("no account \(DisplayText.replacingControls(name))") }
             print("revoked \(DisplayText.replacingControls(name))")
         }
@@ -153,10 +172,10 @@ struct ServeUsers: AsyncParsableCommand {
         @Argument(help: "The account's user name.") var name: String
 
         func run() async throws {
-            let name = name.precomposedStringWithCanonicalMapping.trimmingCharacters(in: .whitespacesAndNewlines)
             let token = AccountToken.make()
             let replaced = try await ServeUsers.withAccounts(database) { store in
-                try await store.replaceAccountToken(name, tokenHash: AccountToken.hash(token))
+                guard let stored = try await ServeUsers.storedName(name, in: store) else { return false }
+                return try await store.replaceAccountToken(stored, tokenHash: AccountToken.hash(token))
             }
             guard replaced else { throw ServeUsers.fail("no account \(DisplayText.replacingControls(name))") }
             print(token)

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GRDB
 import SpotterCore
 import SpotterTestSupport
 import Testing
@@ -175,6 +176,20 @@ struct ServeSecretsTests {
         #expect(wrong.status != 0 && wrong.stderr.split(separator: "\n").count == 1, "\(wrong.stderr)")
         // Revoked by either spelling.
         #expect(try await users(["revoke", "e\u{301}lodie"]).status == 0)
+        // Names an older build stored as typed (a trailing space, decomposed) are still reached.
+        #expect(try await users(["add", "legacy"]).status == 0)
+        #expect(try await users(["add", "trail"]).status == 0)
+        let queue = try DatabaseQueue(path: serverDB)
+        try await queue.write { db in
+            try db.execute(sql: "UPDATE accounts SET name = 'legacy ' WHERE name = 'legacy'")
+            try db.execute(sql: "UPDATE accounts SET name = 'trail ' WHERE name = 'trail'")
+        }
+        try queue.close()
+        #expect(try await users(["add", "trail"]).status != 0, "the stored 'trail ' is this name")
+        #expect(try await users(["rotate", "trail"]).status == 0)
+        let revoked = try await users(["revoke", "legacy "])
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        #expect(try await users(["revoke", "trail"]).status == 0)
 
         let file = directory.appendingPathComponent("twice").path
         try write("alice=first-secret-1\nbob=bob-secret-12\nalice =second-secret-2\n", to: file, mode: 0o600)
