@@ -227,6 +227,15 @@ extension Queries {
         }
     }
 
+    /// Whether the set is here and not deleted (`set(id:)` also reads a delete's tombstone).
+    public func setIsLive(id: UUID) throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS(SELECT 1 FROM sets WHERE id = ? AND deleted_at IS NULL AND \(store.visible()))",
+                arguments: [id.wireString]) ?? false
+        }
+    }
+
     public func set(id: UUID) throws -> SetRow? {
         store.refreshRecordsBeforeReading()
         return try writer.read { db in

@@ -550,7 +550,7 @@ public final class AppController {
                 state.say(undone.message)
                 if undone.notUndone == nil {
                     // The rest a set started is not owed once that set is taken back.
-                    if state.restEndsAt != nil, let id = state.restAfterSet, try store.queries.set(id: id) == nil {
+                    if state.restEndsAt != nil, let id = state.restAfterSet, try !store.queries.setIsLive(id: id) {
                         state.restEndsAt = nil
                         state.restAfterSet = nil
                     }
