@@ -92,6 +92,8 @@ public enum OutboxMachine {
         case startTry
         /// The claim did not leave: uncount it.
         case undoTry
+        /// The server asked to wait (429): the try is not counted against the safety valve.
+        case refundTry
         /// Tries and age start over, so the safety valve gives a retried operation a full new run.
         case startAfresh
         case scheduleRetry(at: Date)
@@ -210,8 +212,12 @@ public enum OutboxMachine {
             return Transition(.succeeded, effects)
 
         case (.transient(let status, let error, let retryAt), let state) where state.awaitsAnswer:
+            // A 429 is the server asking to wait, an answer rather than a failed try: a busy
+            // server would otherwise use up the twenty tries in a minute.
             return Transition(
-                .failedTransient, [.recordAnswer(status: status, error: error), .scheduleRetry(at: retryAt)])
+                .failedTransient,
+                [.recordAnswer(status: status, error: error), .scheduleRetry(at: retryAt)]
+                    + (status == 429 ? [.refundTry] : []))
 
         case (.permanent(let status, let error), let state) where state.awaitsAnswer:
             return Transition(.failedPermanent, permanentEffects(facts, status: status, error: error))

@@ -99,6 +99,8 @@ extension SpotterStore {
                 if op.firstSendIsThisClaims { row.firstSentAt = nil }
                 row.attemptCount = max(0, row.attemptCount - 1)
                 row.releaseLease()
+            case .refundTry:
+                row.attemptCount = max(0, row.attemptCount - 1)
             case .markNoAnswer:
                 row.noAnswer = true
             case .startAfresh:
@@ -162,7 +164,8 @@ extension SpotterStore {
     ) throws -> [StoreNotice] {
         let table = EntityTable.table(op.entityType)
         switch effect {
-        case .startTry, .undoTry, .startAfresh, .scheduleRetry, .dueNow, .recordAnswer, .complete, .resendLaterEdits,
+        case .startTry, .undoTry, .refundTry, .startAfresh, .scheduleRetry, .dueNow, .recordAnswer, .complete,
+            .resendLaterEdits,
             .markNoAnswer:
             break  // the row's own changes, made in `transition`
         case .takeServerRow:

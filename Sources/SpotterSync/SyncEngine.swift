@@ -681,10 +681,10 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     ) -> OperationOutcome {
         metricDeltas[.retried(reason), default: 0] += 1
         let policy = configuration.retryPolicy
-        // A 429, or a 503 that says when to come back, is the server asking to wait: an answer,
-        // not a try that failed. It spends none of the twenty tries (a busy server would use
-        // them up in a minute); only the week in the queue still ends it.
-        let backPressure = status == 429 || (status == 503 && retryAfter != nil)
+        // A 429 is the server asking to wait: an answer, not a try that failed. It spends none
+        // of the twenty tries (the queue gives the try back, `OutboxMachine`'s refundTry): a busy
+        // server would use them up in a minute; only the week in the queue still ends it.
+        let backPressure = status == 429
         let exhausted =
             backPressure
             ? now.timeIntervalSince(op.createdAt) >= policy.maxAge
