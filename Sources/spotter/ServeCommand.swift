@@ -153,26 +153,28 @@ struct Serve: AsyncParsableCommand {
     /// One `spotter serve` a SQLite file. A wait on the change feed is woken by the writes of its
     /// own process: a second instance on the same file would answer its waits only when they run
     /// out (25 s), so it is refused, pointing at PostgreSQL, which carries changes between
-    /// instances. The lock (`FILE.serve-lock`, holding the pid) lasts as long as the process;
-    /// `serve users` and the devices' commands do not take it.
+    /// instances. The lock is on the database file itself (`flock`, which SQLite's own `fcntl`
+    /// locks do not meet; the descriptor stays open for the process's life, so closing it can
+    /// never drop them), so another path to the same file (a symlink, a hard link) meets it too.
+    /// `FILE.serve-lock` only names the running one's pid. `serve users` and devices take no lock.
     static func serveAlone(_ path: String) throws {
-        let lockPath = path + ".serve-lock"
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return }  // a read-only directory: nothing to hold it by
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            var bytes = [UInt8](repeating: 0, count: 32)
-            let count = read(descriptor, &bytes, bytes.count)
-            let pid = String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            close(descriptor)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
             throw CLIError(
-                "another `spotter serve` serves \(path) already\(pid.isEmpty ? "" : " (pid \(pid))"): one instance a"
-                    + " SQLite file; to run several, serve one PostgreSQL database (--database-url)", code: 1)
+                "cannot open \(path) to serve it: \(String(cString: strerror(errno)))", code: 1)
         }
-        let pid = Array("\(getpid())\n".utf8)
-        _ = ftruncate(descriptor, 0)
-        _ = pwrite(descriptor, pid, pid.count, 0)
-        // Kept open, and so locked, until the process ends (the kernel lets go after a kill too).
+        let pidPath = path + ".serve-lock"
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            let pid = ((try? String(contentsOfFile: pidPath, encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let shown = pid.isEmpty || pid.count > 12 || !pid.allSatisfy(\.isNumber) ? "" : " (pid \(pid))"
+            throw CLIError(
+                "another `spotter serve` serves \(path) already\(shown): one instance a SQLite file; to run"
+                    + " several, serve one PostgreSQL database (--database-url)", code: 1)
+        }
+        // Best effort: the lock holds without it, the message is only less precise.
+        try? "\(getpid())\n".write(toFile: pidPath, atomically: true, encoding: .utf8)
     }
 
     /// Every `user=secret` of `--token`, `--tokens-file` and `SPOTTER_TOKENS` (entries separated

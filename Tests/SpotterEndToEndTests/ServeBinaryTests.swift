@@ -46,6 +46,16 @@ struct ServeBinaryTests {
         #expect(second.stderr.contains("another `spotter serve` serves"), "\(second.stderr)")
         #expect(second.stderr.contains("pid \(first.process.processIdentifier)"), "\(second.stderr)")
         #expect(second.stderr.contains("--database-url"))
+        // Another path to the same file meets the same lock: a symlink, a hard link.
+        let symlink = directory.appendingPathComponent("link.db").path
+        let hardLink = directory.appendingPathComponent("hard.db").path
+        try FileManager.default.createSymbolicLink(atPath: symlink, withDestinationPath: serverDB)
+        try FileManager.default.linkItem(atPath: serverDB, toPath: hardLink)
+        for other in [symlink, hardLink] {
+            let refused = try await SpotterBinary.run(
+                ["serve", "--port", "0", "--db", other, "--token", "bob=bob-secret-1"], db: other)
+            #expect(refused.status == 1 && refused.stderr.contains("already"), "\(other): \(refused.stderr)")
+        }
         // Accounts are still managed while it runs.
         #expect(
             try await SpotterBinary.run(["serve", "users", "add", "carol", "--db", serverDB], db: serverDB).status == 0)
