@@ -32,12 +32,10 @@ struct Spotter: AsyncParsableCommand {
     /// Moves global options written before the subcommand (`spotter --db X import F`) to just
     /// after it, where every subcommand's option group reads them — the order git, kubectl and
     /// docker users type.
-    /// "-5", "-2.5", "-2,5": what the parser takes for an option but the user meant as a number.
+    /// "-5", "-2.5", "-.5", "-5lb": what the parser takes for an option but the user meant as a value.
     static func isNegativeNumber(_ argument: String) -> Bool {
-        guard argument.hasPrefix("-"), argument.count > 1 else { return false }
-        let digits = argument.dropFirst()
-        return digits.first?.isASCII == true && digits.first?.isNumber == true
-            && digits.allSatisfy { ($0.isASCII && $0.isNumber) || $0 == "." || $0 == "," }
+        guard argument.hasPrefix("-"), let next = argument.dropFirst().first else { return false }
+        return next == "." || (next.isASCII && next.isNumber)
     }
 
     static func arrangingGlobalOptions(_ arguments: [String]) -> [String] {
@@ -159,11 +157,14 @@ enum Main {
                 command = try Spotter.parseAsRoot(Spotter.arrangingGlobalOptions(arguments))
             } catch {
                 // "-5" reads as an option to the parser, which then says an argument is missing or
-                // an option unknown; the lifter typed a negative number, and is told that.
+                // an option unknown: say what happened, and how to give such a value on purpose
+                // (a note "-5"); a weight, reps or a port below 0 is then refused for what it is.
                 if Spotter.exitCode(for: error) == .validationFailure,
-                    let negative = arguments.first(where: Spotter.isNegativeNumber)
+                    let dashed = arguments.first(where: Spotter.isNegativeNumber)
                 {
-                    throw CLIError("'\(negative)' is a negative number, and nothing here takes one", code: 2)
+                    throw CLIError(
+                        "'\(dashed)' was read as an option: a value that starts with '-' goes after '=' (--option=\(dashed))"
+                            + " or after '--'", code: 2)
                 }
                 throw error
             }

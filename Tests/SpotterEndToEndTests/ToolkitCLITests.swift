@@ -83,13 +83,17 @@ struct ToolkitCLITests {
                 "'1e-300' is not a plate"), "the value as typed, not the 0 it would be kept as")
         for arguments in [
             ["warmup", "Squat (Barbell)", "-5"], ["bodyweight", "log", "-80"], ["serve", "--port", "-1"],
+            ["warmup", "Squat (Barbell)", "-5lb"], ["warmup", "Squat (Barbell)", "-.5"],
         ] {
             let negative = try await SpotterBinary.run(arguments, db: db)
             #expect(negative.status == 2)
             #expect(
-                negative.stderr.contains("is a negative number"),
+                negative.stderr.contains("was read as an option"),
                 "the reason, not a missing argument: \(negative.stderr)")
         }
+        // Given on purpose, after '--', it is refused for what it is.
+        let afterDashes = try await SpotterBinary.run(["warmup", "Squat (Barbell)", "--", "-5"], db: db)
+        #expect(afterDashes.status != 0 && afterDashes.stderr.contains("must be 0 or more"), "\(afterDashes.stderr)")
         let ambiguous = try await SpotterBinary.run(["warmup", "bench", "100"], db: db)
         #expect(ambiguous.status == 2)
         #expect(ambiguous.stderr.contains("Bench Press (Barbell)"))
