@@ -179,8 +179,11 @@ extension SpotterStore {
         for (row, named, occurrence, setID, other) in derived {
             let (exercise, alias) = (named.name, named.alias)
             // Already here: this file imported before, or these very sets exported and read back.
+            // Stored as a typed weight is (to 0.01, as the server keeps it); the id above still
+            // comes from the file's value, so a file imported before is found as it was.
+            let weight = Validation.keptWeight(row.weight)
             let rowContent = ImportedContent(
-                exercise: Array(exercise.utf8), kind: Array(row.kind.rawValue.utf8), weight: row.weight,
+                exercise: Array(exercise.utf8), kind: Array(row.kind.rawValue.utf8), weight: weight,
                 unit: Array(row.unit.rawValue.utf8), reps: Int64(row.reps), rpe: row.rpe, distanceM: row.distanceM,
                 durationS: row.durationS, notes: row.notes.map { Array($0.utf8) })
             let sameContent = present[rowContent] ?? 0
@@ -206,7 +209,7 @@ extension SpotterStore {
             }
             let set = WorkoutSet(
                 id: setID, workoutID: workoutID, exercise: exercise, position: position, kind: row.kind,
-                weight: row.weight,
+                weight: weight,
                 unit: row.unit, reps: row.reps, rpe: row.rpe, distanceM: row.distanceM, durationS: row.durationS,
                 notes: row.notes ?? row.comment.flatMap { $0.isEmpty ? nil : $0 }, performedAt: start,
                 superset: row.superset)

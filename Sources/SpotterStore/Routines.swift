@@ -625,7 +625,7 @@ extension RoutineBook {
         let now = self.now
         var routine = Routine(
             id: id, name: name.trimmingCharacters(in: .whitespacesAndNewlines), notes: notes,
-            restSeconds: restSeconds, exercises: exercises)
+            restSeconds: restSeconds, exercises: Self.keptWeights(exercises))
         try store.checked { () throws(ValidationError) in
             do throws(ValidationError) { try Validation.routine(routine) } catch { throw routine.readable(error) }
         }
@@ -779,12 +779,25 @@ extension RoutineBook {
     /// Changes a routine through `change` (rename, add an exercise, a new list); validates the
     /// result and queues what changed, in one transaction. Returns the routine as saved.
     @discardableResult
+    /// Planned weights kept as a logged weight is (to 0.01), as the server keeps them: what a
+    /// routine shows in the editor, in `routine show` and after a sync is the same number.
+    static func keptWeights(_ exercises: [RoutineExercise]) -> [RoutineExercise] {
+        exercises.map { exercise in
+            var exercise = exercise
+            for index in exercise.sets.indices {
+                exercise.sets[index].weight = exercise.sets[index].weight.map(Validation.keptWeight)
+            }
+            return exercise
+        }
+    }
+
     public func update(_ nameOrID: String, _ change: (inout Routine) throws -> Void) throws -> Routine {
         let now = self.now
         return try writer.write { db in
             let current = try store.findRoutine(nameOrID, db: db)
             var routine = current
             try change(&routine)
+            routine.exercises = Self.keptWeights(routine.exercises)
             routine.id = current.id
             routine.name = routine.name.trimmingCharacters(in: .whitespacesAndNewlines)
             try store.checked { () throws(ValidationError) in

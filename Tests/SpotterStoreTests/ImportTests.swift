@@ -267,6 +267,23 @@ struct ImportTests {
         #expect(StrongExport.csv(try fresh.queries.exportRows()) == csv)
     }
 
+    @Test("a weight with three decimals is stored as a typed one is; the file and its export both import as nothing new")
+    func importedWeightsAreKeptToHundredths() throws {
+        let store = try makeStore()
+        let text = """
+            Date,Workout Name,Exercise Name,Set Order,Weight,Weight Unit,Reps,Distance,Seconds,Notes,Workout Notes,RPE
+            2026-03-02 18:00:00,Push,Bench Press (Barbell),1,100.005,kg,5,,,,,
+            2026-03-02 18:00:00,Push,Bench Press (Barbell),2,22.6796,kg,5,,,,,
+            """
+        #expect(try store.workoutLog.importSets(try ImportParser.parse(text).sets).added == 2)
+        let weights = try store.queries.sets(workoutID: nil).map(\.set.weight).sorted()
+        #expect(weights == [22.68, Validation.keptWeight(100.005)], "\(weights)")
+        #expect(try store.workoutLog.importSets(try ImportParser.parse(text).sets).added == 0, "the file again")
+        let export = StrongExport.csv(try store.queries.exportRows())
+        #expect(try store.workoutLog.importSets(try ImportParser.parse(export).sets).added == 0, "its export")
+        #expect(Validation.keptWeight(100.005) == LogSetInput(exercise: "x", weight: 100.005, reps: 1).weight)
+    }
+
     @Test("supersets and the notes on a workout's exercises come back from an export; a second import adds nothing")
     func anExportKeepsSupersetsAndExerciseNotes() throws {
         let store = try makeStore()
