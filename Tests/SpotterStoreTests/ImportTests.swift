@@ -267,7 +267,7 @@ struct ImportTests {
         #expect(StrongExport.csv(try fresh.queries.exportRows()) == csv)
     }
 
-    @Test("a weight with three decimals is stored as a typed one is; the file and its export both import as nothing new")
+    @Test("a weight of three decimals is stored as a typed one is; the file and its export import as nothing new")
     func importedWeightsAreKeptToHundredths() throws {
         let store = try makeStore()
         let text = """
