@@ -263,6 +263,24 @@ struct ImportParserTests {
         #expect(sets.map(\.unit) == [.kg, .lb, .kg, .kg], "a kg row is never read as lb")
     }
 
+    @Test("superset numbers below the first are none, never folded into the first superset")
+    func negativeSupersetsAreNone() throws {
+        let hevy = #"""
+            "title","start_time","end_time","description","exercise_title","superset_id","exercise_notes","set_index","set_type","weight_kg","reps","distance_km","duration_seconds","rpe"
+            "Legs","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Squat (Barbell)","-1","","0","normal","100","5","","",""
+            "Legs","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Leg Press","0","","0","normal","100","5","","",""
+            "Legs","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Leg Curl (Machine)","0","","0","normal","40","5","","",""
+            """#
+        #expect(try ImportParser.parse(hevy, timeZone: utc).sets.map(\.superset) == [nil, 1, 1])
+        let strong = """
+            Date,Workout Name,Exercise Name,Set Order,Weight,Weight Unit,Reps,Superset
+            2026-01-02 07:00:00,Legs,Squat (Barbell),1,100,kg,5,-1
+            2026-01-02 07:00:00,Legs,Leg Press,1,100,kg,5,0
+            2026-01-02 07:00:00,Legs,Bench Press (Barbell),1,100,kg,5,2
+            """
+        #expect(try ImportParser.parse(strong, timeZone: utc).sets.map(\.superset) == [nil, nil, 2])
+    }
+
     @Test("a workout end that does not read or comes before its start leaves the workout open, and is said")
     func anEndBeforeTheStartIsSaid() throws {
         let hevy = #"""

@@ -547,8 +547,9 @@ struct RowReader {
             }
         }
         // Spotter's own export adds these two after Strong's columns; Strong's has neither.
-        set.superset = try wholeNumber(value(record, "superset"), field: "Superset").map {
-            min(max($0, 1), Validation.maxSuperset)
+        // Numbered from 1, as the export writes it: 0 or below is none.
+        set.superset = try wholeNumber(value(record, "superset"), field: "Superset").flatMap {
+            $0 < 1 ? nil : min($0, Validation.maxSuperset)
         }
         set.exerciseNote = value(record, "exercise notes")
         set.unitAssumed = weightHeaderUnit == nil && stated == nil
@@ -610,9 +611,10 @@ struct RowReader {
             distance = nil
         }
         let order = try wholeNumber(value(record, "set_index"), field: "set_index").map { $0 + 1 }
-        // Hevy numbers a workout's supersets from 0.
-        let superset = try wholeNumber(value(record, "superset_id"), field: "superset_id").map {
-            min(max($0 + 1, 1), Validation.maxSuperset)
+        // Hevy numbers a workout's supersets from 0; a negative number is none (never folded into
+        // superset 0, which would join exercises the file kept apart).
+        let superset = try wholeNumber(value(record, "superset_id"), field: "superset_id").flatMap {
+            $0 < 0 ? nil : min($0 + 1, Validation.maxSuperset)
         }
         var set = ImportedSet(
             line: record.line, workoutName: value(record, "title") ?? "Workout", workoutStart: start,
