@@ -50,6 +50,10 @@ extension SpotterStore {
         return "+\(alias)account IN ('\(QueueOwner.deviceID)', \(quoted))"
     }
 
+    /// The meta key of the mark that the server refused this owner's token: each account's own,
+    /// so another account's refusal (a mistyped --token) never shows on this one.
+    public var authRequiredKey: String { "\(MetaKey.authRequired)|\(userID)" }
+
     /// The meta key of this owner's pull cursor: each account reads its own change feed from its
     /// own position (the device's data keeps the key older databases used).
     public var pullCursorKey: String {

@@ -642,7 +642,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
             case .transient(let reason):
                 if reason == .unauthorized {
                     authPaused = true
-                    saving("sign-in required") { try store.preferences.setMeta(MetaKey.authRequired, "1") }
+                    saving("sign-in required") { try store.preferences.setMeta(store.authRequiredKey, "1") }
                     post(connectivity: .signInRequired)
                 }
                 let retry = answer.retryAfter ?? (reason == .keyInUse ? 1 : nil)
@@ -969,7 +969,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         switch result {
         case .success(let response) where response.status == 401:
             authPaused = true
-            saving("sign-in required") { try store.preferences.setMeta(MetaKey.authRequired, "1") }
+            saving("sign-in required") { try store.preferences.setMeta(store.authRequiredKey, "1") }
             pullFailure = "the server refused the token (sign in again: spotter login)"
             post(connectivity: .signInRequired)
         case .failure(.offline):
@@ -1051,7 +1051,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         if flushSucceeded, !airplaneOn, !authPaused {
             saving("the last sync time") {
                 try store.preferences.setMeta(MetaKey.lastSyncAt, Timestamp.format(clock.now()))
-                try store.preferences.setMeta(MetaKey.authRequired, nil)
+                try store.preferences.setMeta(store.authRequiredKey, nil)
             }
         }
         do {

@@ -44,7 +44,7 @@ struct Login: AsyncParsableCommand {
         try AccountConfig(server: server, token: token, user: user).save()
         let adoption = try account.accounts.adoptDeviceData()
         // The server took this token just now: a refusal noted for an earlier one is over.
-        try account.preferences.setMeta(MetaKey.authRequired, nil)
+        try account.preferences.setMeta(account.authRequiredKey, nil)
         print("logged in as \(user) at \(server) (saved in \(AccountConfig.path))")
         if adoption.operations > 0 {
             print(

@@ -21,7 +21,7 @@ struct Status: AsyncParsableCommand {
         let airplane = AirplaneSwitch.read(store)
         let lastSync = try store.preferences.meta(MetaKey.lastSyncAt)
         // The server refused this device's token at its last try: nothing is sent until a login.
-        let signInNeeded = try store.preferences.meta(MetaKey.authRequired) != nil
+        let signInNeeded = try store.preferences.meta(store.authRequiredKey) != nil
         let metrics = try store.queries.syncMetrics()
         let conflicts = try store.conflicts.openCount()
         let server = store.owner.server ?? "embedded"

@@ -288,6 +288,9 @@ struct AccountTests {
         #expect(status["last_sync_at"] == nil || status["last_sync_at"] is NSNull, "\(status)")
         let text = try await SpotterBinary.run(["status"] + flags, db: device)
         #expect(text.stdout.contains("sign-in    needed"), "\(text.stdout)")
+        // The refusal is that account's: the device's own status (no --token) does not carry it.
+        let own = try SpotterBinary.json(try await SpotterBinary.run(["status", "--json"], db: device).stdout)
+        #expect(own["sign_in_needed"] as? Bool == false, "\(own)")
     }
 
     @Test("sync exits 3 with one line when an operation failed permanently, not 0 as if all were sent")
