@@ -116,9 +116,10 @@ struct WarmupCommand: AsyncParsableCommand {
         let scheme = try store.preferences.warmupScheme()
         let ramp = scheme.ramp(to: working, on: plates)
         print("\(name): warm-up for \(Formatting.weight(working, unit: chosen))  (\(scheme.summary))")
+        // Said only when a step of the scheme is past what the plates load, and so left out.
         if onBar, let most = Plates.nearest(working, on: plates).below,
             Plates.nearest(working, on: plates).above == nil,
-            most < working
+            most < working, scheme.steps.contains(where: { working * $0.percent / 100 > most + 1e-9 })
         {
             print("  these plates load at most \(Formatting.weight(most, unit: chosen)): steps past it are left out")
         }

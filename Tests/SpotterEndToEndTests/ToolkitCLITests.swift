@@ -99,6 +99,15 @@ struct ToolkitCLITests {
         #expect(ambiguous.stderr.contains("Bench Press (Barbell)"))
     }
 
+    @Test func aWarmUpPastThePlatesSaysWhatItLeftOutAndOnlyThen() async throws {
+        let db = SpotterBinary.temporaryDatabase()
+        let near = try await SpotterBinary.run(["warmup", "Squat (Barbell)", "1100"], db: db)
+        #expect(near.status == 0 && !near.stdout.contains("left out"), "every step loads: \(near.stdout)")
+        let far = try await SpotterBinary.run(["warmup", "Squat (Barbell)", "2000"], db: db)
+        #expect(far.stdout.contains("these plates load at most 1020 kg: steps past it are left out"), "\(far.stdout)")
+        #expect(!far.stdout.contains("1020 kg × 3"), "no step loaded as the most under another percentage")
+    }
+
     @Test func aSettingThatNoLongerReadsIsNamedAndMendedFromTheCommandLine() async throws {
         let db = SpotterBinary.temporaryDatabase()
         #expect(try await SpotterBinary.run(["config", "plates", "kg", "--bar", "15", "10,5"], db: db).status == 0)
