@@ -116,16 +116,19 @@ public enum Validation {
     }
 
     /// Whether `text` has something a screen draws: not only spaces, invisible format characters
-    /// (zero-width joiners and spaces, word joiners), variation selectors or noncharacters
-    /// (U+FFFF), which leave a name that looks empty.
+    /// (zero-width joiners and spaces, word joiners), variation selectors, noncharacters (U+FFFF),
+    /// Hangul fillers, or marks with no letter to sit on (a lone U+0301 is drawn on nothing),
+    /// which leave a name that looks empty.
     public static func shows(_ text: String) -> Bool {
         text.unicodeScalars.contains { scalar in
             let properties = scalar.properties
             if properties.isWhitespace || properties.isNoncharacterCodePoint || properties.isVariationSelector {
                 return false
             }
+            if [0x115F, 0x1160, 0x3164, 0xFFA0].contains(scalar.value) { return false }  // Hangul fillers
             switch properties.generalCategory {
-            case .format, .control, .unassigned, .surrogate: return false
+            case .format, .control, .unassigned, .surrogate, .nonspacingMark, .spacingMark, .enclosingMark:
+                return false
             default: return true
             }
         }

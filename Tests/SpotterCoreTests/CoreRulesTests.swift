@@ -156,14 +156,18 @@ struct ValidationTests {
     /// A name of only invisible characters looks empty in every list: refused, on the device and
     /// on the server (one rule). What draws something, however odd, stays allowed.
     @Test func aNameOfOnlyInvisibleCharactersIsRefused() {
-        for invisible in ["\u{200C}\u{200D}", "\u{FFFF}\u{FFFE}", "\u{2060}\u{FE0F}", "\u{200B} \u{00A0}", "\u{E0001}"]
-        {
+        // A mark with no letter to sit on is drawn on nothing (the lists leave it out), and a
+        // Hangul filler is blank by design.
+        for invisible in [
+            "\u{200C}\u{200D}", "\u{FFFF}\u{FFFE}", "\u{2060}\u{FE0F}", "\u{200B} \u{00A0}", "\u{E0001}", "\u{0301}",
+            "\u{0301}\u{0308}", "\u{3164}", "\u{115F}\u{1160}",
+        ] {
             #expect(throws: ValidationError.self, "\(invisible.unicodeScalars.map(\.value))") {
                 try Validation.workoutName(invisible)
             }
             #expect(throws: ValidationError.self) { try Validation.exercise(invisible) }
         }
-        for shown in ["Push 💪🏽", "\u{0301}", "👨‍👩‍👧", "مرحبا", "Ｂench", "·"] {
+        for shown in ["Push 💪🏽", "e\u{0301}", "\u{0301}x", "👨‍👩‍👧", "مرحبا", "Ｂench", "·"] {
             #expect(throws: Never.self, "\(shown)") { try Validation.workoutName(shown) }
         }
     }
