@@ -257,10 +257,11 @@ struct ImportParserTests {
             "Push","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Bench Press (Barbell)","","","1","normal","","225","5","","",""
             "Push","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Bench Press (Barbell)","","","2","normal","102.5","226","5","","",""
             "Push","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Pull Up","","","0","normal","","","8","","",""
+            "Push","8 Apr 2026, 16:50","8 Apr 2026, 17:40","","Bench Press (Barbell)","","","3","normal","0","225","5","","",""
             """#
         let sets = try ImportParser.parse(text, timeZone: utc).sets
-        #expect(sets.map(\.weight) == [100, 225, 102.5, 0])
-        #expect(sets.map(\.unit) == [.kg, .lb, .kg, .kg], "a kg row is never read as lb")
+        #expect(sets.map(\.weight) == [100, 225, 102.5, 0, 225])
+        #expect(sets.map(\.unit) == [.kg, .lb, .kg, .kg, .lb], "a kg row is never read as lb, nor 225 lb as 0 kg")
     }
 
     @Test("superset numbers below the first are none, never folded into the first superset")

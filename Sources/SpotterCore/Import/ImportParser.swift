@@ -592,12 +592,15 @@ struct RowReader {
         case let other?: throw ImportError("set_type '\(other)' is not normal, warmup, dropset or failure")
         }
         // The unit is the column the row's weight is in: a file with both columns (merged from two
-        // exports) has kg rows and lb rows, and a row with both takes its kg.
+        // exports) has kg rows and lb rows. A row with both takes its kg, unless that is 0 beside a
+        // weight in lb (a bodyweight 0 is no reading of 225 lb).
         let unit: WeightUnit
         let weight: Double
-        if let kg = try number(value(record, "weight_kg"), field: "weight_kg") {
+        let kg = try number(value(record, "weight_kg"), field: "weight_kg")
+        let lb = try number(value(record, "weight_lbs"), field: "weight_lbs")
+        if let kg, kg != 0 || (lb ?? 0) == 0 {
             (unit, weight) = (.kg, kg)
-        } else if let lb = try number(value(record, "weight_lbs"), field: "weight_lbs") {
+        } else if let lb {
             (unit, weight) = (.lb, lb)
         } else {
             (unit, weight) = (index["weight_lbs"] != nil && index["weight_kg"] == nil ? .lb : .kg, 0)
