@@ -76,7 +76,11 @@ struct ServerComponents: Sendable {
         } catch let error as ServerStartError {
             throw error
         } catch {
-            throw ServerStartError("cannot open the server database at \(configuration.databasePath): \(error)")
+            // One line: SQLite's text goes on with the statement it ran (for a device's database
+            // given as --db, a whole migration).
+            let text = "\(error)".components(separatedBy: " - while executing").first ?? "\(error)"
+            let line = text.split(separator: "\n").first.map(String.init) ?? text
+            throw ServerStartError("cannot open the server database at \(configuration.databasePath): \(line)")
         }
     }
 

@@ -174,6 +174,9 @@ struct ServeSecretsTests {
         _ = try await SpotterBinary.run(["airplane", "on"], db: device)
         let wrong = try await SpotterBinary.run(["serve", "users", "add", "dana", "--db", device], db: device)
         #expect(wrong.status != 0 && wrong.stderr.split(separator: "\n").count == 1, "\(wrong.stderr)")
+        let served = try await SpotterBinary.run(
+            ["serve", "--port", "0", "--db", device, "--token", "dana=dana-secret-1"], db: device)
+        #expect(served.status != 0 && served.stderr.split(separator: "\n").count == 1, "\(served.stderr)")
         // Revoked by either spelling.
         #expect(try await users(["revoke", "e\u{301}lodie"]).status == 0)
         // Names an older build stored as typed (a trailing space, decomposed) are still reached.
