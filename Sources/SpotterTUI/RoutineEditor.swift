@@ -130,7 +130,7 @@ public struct RoutineRowForm: Sendable, Equatable {
         /// What the field takes, beside it.
         var hint: String {
             switch self {
-            case .weight: "100, 225 lb, 80%; empty: none"
+            case .weight: "100 (its unit), 80% of e1RM; empty: none"
             case .reps: "5, or a range 8-12"
             case .rpe: "optional, 1-10"
             case .rest: "seconds or 2:00; empty: routine's"
@@ -678,7 +678,8 @@ extension AppState {
         } else if !weight.isEmpty {
             guard let typed = parseWeight(weight, defaultUnit: unit) else {
                 throw RoutineFormProblem(
-                    field: .weight, message: "Weight must be a number (100, 225 lb), a percentage (80%) or empty")
+                    field: .weight,
+                    message: "Weight must be a number in the exercise's unit (100), a percentage (80%) or empty")
             }
             guard typed.unit == unit else {
                 // Converted, 225 lb is 102.06 kg: a weight no kg plates load, stored unseen.
