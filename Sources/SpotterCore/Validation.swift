@@ -125,7 +125,10 @@ public enum Validation {
             if properties.isWhitespace || properties.isNoncharacterCodePoint || properties.isVariationSelector {
                 return false
             }
-            if [0x115F, 0x1160, 0x3164, 0xFFA0].contains(scalar.value) { return false }  // Hangul fillers
+            switch scalar.value {
+            case 0x115F, 0x1160, 0x3164, 0xFFA0: return false  // Hangul fillers
+            default: break
+            }
             switch properties.generalCategory {
             case .format, .control, .unassigned, .surrogate, .nonspacingMark, .spacingMark, .enclosingMark:
                 return false
