@@ -11,6 +11,18 @@ import Testing
     "Hostile text in a real terminal (tmux)", .serialized,
     .enabled(if: TmuxSession.executable != nil, "tmux is not installed"))
 struct HostileTextTUITests {
+    /// The UI started from a shell in tmux, as a user starts it (`echo exit=$?` after it, so its
+    /// exit status shows): `environment` goes before it on the line.
+    static func startInShell(_ workspace: Workspace, environment: String = "") throws -> TmuxSession {
+        let tmux = try TmuxSession(tmux: try #require(TmuxSession.executable), columns: 120, rows: 40)
+        let prefix = environment.isEmpty ? "" : environment + " "
+        try tmux.type(
+            "\(prefix)LANG=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) XDG_CONFIG_HOME=\(shellQuoted(workspace.directory.path)) \(shellQuoted(TmuxSession.spotterBinary)); echo exit=$?"
+        )
+        try tmux.press("Enter")
+        return tmux
+    }
+
     typealias Workspace = TUIEndToEndTests.Workspace
 
     /// Hevy's default names and others a lifter types: an emoji with VS16, a skin tone, a ZWJ
@@ -146,12 +158,7 @@ struct HostileTextTUITests {
     @Test("Ctrl-C, Ctrl-\\ and Ctrl-Z bytes in a paste are left out and said: the UI stays, the text before them too")
     func signalBytesInAPasteAreText() async throws {
         let workspace = try Workspace()
-        let binary = TmuxSession.spotterBinary
-        let tmux = try TmuxSession(tmux: try #require(TmuxSession.executable), columns: 120, rows: 40)
-        try tmux.type(
-            "LANG=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) XDG_CONFIG_HOME=\(shellQuoted(workspace.directory.path)) \(shellQuoted(binary)); echo exit=$?"
-        )
-        try tmux.press("Enter")
+        let tmux = try Self.startInShell(workspace)
         let open = try await tmux.waitFor(timeout: 60) { $0.contains("Workouts") }
         try #require(open.ok, "the UI did not open:\n\(open.screen)")
         func ended(_ screen: String) -> Bool { screen.split(separator: "\n").contains { $0.hasPrefix("exit=") } }
@@ -266,12 +273,7 @@ struct HostileTextTUITests {
     @Test("a crash under the UI gives the terminal back: the backtrace prints and the shell echoes again")
     func crashRestoresTheTerminal() async throws {
         let workspace = try Workspace()
-        let binary = TmuxSession.spotterBinary
-        let tmux = try TmuxSession(tmux: try #require(TmuxSession.executable), columns: 120, rows: 40)
-        try tmux.type(
-            "SPOTTER_DEBUG_CRASH=1 LANG=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) XDG_CONFIG_HOME=\(shellQuoted(workspace.directory.path)) \(shellQuoted(binary)); echo exit=$?"
-        )
-        try tmux.press("Enter")
+        let tmux = try Self.startInShell(workspace, environment: "SPOTTER_DEBUG_CRASH=1")
         let crashed = try await tmux.waitFor(timeout: 60) { $0.contains("exit=13") }
         try #require(crashed.ok, "the UI did not crash on purpose:\n\(crashed.screen)")
         // Raw mode would print the backtrace as a staircase: each line starting where the last ended.
@@ -290,12 +292,7 @@ struct HostileTextTUITests {
     @Test("Ctrl-\\ (SIGQUIT) does nothing: no core dump, no raw terminal left behind; q still quits with 0")
     func quitSignalKeyIsIgnored() async throws {
         let workspace = try Workspace()
-        let binary = TmuxSession.spotterBinary
-        let tmux = try TmuxSession(tmux: try #require(TmuxSession.executable), columns: 120, rows: 40)
-        try tmux.type(
-            "LANG=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) XDG_CONFIG_HOME=\(shellQuoted(workspace.directory.path)) \(shellQuoted(binary)); echo exit=$?"
-        )
-        try tmux.press("Enter")
+        let tmux = try Self.startInShell(workspace)
         let open = try await tmux.waitFor(timeout: 60) { $0.contains("Workouts") }
         try #require(open.ok, "the UI did not open:\n\(open.screen)")
         try tmux.press("C-\\")
@@ -314,12 +311,7 @@ struct HostileTextTUITests {
     @Test("a stack overflow under the UI gives the terminal back too: the guard runs on a stack of its own")
     func stackOverflowRestoresTheTerminal() async throws {
         let workspace = try Workspace()
-        let binary = TmuxSession.spotterBinary
-        let tmux = try TmuxSession(tmux: try #require(TmuxSession.executable), columns: 120, rows: 40)
-        try tmux.type(
-            "SPOTTER_DEBUG_CRASH=stack-overflow LANG=C.UTF-8 SPOTTER_DB=\(shellQuoted(workspace.database)) XDG_CONFIG_HOME=\(shellQuoted(workspace.directory.path)) \(shellQuoted(binary)); echo exit=$?"
-        )
-        try tmux.press("Enter")
+        let tmux = try Self.startInShell(workspace, environment: "SPOTTER_DEBUG_CRASH=stack-overflow")
         // SIGSEGV: 128 + 11.
         let crashed = try await tmux.waitFor(timeout: 120) { $0.contains("exit=139") }
         try #require(crashed.ok, "the UI did not overflow its stack on purpose:\n\(crashed.screen)")

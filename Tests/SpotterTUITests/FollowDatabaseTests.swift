@@ -51,20 +51,33 @@ struct FollowDatabaseTests {
         #expect(app.screen.line(0).contains("✓ Synced"), "\(app.screen.line(0))")
     }
 
-    @Test("a form open on a workout another device deleted says so in words, never with an id, and keeps its numbers")
-    func formOnAWorkoutDeletedElsewhere() throws {
-        let fixture = try Fixture()
+    /// A synced workout of one set, "Heavy Day", and the UI open on it; `deleteElsewhere` then
+    /// pulls another device's delete of both, as a sync would while a form is open.
+    static func syncedWorkout(
+        _ fixture: Fixture
+    ) throws -> (app: AppController, workout: Workout, deleteElsewhere: () throws -> Void) {
         let workout = try fixture.store.workoutLog.createWorkout(name: "Heavy Day")
         let first = try fixture.log("Squat (Barbell)", 140, 5, workout: workout.id)
         try fixture.completeAll { _ in .succeeded(status: 201, row: nil) }
         let app = fixture.controller(columns: 120, rows: 40)
+        return (
+            app, workout,
+            {
+                let stamp = ServerStamp(serverVersion: 9, updatedAt: "2026-09-21T10:00:00Z")
+                try fixture.store.pull.mergePulled(
+                    [.deletedSet(first.set.id, stamp), .deletedWorkout(workout.id, stamp)], cursor: "9")
+            }
+        )
+    }
+
+    @Test("a form open on a workout another device deleted says so in words, never with an id, and keeps its numbers")
+    func formOnAWorkoutDeletedElsewhere() throws {
+        let fixture = try Fixture()
+        let (app, workout, deleteElsewhere) = try Self.syncedWorkout(fixture)
         app.handle(.character("N"))  // into the selected workout, on purpose
         app.handle(.control("u"))
         app.type("142.5")
-        // Meanwhile the pull brings the other device's delete of the workout and its set.
-        let stamp = ServerStamp(serverVersion: 9, updatedAt: "2026-09-21T10:00:00Z")
-        try fixture.store.pull.mergePulled(
-            [.deletedSet(first.set.id, stamp), .deletedWorkout(workout.id, stamp)], cursor: "9")
+        try deleteElsewhere()  // meanwhile the pull brings the other device's delete
         app.handle(.enter)
         let screen = app.screen
         #expect(screen.contains("Workout deleted (here or on another device): not saved"), "\(screen)")
@@ -76,16 +89,11 @@ struct FollowDatabaseTests {
     @Test("renaming a workout another device deleted says so in words, never with its id")
     func renameOfAWorkoutDeletedElsewhere() throws {
         let fixture = try Fixture()
-        let workout = try fixture.store.workoutLog.createWorkout(name: "Heavy Day")
-        let first = try fixture.log("Squat (Barbell)", 140, 5, workout: workout.id)
-        try fixture.completeAll { _ in .succeeded(status: 201, row: nil) }
-        let app = fixture.controller(columns: 120, rows: 40)
+        let (app, workout, deleteElsewhere) = try Self.syncedWorkout(fixture)
         app.handle(.tab)  // the workouts pane: e renames
         app.handle(.character("e"))
         app.type(" 2")
-        let stamp = ServerStamp(serverVersion: 9, updatedAt: "2026-09-21T10:00:00Z")
-        try fixture.store.pull.mergePulled(
-            [.deletedSet(first.set.id, stamp), .deletedWorkout(workout.id, stamp)], cursor: "9")
+        try deleteElsewhere()
         app.handle(.enter)
         let screen = app.screen
         #expect(screen.contains("Workout deleted (here or on another device): not saved"), "\(screen)")
