@@ -584,6 +584,10 @@ struct SyncAPI: Sendable {
                                     "this account has \(waiters.limitPerUser) requests waiting on its change feed already; ask again"
                             ), headers: [HeaderName.retryAfter: "1"])
                     case .timedOut:
+                        // A token revoked while it waited hears so now, not at its next request.
+                        guard await call.stillAuthorized() else {
+                            return .problem(Problems.unauthorized, headers: ["WWW-Authenticate": "Bearer"])
+                        }
                         break waiting
                     case .changed:
                         guard await call.stillAuthorized() else {

@@ -101,6 +101,14 @@ struct ServerAccountsTests {
             let answer = try await wait.value
             #expect(answer.status == 401, "the revoked token's wait: \(answer.status) \(answer.text)")
             #expect(!answer.text.contains("After revoke"))
+            // A wait that runs out with nothing new after its token was revoked is 401 too.
+            let quiet = AccountToken.make()
+            #expect(try await store.addAccount("quiet", tokenHash: AccountToken.hash(quiet), at: Date()))
+            #expect(try await server.send(.GET, Route.me, token: quiet).status == 200)
+            let short = Task { try await server.send(.GET, Route.changes + "?since=0&wait=2", token: quiet) }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await store.removeAccount("quiet"))
+            #expect(try await short.value.status == 401)
         }
     }
 
