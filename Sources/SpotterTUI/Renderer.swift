@@ -735,9 +735,6 @@ public enum Renderer {
         }
     }
 
-    /// A bottom-bar line that names something: the name is clipped (with an ellipsis) so the
-    /// words around it and the keys at the end always show; when even they do not fit, the whole
-    /// line is clipped.
     /// Why the prompt at row `y` refused what came (an error message), on the row above it, which
     /// the prompt's own line has no room for; whether there was one.
     @discardableResult
@@ -750,6 +747,9 @@ public enum Renderer {
         return true
     }
 
+    /// A bottom-bar line that names something: the name is clipped (with an ellipsis) so the
+    /// words around it and the keys at the end always show; when even they do not fit, the whole
+    /// line is clipped.
     static func lineKeepingKeys(
         before: String, name: String, after: String, keys: String, width: Int, ellipsis: String
     ) -> String {

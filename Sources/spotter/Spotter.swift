@@ -29,15 +29,15 @@ struct Spotter: AsyncParsableCommand {
 
     static let version = "0.9.0"
 
-    /// Moves global options written before the subcommand (`spotter --db X import F`) to just
-    /// after it, where every subcommand's option group reads them — the order git, kubectl and
-    /// docker users type.
     /// "-5", "-2.5", "-.5", "-5lb": what the parser takes for an option but the user meant as a value.
     static func isNegativeNumber(_ argument: String) -> Bool {
         guard argument.hasPrefix("-"), let next = argument.dropFirst().first else { return false }
         return next == "." || (next.isASCII && next.isNumber)
     }
 
+    /// Moves global options written before the subcommand (`spotter --db X import F`) to just
+    /// after it, where every subcommand's option group reads them — the order git, kubectl and
+    /// docker users type.
     static func arrangingGlobalOptions(_ arguments: [String]) -> [String] {
         var leading: [String] = []
         var index = 0
