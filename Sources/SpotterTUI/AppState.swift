@@ -513,9 +513,13 @@ public struct AppState: Sendable, Equatable {
     /// Whether something on screen moves by itself (spinner, rest timer, message expiry,
     /// the debug pane's countdowns), so the input loop knows whether to wake on a timer.
     public var needsTicks: Bool {
-        (syncing || (counts.pending > 0 && syncAvailable && !airplane && connectivity != .signInRequired))
-            || restRemaining != nil || message != nil
-            || (debugVisible && counts.pending > 0)
+        spinnerTurns || restRemaining != nil || message != nil || (debugVisible && counts.pending > 0)
+    }
+
+    /// Whether the sync badge's spinner turns: a sync runs, or something waits that the engine
+    /// is sending (not in airplane mode, nor while the server refuses the token).
+    public var spinnerTurns: Bool {
+        syncing || (counts.pending > 0 && syncAvailable && !airplane && connectivity != .signInRequired)
     }
 
     /// What the filter being typed offers: the distinct names of the pane it narrows (exercises of

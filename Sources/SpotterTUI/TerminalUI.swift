@@ -123,8 +123,7 @@ final class InputLoop {
     private var timeout: Int32 {
         let state = controller.state
         guard state.needsTicks else { return -1 }
-        let animating = state.syncing || (state.counts.pending > 0 && state.syncAvailable && !state.airplane)
-        return animating ? 120 : 500
+        return state.spinnerTurns ? 120 : 500
     }
 
     /// How long poll() may sleep: until the next animated frame or the next look at the database.
