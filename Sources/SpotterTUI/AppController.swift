@@ -210,19 +210,15 @@ public final class AppController {
             if Self.isSave(effect) { state.submittedForm = nil }
         } catch let error as StoreError {
             logger.info("action refused: \(error.description)")
-            if case .notFound = error, Self.isWorkoutEdit(effect) {
-                // Renamed, annotated or finished as another device's delete of it came in.
-                reloadAll()
-                state.say("Workout deleted (here or on another device): not saved", isError: true, seconds: 6)
-            } else if case .notFound(let what) = error, Self.isSave(effect) {
-                // Gone while the form was open: another device's delete, pulled meanwhile. The
-                // form says so in words (its ids mean nothing here), and the screen drops it.
+            if case .notFound(let what) = error, Self.isSave(effect) || Self.isWorkoutEdit(effect) {
+                // Gone while a form was open (another device's delete, pulled meanwhile): said in
+                // words, since its ids mean nothing here, and the screen drops it. A set form
+                // reopens with it; a workout's rename, notes or finish says it in the status line.
                 reloadAll()
                 reopenFormIfRefused(
                     effect,
-                    error: what.hasPrefix("set ")
-                        ? "Set deleted (here or on another device): not saved"
-                        : "Workout deleted (here or on another device): not saved")
+                    error:
+                        "\(what.hasPrefix("set ") ? "Set" : "Workout") deleted (here or on another device): not saved")
             } else {
                 reopenFormIfRefused(effect, error: error.description)
             }
