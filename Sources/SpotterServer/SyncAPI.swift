@@ -566,10 +566,10 @@ struct SyncAPI: Sendable {
                 if parks { call.waitingOnFeed(true) }
                 defer { if parks { call.waitingOnFeed(false) } }
                 waiting: while page.changes.isEmpty, wait > 0, ContinuousClock.now < deadline {
-                    switch await waiters.wait(
+                    let outcome = await waiters.wait(
                         for: user, after: seen, timeout: deadline - ContinuousClock.now,
                         stillWanted: call.connectionOpen)
-                    {
+                    switch outcome {
                     case .overLimit:
                         return .problem(
                             Problem(
@@ -583,16 +583,13 @@ struct SyncAPI: Sendable {
                                 detail:
                                     "this account has \(waiters.limitPerUser) requests waiting on its change feed already; ask again"
                             ), headers: [HeaderName.retryAfter: "1"])
-                    case .timedOut:
-                        // A token revoked while it waited hears so now, not at its next request.
+                    case .changed, .timedOut:
+                        // A token revoked or rotated while it waited hears so now, and never gets
+                        // what was written after.
                         guard await call.stillAuthorized() else {
                             return .problem(Problems.unauthorized, headers: ["WWW-Authenticate": "Bearer"])
                         }
-                        break waiting
-                    case .changed:
-                        guard await call.stillAuthorized() else {
-                            return .problem(Problems.unauthorized, headers: ["WWW-Authenticate": "Bearer"])
-                        }
+                        guard outcome == .changed else { break waiting }
                         seen = waiters.generation(of: user)
                         page = try await store.changes(user: user, after: since, limit: limit)
                     }
