@@ -179,6 +179,11 @@ public enum OutboxMachine {
             && (!facts.everSent || facts.refused)
     }
 
+    /// A 429: the server asking to wait, an answer rather than a failed try. It spends none of the
+    /// twenty tries (the queue gives it back, and the engine's give-up counts only the week in
+    /// the queue for it): a busy server would otherwise use them up in a minute.
+    public static func asksToWait(_ status: Int?) -> Bool { status == 429 }
+
     /// What an operation's entity says while the operation gave up without an answer.
     public static func gaveUpText(_ error: String) -> String {
         error.hasPrefix(gaveUpPrefix) ? error : "\(gaveUpPrefix): \(error)"
@@ -212,12 +217,10 @@ public enum OutboxMachine {
             return Transition(.succeeded, effects)
 
         case (.transient(let status, let error, let retryAt), let state) where state.awaitsAnswer:
-            // A 429 is the server asking to wait, an answer rather than a failed try: a busy
-            // server would otherwise use up the twenty tries in a minute.
             return Transition(
                 .failedTransient,
                 [.recordAnswer(status: status, error: error), .scheduleRetry(at: retryAt)]
-                    + (status == 429 ? [.refundTry] : []))
+                    + (asksToWait(status) ? [.refundTry] : []))
 
         case (.permanent(let status, let error), let state) where state.awaitsAnswer:
             return Transition(.failedPermanent, permanentEffects(facts, status: status, error: error))

@@ -640,11 +640,7 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
                 }
                 events.post(.opSucceeded(opID: op.opID))
             case .transient(let reason):
-                if reason == .unauthorized {
-                    authPaused = true
-                    saving("sign-in required") { try store.preferences.setMeta(store.authRequiredKey, "1") }
-                    post(connectivity: .signInRequired)
-                }
+                if reason == .unauthorized { tokenRefused() }
                 let retry = answer.retryAfter ?? (reason == .keyInUse ? 1 : nil)
                 results.append(
                     transient(
@@ -681,12 +677,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     ) -> OperationOutcome {
         metricDeltas[.retried(reason), default: 0] += 1
         let policy = configuration.retryPolicy
-        // A 429 is the server asking to wait: an answer, not a try that failed. It spends none
-        // of the twenty tries (the queue gives the try back, `OutboxMachine`'s refundTry): a busy
-        // server would use them up in a minute; only the week in the queue still ends it.
-        let backPressure = status == 429
         let exhausted =
-            backPressure
+            OutboxMachine.asksToWait(status)
             ? now.timeIntervalSince(op.createdAt) >= policy.maxAge
             : policy.shouldGiveUp(attempts: op.attemptCount, createdAt: op.createdAt, now: now)
         if exhausted {
@@ -937,6 +929,14 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
         }
     }
 
+    /// The server refused this account's token: sync pauses until a login, and the account's
+    /// mark says so to `status` and to the other processes of this device.
+    private func tokenRefused() {
+        authPaused = true
+        saving("sign-in required") { try store.preferences.setMeta(store.authRequiredKey, "1") }
+        post(connectivity: .signInRequired)
+    }
+
     /// Ends the pull under way: not all was received, for `reason`.
     private func endPull(_ reason: String) {
         pullFailure = reason
@@ -968,10 +968,8 @@ public final class SyncEngine: SyncControlling, @unchecked Sendable {
     private func recordPullFailure(_ result: Result<TransportResponse, TransportError>) {
         switch result {
         case .success(let response) where response.status == 401:
-            authPaused = true
-            saving("sign-in required") { try store.preferences.setMeta(store.authRequiredKey, "1") }
             pullFailure = "the server refused the token (sign in again: spotter login)"
-            post(connectivity: .signInRequired)
+            tokenRefused()
         case .failure(.offline):
             pullFailure = "airplane mode is on"
             post(connectivity: .airplane)
