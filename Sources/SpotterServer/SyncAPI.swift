@@ -609,8 +609,6 @@ struct SyncAPI: Sendable {
         }
     }
 
-    /// The whole-number query parameter `name` in `range` (`absent` when it is missing or empty),
-    /// or the 400 that names it.
     /// Digits as the API writes a number (`^[0-9]{1,18}$`, no sign, no leading zero): Swift's `Int`
     /// also reads "+5" and "05", which openapi.yaml's pattern does not allow.
     static func isPlainWholeNumber(_ raw: String) -> Bool {
@@ -619,6 +617,8 @@ struct SyncAPI: Sendable {
         return bytes.count == 1 || bytes.first != 0x30
     }
 
+    /// The whole-number query parameter `name` in `range` (`absent` when it is missing or empty),
+    /// or the 400 that names it.
     static func wholeNumber(
         _ query: [String: String], _ name: String, in range: ClosedRange<Int>, absent: Int,
         of kind: String = "a whole number"

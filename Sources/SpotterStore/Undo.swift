@@ -361,7 +361,6 @@ extension WorkoutLog {
         return nil
     }
 
-    /// A field's value now, as a person reads it: a weight with its unit, as a conflict shows it.
     /// "reps is 7, notes is 'x'": the fields of `fields` whose value `now` is not the one `then`
     /// holds, as a person reads them, in name order; nil when none changed.
     private static func changedSince(
@@ -379,6 +378,7 @@ extension WorkoutLog {
         WorkoutSet.Column.id.name, WorkoutSet.Column.workoutID.name, WorkoutSet.Column.position.name,
     ]
 
+    /// A field's value now, as a person reads it: a weight with its unit, as a conflict shows it.
     private static func shownNow(_ field: String, _ current: [String: JSONValue]) -> String {
         let weight = WorkoutSet.Column.weight.name, unit = WorkoutSet.Column.unit.name
         if field == weight, let value = current[weight], let unitValue = current[unit] {
