@@ -11,6 +11,13 @@ public struct ServerStartError: Error, CustomStringConvertible {
     public let description: String
 
     public init(_ description: String) { self.description = description }
+
+    /// Why a server database did not open, in one line: SQLite's text goes on with the statement
+    /// it ran (for a device's database given as --db, a whole migration), which is left out.
+    public static func oneLine(_ error: any Error) -> String {
+        let text = "\(error)".components(separatedBy: " - while executing").first ?? "\(error)"
+        return text.split(separator: "\n").first.map(String.init) ?? text
+    }
 }
 
 /// The pieces one server instance is made of, built once from a configuration.
@@ -76,11 +83,8 @@ struct ServerComponents: Sendable {
         } catch let error as ServerStartError {
             throw error
         } catch {
-            // One line: SQLite's text goes on with the statement it ran (for a device's database
-            // given as --db, a whole migration).
-            let text = "\(error)".components(separatedBy: " - while executing").first ?? "\(error)"
-            let line = text.split(separator: "\n").first.map(String.init) ?? text
-            throw ServerStartError("cannot open the server database at \(configuration.databasePath): \(line)")
+            throw ServerStartError(
+                "cannot open the server database at \(configuration.databasePath): \(ServerStartError.oneLine(error))")
         }
     }
 

@@ -80,11 +80,7 @@ struct ServeUsers: AsyncParsableCommand {
         }
         let store: any ServerStore & ServerAccounts
         do { store = try await database.openAccounts(logger: logger) } catch {
-            // One line: SQLite's text goes on with the statement it was running (a whole schema
-            // for a file that is a device's database, not a server's).
-            let reason = "\(error)".components(separatedBy: " - while executing").first ?? "\(error)"
-            throw fail(
-                "cannot open the server's database: \(reason.split(separator: "\n").first.map(String.init) ?? reason)")
+            throw fail("cannot open the server's database: \(ServerStartError.oneLine(error))")
         }
         do {
             let result = try await body(store)
