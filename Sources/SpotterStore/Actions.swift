@@ -424,28 +424,26 @@ extension SpotterStore {
     /// (here, or on another device and pulled) is said so by its name, for the form that was still
     /// open on it; an id that never was one stays "not found" with the id typed.
     static func missing(_ type: EntityType, key: String, db: Database) throws -> StoreError {
+        // What names the row to its user (a workout's name, a set's exercise), and the sentence.
+        let table: String
+        let naming: String
+        let said: (String) -> String
         switch type {
         case .workout:
-            if let name = try String.fetchOne(
-                db.cachedStatement(sql: "SELECT name FROM workouts WHERE id = ? AND deleted_at IS NOT NULL"),
-                arguments: [key])
-            {
-                return .notAllowed(
-                    "the workout \"\(DisplayText.replacingControls(name))\" was deleted (here or on another device):"
-                        + " nothing was saved to it")
-            }
+            (table, naming) = ("workouts", "name")
+            said = { "the workout \"\($0)\" was deleted (here or on another device): nothing was saved to it" }
         case .set:
-            if let exercise = try String.fetchOne(
-                db.cachedStatement(sql: "SELECT exercise FROM sets WHERE id = ? AND deleted_at IS NOT NULL"),
-                arguments: [key])
-            {
-                return .notAllowed(
-                    "this \(DisplayText.replacingControls(exercise)) set was deleted (here or on another device):"
-                        + " the edit was not saved")
-            }
-        default: break
+            (table, naming) = ("sets", "exercise")
+            said = { "this \($0) set was deleted (here or on another device): the edit was not saved" }
+        default:
+            return .notFound("\(type.rawValue) \(key)")
         }
-        return .notFound("\(type.rawValue) \(key)")
+        guard
+            let name = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT \(naming) FROM \(table) WHERE id = ? AND deleted_at IS NOT NULL"),
+                arguments: [key])
+        else { return .notFound("\(type.rawValue) \(key)") }
+        return .notAllowed(said(DisplayText.replacingControls(name)))
     }
 
     func resolveWorkout(_ choice: WorkoutChoice, db: Database, now: Date) throws -> (Workout, Bool) {
