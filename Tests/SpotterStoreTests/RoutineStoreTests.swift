@@ -223,26 +223,24 @@ struct RoutineStoreTests {
 
     @Test func aPercentageOfOneRepMaxTakesTheCurrentEstimate() throws {
         let store = try makeStore()
+        /// The first planned row of a routine of one set at `percent` of `exercise`'s e1RM, started.
+        func started(_ name: String, _ exercise: String, percent: Double) throws -> PlannedRow? {
+            try store.routines.create(
+                name: name,
+                exercises: [
+                    RoutineExercise(exercise: exercise, sets: [PlannedSet(percentOfOneRepMax: percent, reps: 5)])
+                ])
+            return try store.routines.start(name).rows.first
+        }
         try store.log("Squat (Barbell)", weight: 150, reps: 1)
-        try store.routines.create(
-            name: "5/3/1",
-            exercises: [
-                RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(percentOfOneRepMax: 85, reps: 5)])
-            ])
-        let started = try store.routines.start("5/3/1")
-        #expect(started.rows.first?.weight == 127.5)
-        #expect(started.rows.first?.hint == "85 % of e1RM 150 kg")
+        let squat = try started("5/3/1", "Squat (Barbell)", percent: 85)
+        #expect(squat?.weight == 127.5)
+        #expect(squat?.hint == "85 % of e1RM 150 kg")
         // 100 × 5 is an estimate of 116.7 kg, as `spotter stats` says: never the 117.5 the plates load.
-        try store.log("Squat (Barbell)", weight: 100, reps: 5)
         try store.log("Bench Press (Barbell)", weight: 100, reps: 5)
-        try store.routines.create(
-            name: "Bench 80",
-            exercises: [
-                RoutineExercise(exercise: "Bench Press (Barbell)", sets: [PlannedSet(percentOfOneRepMax: 80, reps: 5)])
-            ])
-        let bench = try store.routines.start("Bench 80")
-        #expect(bench.rows.first?.hint == "80 % of e1RM 116.7 kg")
-        #expect(bench.rows.first?.weight == 92.5, "80 % of 116.7 loaded to plates")
+        let bench = try started("Bench 80", "Bench Press (Barbell)", percent: 80)
+        #expect(bench?.hint == "80 % of e1RM 116.7 kg")
+        #expect(bench?.weight == 92.5, "80 % of 116.7 loaded to plates")
     }
 
     /// A percentage set started before the exercise has an estimated 1RM has no weight: logging

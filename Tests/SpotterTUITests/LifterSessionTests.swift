@@ -658,19 +658,24 @@ struct LifterSessionTests {
         #expect(form.prefillNote?.hasPrefix("planned: 12 kg × 10–15") == true, "\(form.prefillNote ?? "")")
     }
 
-    @Test("inside a routine's workout, n on a planned exercise takes the plan's target, not last session's")
-    func planTargetWinsThePrefill() throws {
-        let fixture = try Fixture()
-        // Last session: 80 kg.
+    /// Squat 80 × 5 three days ago, then routine "Legs A" (one squat set at `planned` × 5)
+    /// started today; the UI open on its workout.
+    static func legsAStarted(_ fixture: Fixture, planned: Double) throws -> AppController {
         let old = try fixture.store.workoutLog.createWorkout(
             name: "Legs", startedAt: fixture.clock.now().addingTimeInterval(-3 * 86_400))
         try fixture.log("Squat (Barbell)", 80, 5, workout: old.id)
         _ = try fixture.store.routines.create(
             name: "Legs A",
-            exercises: [RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(weight: 82.5, reps: 5)])])
+            exercises: [RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(weight: planned, reps: 5)])])
         fixture.clock.advance(by: 60)
         _ = try fixture.store.routines.start("Legs A")
-        let app = fixture.controller(columns: 120, rows: 40)
+        return fixture.controller(columns: 120, rows: 40)
+    }
+
+    @Test("inside a routine's workout, n on a planned exercise takes the plan's target, not last session's")
+    func planTargetWinsThePrefill() throws {
+        let fixture = try Fixture()
+        let app = try Self.legsAStarted(fixture, planned: 82.5)  // last session: 80 kg
         app.handle(.character("n"))
         let form = try Self.form(app)
         #expect(form.exercise == "Squat (Barbell)")
@@ -681,15 +686,7 @@ struct LifterSessionTests {
     @Test("e on a planned row: the form keeps the plan's numbers and shows the plates and last sessions")
     func plannedFormShowsPlatesAndHistory() throws {
         let fixture = try Fixture()
-        let old = try fixture.store.workoutLog.createWorkout(
-            name: "Legs", startedAt: fixture.clock.now().addingTimeInterval(-3 * 86_400))
-        try fixture.log("Squat (Barbell)", 80, 5, workout: old.id)
-        _ = try fixture.store.routines.create(
-            name: "Legs A",
-            exercises: [RoutineExercise(exercise: "Squat (Barbell)", sets: [PlannedSet(weight: 102.5, reps: 5)])])
-        fixture.clock.advance(by: 60)
-        _ = try fixture.store.routines.start("Legs A")
-        let app = fixture.controller(columns: 120, rows: 40)
+        let app = try Self.legsAStarted(fixture, planned: 102.5)
         app.handle(.character("e"))  // the planned row is selected
         let form = try Self.form(app)
         #expect(form.title.hasPrefix("Log planned set"), "\(app.screen)")
