@@ -78,4 +78,15 @@ extension AppController {
     }
 
     var screen: ScreenBuffer { Renderer.render(state) }
+
+    /// Types `weight` and `reps` over what the open form holds, then Enter: a set logged by keys.
+    func submitNumbers(weight: String, reps: String) {
+        handle(.tab)
+        handle(.control("u"))
+        type(weight)
+        handle(.tab)
+        handle(.control("u"))
+        type(reps)
+        handle(.enter)
+    }
 }

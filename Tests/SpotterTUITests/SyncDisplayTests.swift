@@ -47,13 +47,7 @@ struct SyncDisplayTests {
         for _ in 0..<3 {
             app.handle(.character("n"))
             if app.state.currentSet == nil { app.type("Squat (Barbell)") }
-            app.handle(.tab)
-            app.handle(.control("u"))
-            app.type("100")
-            app.handle(.tab)
-            app.handle(.control("u"))
-            app.type("5")
-            app.handle(.enter)
+            app.submitNumbers(weight: "100", reps: "5")
         }
         #expect(try fixture.store.queries.sets(workoutID: nil).count == 3)
         #expect(app.screen.line(0).contains("✈ Airplane · 4 queued"))

@@ -182,13 +182,7 @@ struct UndoTests {
         fixture.clock.advance(by: 60)
         app.handle(.character("n"))
         app.type("Squat (Barbell)")
-        app.handle(.tab)
-        app.handle(.control("u"))
-        app.type("100")
-        app.handle(.tab)
-        app.handle(.control("u"))
-        app.type("5")
-        app.handle(.enter)
+        app.submitNumbers(weight: "100", reps: "5")
         #expect(app.state.restRemaining != nil, "the rest timer runs after a work set: \(app.screen)")
         // Synced: taking it back leaves a tombstone until the delete is sent, and is still no rest owed.
         try fixture.completeAll { _ in .succeeded(status: 201, row: nil) }
